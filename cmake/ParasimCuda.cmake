@@ -1,0 +1,2 @@
+# Placeholder until the CUDA detection lands: CUDA off.
+set(PARASIM_HAVE_CUDA OFF)

@@ -1,0 +1,60 @@
+#pragma once
+// parasim::cost hardware description: one accelerator and the cluster it sits in.
+//
+// All rates are per direction and per GPU: `intra_node.bandwidth` is what one GPU can push to its
+// node peers at once (NVLink/Infinity Fabric, e.g. 450 GB/s on H100), `inter_node.bandwidth` is the
+// NIC bandwidth per GPU (e.g. 400 Gb/s = 50 GB/s for ConnectX-7 NDR). Figures in presets are
+// datasheet figures (see cluster_presets.cpp for sources).
+
+#include <string>
+
+#include "costmodel/units.hpp"
+#include "sim/time.hpp"
+
+namespace parasim::cost {
+
+enum class Dtype { kFp32, kTf32, kBf16, kFp16, kFp8 };
+
+// Bytes per element of a dtype (fp32 4, tf32 4, bf16/fp16 2, fp8 1).
+constexpr double bytes_per_element(Dtype d) {
+  switch (d) {
+    case Dtype::kFp32: case Dtype::kTf32: return 4;
+    case Dtype::kBf16: case Dtype::kFp16: return 2;
+    case Dtype::kFp8: return 1;
+  }
+  return 4;
+}
+const char* dtype_name(Dtype d);
+
+struct DeviceSpec {
+  std::string name;            // "H100-SXM5-80GB"
+  FlopRate peak_fp32;          // dense, no sparsity
+  FlopRate peak_tf32;
+  FlopRate peak_bf16;
+  FlopRate peak_fp16;
+  FlopRate peak_fp8;           // zero where unsupported
+  Bytes hbm_capacity;
+  Bandwidth hbm_bandwidth;
+  sim::Time kernel_launch_overhead;  // per kernel, host launch plus GPU dispatch
+  int sm_count = 0;            // for wave quantization in the GEMM efficiency model
+
+  FlopRate peak(Dtype d) const;
+};
+
+struct LinkSpec {
+  Bandwidth bandwidth;         // per GPU, per direction
+  sim::Time latency;           // per message, one hop
+};
+
+struct ClusterSpec {
+  std::string name;            // preset name or "custom"
+  DeviceSpec device;
+  int gpus_per_node = 8;
+  int nodes = 1;
+  LinkSpec intra_node;         // NVLink / Infinity Fabric
+  LinkSpec inter_node;         // NIC per GPU (InfiniBand / RoCE / Slingshot)
+
+  int total_gpus() const { return gpus_per_node * nodes; }
+};
+
+}  // namespace parasim::cost

@@ -1,0 +1,57 @@
+#pragma once
+// parasim::sim::Time — simulated time as a strong type over int64 picoseconds.
+//
+// Invariants: exact integer arithmetic; 1 ps resolution; range about +-106 days, far beyond any
+// training step. There is no implicit conversion to or from double: construct with the named
+// constructors (Time::us(1.5)) and read back with to_seconds() / to_us() for reports only.
+
+#include <cmath>
+#include <compare>
+#include <cstdint>
+#include <limits>
+
+namespace parasim::sim {
+
+class Time {
+ public:
+  constexpr Time() = default;
+
+  static constexpr Time ps(std::int64_t v) { return Time(v); }
+  static constexpr Time ns(double v) { return from_scaled(v, 1e3); }
+  static constexpr Time us(double v) { return from_scaled(v, 1e6); }
+  static constexpr Time ms(double v) { return from_scaled(v, 1e9); }
+  static constexpr Time seconds(double v) { return from_scaled(v, 1e12); }
+  static constexpr Time zero() { return Time(0); }
+  static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
+
+  constexpr std::int64_t picoseconds() const { return ps_; }
+  constexpr double to_seconds() const { return static_cast<double>(ps_) * 1e-12; }
+  constexpr double to_ms() const { return static_cast<double>(ps_) * 1e-9; }
+  constexpr double to_us() const { return static_cast<double>(ps_) * 1e-6; }
+
+  constexpr auto operator<=>(const Time&) const = default;
+  constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
+  constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
+  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
+  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
+  constexpr Time operator*(std::int64_t k) const { return Time(ps_ * k); }
+  // Ratio of two durations (for fractions in reports).
+  constexpr double operator/(Time o) const {
+    return static_cast<double>(ps_) / static_cast<double>(o.ps_);
+  }
+
+ private:
+  constexpr explicit Time(std::int64_t v) : ps_(v) {}
+  // Rounds to the nearest picosecond; negative inputs are allowed (differences).
+  static constexpr Time from_scaled(double v, double ps_per_unit) {
+    double scaled = v * ps_per_unit;
+    return Time(static_cast<std::int64_t>(scaled < 0 ? scaled - 0.5 : scaled + 0.5));
+  }
+
+  std::int64_t ps_ = 0;
+};
+
+constexpr Time max(Time a, Time b) { return a < b ? b : a; }
+constexpr Time min(Time a, Time b) { return a < b ? a : b; }
+
+}  // namespace parasim::sim

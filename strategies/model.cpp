@@ -1,0 +1,30 @@
+#include "strategies/model.hpp"
+
+namespace parasim::strat {
+
+std::int64_t ModelSpec::params_per_layer() const {
+  const std::int64_t h = hidden, f = ffn_hidden, d = head_dim();
+  const std::int64_t kv = static_cast<std::int64_t>(kv_heads) * d;
+  // Attention: Q (h x h), K and V (h x kv each), output (h x h).
+  std::int64_t attn = h * h + 2 * h * kv + h * h;
+  if (linear_bias) attn += h + 2 * kv + h;
+  // MLP: gelu has up (h x f) and down (f x h); swiglu adds a gate (h x f).
+  const std::int64_t mats = mlp == MlpKind::kSwiglu ? 3 : 2;
+  std::int64_t mlp_params = mats * h * f;
+  if (linear_bias) mlp_params += (mats - 1) * f + h;
+  // Two norms per layer: layernorm has scale and bias, rmsnorm only a scale.
+  const std::int64_t norm_params = 2 * (norm == NormKind::kLayerNorm ? 2 * h : h);
+  return attn + mlp_params + norm_params;
+}
+
+std::int64_t ModelSpec::embedding_params() const {
+  const std::int64_t table = static_cast<std::int64_t>(vocab) * hidden;
+  const std::int64_t final_norm = norm == NormKind::kLayerNorm ? 2 * hidden : hidden;
+  return table * (tied_embeddings ? 1 : 2) + final_norm;
+}
+
+std::int64_t ModelSpec::total_params() const {
+  return static_cast<std::int64_t>(layers) * params_per_layer() + embedding_params();
+}
+
+}  // namespace parasim::strat

@@ -1,0 +1,38 @@
+#pragma once
+// parasim::strat::ModelSpec — a dense decoder-only transformer, as a scenario describes it.
+//
+// Invariants (checked by the scenario parser): heads % kv_heads == 0, hidden % heads == 0, all
+// sizes positive. Parameter counts follow the usual GPT/Llama layouts (see model.cpp).
+
+#include <cstdint>
+#include <string>
+
+namespace parasim::strat {
+
+enum class MlpKind { kGelu, kSwiglu };          // gelu: 2 matrices h<->f; swiglu: 3 (gate, up, down)
+enum class NormKind { kLayerNorm, kRmsNorm };   // layernorm has a bias, rmsnorm does not
+
+struct ModelSpec {
+  std::string name;          // preset name or "custom"
+  int layers = 0;
+  int hidden = 0;            // h
+  int heads = 0;             // a (query heads)
+  int kv_heads = 0;          // GQA groups; == heads for multi-head attention
+  int ffn_hidden = 0;        // f
+  int vocab = 0;             // V
+  int seq_len = 0;           // s, training sequence length
+  MlpKind mlp = MlpKind::kGelu;
+  NormKind norm = NormKind::kLayerNorm;
+  bool tied_embeddings = false;  // output head shares the input embedding
+  bool dropout = true;           // dropout masks stored (GPT); Llama trains without dropout
+  bool linear_bias = true;       // GPT linears carry biases; Llama's do not
+
+  int head_dim() const { return hidden / heads; }
+  // Parameters of one transformer layer (attention, MLP, two norms).
+  std::int64_t params_per_layer() const;
+  // Input embedding (V*h) plus, when untied, the output head (V*h); plus the final norm.
+  std::int64_t embedding_params() const;
+  std::int64_t total_params() const;
+};
+
+}  // namespace parasim::strat
