@@ -1,0 +1,285 @@
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/event_queue.hpp"
+#include "sim/flow_network.hpp"
+
+namespace parasim::sim {
+namespace {
+
+enum EventType : std::uint32_t { kOpEnd, kPhaseLatencyEnd, kFlowEnd, kGroupEnd };
+
+// The mutable state of one run, kept out of the header.
+class Run {
+ public:
+  Run(const Workload& w, const EngineOptions& options)
+      : w_(w), options_(options), network_(links_of(w)) {}
+
+  SimResult execute();
+
+ private:
+  static std::vector<Link> links_of(const Workload& w) {
+    std::vector<Link> links;
+    links.reserve(w.link_count());
+    for (LinkId l = 0; l < w.link_count(); ++l) links.push_back(w.link(l));
+    return links;
+  }
+
+  void build_successors();
+  void try_issue(StreamId s, OpId enabler);
+  void start_op(OpId o, OpId enabler);
+  void start_group(GroupId g);
+  void start_phase(GroupId g);
+  void begin_flows(GroupId g);
+  void end_phase(GroupId g);
+  void finish_op(OpId o);
+  void schedule_changed_flows();
+  void apply_memory(OpId o, bool at_start);
+
+  const Workload& w_;
+  const EngineOptions& options_;
+  FlowNetwork network_;
+  EventQueue queue_;
+  Time now_;
+  SimResult result_;
+
+  std::vector<std::uint32_t> succ_begin_;
+  std::vector<OpId> succ_;
+  std::vector<std::uint32_t> deps_left_;
+  std::vector<std::uint32_t> cursor_;      // per stream
+  std::vector<std::uint8_t> busy_;         // per stream
+  std::vector<std::uint32_t> arrived_;     // per group
+  std::vector<OpId> last_arrival_;         // per group
+  std::vector<std::uint32_t> phase_;       // per group
+  std::vector<std::uint32_t> flows_left_;  // per group
+  std::vector<OpId> cause_;                // per op
+  std::vector<std::uint8_t> done_;         // per op
+  std::vector<std::int64_t> memory_;       // device * categories
+  std::vector<std::int64_t> memory_total_; // per device
+  std::size_t finished_ = 0;
+};
+
+void Run::build_successors() {
+  const auto& deps = w_.dependencies();
+  succ_begin_.assign(w_.op_count() + 1, 0);
+  deps_left_.assign(w_.op_count(), 0);
+  for (auto [before, after] : deps) {
+    ++succ_begin_[before + 1];
+    ++deps_left_[after];
+  }
+  for (std::size_t i = 1; i < succ_begin_.size(); ++i) succ_begin_[i] += succ_begin_[i - 1];
+  succ_.resize(deps.size());
+  std::vector<std::uint32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
+  for (auto [before, after] : deps) succ_[fill[before]++] = after;
+}
+
+void Run::apply_memory(OpId o, bool at_start) {
+  const MemoryDelta* d = w_.memory_delta(o);
+  if (d == nullptr) return;
+  const std::int64_t delta = at_start ? d->at_start : d->at_end;
+  if (delta == 0) return;
+  const DeviceId dev = w_.device_of(o);
+  memory_[dev * kMaxMemoryCategories + d->category] += delta;
+  std::int64_t& total = memory_total_[dev];
+  total += delta;
+  if (total > result_.peak_memory_bytes[dev]) {
+    result_.peak_memory_bytes[dev] = total;
+    std::copy_n(memory_.begin() + dev * kMaxMemoryCategories, kMaxMemoryCategories,
+                result_.peak_breakdown_bytes[dev].begin());
+  }
+  if (options_.record_memory_timeline) {
+    result_.memory_timeline.push_back(MemorySample{now_, dev, total});
+  }
+}
+
+void Run::try_issue(StreamId s, OpId enabler) {
+  if (busy_[s]) return;
+  const auto& program = w_.stream(s).program;
+  if (cursor_[s] >= program.size()) return;
+  const OpId o = program[cursor_[s]];
+  if (deps_left_[o] != 0) return;
+  busy_[s] = 1;
+  start_op(o, enabler);
+}
+
+void Run::start_op(OpId o, OpId enabler) {
+  const Op& op = w_.op(o);
+  cause_[o] = enabler;
+  result_.op_start[o] = now_;
+  apply_memory(o, true);
+  if (op.kind == OpKind::kCompute) {
+    queue_.push(now_ + op.duration, 0, kOpEnd, o);
+    return;
+  }
+  const GroupId g = op.group;
+  last_arrival_[g] = o;
+  if (++arrived_[g] == w_.group(g).members_count) start_group(g);
+}
+
+void Run::start_group(GroupId g) {
+  // Every member's start is the moment the group starts (the last arrival); members that came
+  // earlier were waiting on their stream.
+  for (OpId m : w_.members(g)) {
+    if (m != last_arrival_[g]) cause_[m] = last_arrival_[g];
+  }
+  phase_[g] = 0;
+  start_phase(g);
+}
+
+void Run::start_phase(GroupId g) {
+  const auto phases = w_.phases(g);
+  if (phase_[g] >= phases.size()) {
+    // Through the queue rather than directly, so chains of free groups do not recurse.
+    queue_.push(now_, 0, kGroupEnd, g);
+    return;
+  }
+  const PhaseSpec& p = phases[phase_[g]];
+  if (p.latency > Time::zero()) {
+    queue_.push(now_ + p.latency, 0, kPhaseLatencyEnd, g);
+  } else {
+    begin_flows(g);
+  }
+}
+
+void Run::begin_flows(GroupId g) {
+  const PhaseSpec& p = w_.phases(g)[phase_[g]];
+  flows_left_[g] = 0;
+  for (const FlowSpec& f : w_.flows(p)) {
+    if (f.bytes <= 0) continue;
+    network_.start(f, now_, g);
+    ++flows_left_[g];
+    schedule_changed_flows();
+  }
+  if (flows_left_[g] == 0) end_phase(g);
+}
+
+void Run::end_phase(GroupId g) {
+  ++phase_[g];
+  start_phase(g);
+}
+
+void Run::schedule_changed_flows() {
+  for (FlowId f : network_.take_changed()) {
+    queue_.push(network_.finish_time(f), 0, kFlowEnd, f, network_.version(f));
+  }
+}
+
+void Run::finish_op(OpId o) {
+  result_.op_end[o] = now_;
+  done_[o] = 1;
+  ++finished_;
+  apply_memory(o, false);
+  const StreamId s = w_.op(o).stream;
+  busy_[s] = 0;
+  ++cursor_[s];
+  for (std::uint32_t i = succ_begin_[o]; i < succ_begin_[o + 1]; ++i) {
+    const OpId next = succ_[i];
+    if (--deps_left_[next] == 0) try_issue(w_.op(next).stream, o);
+  }
+  try_issue(s, o);
+}
+
+SimResult Run::execute() {
+  const std::size_t n = w_.op_count();
+  result_.op_start.assign(n, Time::zero());
+  result_.op_end.assign(n, Time::zero());
+  result_.peak_memory_bytes.assign(w_.device_count(), 0);
+  result_.peak_breakdown_bytes.assign(w_.device_count(), {});
+  cursor_.assign(w_.stream_count(), 0);
+  busy_.assign(w_.stream_count(), 0);
+  arrived_.assign(w_.group_count(), 0);
+  last_arrival_.assign(w_.group_count(), kNone);
+  phase_.assign(w_.group_count(), 0);
+  flows_left_.assign(w_.group_count(), 0);
+  cause_.assign(n, kNone);
+  done_.assign(n, 0);
+  memory_.assign(w_.device_count() * kMaxMemoryCategories, 0);
+  memory_total_.assign(w_.device_count(), 0);
+  for (DeviceId d = 0; d < w_.device_count(); ++d) {
+    for (std::uint8_t c = 0; c < w_.memory_categories().size(); ++c) {
+      memory_[d * kMaxMemoryCategories + c] = w_.base_memory(d, c);
+      memory_total_[d] += w_.base_memory(d, c);
+    }
+    result_.peak_memory_bytes[d] = memory_total_[d];
+    std::copy_n(memory_.begin() + d * kMaxMemoryCategories, kMaxMemoryCategories,
+                result_.peak_breakdown_bytes[d].begin());
+    if (options_.record_memory_timeline) {
+      result_.memory_timeline.push_back(MemorySample{now_, d, memory_total_[d]});
+    }
+  }
+  build_successors();
+  queue_.reserve(std::min<std::size_t>(n, 1u << 20) + 64);
+
+  for (StreamId s = 0; s < w_.stream_count(); ++s) try_issue(s, kNone);
+  while (!queue_.empty()) {
+    const Event e = queue_.pop();
+    now_ = e.time;
+    ++result_.events_processed;
+    switch (e.type) {
+      case kOpEnd:
+        finish_op(e.a);
+        break;
+      case kPhaseLatencyEnd:
+        begin_flows(e.a);
+        break;
+      case kFlowEnd: {
+        const FlowId f = e.a;
+        if (!network_.active(f) || network_.version(f) != e.b) break;  // superseded
+        const GroupId g = network_.owner(f);
+        network_.finish(f, now_);
+        schedule_changed_flows();
+        if (--flows_left_[g] == 0) end_phase(g);
+        break;
+      }
+      case kGroupEnd:
+        for (OpId m : w_.members(e.a)) finish_op(m);
+        break;
+      default:
+        break;
+    }
+  }
+  if (finished_ != n) {
+    std::string stuck;
+    int shown = 0;
+    for (StreamId s = 0; s < w_.stream_count() && shown < 8; ++s) {
+      const auto& program = w_.stream(s).program;
+      if (cursor_[s] < program.size()) {
+        stuck += "\n  " + w_.device(w_.stream(s).device).name + "/" + w_.stream(s).name +
+                 " waits at " + w_.op_name(program[cursor_[s]]);
+        ++shown;
+      }
+    }
+    throw WorkloadError("simulation deadlocked: " + std::to_string(n - finished_) +
+                        " ops never ran; stream heads:" + stuck);
+  }
+  result_.makespan = Time::zero();
+  OpId last = kNone;
+  for (OpId o = 0; o < n; ++o) {
+    if (last == kNone || result_.op_end[o] > result_.makespan) {
+      result_.makespan = result_.op_end[o];
+      last = o;
+    }
+  }
+  for (OpId o = last; o != kNone; o = cause_[o]) result_.critical_path.push_back(o);
+  std::reverse(result_.critical_path.begin(), result_.critical_path.end());
+  result_.link_bytes = network_.bytes_carried();
+  return std::move(result_);
+}
+
+}  // namespace
+
+Engine::Engine(const Workload& workload, EngineOptions options)
+    : workload_(workload), options_(options) {}
+
+SimResult Engine::run() {
+  if (options_.check_graph) {
+    GraphCheck check = check_task_graph(workload_);
+    if (!check.acyclic) throw WorkloadError(check.message);
+  }
+  Run run(workload_, options_);
+  return run.execute();
+}
+
+}  // namespace parasim::sim

@@ -1,0 +1,25 @@
+#pragma once
+// parasim::sim task graph check — a Workload's ops as a Boost.Graph DAG.
+//
+// Vertices: one per compute op and one per group (all members of a group are one vertex, since
+// they start and end together). Edges: explicit dependencies, and stream program order.
+// A workload is runnable only if this graph is acyclic; otherwise the engine would deadlock.
+
+#include <string>
+#include <vector>
+
+#include "sim/workload.hpp"
+
+namespace parasim::sim {
+
+struct GraphCheck {
+  bool acyclic = true;
+  std::vector<OpId> cycle;   // ops along one cycle, in dependency order (empty when acyclic)
+  std::string message;       // "dependency cycle: a -> b -> c -> a" (empty when acyclic)
+  std::size_t vertex_count = 0;
+  std::size_t edge_count = 0;
+};
+
+GraphCheck check_task_graph(const Workload& workload);
+
+}  // namespace parasim::sim

@@ -1,0 +1,140 @@
+#include "sim/workload.hpp"
+
+#include <cassert>
+#include <stdexcept>
+
+namespace parasim::sim {
+
+DeviceId Workload::add_device(std::string name) {
+  devices_.push_back(Device{std::move(name)});
+  base_memory_.resize(devices_.size() * kMaxMemoryCategories, 0);
+  return static_cast<DeviceId>(devices_.size() - 1);
+}
+
+StreamId Workload::add_stream(DeviceId device, std::string name) {
+  assert(device < devices_.size() && "add_stream: unknown device");
+  streams_.push_back(Stream{device, std::move(name), {}});
+  return static_cast<StreamId>(streams_.size() - 1);
+}
+
+LinkId Workload::add_link(std::string name, double bytes_per_s) {
+  if (!(bytes_per_s > 0)) throw std::invalid_argument("link " + name + ": capacity must be > 0");
+  links_.push_back(Link{std::move(name), bytes_per_s});
+  return static_cast<LinkId>(links_.size() - 1);
+}
+
+LabelId Workload::intern(std::string_view text) {
+  auto it = label_ids_.find(std::string(text));
+  if (it != label_ids_.end()) return it->second;
+  labels_.emplace_back(text);
+  auto id = static_cast<LabelId>(labels_.size() - 1);
+  label_ids_.emplace(labels_.back(), id);
+  return id;
+}
+
+OpId Workload::add_compute(StreamId stream, Time duration, LabelId label, LabelId category,
+                           std::int32_t index) {
+  assert(stream < streams_.size());
+  Op op;
+  op.kind = OpKind::kCompute;
+  op.stream = stream;
+  op.duration = duration;
+  op.label = label;
+  op.category = category;
+  op.index = index;
+  ops_.push_back(op);
+  auto id = static_cast<OpId>(ops_.size() - 1);
+  streams_[stream].program.push_back(id);
+  return id;
+}
+
+GroupId Workload::add_group(std::span<const StreamId> member_streams,
+                            std::span<const PhaseSpec> phases, std::span<const FlowSpec> flows,
+                            LabelId label, LabelId category, std::int32_t index,
+                            bool point_to_point, double bytes_per_member) {
+  Group g;
+  g.members_begin = static_cast<std::uint32_t>(group_members_.size());
+  g.members_count = static_cast<std::uint32_t>(member_streams.size());
+  g.phases_begin = static_cast<std::uint32_t>(phases_.size());
+  g.phases_count = static_cast<std::uint32_t>(phases.size());
+  g.point_to_point = point_to_point;
+  g.bytes_per_member = bytes_per_member;
+  auto gid = static_cast<GroupId>(groups_.size());
+  std::uint32_t flow_cursor = static_cast<std::uint32_t>(flows_.size());
+  std::size_t used = 0;
+  for (const auto& p : phases) {
+    PhaseSpec copy = p;
+    copy.flows_begin = flow_cursor;
+    flow_cursor += p.flows_count;
+    used += p.flows_count;
+    phases_.push_back(copy);
+  }
+  if (used != flows.size()) throw std::invalid_argument("add_group: phases do not own all flows");
+  for (const auto& f : flows) {
+    for (LinkId l : f.links) {
+      if (l != kNone && l >= links_.size()) throw std::invalid_argument("add_group: bad link");
+    }
+    flows_.push_back(f);
+  }
+  for (StreamId s : member_streams) {
+    Op op;
+    op.kind = OpKind::kGroupMember;
+    op.stream = s;
+    op.group = gid;
+    op.label = label;
+    op.category = category;
+    op.index = index;
+    ops_.push_back(op);
+    auto id = static_cast<OpId>(ops_.size() - 1);
+    streams_[s].program.push_back(id);
+    group_members_.push_back(id);
+  }
+  groups_.push_back(g);
+  return gid;
+}
+
+void Workload::add_dependency(OpId before, OpId after) {
+  assert(before < ops_.size() && after < ops_.size());
+  dependencies_.emplace_back(before, after);
+}
+
+std::uint8_t Workload::memory_category(std::string_view name) {
+  for (std::size_t i = 0; i < memory_categories_.size(); ++i) {
+    if (memory_categories_[i] == name) return static_cast<std::uint8_t>(i);
+  }
+  if (memory_categories_.size() >= kMaxMemoryCategories) {
+    throw std::length_error("too many memory categories (limit 16)");
+  }
+  memory_categories_.emplace_back(name);
+  return static_cast<std::uint8_t>(memory_categories_.size() - 1);
+}
+
+void Workload::set_memory(OpId op, std::uint8_t category, std::int64_t at_start,
+                          std::int64_t at_end) {
+  assert(op < ops_.size() && category < memory_categories_.size());
+  if (ops_[op].memory == kNone) {
+    ops_[op].memory = static_cast<std::uint32_t>(memory_deltas_.size());
+    memory_deltas_.push_back(MemoryDelta{category, at_start, at_end});
+  } else {
+    auto& d = memory_deltas_[ops_[op].memory];
+    assert(d.category == category && "one memory category per op");
+    d.at_start += at_start;
+    d.at_end += at_end;
+  }
+}
+
+void Workload::set_base_memory(DeviceId device, std::uint8_t category, std::int64_t bytes) {
+  base_memory_[device * kMaxMemoryCategories + category] = bytes;
+}
+
+std::int64_t Workload::base_memory(DeviceId d, std::uint8_t category) const {
+  return base_memory_[d * kMaxMemoryCategories + category];
+}
+
+std::string Workload::op_name(OpId o) const {
+  const Op& op = ops_[o];
+  if (op.index < 0) return labels_[op.label];
+  return labels_[op.label] + "[" + std::to_string(op.index) + "]";
+}
+
+}  // namespace parasim::sim

@@ -1,0 +1,174 @@
+#pragma once
+// parasim::sim::Workload — what the engine executes: devices, their streams, the links between
+// them, and a program of ops on each stream. The engine knows nothing about training.
+//
+// Semantics
+// - A stream runs its ops one at a time, in the order they were added to it.
+// - An op starts when it is at the head of its stream and every op it depends on has finished.
+// - A compute op occupies its stream for `duration`.
+// - A group op (collective or point-to-point transfer) is one op per member, each on the member's
+//   stream. The group starts when every member has reached it (is at its stream head with its
+//   dependencies done); it then runs its phases one after another: a phase waits its latency,
+//   then moves its flows over the links, sharing each link max-min fairly with every other flow
+//   on it; when the last phase ends, every member op finishes at once.
+// - Memory is a ledger: an op may add bytes to a (device, memory category) account when it starts
+//   and when it ends (negative to free). Devices start with `base_memory` per category.
+//
+// Names are interned labels plus an optional index ("fwd L3[12]"), so that millions of ops cost
+// no string allocation each.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace parasim::sim {
+
+using OpId = std::uint32_t;
+using StreamId = std::uint32_t;
+using DeviceId = std::uint32_t;
+using LinkId = std::uint32_t;
+using GroupId = std::uint32_t;
+using LabelId = std::uint32_t;
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr int kMaxMemoryCategories = 16;
+
+enum class OpKind : std::uint8_t { kCompute, kGroupMember };
+
+struct Device {
+  std::string name;
+};
+
+struct Stream {
+  DeviceId device;
+  std::string name;
+  std::vector<OpId> program;  // execution order
+};
+
+struct Link {
+  std::string name;
+  double bytes_per_s;  // capacity, one direction
+};
+
+// One flow of a group phase: `bytes` over one or two links (egress of the sender, ingress of the
+// receiver); the flow's rate is the max-min fair share over the links it crosses.
+struct FlowSpec {
+  LinkId links[2] = {kNone, kNone};
+  double bytes = 0;
+};
+
+struct PhaseSpec {
+  Time latency;
+  std::uint32_t flows_begin = 0;
+  std::uint32_t flows_count = 0;
+};
+
+struct Group {
+  std::uint32_t members_begin = 0;  // into Workload::group_members_
+  std::uint32_t members_count = 0;
+  std::uint32_t phases_begin = 0;   // into Workload::phases_
+  std::uint32_t phases_count = 0;
+  double bytes_per_member = 0;      // for reports: what each member sends in total
+  bool point_to_point = false;      // a send/recv pair: traced with a flow arrow
+};
+
+struct MemoryDelta {
+  std::uint8_t category = 0;
+  std::int64_t at_start = 0;  // bytes added when the op starts
+  std::int64_t at_end = 0;    // bytes added when the op ends (negative frees)
+};
+
+struct Op {
+  OpKind kind = OpKind::kCompute;
+  StreamId stream = 0;
+  Time duration;               // compute ops only
+  GroupId group = kNone;       // group members only
+  LabelId label = 0;
+  LabelId category = 0;
+  std::int32_t index = -1;     // shown as label[index] when >= 0
+  std::uint32_t memory = kNone;  // index into memory deltas, or kNone
+};
+
+class Workload {
+ public:
+  DeviceId add_device(std::string name);
+  StreamId add_stream(DeviceId device, std::string name);
+  LinkId add_link(std::string name, double bytes_per_s);
+
+  // Labels and categories are interned: the same text gives the same id.
+  LabelId intern(std::string_view text);
+  const std::string& text(LabelId id) const { return labels_[id]; }
+
+  OpId add_compute(StreamId stream, Time duration, LabelId label, LabelId category,
+                   std::int32_t index = -1);
+
+  // A group over `member_streams` (one per member, distinct devices) running `phases`, whose
+  // flows are in `flows` (phase i owns its flows_count flows after the previous phases' flows;
+  // flows_begin is filled in here). Returns the group; its member ops are members(group).
+  GroupId add_group(std::span<const StreamId> member_streams, std::span<const PhaseSpec> phases,
+                    std::span<const FlowSpec> flows, LabelId label, LabelId category,
+                    std::int32_t index = -1, bool point_to_point = false,
+                    double bytes_per_member = 0);
+
+  // `after` starts only once `before` has finished.
+  void add_dependency(OpId before, OpId after);
+
+  void set_memory(OpId op, std::uint8_t category, std::int64_t at_start, std::int64_t at_end);
+  std::uint8_t memory_category(std::string_view name);  // interned, at most kMaxMemoryCategories
+  void set_base_memory(DeviceId device, std::uint8_t category, std::int64_t bytes);
+
+  // Read access.
+  std::size_t device_count() const { return devices_.size(); }
+  std::size_t stream_count() const { return streams_.size(); }
+  std::size_t op_count() const { return ops_.size(); }
+  std::size_t group_count() const { return groups_.size(); }
+  std::size_t link_count() const { return links_.size(); }
+  const Device& device(DeviceId d) const { return devices_[d]; }
+  const Stream& stream(StreamId s) const { return streams_[s]; }
+  const Link& link(LinkId l) const { return links_[l]; }
+  const Op& op(OpId o) const { return ops_[o]; }
+  const Group& group(GroupId g) const { return groups_[g]; }
+  std::span<const OpId> members(GroupId g) const {
+    return {group_members_.data() + groups_[g].members_begin, groups_[g].members_count};
+  }
+  std::span<const PhaseSpec> phases(GroupId g) const {
+    return {phases_.data() + groups_[g].phases_begin, groups_[g].phases_count};
+  }
+  std::span<const FlowSpec> flows(const PhaseSpec& p) const {
+    return {flows_.data() + p.flows_begin, p.flows_count};
+  }
+  const std::vector<std::pair<OpId, OpId>>& dependencies() const { return dependencies_; }
+  const MemoryDelta* memory_delta(OpId o) const {
+    return ops_[o].memory == kNone ? nullptr : &memory_deltas_[ops_[o].memory];
+  }
+  const std::vector<std::string>& memory_categories() const { return memory_categories_; }
+  std::int64_t base_memory(DeviceId d, std::uint8_t category) const;
+  DeviceId device_of(OpId o) const { return streams_[ops_[o].stream].device; }
+
+  // "label[index]" or "label".
+  std::string op_name(OpId o) const;
+
+  void reserve_ops(std::size_t n) { ops_.reserve(n); }
+
+ private:
+  std::vector<Device> devices_;
+  std::vector<Stream> streams_;
+  std::vector<Link> links_;
+  std::vector<Op> ops_;
+  std::vector<Group> groups_;
+  std::vector<OpId> group_members_;
+  std::vector<PhaseSpec> phases_;
+  std::vector<FlowSpec> flows_;
+  std::vector<std::pair<OpId, OpId>> dependencies_;
+  std::vector<MemoryDelta> memory_deltas_;
+  std::vector<std::string> memory_categories_;
+  std::vector<std::int64_t> base_memory_;  // device * kMaxMemoryCategories + category
+  std::vector<std::string> labels_;
+  std::unordered_map<std::string, LabelId> label_ids_;
+};
+
+}  // namespace parasim::sim
