@@ -1,0 +1,185 @@
+#include "costmodel/cluster_presets.hpp"
+
+#include <utility>
+
+namespace parasim::cost {
+namespace {
+
+// Assumptions shared by all presets (not datasheet figures):
+//
+// Kernel launch overhead, 4 us per kernel: host-side launch plus GPU dispatch on one stream
+// without CUDA graphs, a commonly quoted few-microsecond figure. Replace by calibration.
+constexpr double kLaunchOverheadUs = 4.0;
+// One-hop latency inside a node (NVLink / Infinity Fabric), 1 us. ASTRA-sim's validated HGX-H100
+// network uses 936.25 ns per hop (examples/network/analytical/HGX-H100-validated.yml); NCCL's
+// per-hop NVLink latency is 0.6 us (LL) to 1.9 us (LL128) (src/graph/tuning.cc). Per-collective
+// base latencies (6.6-8.4 us in NCCL) belong to the collective model, not to the link.
+constexpr double kIntraNodeLatencyUs = 1.0;
+// One-hop latency between nodes through the NIC, 5 us: NCCL's per-hop NET latency is 2.7 us (Ring
+// LL) to 5 us (Tree LL), 4-8.5 us for LL128 (src/graph/tuning.cc). Assumed the same for
+// InfiniBand, RoCE and Slingshot.
+constexpr double kInterNodeLatencyUs = 5.0;
+
+constexpr double kTera = 1e12;
+constexpr double kGiga = 1e9;
+
+constexpr const char* kSharedAssumptions =
+    "Assumptions (not datasheet): kernel launch overhead 4 us; one-hop latency 1 us inside a node "
+    "(ASTRA-sim HGX-H100-validated 936.25 ns; NCCL NVLink per-hop 0.6-1.9 us) and 5 us between "
+    "nodes (NCCL NET per-hop 2.7-5 us for LL); sizes read as decimal GB.";
+
+LinkSpec link(double gb_per_s, double latency_us) {
+  return LinkSpec{Bandwidth{gb_per_s * kGiga}, sim::Time::us(latency_us)};
+}
+
+// A100 SXM4 80GB. Datasheet (nvidia.com/en-us/data-center/a100/): dense BF16/FP16 312 TFLOP/s,
+// TF32 156, FP32 19.5, 80 GB HBM2e at 2,039 GB/s, NVLink 600 GB/s (12 links, both directions).
+// No FP8. 108 SMs: NVIDIA A100 Tensor Core GPU Architecture whitepaper.
+DeviceSpec a100_sxm4_80gb() {
+  DeviceSpec d;
+  d.name = "A100-SXM4-80GB";
+  d.peak_fp32 = FlopRate{19.5 * kTera};
+  d.peak_tf32 = FlopRate{156.0 * kTera};
+  d.peak_bf16 = FlopRate{312.0 * kTera};
+  d.peak_fp16 = FlopRate{312.0 * kTera};
+  d.peak_fp8 = FlopRate{0.0};
+  d.hbm_capacity = Bytes{80.0 * kGiga};
+  d.hbm_bandwidth = Bandwidth{2039.0 * kGiga};
+  d.kernel_launch_overhead = sim::Time::us(kLaunchOverheadUs);
+  d.sm_count = 108;
+  return d;
+}
+
+// H100 SXM5 80GB. Datasheet (nvidia.com/en-us/data-center/h100/) gives sparse figures; the dense
+// ones are half: BF16/FP16 989.4, TF32 494.7, FP8 1978.9 TFLOP/s (glennklockwood.com/garden/
+// processors/h100: 528 tensor cores x 1024 FLOP/clock x 1.83 GHz). FP32 66.9 TFLOP/s, 80 GB HBM3
+// at 3.35 TB/s, NVLink4 900 GB/s (18 links, both directions). 132 SMs: NVIDIA H100 Tensor Core
+// GPU Architecture whitepaper (SXM5).
+DeviceSpec h100_sxm5_80gb() {
+  DeviceSpec d;
+  d.name = "H100-SXM5-80GB";
+  d.peak_fp32 = FlopRate{66.9 * kTera};
+  d.peak_tf32 = FlopRate{494.7 * kTera};
+  d.peak_bf16 = FlopRate{989.4 * kTera};
+  d.peak_fp16 = FlopRate{989.4 * kTera};
+  d.peak_fp8 = FlopRate{1978.9 * kTera};
+  d.hbm_capacity = Bytes{80.0 * kGiga};
+  d.hbm_bandwidth = Bandwidth{3350.0 * kGiga};
+  d.kernel_launch_overhead = sim::Time::us(kLaunchOverheadUs);
+  d.sm_count = 132;
+  return d;
+}
+
+// H200 SXM 141GB. Datasheet (nvidia.com/en-us/data-center/h200/): 141 GB HBM3e at 4.8 TB/s; the
+// same GH100 compute as H100 SXM5 (same dense peaks, 132 SMs), NVLink4 900 GB/s.
+DeviceSpec h200_sxm_141gb() {
+  DeviceSpec d = h100_sxm5_80gb();
+  d.name = "H200-SXM-141GB";
+  d.hbm_capacity = Bytes{141.0 * kGiga};
+  d.hbm_bandwidth = Bandwidth{4800.0 * kGiga};
+  return d;
+}
+
+// MI300X OAM 192GB. Datasheet (amd.com/en/products/accelerators/instinct/mi300/mi300x.html):
+// dense BF16/FP16 1307.4 TFLOP/s, TF32 653.7, FP32 (matrix) 163.4, FP8 2614.9, 192 GB HBM3 at
+// 5.3 TB/s, 304 compute units (used as sm_count), Infinity Fabric 128 GB/s per link (both
+// directions), 7 links to the 7 peers of an 8-GPU platform.
+DeviceSpec mi300x_oam_192gb() {
+  DeviceSpec d;
+  d.name = "MI300X-OAM-192GB";
+  d.peak_fp32 = FlopRate{163.4 * kTera};
+  d.peak_tf32 = FlopRate{653.7 * kTera};
+  d.peak_bf16 = FlopRate{1307.4 * kTera};
+  d.peak_fp16 = FlopRate{1307.4 * kTera};
+  d.peak_fp8 = FlopRate{2614.9 * kTera};
+  d.hbm_capacity = Bytes{192.0 * kGiga};
+  d.hbm_bandwidth = Bandwidth{5300.0 * kGiga};
+  d.kernel_launch_overhead = sim::Time::us(kLaunchOverheadUs);
+  d.sm_count = 304;
+  return d;
+}
+
+ClusterSpec node(std::string name, DeviceSpec device, int gpus_per_node, double intra_gb_per_s,
+                 double inter_gb_per_s) {
+  ClusterSpec c;
+  c.name = std::move(name);
+  c.device = std::move(device);
+  c.gpus_per_node = gpus_per_node;
+  c.nodes = 1;
+  c.intra_node = link(intra_gb_per_s, kIntraNodeLatencyUs);
+  c.inter_node = link(inter_gb_per_s, kInterNodeLatencyUs);
+  return c;
+}
+
+ClusterPreset preset(std::string name, std::string description, std::string source,
+                     DeviceSpec device, int gpus_per_node, double intra_gb_per_s,
+                     double inter_gb_per_s) {
+  ClusterSpec spec = node(name, std::move(device), gpus_per_node, intra_gb_per_s, inter_gb_per_s);
+  return ClusterPreset{std::move(name), std::move(description),
+                       std::move(source) + " " + kSharedAssumptions, std::move(spec)};
+}
+
+std::vector<ClusterPreset> build_presets() {
+  std::vector<ClusterPreset> presets;
+  presets.push_back(preset(
+      "dgx-a100-80gb",
+      "NVIDIA DGX A100: 8x A100 SXM4 80GB, NVLink3 300 GB/s per direction, 8x HDR 200 Gb/s",
+      "Datasheet nvidia.com/en-us/data-center/a100/: 312 TFLOP/s BF16/FP16 dense, 156 TF32, 19.5 "
+      "FP32, 80 GB HBM2e, 2,039 GB/s, NVLink 600 GB/s bidirectional = 300 GB/s per direction. "
+      "108 SMs: A100 architecture whitepaper. NICs: DGX A100 datasheet, 8x ConnectX-6 HDR "
+      "200 Gb/s, one per GPU = 25 GB/s per GPU per direction.",
+      a100_sxm4_80gb(), 8, 300.0, 25.0));
+  presets.push_back(preset(
+      "dgx-h100",
+      "NVIDIA DGX H100: 8x H100 SXM5 80GB, NVLink4 450 GB/s per direction, 8x NDR 400 Gb/s",
+      "Datasheet nvidia.com/en-us/data-center/h100/: dense = half the sparse figures, 989.4 "
+      "TFLOP/s BF16/FP16, 494.7 TF32, 1978.9 FP8 (glennklockwood.com/garden/processors/h100), "
+      "66.9 FP32, 80 GB HBM3, 3.35 TB/s, NVLink 900 GB/s bidirectional = 450 GB/s per direction. "
+      "132 SMs: H100 architecture whitepaper. NICs: DGX H100 datasheet, 8x ConnectX-7 400 Gb/s, "
+      "one per GPU = 50 GB/s per GPU per direction.",
+      h100_sxm5_80gb(), 8, 450.0, 50.0));
+  presets.push_back(preset(
+      "hgx-h200",
+      "NVIDIA HGX H200: 8x H200 SXM 141GB, NVLink4 450 GB/s per direction, 400 Gb/s NIC per GPU",
+      "Datasheet nvidia.com/en-us/data-center/h200/: 141 GB HBM3e, 4.8 TB/s, NVLink 900 GB/s "
+      "bidirectional (MLCommons system H200-SXM-141GBx8: \"18x 4th Gen NVLink, 900GB/s\"); "
+      "compute peaks and 132 SMs as H100 SXM5. NIC: assumption, one ConnectX-7 400 Gb/s per GPU "
+      "(50 GB/s) as in DGX H100; HGX boards leave the NIC choice to the system vendor.",
+      h200_sxm_141gb(), 8, 450.0, 50.0));
+  presets.push_back(preset(
+      "mi300x-8x",
+      "AMD MI300X platform: 8x MI300X 192GB, Infinity Fabric 448 GB/s per direction, 400 Gb/s NIC "
+      "per GPU",
+      "Datasheet amd.com/en/products/accelerators/instinct/mi300/mi300x.html: 1307.4 TFLOP/s "
+      "BF16/FP16 dense, 653.7 TF32, 163.4 FP32, 2614.9 FP8, 192 GB HBM3, 5.3 TB/s, 304 CUs, "
+      "Infinity Fabric 7 peer links x 128 GB/s bidirectional = 896 GB/s, i.e. 448 GB/s per "
+      "direction in total but only 64 GB/s per direction to any one peer (fully connected mesh, "
+      "no switch). NIC: assumption, one 400 Gb/s NIC per GPU (50 GB/s).",
+      mi300x_oam_192gb(), 8, 448.0, 50.0));
+  presets.push_back(preset(
+      "perlmutter-a100",
+      "NERSC Perlmutter GPU node: 4x A100 SXM4 80GB, NVLink3, 4x Slingshot-11 200 Gb/s",
+      "A100 figures as dgx-a100-80gb (datasheet nvidia.com/en-us/data-center/a100/). Node layout: "
+      "docs.nersc.gov/systems/perlmutter/architecture/, 4 A100 fully connected by NVLink3 (4 "
+      "links per pair, 12 per GPU: 300 GB/s per direction per GPU), 4 HPE Slingshot-11 NICs at "
+      "200 Gb/s per node = 25 GB/s per GPU per direction. Most Perlmutter GPU nodes carry the "
+      "40 GB A100 (1,555 GB/s); this preset models the 80 GB nodes.",
+      a100_sxm4_80gb(), 4, 300.0, 25.0));
+  return presets;
+}
+
+}  // namespace
+
+const std::vector<ClusterPreset>& cluster_presets() {
+  static const std::vector<ClusterPreset> kPresets = build_presets();
+  return kPresets;
+}
+
+const ClusterPreset* find_cluster_preset(std::string_view name) {
+  for (const auto& p : cluster_presets()) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace parasim::cost
