@@ -1,0 +1,193 @@
+#include "costmodel/json_fields.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <vector>
+
+namespace parasim::cost {
+namespace {
+
+std::string type_name(const nlohmann::json& j) {
+  if (j.is_null()) return "null";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_number_integer() || j.is_number_unsigned()) return "an integer";
+  if (j.is_number_float()) return "a number";
+  if (j.is_string()) return "a string";
+  if (j.is_array()) return "an array";
+  return "an object";
+}
+
+// RFC 6901: "~" -> "~0", "/" -> "~1".
+std::string escape_pointer(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::string closest_match(std::string_view word, const std::set<std::string, std::less<>>& options) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& o : options) {
+    std::size_t d = edit_distance(word, o);
+    if (d < best_distance) {
+      best_distance = d;
+      best = o;
+    }
+  }
+  return best;
+}
+
+JsonObjectReader::JsonObjectReader(const nlohmann::json& node, std::string path,
+                                   Diagnostics& diagnostics)
+    : node_(node), path_(std::move(path)), diagnostics_(diagnostics) {
+  if (!node_.is_object()) {
+    diagnostics_.add(path_, "expected an object, got " + type_name(node_));
+    valid_ = false;
+  }
+}
+
+bool JsonObjectReader::has(std::string_view key) const {
+  return valid_ && node_.contains(std::string(key));
+}
+
+std::string JsonObjectReader::child_path(std::string_view key) const {
+  return path_ + "/" + escape_pointer(key);
+}
+
+const nlohmann::json* JsonObjectReader::lookup(std::string_view key, bool required) {
+  known_.emplace(key);
+  if (!valid_) return nullptr;
+  auto it = node_.find(std::string(key));
+  if (it == node_.end()) {
+    if (required) diagnostics_.add(child_path(key), "required field is missing");
+    return nullptr;
+  }
+  return &*it;
+}
+
+const nlohmann::json* JsonObjectReader::child(std::string_view key, bool required) {
+  return lookup(key, required);
+}
+
+std::optional<std::int64_t> JsonObjectReader::integer(std::string_view key, bool required,
+                                                      std::int64_t min, std::int64_t max) {
+  const nlohmann::json* j = lookup(key, required);
+  if (j == nullptr) return std::nullopt;
+  if (!(j->is_number_integer() || j->is_number_unsigned())) {
+    diagnostics_.add(child_path(key), fmt::format("expected an integer, got {}", type_name(*j)));
+    return std::nullopt;
+  }
+  if (j->is_number_unsigned() && j->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+    diagnostics_.add(child_path(key), fmt::format("expected an integer in [{}, {}], got {}", min,
+                                                  max, j->dump()));
+    return std::nullopt;
+  }
+  const auto v = j->get<std::int64_t>();
+  if (v < min || v > max) {
+    diagnostics_.add(child_path(key),
+                     fmt::format("expected an integer in [{}, {}], got {}", min, max, v));
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<bool> JsonObjectReader::boolean(std::string_view key, bool required) {
+  const nlohmann::json* j = lookup(key, required);
+  if (j == nullptr) return std::nullopt;
+  if (!j->is_boolean()) {
+    diagnostics_.add(child_path(key), "expected true or false, got " + type_name(*j));
+    return std::nullopt;
+  }
+  return j->get<bool>();
+}
+
+std::optional<std::string> JsonObjectReader::string(std::string_view key, bool required) {
+  const nlohmann::json* j = lookup(key, required);
+  if (j == nullptr) return std::nullopt;
+  if (!j->is_string()) {
+    diagnostics_.add(child_path(key), "expected a string, got " + type_name(*j));
+    return std::nullopt;
+  }
+  return j->get<std::string>();
+}
+
+std::optional<std::string> JsonObjectReader::choice(std::string_view key, bool required,
+                                                    std::initializer_list<std::string_view> allowed) {
+  auto s = string(key, required);
+  if (!s) return std::nullopt;
+  for (auto a : allowed) {
+    if (a == *s) return s;
+  }
+  std::string list;
+  for (auto a : allowed) list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+  diagnostics_.add(child_path(key), fmt::format("expected one of {}, got \"{}\"", list, *s));
+  return std::nullopt;
+}
+
+template <typename T, typename Parse>
+std::optional<T> JsonObjectReader::quantity(std::string_view key, bool required, Parse parse) {
+  const nlohmann::json* j = lookup(key, required);
+  if (j == nullptr) return std::nullopt;
+  if (j->is_number()) {
+    std::string why;
+    parse(j->dump(), &why);  // yields the "bare number" message with an example
+    diagnostics_.add(child_path(key), why + "; write it as a string with its unit");
+    return std::nullopt;
+  }
+  if (!j->is_string()) {
+    diagnostics_.add(child_path(key), "expected a quantity with a unit as a string, got " +
+                                          type_name(*j));
+    return std::nullopt;
+  }
+  std::string why;
+  auto v = parse(j->get<std::string>(), &why);
+  if (!v) diagnostics_.add(child_path(key), why);
+  return v;
+}
+
+std::optional<Bytes> JsonObjectReader::bytes(std::string_view key, bool required) {
+  return quantity<Bytes>(key, required, parse_bytes);
+}
+std::optional<Bandwidth> JsonObjectReader::bandwidth(std::string_view key, bool required) {
+  return quantity<Bandwidth>(key, required, parse_bandwidth);
+}
+std::optional<FlopRate> JsonObjectReader::flop_rate(std::string_view key, bool required) {
+  return quantity<FlopRate>(key, required, parse_flop_rate);
+}
+std::optional<sim::Time> JsonObjectReader::time(std::string_view key, bool required) {
+  return quantity<sim::Time>(key, required, parse_time);
+}
+
+void JsonObjectReader::finish() {
+  if (!valid_) return;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (known_.count(it.key()) != 0) continue;
+    std::string hint = closest_match(it.key(), known_);
+    std::string known_list;
+    for (const auto& k : known_) known_list += (known_list.empty() ? "" : ", ") + k;
+    diagnostics_.add(child_path(it.key()),
+                     hint.empty() ? fmt::format("unknown key (known keys here: {})", known_list)
+                                  : fmt::format("unknown key; did you mean \"{}\"?", hint));
+  }
+}
+
+}  // namespace parasim::cost

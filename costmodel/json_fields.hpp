@@ -1,0 +1,64 @@
+#pragma once
+// parasim::cost::JsonObjectReader — reads one JSON object of an input file field by field,
+// collecting every problem into Diagnostics instead of stopping at the first.
+//
+// Each accessor records the key as known; finish() then reports every key the reader was never
+// asked for as unknown (with a "did you mean" suggestion), so typos never pass silently.
+// Quantities with units go through the parsers of units.hpp, the one place unit text is read.
+
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "costmodel/diagnostics.hpp"
+#include "costmodel/units.hpp"
+
+namespace parasim::cost {
+
+class JsonObjectReader {
+ public:
+  // `path` is the JSON Pointer of `node`; a non-object node is reported once and reads nothing.
+  JsonObjectReader(const nlohmann::json& node, std::string path, Diagnostics& diagnostics);
+
+  bool valid() const { return valid_; }
+  bool has(std::string_view key) const;
+  const std::string& path() const { return path_; }
+  std::string child_path(std::string_view key) const;
+
+  std::optional<std::int64_t> integer(std::string_view key, bool required, std::int64_t min,
+                                      std::int64_t max);
+  std::optional<bool> boolean(std::string_view key, bool required);
+  std::optional<std::string> string(std::string_view key, bool required);
+  // A string that must be one of `allowed`.
+  std::optional<std::string> choice(std::string_view key, bool required,
+                                    std::initializer_list<std::string_view> allowed);
+  std::optional<Bytes> bytes(std::string_view key, bool required);
+  std::optional<Bandwidth> bandwidth(std::string_view key, bool required);
+  std::optional<FlopRate> flop_rate(std::string_view key, bool required);
+  std::optional<sim::Time> time(std::string_view key, bool required);
+  // The raw child (any type), marked known; nullptr when absent (reported when required).
+  const nlohmann::json* child(std::string_view key, bool required);
+
+  // Reports unknown keys. Call once, after every accessor.
+  void finish();
+
+ private:
+  const nlohmann::json* lookup(std::string_view key, bool required);
+  template <typename T, typename Parse>
+  std::optional<T> quantity(std::string_view key, bool required, Parse parse);
+
+  const nlohmann::json& node_;
+  std::string path_;
+  Diagnostics& diagnostics_;
+  bool valid_ = true;
+  std::set<std::string, std::less<>> known_;
+};
+
+// Closest candidate by edit distance, for "did you mean" hints; empty when nothing is close.
+std::string closest_match(std::string_view word, const std::set<std::string, std::less<>>& options);
+
+}  // namespace parasim::cost

@@ -1,0 +1,64 @@
+#pragma once
+// parasim::strat::Scenario — one what-if question: a model, a cluster, a training setup, a
+// parallelization and an optimizer. Parsed and validated by scenario_parser.hpp; every field
+// here is already checked (the invariants below hold for any Scenario the parser returns).
+//
+// Invariants: dp*tp*pp == cluster.total_gpus(); tp divides heads and kv_heads; pp divides layers;
+// global_batch is a multiple of micro_batch*dp; zero_stage in 0..3.
+
+#include <string>
+
+#include "costmodel/activation_memory.hpp"
+#include "costmodel/hardware.hpp"
+#include "costmodel/units.hpp"
+#include "strategies/model.hpp"
+
+namespace parasim::strat {
+
+enum class PipelineSchedule { kGpipe, kOneFOneB };
+const char* schedule_name(PipelineSchedule s);
+
+struct TrainingSpec {
+  int global_batch = 0;   // sequences per optimizer step, all replicas together
+  int micro_batch = 1;    // sequences per micro-batch
+  cost::Dtype precision = cost::Dtype::kBf16;  // compute and activation dtype
+  cost::Recompute recompute = cost::Recompute::kNone;
+};
+
+struct ParallelSpec {
+  int dp = 1;
+  int tp = 1;
+  int pp = 1;
+  bool sequence_parallel = false;
+  PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  int zero_stage = 0;
+  cost::Bytes dp_bucket{25e6};  // gradient all-reduce bucket (PyTorch DDP default 25 MB)
+};
+
+enum class OptimizerKind { kAdamW };
+
+struct OptimizerSpec {
+  OptimizerKind kind = OptimizerKind::kAdamW;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source_file;  // where it was read from, for messages
+  ModelSpec model;
+  cost::ClusterSpec cluster;
+  TrainingSpec training;
+  ParallelSpec parallel;
+  OptimizerSpec optimizer;
+
+  // Micro-batches per pipeline per step: global_batch / (micro_batch * dp).
+  int micro_batches() const {
+    return training.global_batch / (training.micro_batch * parallel.dp);
+  }
+  int layers_per_stage() const { return model.layers / parallel.pp; }
+  double tokens_per_step() const {
+    return static_cast<double>(training.global_batch) * model.seq_len;
+  }
+};
+
+}  // namespace parasim::strat

@@ -1,0 +1,323 @@
+#include "strategies/scenario_parser.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "costmodel/cluster_presets.hpp"
+#include "costmodel/json_fields.hpp"
+#include "strategies/model_presets.hpp"
+
+namespace parasim::strat {
+namespace {
+
+using cost::Diagnostics;
+using cost::JsonObjectReader;
+using nlohmann::json;
+
+template <typename T, typename U>
+void assign(T& field, const std::optional<U>& value) {
+  if (value) field = static_cast<T>(*value);
+}
+
+std::string preset_names_models() {
+  std::string out;
+  for (const auto& p : model_presets()) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+std::string preset_names_clusters() {
+  std::string out;
+  for (const auto& p : cost::cluster_presets()) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, ModelSpec& m) {
+  const std::string path = "/model";
+  if (node.is_string()) {
+    const auto* preset = find_model_preset(node.get<std::string>());
+    if (preset == nullptr) {
+      d.add(path, fmt::format("unknown model preset \"{}\" (presets: {})",
+                              node.get<std::string>(), preset_names_models()));
+      return;
+    }
+    m = preset->spec;
+    return;
+  }
+  JsonObjectReader r(node, path, d);
+  bool from_preset = false;
+  if (auto name = r.string("preset", false)) {
+    if (const auto* preset = find_model_preset(*name)) {
+      m = preset->spec;
+      from_preset = true;
+    } else {
+      d.add(r.child_path("preset"),
+            fmt::format("unknown model preset \"{}\" (presets: {})", *name, preset_names_models()));
+      return;
+    }
+  } else {
+    m.name = "custom";
+  }
+  const bool req = !from_preset;
+  assign(m.name, r.string("name", false));
+  assign(m.layers, r.integer("layers", req, 1, limits.max_layers));
+  assign(m.hidden, r.integer("hidden", req, 1, 1 << 20));
+  assign(m.heads, r.integer("heads", req, 1, 1 << 14));
+  if (!from_preset) m.kv_heads = m.heads;
+  assign(m.kv_heads, r.integer("kv_heads", false, 1, 1 << 14));
+  if (!from_preset && m.hidden > 0) m.ffn_hidden = 4 * m.hidden;
+  assign(m.ffn_hidden, r.integer("ffn_hidden", false, 1, 1 << 22));
+  assign(m.vocab, r.integer("vocab", req, 1, 1 << 24));
+  assign(m.seq_len, r.integer("seq_len", req, 1, 1 << 24));
+  if (auto mlp = r.choice("mlp", false, {"gelu", "swiglu"})) {
+    m.mlp = *mlp == "swiglu" ? MlpKind::kSwiglu : MlpKind::kGelu;
+  }
+  if (auto norm = r.choice("norm", false, {"layernorm", "rmsnorm"})) {
+    m.norm = *norm == "rmsnorm" ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+  }
+  assign(m.tied_embeddings, r.boolean("tied_embeddings", false));
+  assign(m.dropout, r.boolean("dropout", false));
+  assign(m.linear_bias, r.boolean("linear_bias", false));
+  r.finish();
+  if (m.heads > 0 && m.hidden % m.heads != 0) {
+    d.add(path + "/heads", fmt::format("hidden ({}) must be a multiple of heads ({})", m.hidden,
+                                       m.heads));
+  }
+  if (m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
+    d.add(path + "/kv_heads",
+          fmt::format("heads ({}) must be a multiple of kv_heads ({})", m.heads, m.kv_heads));
+  }
+}
+
+void read_link(JsonObjectReader& parent, std::string_view key, bool required, Diagnostics& d,
+               cost::LinkSpec& link) {
+  const json* node = parent.child(key, required);
+  if (node == nullptr) return;
+  JsonObjectReader r(*node, parent.child_path(key), d);
+  assign(link.bandwidth, r.bandwidth("bandwidth", required));
+  assign(link.latency, r.time("latency", required));
+  r.finish();
+  if (link.bandwidth.bytes_per_s <= 0 && r.has("bandwidth")) {
+    d.add(r.child_path("bandwidth"), "expected a positive bandwidth");
+  }
+}
+
+void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::DeviceSpec& dev) {
+  const json* node = parent.child("device", required);
+  if (node == nullptr) return;
+  JsonObjectReader r(*node, parent.child_path("device"), d);
+  assign(dev.name, r.string("name", false));
+  if (const json* peak = r.child("peak", required)) {
+    JsonObjectReader p(*peak, r.child_path("peak"), d);
+    assign(dev.peak_bf16, p.flop_rate("bf16", required));
+    assign(dev.peak_fp16, p.flop_rate("fp16", false));
+    assign(dev.peak_fp32, p.flop_rate("fp32", false));
+    assign(dev.peak_tf32, p.flop_rate("tf32", false));
+    assign(dev.peak_fp8, p.flop_rate("fp8", false));
+    p.finish();
+  }
+  assign(dev.hbm_capacity, r.bytes("hbm_capacity", required));
+  assign(dev.hbm_bandwidth, r.bandwidth("hbm_bandwidth", required));
+  assign(dev.kernel_launch_overhead, r.time("kernel_launch_overhead", false));
+  assign(dev.sm_count, r.integer("sm_count", false, 0, 1 << 16));
+  r.finish();
+  if (r.has("hbm_capacity") && dev.hbm_capacity.value <= 0) {
+    d.add(r.child_path("hbm_capacity"), "expected a positive size");
+  }
+}
+
+void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits,
+                  cost::ClusterSpec& c) {
+  const std::string path = "/cluster";
+  auto use_preset = [&](const std::string& name, const std::string& at) {
+    if (const auto* preset = cost::find_cluster_preset(name)) {
+      c = preset->spec;
+      return true;
+    }
+    d.add(at, fmt::format("unknown cluster preset \"{}\" (presets: {})", name,
+                          preset_names_clusters()));
+    return false;
+  };
+  if (node.is_string()) {
+    use_preset(node.get<std::string>(), path);
+    return;
+  }
+  JsonObjectReader r(node, path, d);
+  bool from_preset = false;
+  if (auto name = r.string("preset", false)) {
+    if (!use_preset(*name, r.child_path("preset"))) return;
+    from_preset = true;
+  } else {
+    c.name = "custom";
+  }
+  const bool req = !from_preset;
+  assign(c.name, r.string("name", false));
+  read_device(r, req, d, c.device);
+  assign(c.gpus_per_node, r.integer("gpus_per_node", req, 1, 1024));
+  assign(c.nodes, r.integer("nodes", false, 1, limits.max_gpus));
+  read_link(r, "intra_node", req, d, c.intra_node);
+  read_link(r, "inter_node", req, d, c.inter_node);
+  r.finish();
+  if (static_cast<long long>(c.gpus_per_node) * c.nodes > limits.max_gpus) {
+    d.add(path, fmt::format("{} GPUs is over the limit of {} GPUs per scenario",
+                            static_cast<long long>(c.gpus_per_node) * c.nodes, limits.max_gpus));
+  }
+}
+
+void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
+  JsonObjectReader r(node, "/training", d);
+  assign(t.global_batch, r.integer("global_batch", true, 1, 1 << 30));
+  assign(t.micro_batch, r.integer("micro_batch", false, 1, 1 << 20));
+  if (auto p = r.choice("precision", false, {"bf16", "fp16", "fp32"})) {
+    t.precision = *p == "fp32" ? cost::Dtype::kFp32
+                               : (*p == "fp16" ? cost::Dtype::kFp16 : cost::Dtype::kBf16);
+  }
+  if (auto rc = r.choice("recompute", false, {"none", "selective", "full"})) {
+    t.recompute = *rc == "full"        ? cost::Recompute::kFull
+                  : *rc == "selective" ? cost::Recompute::kSelective
+                                       : cost::Recompute::kNone;
+  }
+  r.finish();
+}
+
+void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
+  JsonObjectReader r(node, "/parallel", d);
+  assign(p.dp, r.integer("dp", false, 1, 1 << 20));
+  assign(p.tp, r.integer("tp", false, 1, 1 << 12));
+  assign(p.pp, r.integer("pp", false, 1, 1 << 12));
+  assign(p.sequence_parallel, r.boolean("sequence_parallel", false));
+  if (auto s = r.choice("schedule", false, {"gpipe", "1f1b"})) {
+    p.schedule = *s == "gpipe" ? PipelineSchedule::kGpipe : PipelineSchedule::kOneFOneB;
+  }
+  assign(p.zero_stage, r.integer("zero_stage", false, 0, 3));
+  assign(p.dp_bucket, r.bytes("dp_bucket", false));
+  r.finish();
+  if (r.has("dp_bucket") && p.dp_bucket.value <= 0) {
+    d.add("/parallel/dp_bucket", "expected a positive size such as \"25 MB\"");
+  }
+}
+
+void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
+  JsonObjectReader r(node, "/optimizer", d);
+  if (auto name = r.choice("name", true, {"adamw"})) o.kind = OptimizerKind::kAdamW;
+  r.finish();
+}
+
+// Cross-field rules, reported with the path of the field a user should change.
+void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& limits) {
+  const auto& m = s.model;
+  const auto& p = s.parallel;
+  const auto& t = s.training;
+  if (m.heads > 0 && m.heads % p.tp != 0) {
+    d.add("/parallel/tp", fmt::format("tp ({}) must divide the number of attention heads ({})",
+                                      p.tp, m.heads));
+  } else if (m.kv_heads > 0 && m.kv_heads % p.tp != 0) {
+    d.add("/parallel/tp",
+          fmt::format("tp ({}) must divide the number of kv heads ({})", p.tp, m.kv_heads));
+  }
+  if (m.layers > 0 && p.pp > m.layers) {
+    d.add("/parallel/pp", fmt::format("pp ({}) is larger than the layer count ({}): every "
+                                      "pipeline stage needs at least one layer",
+                                      p.pp, m.layers));
+  } else if (m.layers > 0 && m.layers % p.pp != 0) {
+    d.add("/parallel/pp", fmt::format("pp ({}) must divide the layer count ({}) so that layers "
+                                      "split evenly over stages",
+                                      p.pp, m.layers));
+  }
+  const long long per_step = static_cast<long long>(t.micro_batch) * p.dp;
+  if (t.global_batch > 0 && t.global_batch % per_step != 0) {
+    d.add("/training/global_batch",
+          fmt::format("global_batch ({}) must be a multiple of micro_batch x dp ({} x {} = {})",
+                      t.global_batch, t.micro_batch, p.dp, per_step));
+  } else if (t.global_batch > 0 && t.global_batch / per_step > limits.max_micro_batches) {
+    d.add("/training/global_batch",
+          fmt::format("{} micro-batches per step is over the limit of {}",
+                      t.global_batch / per_step, limits.max_micro_batches));
+  }
+  const long long gpus = static_cast<long long>(p.dp) * p.tp * p.pp;
+  if (gpus != s.cluster.total_gpus() && s.cluster.total_gpus() > 0) {
+    d.add("/parallel", fmt::format("dp x tp x pp = {} x {} x {} = {} GPUs, but the cluster has "
+                                   "{} ({} nodes x {} GPUs); change the degrees or "
+                                   "/cluster/nodes",
+                                   p.dp, p.tp, p.pp, gpus, s.cluster.total_gpus(),
+                                   s.cluster.nodes, s.cluster.gpus_per_node));
+  }
+  if (p.tp > 1 && s.cluster.gpus_per_node % p.tp != 0 && p.tp < s.cluster.gpus_per_node) {
+    d.add("/parallel/tp", fmt::format("tp ({}) must divide gpus_per_node ({}) so that tensor-"
+                                      "parallel groups do not straddle nodes unevenly",
+                                      p.tp, s.cluster.gpus_per_node));
+  }
+  if (p.sequence_parallel && p.tp == 1) {
+    d.add("/parallel/sequence_parallel", "sequence parallelism needs tp > 1");
+  }
+  if (s.cluster.device.peak(t.precision).flop_per_s <= 0) {
+    d.add("/training/precision", fmt::format("the device has no {} peak FLOP rate; add "
+                                             "/cluster/device/peak/{}",
+                                             cost::dtype_name(t.precision),
+                                             cost::dtype_name(t.precision)));
+  }
+}
+
+}  // namespace
+
+const char* schedule_name(PipelineSchedule s) {
+  return s == PipelineSchedule::kGpipe ? "gpipe" : "1f1b";
+}
+
+Scenario parse_scenario(std::string_view text, const std::string& file_name,
+                        const ScenarioLimits& limits) {
+  Diagnostics d(file_name);
+  if (text.size() > limits.max_file_bytes) {
+    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a scenario",
+                          text.size(), limits.max_file_bytes));
+    throw cost::InputError(std::move(d));
+  }
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    d.add("", fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
+    throw cost::InputError(std::move(d));
+  }
+  Scenario s;
+  s.source_file = file_name;
+  JsonObjectReader r(root, "", d);
+  if (!r.valid()) throw cost::InputError(std::move(d));
+  assign(s.name, r.string("name", false));
+  assign(s.description, r.string("description", false));
+  r.string("$schema", false);
+  if (const json* m = r.child("model", true)) read_model(*m, d, limits, s.model);
+  if (const json* c = r.child("cluster", true)) read_cluster(*c, d, limits, s.cluster);
+  if (const json* t = r.child("training", true)) read_training(*t, d, s.training);
+  if (const json* p = r.child("parallel", true)) read_parallel(*p, d, s.parallel);
+  if (const json* o = r.child("optimizer", false)) read_optimizer(*o, d, s.optimizer);
+  r.finish();
+  if (d.ok()) check_consistency(s, d, limits);
+  if (!d.ok()) throw cost::InputError(std::move(d));
+  if (s.name.empty()) s.name = file_name;
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const ScenarioLimits& limits) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    Diagnostics d(path);
+    d.add("", "cannot open the file (does it exist and is it readable?)");
+    throw cost::InputError(std::move(d));
+  }
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(in.tellg());
+  if (size > limits.max_file_bytes) {
+    Diagnostics d(path);
+    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a scenario", size,
+                          limits.max_file_bytes));
+    throw cost::InputError(std::move(d));
+  }
+  in.seekg(0);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return parse_scenario(buf.str(), path, limits);
+}
+
+}  // namespace parasim::strat
