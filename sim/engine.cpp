@@ -76,21 +76,21 @@ void Run::build_successors() {
 }
 
 void Run::apply_memory(OpId o, bool at_start) {
-  const MemoryDelta* d = w_.memory_delta(o);
-  if (d == nullptr) return;
-  const std::int64_t delta = at_start ? d->at_start : d->at_end;
-  if (delta == 0) return;
   const DeviceId dev = w_.device_of(o);
-  memory_[dev * kMaxMemoryCategories + d->category] += delta;
-  std::int64_t& total = memory_total_[dev];
-  total += delta;
-  if (total > result_.peak_memory_bytes[dev]) {
-    result_.peak_memory_bytes[dev] = total;
-    std::copy_n(memory_.begin() + dev * kMaxMemoryCategories, kMaxMemoryCategories,
-                result_.peak_breakdown_bytes[dev].begin());
-  }
-  if (options_.record_memory_timeline) {
-    result_.memory_timeline.push_back(MemorySample{now_, dev, total});
+  for (const MemoryDelta* d = w_.memory_delta(o); d != nullptr; d = w_.next_delta(*d)) {
+    const std::int64_t delta = at_start ? d->at_start : d->at_end;
+    if (delta == 0) continue;
+    memory_[dev * kMaxMemoryCategories + d->category] += delta;
+    std::int64_t& total = memory_total_[dev];
+    total += delta;
+    if (total > result_.peak_memory_bytes[dev]) {
+      result_.peak_memory_bytes[dev] = total;
+      std::copy_n(memory_.begin() + dev * kMaxMemoryCategories, kMaxMemoryCategories,
+                  result_.peak_breakdown_bytes[dev].begin());
+    }
+    if (options_.record_memory_timeline) {
+      result_.memory_timeline.push_back(MemorySample{now_, dev, total});
+    }
   }
 }
 

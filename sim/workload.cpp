@@ -112,15 +112,18 @@ std::uint8_t Workload::memory_category(std::string_view name) {
 void Workload::set_memory(OpId op, std::uint8_t category, std::int64_t at_start,
                           std::int64_t at_end) {
   assert(op < ops_.size() && category < memory_categories_.size());
-  if (ops_[op].memory == kNone) {
-    ops_[op].memory = static_cast<std::uint32_t>(memory_deltas_.size());
-    memory_deltas_.push_back(MemoryDelta{category, at_start, at_end});
-  } else {
-    auto& d = memory_deltas_[ops_[op].memory];
-    assert(d.category == category && "one memory category per op");
-    d.at_start += at_start;
-    d.at_end += at_end;
+  std::uint32_t* link = &ops_[op].memory;
+  while (*link != kNone) {
+    MemoryDelta& d = memory_deltas_[*link];
+    if (d.category == category) {
+      d.at_start += at_start;
+      d.at_end += at_end;
+      return;
+    }
+    link = &d.next;
   }
+  *link = static_cast<std::uint32_t>(memory_deltas_.size());
+  memory_deltas_.push_back(MemoryDelta{category, at_start, at_end, kNone});
 }
 
 void Workload::set_base_memory(DeviceId device, std::uint8_t category, std::int64_t bytes) {

@@ -80,6 +80,7 @@ struct MemoryDelta {
   std::uint8_t category = 0;
   std::int64_t at_start = 0;  // bytes added when the op starts
   std::int64_t at_end = 0;    // bytes added when the op ends (negative frees)
+  std::uint32_t next = 0xFFFFFFFFu;  // next delta of the same op (another category), or none
 };
 
 struct Op {
@@ -90,7 +91,7 @@ struct Op {
   LabelId label = 0;
   LabelId category = 0;
   std::int32_t index = -1;     // shown as label[index] when >= 0
-  std::uint32_t memory = kNone;  // index into memory deltas, or kNone
+  std::uint32_t memory = kNone;  // first of the op's memory deltas (a chain), or kNone
 };
 
 class Workload {
@@ -142,8 +143,12 @@ class Workload {
     return {flows_.data() + p.flows_begin, p.flows_count};
   }
   const std::vector<std::pair<OpId, OpId>>& dependencies() const { return dependencies_; }
+  // The op's first memory delta (follow MemoryDelta::next), or nullptr.
   const MemoryDelta* memory_delta(OpId o) const {
     return ops_[o].memory == kNone ? nullptr : &memory_deltas_[ops_[o].memory];
+  }
+  const MemoryDelta* next_delta(const MemoryDelta& d) const {
+    return d.next == kNone ? nullptr : &memory_deltas_[d.next];
   }
   const std::vector<std::string>& memory_categories() const { return memory_categories_; }
   std::int64_t base_memory(DeviceId d, std::uint8_t category) const;

@@ -1,0 +1,30 @@
+#pragma once
+// parasim::cli commands — each subcommand as a function returning the process exit code, so the
+// tests can run them without a process. Only main() exits.
+//
+// Exit codes: 0 success; 2 bad input (every problem of the file reported, nothing written);
+// 1 anything else (a broken invariant, an I/O failure), with a message on stderr.
+
+#include <ostream>
+#include <string>
+
+namespace parasim::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+struct SimulateOptions {
+  std::string scenario;
+  std::string profile;  // empty: the analytical model with the scenario's hardware
+  std::string json;     // empty: none; "-": standard output (the text report then goes to stderr)
+  std::string trace;    // Chrome trace path, empty for none
+  bool full = false;
+};
+
+int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+int run_validate(const std::string& scenario, std::ostream& out, std::ostream& err);
+int run_list(const std::string& what, std::ostream& out, std::ostream& err);
+int run_devices(std::ostream& out);
+
+}  // namespace parasim::cli

@@ -1,0 +1,32 @@
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "kernels/device_probe.hpp"
+
+namespace parasim::cli {
+
+int run_devices(std::ostream& out) {
+  const kernels::DeviceProbe probe = kernels::probe_devices();
+  out << fmt::format("CUDA kernels built: {}", probe.cuda_built ? "yes" : "no");
+  if (probe.cuda_built) {
+    out << fmt::format(" (runtime {}.{}, driver supports {}.{}, NCCL {})",
+                       probe.runtime_version / 1000, probe.runtime_version % 1000 / 10,
+                       probe.driver_version / 1000, probe.driver_version % 1000 / 10,
+                       probe.nccl_version);
+  }
+  out << "\n";
+  if (probe.devices.empty()) {
+    out << "No GPUs visible: " << probe.reason << "\n"
+        << "Simulation does not need a GPU; only `parasim calibrate --backend cuda` does.\n";
+    return kExitOk;
+  }
+  for (const auto& d : probe.devices) {
+    out << fmt::format("  GPU {}: {} (sm_{}{}), {} SMs, {:.1f} GiB HBM, SM clock {:.0f} MHz\n",
+                       d.index, d.name, d.compute_capability_major, d.compute_capability_minor,
+                       d.sm_count, d.memory_bytes / (1024.0 * 1024 * 1024), d.sm_clock_khz / 1e3);
+  }
+  if (!probe.reason.empty()) out << probe.reason << "\n";
+  return kExitOk;
+}
+
+}  // namespace parasim::cli

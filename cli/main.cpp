@@ -1,0 +1,67 @@
+// parasim: simulate and plan parallel training of large models. See `parasim --help`.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace parasim::cli;
+  CLI::App app{
+      "parasim " PARASIM_VERSION
+      ": a discrete-event simulator and cost model for parallel training of large models.\n"
+      "Describe a model, a cluster and a parallelization in a scenario JSON file "
+      "(docs/scenario.md), then:\n"
+      "  parasim validate scenarios/llama2-7b-dgx-h100.json   check it\n"
+      "  parasim simulate scenarios/llama2-7b-dgx-h100.json   step time, bubbles, "
+      "communication, memory\n"
+      "  parasim list                                          presets and strategies"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", PARASIM_VERSION);
+
+  SimulateOptions sim;
+  auto* simulate = app.add_subcommand(
+      "simulate",
+      "Simulate one training step of SCENARIO and report step time, tokens/s, MFU, pipeline "
+      "bubbles, communication (bytes and exposed time by kind) and peak memory per GPU.");
+  simulate->add_option("scenario", sim.scenario, "Scenario JSON file (docs/scenario.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  simulate->add_option("--profile", sim.profile,
+                       "Cost-model profile JSON (docs/profile.md) overriding the hardware "
+                       "figures and model efficiencies")
+      ->check(CLI::ExistingFile);
+  simulate->add_option("--json", sim.json,
+                       "Write the result JSON to FILE, or to standard output with '-' (the text "
+                       "report then goes to standard error)");
+  simulate->add_option("--trace", sim.trace,
+                       "Write a Chrome trace (open in https://ui.perfetto.dev): one lane per "
+                       "stream, memory counters, arrows for pipeline transfers");
+  simulate->add_flag("--full", sim.full,
+                     "Simulate every GPU instead of one data-parallel replica and one tensor-"
+                     "parallel rank per stage (slower; same result on symmetric inputs)");
+
+  std::string validate_path;
+  auto* validate = app.add_subcommand(
+      "validate", "Check a scenario file and report every problem in it (exit code 2 if any)");
+  validate->add_option("scenario", validate_path, "Scenario JSON file")->required();
+
+  std::string list_what;
+  auto* list = app.add_subcommand(
+      "list", "List model and cluster presets (with their sources) and the strategies");
+  list->add_option("topic", list_what, "presets or strategies (default: both)")
+      ->check(CLI::IsMember({"presets", "strategies"}));
+
+  auto* devices = app.add_subcommand(
+      "devices", "Show the GPUs this machine has, or say plainly why there are none");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (*simulate) return run_simulate(sim, std::cout, std::cerr);
+  if (*validate) return run_validate(validate_path, std::cout, std::cerr);
+  if (*list) return run_list(list_what, std::cout, std::cerr);
+  if (*devices) return run_devices(std::cout);
+  return kExitFailure;
+}

@@ -1,0 +1,29 @@
+#pragma once
+// parasim::cli::OutputFile — an output that appears only when the whole command succeeded.
+//
+// Text is written to "PATH.tmp-parasim" and renamed onto PATH by commit(); a command that fails
+// before commit() leaves no partial file behind. "-" means standard output.
+
+#include <string>
+
+namespace parasim::cli {
+
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path) : path_(std::move(path)) {}
+  bool is_stdout() const { return path_ == "-"; }
+  const std::string& path() const { return path_; }
+  // Stages `text`; throws std::runtime_error naming the path when it cannot be written.
+  void stage(const std::string& text);
+  // Moves the staged text into place (or prints it for "-").
+  void commit();
+  ~OutputFile();
+
+ private:
+  std::string path_;
+  std::string staged_text_;
+  std::string temp_path_;
+  bool committed_ = false;
+};
+
+}  // namespace parasim::cli

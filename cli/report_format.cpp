@@ -1,0 +1,135 @@
+#include "cli/report_format.hpp"
+
+#include <fmt/format.h>
+
+#include "costmodel/units.hpp"
+
+namespace parasim::cli {
+namespace {
+
+using cost::Bytes;
+
+std::string seconds(double s) { return cost::format_time(sim::Time::seconds(s)); }
+std::string gib(double bytes) { return cost::format_bytes(Bytes{bytes}); }
+std::string si(double bytes) { return cost::format_bytes_si(Bytes{bytes}); }
+
+template <typename... Args>
+void line(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
+  out += fmt::format(format, std::forward<Args>(args)...);
+  out += '\n';
+}
+
+}  // namespace
+
+std::string format_text_report(const strat::Scenario& sc, const strat::StepReport& r) {
+  std::string o;
+  const auto& p = sc.parallel;
+  line(o, "parasim simulate: {}", r.scenario);
+  line(o, "  model {} ({:.2f} B parameters), {} layers, sequence {}", sc.model.name,
+       static_cast<double>(sc.model.total_params()) / 1e9, sc.model.layers, sc.model.seq_len);
+  line(o, "  cluster {}: {} nodes x {} GPUs = {} x {}", sc.cluster.name, sc.cluster.nodes,
+       sc.cluster.gpus_per_node, r.total_gpus, sc.cluster.device.name);
+  line(o, "  parallel dp {} tp {} pp {}{}, schedule {}, ZeRO {}, recompute {}, {}", p.dp, p.tp, p.pp,
+       p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule), p.zero_stage,
+       cost::recompute_name(sc.training.recompute), cost::dtype_name(sc.training.precision));
+  line(o, "  batch {} sequences = {} micro-batches of {} per replica", sc.training.global_batch,
+       r.micro_batches, sc.training.micro_batch);
+  line(o, "  simulated {} of {} GPUs ({}), {} ops, {} events", r.simulated_devices, r.total_gpus,
+       r.full ? "full" : "symmetric", r.ops, r.events);
+  line(o, "");
+  line(o, "Step");
+  line(o, "  step time            {}", seconds(r.step_time_s));
+  line(o, "  throughput           {:.4g} tokens/s ({:.4g} tokens per step)", r.tokens_per_s,
+       r.tokens_per_step);
+  line(o, "  model FLOP/s per GPU {:.1f} TFLOP/s", r.model_tflops_per_gpu);
+  line(o, "  MFU                  {:.1f} %  (HFU, recompute included: {:.1f} %)", 100 * r.mfu,
+       100 * r.hfu);
+  line(o, "  pipeline (to last backward) {}, optimizer step {}", seconds(r.pipeline_time_s),
+       seconds(r.optimizer_s));
+  line(o, "");
+  line(o, "Bubble fraction per stage (idle share of the pipeline time)");
+  std::string bubbles = " ";
+  for (std::size_t s = 0; s < r.bubble_fraction.size(); ++s) {
+    bubbles += fmt::format(" stage {}: {:.1f} %", s, 100 * r.bubble_fraction[s]);
+    if (s + 1 < r.bubble_fraction.size()) bubbles += s % 6 == 5 ? ",\n " : ",";
+  }
+  line(o, "{}", bubbles);
+  line(o, "");
+  line(o, "Communication per step");
+  line(o, "  {:<4} {:>14} {:>22}", "kind", "bytes (cluster)", "exposed per GPU");
+  for (int k = 0; k < strat::kCommKinds; ++k) {
+    line(o, "  {:<4} {:>14} {:>22}", strat::comm_kind_name(static_cast<strat::CommKind>(k)),
+         si(r.comm_bytes[static_cast<std::size_t>(k)]),
+         seconds(r.exposed_comm_s[static_cast<std::size_t>(k)]));
+  }
+  line(o, "  by link class: intra-node {}, inter-node (NIC) {}", si(r.link_bytes_intra_node),
+       si(r.link_bytes_inter_node));
+  line(o, "");
+  line(o, "Peak memory per device (HBM {})", gib(r.hbm_capacity_bytes));
+  for (const auto& m : r.memory) {
+    std::string parts;
+    for (const auto& [name, bytes] : m.breakdown_bytes) {
+      if (bytes > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", name, gib(bytes));
+    }
+    line(o, "  {:<28} {:>11}{}  [{}]", m.device, gib(m.peak_bytes),
+         m.peak_bytes > r.hbm_capacity_bytes ? "  DOES NOT FIT" : "", parts);
+  }
+  line(o, "");
+  line(o, "Critical path by category");
+  for (const auto& [cat, s] : r.critical_path_s) {
+    line(o, "  {:<10} {:>12}  ({:.1f} %)", cat, seconds(s), 100 * s / r.step_time_s);
+  }
+  return o;
+}
+
+nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::StepReport& r) {
+  nlohmann::ordered_json j;
+  j["parasim_result"] = 1;
+  j["scenario"] = r.scenario;
+  j["mode"] = r.full ? "full" : "symmetric";
+  j["step_time_s"] = r.step_time_s;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["tokens_per_step"] = r.tokens_per_step;
+  j["mfu"] = r.mfu;
+  j["hfu"] = r.hfu;
+  j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
+  j["model_flops_per_step"] = r.model_flops_per_step;
+  j["pipeline_time_s"] = r.pipeline_time_s;
+  j["optimizer_step_s"] = r.optimizer_s;
+  j["micro_batches"] = r.micro_batches;
+  j["total_gpus"] = r.total_gpus;
+  j["simulated_devices"] = r.simulated_devices;
+  j["bubble_fraction"] = r.bubble_fraction;
+  nlohmann::ordered_json peak = nlohmann::ordered_json::array();
+  nlohmann::ordered_json breakdown = nlohmann::ordered_json::array();
+  for (const auto& m : r.memory) {
+    peak.push_back(m.peak_bytes);
+    nlohmann::ordered_json b;
+    b["device"] = m.device;
+    b["stage"] = m.stage;
+    for (const auto& [name, bytes] : m.breakdown_bytes) b[name] = bytes;
+    breakdown.push_back(b);
+  }
+  j["peak_memory_bytes"] = peak;
+  j["memory_breakdown_bytes"] = breakdown;
+  j["hbm_capacity_bytes"] = r.hbm_capacity_bytes;
+  nlohmann::ordered_json bytes, exposed;
+  for (int k = 0; k < strat::kCommKinds; ++k) {
+    const char* name = strat::comm_kind_name(static_cast<strat::CommKind>(k));
+    bytes[name] = r.comm_bytes[static_cast<std::size_t>(k)];
+    exposed[name] = r.exposed_comm_s[static_cast<std::size_t>(k)];
+  }
+  j["comm_bytes"] = bytes;
+  j["exposed_comm_s"] = exposed;
+  j["link_bytes"] = {{"intra_node", r.link_bytes_intra_node},
+                     {"inter_node", r.link_bytes_inter_node}};
+  nlohmann::ordered_json path;
+  for (const auto& [cat, s] : r.critical_path_s) path[cat] = s;
+  j["critical_path_s"] = path;
+  j["ops"] = r.ops;
+  j["events"] = r.events;
+  (void)sc;
+  return j;
+}
+
+}  // namespace parasim::cli

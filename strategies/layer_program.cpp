@@ -1,0 +1,285 @@
+#include "strategies/layer_program.hpp"
+
+#include <cmath>
+#include <utility>
+
+namespace parasim::strat {
+namespace {
+
+using cost::Bytes;
+using cost::CollectiveKind;
+using cost::Flops;
+using cost::GemmShape;
+
+// Accumulates kernels into the current compute block; collectives close the block.
+class StepWriter {
+ public:
+  StepWriter(const cost::CostModel& costs, cost::Dtype dtype) : costs_(costs), dtype_(dtype) {}
+
+  // Dimensions are whole numbers carried as double (the scenario parser guarantees the
+  // divisions by t are exact).
+  void gemm(double m, double n, double k, double batch = 1) {
+    GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch), dtype_};
+    block_.time += costs_.gemm(shape);
+    block_.flops += shape.flops();
+    ++block_.kernels;
+  }
+  // The two backward GEMMs of a forward GEMM [m x k] x [k x n]: dX = dY W^T and dW = X^T dY.
+  void gemm_backward(double m, double n, double k, double batch = 1) {
+    gemm(m, k, n, batch);
+    gemm(k, n, m, batch);
+  }
+  void memory(double bytes) {
+    block_.time += costs_.memory_bound(Bytes{bytes});
+    ++block_.kernels;
+  }
+  void close(std::vector<LayerStep>& out, const std::string& label) {
+    if (block_.kernels == 0) return;
+    block_.label = label;
+    LayerStep step;
+    step.compute = std::move(block_);
+    out.push_back(std::move(step));
+    block_ = ComputeBlock{};
+  }
+  static void collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
+                         double bytes) {
+    LayerStep step;
+    step.is_collective = true;
+    step.collective = CollectiveStep{std::move(label), kind, Bytes{bytes}};
+    out.push_back(std::move(step));
+  }
+
+ private:
+  const cost::CostModel& costs_;
+  cost::Dtype dtype_;
+  ComputeBlock block_;
+};
+
+struct Dims {
+  double b, s, h, a, kv, d, f, t, v;
+  double e;    // bytes per activation element
+  bool sp;
+  bool swiglu;
+  bool dropout;
+  double tokens() const { return b * s; }
+  double act(double elements) const { return elements * e; }
+};
+
+Dims dims_of(const Scenario& sc) {
+  const auto& m = sc.model;
+  Dims x{};
+  x.b = sc.training.micro_batch;
+  x.s = m.seq_len;
+  x.h = m.hidden;
+  x.a = m.heads;
+  x.kv = m.kv_heads;
+  x.d = m.head_dim();
+  x.f = m.ffn_hidden;
+  x.t = sc.parallel.tp;
+  x.v = m.vocab;
+  x.e = cost::bytes_per_element(sc.training.precision);
+  x.sp = sc.parallel.sequence_parallel;
+  x.swiglu = m.mlp == MlpKind::kSwiglu;
+  x.dropout = m.dropout;
+  return x;
+}
+
+// Forward of the attention core: QK^T, softmax (+ dropout), AV.
+void attention_core_forward(StepWriter& w, const Dims& x) {
+  const double heads = x.b * x.a / x.t;
+  w.gemm(x.s, x.s, x.d, heads);
+  const double scores = heads * x.s * x.s;
+  w.memory(x.act(scores) * 2 + (x.dropout ? scores : 0));  // read scores, write probabilities
+  w.gemm(x.s, x.d, x.s, heads);
+}
+
+void attention_core_backward(StepWriter& w, const Dims& x) {
+  const double heads = x.b * x.a / x.t;
+  w.gemm_backward(x.s, x.d, x.s, heads);
+  const double scores = heads * x.s * x.s;
+  w.memory(x.act(scores) * 3 + (x.dropout ? scores : 0));  // read probs and grads, write grads
+  w.gemm_backward(x.s, x.s, x.d, heads);
+}
+
+// Elementwise bytes over the hidden state of this rank (sequence-sharded with SP).
+double hidden_bytes(const Dims& x) {
+  return x.act(x.tokens() * x.h) / (x.sp ? x.t : 1.0);
+}
+
+void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  const double bsh = x.act(x.tokens() * x.h);
+  if (x.t > 1 && x.sp) StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
+  w.memory(2 * hidden_bytes(x));                                   // input norm
+  w.gemm(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
+  attention_core_forward(w, x);
+  w.gemm(x.tokens(), x.h, x.h / x.t);                              // output projection
+  w.memory(3 * hidden_bytes(x));                                   // bias-dropout-add
+  w.close(out, "attn");
+  if (x.t > 1) {
+    StepWriter::collective(out, x.sp ? "attn reduce-scatter" : "attn all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+}
+
+void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  const double bsh = x.act(x.tokens() * x.h);
+  const double bsf = x.act(x.tokens() * x.f / x.t);
+  if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp all-gather", CollectiveKind::kAllGather, bsh);
+  w.memory(2 * hidden_bytes(x));                                   // norm
+  w.gemm(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);         // fc1 (gate+up)
+  w.memory(x.swiglu ? 3 * bsf : 2 * bsf);                          // activation
+  w.gemm(x.tokens(), x.h, x.f / x.t);                              // fc2
+  w.memory(3 * hidden_bytes(x));                                   // bias-dropout-add
+  w.close(out, "mlp");
+  if (x.t > 1) {
+    StepWriter::collective(out, x.sp ? "mlp reduce-scatter" : "mlp all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+}
+
+void mlp_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  const double bsh = x.act(x.tokens() * x.h);
+  const double bsf = x.act(x.tokens() * x.f / x.t);
+  if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp bwd all-gather", CollectiveKind::kAllGather, bsh);
+  w.memory(3 * hidden_bytes(x));
+  w.gemm_backward(x.tokens(), x.h, x.f / x.t);
+  w.memory(x.swiglu ? 5 * bsf : 3 * bsf);
+  w.gemm_backward(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);
+  w.memory(3 * hidden_bytes(x));
+  w.close(out, "mlp bwd");
+  if (x.t > 1) {
+    StepWriter::collective(out, x.sp ? "mlp bwd reduce-scatter" : "mlp bwd all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+}
+
+void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
+                        std::vector<LayerStep>& out) {
+  const double bsh = x.act(x.tokens() * x.h);
+  if (x.t > 1 && x.sp) StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
+  w.memory(3 * hidden_bytes(x));
+  w.gemm_backward(x.tokens(), x.h, x.h / x.t);
+  if (recompute_core) attention_core_forward(w, x);
+  attention_core_backward(w, x);
+  w.gemm_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);
+  w.memory(3 * hidden_bytes(x));
+  w.close(out, "attn bwd");
+  if (x.t > 1) {
+    StepWriter::collective(out, x.sp ? "attn bwd reduce-scatter" : "attn bwd all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+}
+
+Flops compute_flops(const std::vector<LayerStep>& steps) {
+  Flops total;
+  for (const auto& s : steps) {
+    if (!s.is_collective) total += s.compute.flops;
+  }
+  return total;
+}
+
+void prefix_labels(std::vector<LayerStep>& steps, const std::string& prefix) {
+  for (auto& s : steps) {
+    if (s.is_collective) s.collective.label = prefix + s.collective.label;
+    else s.compute.label = prefix + s.compute.label;
+  }
+}
+
+}  // namespace
+
+LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel& costs) {
+  const Dims x = dims_of(sc);
+  StepWriter w(costs, sc.training.precision);
+  LayerProgram p;
+  attention_forward(w, x, p.forward);
+  mlp_forward(w, x, p.forward);
+  const auto recompute = sc.training.recompute;
+  if (recompute == cost::Recompute::kFull) {
+    p.backward = p.forward;
+    prefix_labels(p.backward, "recompute ");
+  }
+  mlp_backward(w, x, p.backward);
+  attention_backward(w, x, recompute == cost::Recompute::kSelective, p.backward);
+  // Model FLOPs: forward once and backward (twice the forward), recompute excluded.
+  const Flops fwd = compute_flops(p.forward);
+  p.model_flops = fwd * 3.0;
+  return p;
+}
+
+LayerProgram embedding_program(const Scenario& sc, const cost::CostModel& costs) {
+  const Dims x = dims_of(sc);
+  StepWriter w(costs, sc.training.precision);
+  LayerProgram p;
+  const double bsh = x.act(x.tokens() * x.h);
+  w.memory(bsh + x.tokens() * 8);  // gather rows, read token ids
+  w.close(p.forward, "embed");
+  if (x.t > 1) {  // vocab-parallel embedding: partial rows summed over the TP group
+    StepWriter::collective(p.forward, x.sp ? "embed reduce-scatter" : "embed all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+  if (x.t > 1 && x.sp) {
+    StepWriter::collective(p.backward, "embed bwd all-gather", CollectiveKind::kAllGather, bsh);
+  }
+  w.memory(2 * bsh);  // scatter-add of row gradients
+  w.close(p.backward, "embed bwd");
+  return p;
+}
+
+LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
+  const Dims x = dims_of(sc);
+  StepWriter w(costs, sc.training.precision);
+  LayerProgram p;
+  const double bsh = x.act(x.tokens() * x.h);
+  const double logits = x.tokens() * x.v / x.t;
+  if (x.t > 1 && x.sp) StepWriter::collective(p.forward, "head all-gather", CollectiveKind::kAllGather, bsh);
+  w.memory(2 * hidden_bytes(x));                 // final norm
+  w.gemm(x.tokens(), x.v / x.t, x.h);            // logits, vocab-parallel
+  w.memory(x.act(logits) + 4 * logits);          // softmax cross-entropy in fp32
+  w.close(p.forward, "head");
+  if (x.t > 1) {  // vocab-parallel cross-entropy: max, sum-exp and target logit per token
+    StepWriter::collective(p.forward, "loss all-reduce", CollectiveKind::kAllReduce,
+                           3.0 * 4.0 * x.tokens());
+  }
+  w.memory(4 * logits + x.act(logits));          // loss gradient
+  w.gemm_backward(x.tokens(), x.v / x.t, x.h);
+  w.memory(3 * hidden_bytes(x));
+  w.close(p.backward, "head bwd");
+  if (x.t > 1) {
+    StepWriter::collective(p.backward, x.sp ? "head bwd reduce-scatter" : "head bwd all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+  p.model_flops = cost::Flops{2.0 * x.tokens() * x.v * x.h / x.t * 3.0};
+  return p;
+}
+
+double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
+  const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), t = tp;
+  const double kv = static_cast<double>(m.kv_heads) * d;
+  const double mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
+  double sharded = h * h + 2 * h * kv + h * h + mats * h * f;  // all weight matrices
+  double replicated = 2 * (m.norm == NormKind::kLayerNorm ? 2 * h : h);
+  if (m.linear_bias) {
+    sharded += h + 2 * kv + (mats - 1) * f;  // column-parallel biases (QKV, fc1)
+    replicated += 2 * h;                     // row-parallel biases (out proj, fc2)
+  }
+  return sharded / t + replicated;
+}
+
+double input_embedding_params_per_tp_rank(const ModelSpec& m, int tp) {
+  return static_cast<double>(m.vocab) * m.hidden / tp;
+}
+
+double head_params_per_tp_rank(const ModelSpec& m, int tp, int pp) {
+  const double final_norm = m.norm == NormKind::kLayerNorm ? 2.0 * m.hidden : m.hidden;
+  const bool own_table = !m.tied_embeddings || pp > 1;
+  return final_norm + (own_table ? input_embedding_params_per_tp_rank(m, tp) : 0.0);
+}
+
+double embedding_params_per_tp_rank(const ModelSpec& m, int tp, int stage, int pp) {
+  double params = 0;
+  if (stage == 0) params += input_embedding_params_per_tp_rank(m, tp);
+  if (stage == pp - 1) params += head_params_per_tp_rank(m, tp, pp);
+  return params;
+}
+
+}  // namespace parasim::strat

@@ -1,0 +1,77 @@
+#pragma once
+// parasim::strat layer programs — what one tensor-parallel rank runs for one transformer layer
+// (and for the embedding and the output head), forward and backward, for one micro-batch.
+//
+// A program is a list of steps: compute blocks (consecutive kernels on the compute stream,
+// summed: their order inside a block does not change the simulated time because the block is
+// bounded by collectives that the compute stream waits for) and tensor-parallel collectives.
+//
+// Kernels per layer (Megatron-LM, Shoeybi et al. 2019 arXiv 1909.08053; Korthikanti et al. 2022
+// arXiv 2205.05198), b micro-batch, s sequence, h hidden, a heads, k kv heads, d = h/a, f ffn,
+// t tensor parallel:
+//   attention block: norm; QKV GEMM [bs x h] x [h x (a+2k)d/t]; QK^T batched GEMM (ba/t of
+//     [s x d] x [d x s]); softmax+dropout (memory-bound on ba s^2/t elements); AV batched GEMM;
+//     output projection [bs x h/t] x [h/t x h]; bias-dropout-add.
+//   MLP block: norm; fc1 [bs x h] x [h x f/t] (x2 for SwiGLU gate+up); activation; fc2
+//     [bs x f/t] x [f/t x h]; bias-dropout-add.
+//   collectives: without SP an all-reduce of bsh after each block, forward and backward (two
+//     each); with SP an all-gather before and a reduce-scatter after each block (same bytes).
+// Backward: every GEMM becomes two (input gradient and weight gradient), memory-bound kernels
+// move twice their forward bytes, the attention core's two batched GEMMs become four.
+// Recompute: selective re-runs the attention core inside the backward; full re-runs the whole
+// forward (collectives included) before the backward of each layer.
+// Simplifications (documented, not hidden): the SP backward's extra all-gather of the stored
+// sequence-sharded input for weight gradients is not modelled; no kernel fusion beyond the above.
+
+#include <string>
+#include <vector>
+
+#include "costmodel/collective_cost.hpp"
+#include "costmodel/cost_model.hpp"
+#include "strategies/scenario.hpp"
+
+namespace parasim::strat {
+
+struct ComputeBlock {
+  std::string label;     // "attn", "mlp", "embed", "head"
+  sim::Time time;        // launch overheads included
+  cost::Flops flops;     // floating-point operations executed (recompute included)
+  int kernels = 0;
+};
+
+struct CollectiveStep {
+  std::string label;           // "attn all-reduce"
+  cost::CollectiveKind kind;
+  cost::Bytes message;         // nccl-tests S
+};
+
+struct LayerStep {
+  bool is_collective = false;
+  ComputeBlock compute;        // when !is_collective
+  CollectiveStep collective;   // when is_collective
+};
+
+struct LayerProgram {
+  std::vector<LayerStep> forward;
+  std::vector<LayerStep> backward;   // recompute steps first, when any
+  cost::Flops model_flops;           // forward + backward without recompute, for MFU
+};
+
+// One transformer layer on one TP rank for one micro-batch.
+LayerProgram transformer_layer_program(const Scenario& scenario, const cost::CostModel& costs);
+// The input embedding (first stage) and the final norm, output head and loss (last stage).
+LayerProgram embedding_program(const Scenario& scenario, const cost::CostModel& costs);
+LayerProgram head_program(const Scenario& scenario, const cost::CostModel& costs);
+
+// Parameters one TP rank holds for one layer: sharded matrices and column-parallel biases
+// divided by t; norms and row-parallel biases replicated (Megatron's layout).
+double layer_params_per_tp_rank(const ModelSpec& model, int tp);
+// The input embedding table, vocab-parallel (/t), on the first stage.
+double input_embedding_params_per_tp_rank(const ModelSpec& model, int tp);
+// Final norm and output head on the last stage: the head's own table (/t) when untied, or a copy
+// of the tied table when it lives on another stage (pp > 1, as Megatron keeps it).
+double head_params_per_tp_rank(const ModelSpec& model, int tp, int pp);
+// Both, as held by `stage` (0..pp-1).
+double embedding_params_per_tp_rank(const ModelSpec& model, int tp, int stage, int pp);
+
+}  // namespace parasim::strat

@@ -1,0 +1,30 @@
+#include "strategies/rank_layout.hpp"
+
+#include <map>
+
+namespace parasim::strat {
+
+template <typename RankOf>
+cost::GroupPlacement RankLayout::placement(int size, RankOf rank_of) const {
+  // Count members per node; the collective model takes the (uniform) members per node.
+  std::map<int, int> per_node;
+  for (int i = 0; i < size; ++i) ++per_node[node(rank_of(i))];
+  const int nodes = static_cast<int>(per_node.size());
+  return cost::GroupPlacement{size, size / nodes, nodes};
+}
+
+cost::GroupPlacement RankLayout::tp_group(int stage, int dp_rank) const {
+  return placement(tp_, [&](int i) { return rank(stage, dp_rank, i); });
+}
+
+cost::GroupPlacement RankLayout::dp_group(int stage, int tp_rank) const {
+  return placement(dp_, [&](int i) { return rank(stage, i, tp_rank); });
+}
+
+cost::LinkClass RankLayout::pipeline_link(int stage, int dp_rank, int tp_rank) const {
+  const int from = rank(stage, dp_rank, tp_rank);
+  const int to = rank(stage + 1, dp_rank, tp_rank);
+  return node(from) == node(to) ? cost::LinkClass::kIntraNode : cost::LinkClass::kInterNode;
+}
+
+}  // namespace parasim::strat

@@ -1,0 +1,132 @@
+#include "strategies/step_report.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace parasim::strat {
+namespace {
+
+using sim::OpId;
+using sim::Time;
+
+// When a group really ran: from the last member's arrival to its end.
+std::vector<Time> group_starts(const sim::Workload& w, const sim::SimResult& r) {
+  std::vector<Time> start(w.group_count(), Time::zero());
+  for (sim::GroupId g = 0; g < w.group_count(); ++g) {
+    for (OpId m : w.members(g)) start[g] = sim::max(start[g], r.op_start[m]);
+  }
+  return start;
+}
+
+// Length of [a, b) not covered by the sorted, disjoint intervals `busy`.
+double uncovered(Time a, Time b, const std::vector<std::pair<Time, Time>>& busy) {
+  if (b <= a) return 0;
+  double covered = 0;
+  auto it = std::lower_bound(busy.begin(), busy.end(), std::make_pair(a, Time::zero()),
+                             [](const auto& x, const auto& y) { return x.second < y.first; });
+  for (; it != busy.end() && it->first < b; ++it) {
+    const Time lo = sim::max(a, it->first);
+    const Time hi = sim::min(b, it->second);
+    if (hi > lo) covered += (hi - lo).to_seconds();
+  }
+  return (b - a).to_seconds() - covered;
+}
+
+}  // namespace
+
+StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
+                            const sim::SimResult& r) {
+  const sim::Workload& w = built.workload;
+  StepReport rep;
+  rep.scenario = sc.name;
+  rep.simulated_devices = static_cast<int>(w.device_count());
+  rep.full = built.gpus_per_simulated_device == 1.0 && sc.cluster.total_gpus() > 1
+                 ? static_cast<int>(w.device_count()) == sc.cluster.total_gpus()
+                 : false;
+  rep.total_gpus = sc.cluster.total_gpus();
+  rep.micro_batches = sc.micro_batches();
+  rep.step_time_s = r.makespan.to_seconds();
+  rep.tokens_per_step = sc.tokens_per_step();
+  rep.tokens_per_s = rep.tokens_per_step / rep.step_time_s;
+  rep.model_flops_per_step = built.model_flops_per_step.value;
+  rep.executed_flops_per_step = built.executed_flops_per_step.value;
+  const double peak = sc.cluster.device.peak(sc.training.precision).flop_per_s;
+  rep.model_tflops_per_gpu = rep.model_flops_per_step / rep.step_time_s / rep.total_gpus / 1e12;
+  rep.mfu = rep.model_flops_per_step / rep.step_time_s / rep.total_gpus / peak;
+  rep.hfu = rep.executed_flops_per_step / rep.step_time_s / rep.total_gpus / peak;
+  rep.ops = w.op_count();
+  rep.events = r.events_processed;
+  rep.hbm_capacity_bytes = sc.cluster.device.hbm_capacity.value;
+
+  // Bubbles.
+  Time pipeline_end = Time::zero();
+  std::vector<double> busy(w.device_count(), 0.0);
+  for (const auto& span : built.spans) {
+    pipeline_end = sim::max(pipeline_end, r.op_end[span.last]);
+    busy[span.device] += (r.op_end[span.last] - r.op_start[span.first]).to_seconds();
+  }
+  rep.pipeline_time_s = pipeline_end.to_seconds();
+  rep.bubble_fraction.assign(static_cast<std::size_t>(sc.parallel.pp), 0.0);
+  std::vector<int> per_stage(static_cast<std::size_t>(sc.parallel.pp), 0);
+  for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
+    const auto stage = static_cast<std::size_t>(built.devices[d].stage);
+    rep.bubble_fraction[stage] += 1.0 - busy[d] / rep.pipeline_time_s;
+    ++per_stage[stage];
+  }
+  for (std::size_t s = 0; s < per_stage.size(); ++s) rep.bubble_fraction[s] /= per_stage[s];
+
+  // Exposed communication and bytes.
+  const auto starts = group_starts(w, r);
+  std::vector<std::vector<std::pair<Time, Time>>> compute_busy(w.device_count());
+  for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
+    for (OpId o : w.stream(built.devices[d].compute_stream).program) {
+      if (r.op_end[o] > r.op_start[o]) compute_busy[d].emplace_back(r.op_start[o], r.op_end[o]);
+    }
+  }
+  for (sim::GroupId g = 0; g < w.group_count(); ++g) {
+    const auto kind = static_cast<std::size_t>(built.group_kind[g]);
+    const sim::Group& group = w.group(g);
+    const double senders = group.point_to_point ? 1.0 : group.members_count;
+    rep.comm_bytes[kind] += group.bytes_per_member * senders * built.gpus_per_simulated_device;
+    for (OpId m : w.members(g)) {
+      const sim::DeviceId d = w.device_of(m);
+      rep.exposed_comm_s[kind] += uncovered(starts[g], r.op_end[m], compute_busy[d]);
+    }
+  }
+  for (auto& e : rep.exposed_comm_s) e /= static_cast<double>(w.device_count());
+  for (sim::LinkId l = 0; l < w.link_count(); ++l) {
+    if (!built.link_is_egress[l]) continue;
+    const double bytes = r.link_bytes[l] * built.gpus_per_simulated_device;
+    (built.link_is_inter[l] ? rep.link_bytes_inter_node : rep.link_bytes_intra_node) += bytes;
+  }
+
+  // Memory.
+  for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
+    DeviceMemory m;
+    m.device = w.device(d).name;
+    m.stage = built.devices[d].stage;
+    m.peak_bytes = static_cast<double>(r.peak_memory_bytes[d]);
+    for (std::size_t c = 0; c < w.memory_categories().size(); ++c) {
+      m.breakdown_bytes.emplace_back(w.memory_categories()[c],
+                                     static_cast<double>(r.peak_breakdown_bytes[d][c]));
+    }
+    rep.memory.push_back(std::move(m));
+  }
+
+  // Optimizer time (first device) and critical path by category.
+  for (OpId o : w.stream(built.devices[0].compute_stream).program) {
+    if (w.op(o).category == built.optimizer_category) {
+      rep.optimizer_s += (r.op_end[o] - r.op_start[o]).to_seconds();
+    }
+  }
+  std::map<std::string, double> path;
+  for (OpId o : r.critical_path) {
+    const sim::Op& op = w.op(o);
+    const Time begin = op.kind == sim::OpKind::kGroupMember ? starts[op.group] : r.op_start[o];
+    path[w.text(op.category)] += (r.op_end[o] - begin).to_seconds();
+  }
+  rep.critical_path_s.assign(path.begin(), path.end());
+  return rep;
+}
+
+}  // namespace parasim::strat

@@ -1,0 +1,66 @@
+#pragma once
+// parasim::strat::StepReport — the figures of one simulated training step, derived from the
+// engine's SimResult and the workload's metadata. Units are in the field names.
+//
+// Definitions
+// - bubble_fraction[stage]: 1 - (time the stage spends inside forward/backward passes) / (time
+//   from the step's start to the end of the last backward pass on any stage). With equal stage
+//   times and free communication this is (P-1)/(m+P-1) for GPipe and 1F1B.
+// - exposed_comm_s[kind]: per GPU (mean over simulated devices), time a collective or transfer of
+//   that kind is running while the device's compute stream is idle. A group counts from the
+//   moment all its members have arrived, not while one waits for the others.
+// - comm_bytes[kind]: bytes sent by all GPUs of the cluster in one step.
+// - link_bytes_*: bytes sent over intra-node links (NVLink) and NICs by all GPUs in one step.
+// - mfu: model FLOPs (recompute excluded) per second per GPU over the device's peak for the
+//   training precision (Chowdhery et al. 2022, arXiv 2204.02311, appendix B).
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "strategies/scenario.hpp"
+#include "strategies/workload_builder.hpp"
+
+namespace parasim::strat {
+
+struct DeviceMemory {
+  std::string device;
+  int stage = 0;
+  double peak_bytes = 0;
+  std::vector<std::pair<std::string, double>> breakdown_bytes;  // category -> bytes at the peak
+};
+
+struct StepReport {
+  std::string scenario;
+  bool full = false;
+  int simulated_devices = 0;
+  int total_gpus = 0;
+  int micro_batches = 0;
+  double step_time_s = 0;
+  double pipeline_time_s = 0;        // to the end of the last backward pass
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;
+  double model_flops_per_step = 0;
+  double executed_flops_per_step = 0;
+  double model_tflops_per_gpu = 0;   // model TFLOP/s per GPU
+  double mfu = 0;
+  double hfu = 0;                    // executed (recompute included) over peak
+  double optimizer_s = 0;            // optimizer step time on stage 0
+  std::vector<double> bubble_fraction;                 // per stage
+  std::array<double, kCommKinds> exposed_comm_s{};     // per GPU, by kind
+  std::array<double, kCommKinds> comm_bytes{};         // whole cluster, by kind
+  double link_bytes_intra_node = 0;
+  double link_bytes_inter_node = 0;
+  std::vector<DeviceMemory> memory;                    // per simulated device
+  double hbm_capacity_bytes = 0;
+  // Critical path: seconds by op category (compute forward/backward, tp-comm, ...).
+  std::vector<std::pair<std::string, double>> critical_path_s;
+  std::size_t ops = 0;
+  std::uint64_t events = 0;
+};
+
+StepReport make_step_report(const Scenario& scenario, const BuiltWorkload& built,
+                            const sim::SimResult& result);
+
+}  // namespace parasim::strat

@@ -1,0 +1,580 @@
+#include "strategies/workload_builder.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
+
+#include "costmodel/model_state_memory.hpp"
+#include "strategies/layer_program.hpp"
+#include "strategies/optimizer_adamw.hpp"
+#include "strategies/pipeline_schedule.hpp"
+#include "strategies/rank_layout.hpp"
+
+namespace parasim::strat {
+namespace {
+
+using sim::kNone;
+using sim::OpId;
+
+enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
+
+struct DeviceStreams {
+  sim::StreamId compute, tp, recv_fwd, recv_bwd, send_fwd, send_bwd, dp;
+  std::array<sim::LinkId, kLinkSlots> links;
+};
+
+// First and last op of one pass (F or B) of one micro-batch, and the last op of each layer's
+// backward (for gradient buckets).
+struct PassOps {
+  OpId first = kNone;
+  OpId last = kNone;
+};
+
+class Builder {
+ public:
+  Builder(const Scenario& sc, const cost::CostModel& costs, const BuildOptions& options)
+      : sc_(sc),
+        costs_(costs),
+        layout_(sc.parallel, sc.cluster.gpus_per_node),
+        dp_sim_(options.full ? sc.parallel.dp : 1),
+        tp_sim_(options.full ? sc.parallel.tp : 1),
+        pp_(sc.parallel.pp),
+        m_(sc.micro_batches()),
+        layers_(sc.layers_per_stage()),
+        layer_(transformer_layer_program(sc, costs)),
+        embed_(embedding_program(sc, costs)),
+        head_(head_program(sc, costs)) {}
+
+  BuiltWorkload build();
+
+ private:
+  // Index of the simulated device of (stage, dp, tp) among the simulated ones.
+  std::size_t index(int stage, int d, int r) const {
+    return (static_cast<std::size_t>(stage) * dp_sim_ + d) * tp_sim_ + r;
+  }
+  void add_devices();
+  void set_base_memory();
+  void emit_stage(int stage);
+  // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
+  // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
+  void emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
+                  sim::LabelId category, int mb, std::vector<OpId>& chain,
+                  std::vector<OpId>& first);
+  // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
+  // gather may start once prefetch_after[k] has finished (one layer ahead).
+  void zero3_gather(int stage, int mb, const std::string& where,
+                    const std::vector<OpId>& prefetch_after);
+  void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);
+  sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
+                               const cost::CollectivePlan& plan, const std::string& label,
+                               sim::LabelId category, int mb, CommKind kind);
+  void emit_p2p();
+  void emit_data_parallel(int stage);
+  void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
+  cost::ActivationShape activation_shape() const;
+
+  const Scenario& sc_;
+  const cost::CostModel& costs_;
+  RankLayout layout_;
+  int dp_sim_, tp_sim_, pp_, m_, layers_;
+  LayerProgram layer_, embed_, head_;
+  BuiltWorkload out_;
+  std::vector<DeviceStreams> streams_;
+  // [device][micro-batch] first/last op of its forward and backward passes.
+  std::vector<std::vector<PassOps>> fwd_ops_, bwd_ops_;
+  // [device][k]: last op of the backward of parameter chunk k (head, layers L-1..0, embedding)
+  // for the micro-batch whose backward runs last.
+  std::vector<std::vector<std::pair<OpId, double>>> grad_ready_;
+  std::vector<OpId> final_backward_;  // per device: last backward op of the step
+  std::vector<OpId> pending_;         // per (d, r) of the stage being emitted: extra dependency
+  sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0;
+  std::uint8_t mem_weights_ = 0, mem_grads_ = 0, mem_optimizer_ = 0, mem_act_ = 0, mem_zero3_ = 0;
+};
+
+void Builder::alloc(OpId op, std::uint8_t category, double bytes, bool at_start) {
+  const auto b = static_cast<std::int64_t>(bytes);
+  if (at_start) out_.workload.set_memory(op, category, b, 0);
+  else out_.workload.set_memory(op, category, 0, -b);
+}
+
+void Builder::add_devices() {
+  auto& w = out_.workload;
+  const auto& c = sc_.cluster;
+  for (int s = 0; s < pp_; ++s) {
+    for (int d = 0; d < dp_sim_; ++d) {
+      for (int r = 0; r < tp_sim_; ++r) {
+        const int rank = layout_.rank(s, d, r);
+        const std::string name =
+            tp_sim_ * dp_sim_ == 1 ? fmt::format("stage {} (gpu {})", s, rank)
+                                   : fmt::format("gpu {} (pp {} dp {} tp {})", rank, s, d, r);
+        const sim::DeviceId dev = w.add_device(name);
+        DeviceStreams st{};
+        st.compute = w.add_stream(dev, "compute");
+        st.tp = w.add_stream(dev, "tp-comm");
+        st.recv_fwd = w.add_stream(dev, "pp-recv-fwd");
+        st.recv_bwd = w.add_stream(dev, "pp-recv-bwd");
+        st.send_fwd = w.add_stream(dev, "pp-send-fwd");
+        st.send_bwd = w.add_stream(dev, "pp-send-bwd");
+        st.dp = w.add_stream(dev, "dp-comm");
+        const std::string p = fmt::format("gpu{}.", rank);
+        st.links[kIntraOut] = w.add_link(p + "nvlink-out", c.intra_node.bandwidth.bytes_per_s);
+        st.links[kIntraIn] = w.add_link(p + "nvlink-in", c.intra_node.bandwidth.bytes_per_s);
+        st.links[kInterOut] = w.add_link(p + "nic-out", c.inter_node.bandwidth.bytes_per_s);
+        st.links[kInterIn] = w.add_link(p + "nic-in", c.inter_node.bandwidth.bytes_per_s);
+        for (int l = 0; l < kLinkSlots; ++l) {
+          out_.link_is_inter.push_back(l >= kInterOut);
+          out_.link_is_egress.push_back(l == kIntraOut || l == kInterOut);
+        }
+        streams_.push_back(st);
+        out_.devices.push_back(SimulatedDevice{s, d, r, rank, st.compute});
+      }
+    }
+  }
+}
+
+void Builder::set_base_memory() {
+  auto& w = out_.workload;
+  const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
+  for (sim::DeviceId dev = 0; dev < out_.devices.size(); ++dev) {
+    const int s = out_.devices[dev].stage;
+    const double params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+                          embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, s, pp_);
+    const auto state =
+        cost::model_state_bytes(params, sc_.parallel.dp, sc_.parallel.zero_stage, mixed);
+    w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(state.weights.value));
+    w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(state.gradients.value));
+    w.set_base_memory(dev, mem_optimizer_, static_cast<std::int64_t>(state.optimizer.value));
+  }
+}
+
+sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
+                                      sim::StreamId DeviceStreams::*stream,
+                                      const cost::CollectivePlan& plan, const std::string& label,
+                                      sim::LabelId category, int mb, CommKind kind) {
+  auto& w = out_.workload;
+  std::vector<sim::StreamId> member_streams;
+  member_streams.reserve(members.size());
+  for (std::size_t dev : members) member_streams.push_back(streams_[dev].*stream);
+  std::vector<sim::PhaseSpec> phases;
+  std::vector<sim::FlowSpec> flows;
+  const std::size_t n = members.size();
+  for (const auto& ph : plan.phases) {
+    const bool inter = ph.link == cost::LinkClass::kInterNode;
+    phases.push_back(sim::PhaseSpec{ph.latency, 0, static_cast<std::uint32_t>(n)});
+    for (std::size_t i = 0; i < n; ++i) {
+      // Ring neighbour in member order; in symmetric mode the one member stands for all, so it
+      // sends on its egress and receives on its ingress.
+      const auto& from = streams_[members[i]].links;
+      const auto& to = streams_[members[(i + 1) % n]].links;
+      flows.push_back(sim::FlowSpec{{from[inter ? kInterOut : kIntraOut],
+                                     to[inter ? kInterIn : kIntraIn]},
+                                    ph.bytes_sent_per_rank.value});
+    }
+  }
+  double per_member = 0;
+  for (const auto& ph : plan.phases) per_member += ph.bytes_sent_per_rank.value;
+  const sim::GroupId g = w.add_group(member_streams, phases, flows, w.intern(label), category, mb,
+                                     false, per_member);
+  out_.group_kind.push_back(kind);
+  return g;
+}
+
+void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
+                         sim::LabelId category, int mb, std::vector<OpId>& chain,
+                         std::vector<OpId>& first) {
+  auto& w = out_.workload;
+  auto link = [&](std::size_t k, OpId op) {
+    if (chain[k] != kNone) w.add_dependency(chain[k], op);
+    if (pending_[k] != kNone) {
+      w.add_dependency(pending_[k], op);
+      pending_[k] = kNone;
+    }
+    if (first[k] == kNone) first[k] = op;
+    chain[k] = op;
+  };
+  for (const LayerStep& step : steps) {
+    if (!step.is_collective) {
+      const sim::LabelId label = w.intern(where + step.compute.label);
+      for (int d = 0; d < dp_sim_; ++d) {
+        for (int r = 0; r < tp_sim_; ++r) {
+          const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
+          link(k, w.add_compute(streams_[index(stage, d, r)].compute, step.compute.time, label,
+                                category, mb));
+        }
+      }
+      continue;
+    }
+    for (int d = 0; d < dp_sim_; ++d) {
+      const auto plan = costs_.collective(step.collective.kind, step.collective.message,
+                                          layout_.tp_group(stage, d));
+      std::vector<std::size_t> members;
+      for (int r = 0; r < tp_sim_; ++r) members.push_back(index(stage, d, r));
+      const sim::GroupId g = emit_collective(members, &DeviceStreams::tp, plan,
+                                             where + step.collective.label, cat_tp_, mb,
+                                             CommKind::kTensorParallel);
+      for (int r = 0; r < tp_sim_; ++r) {
+        link(static_cast<std::size_t>(d * tp_sim_ + r), w.members(g)[static_cast<std::size_t>(r)]);
+      }
+    }
+  }
+}
+
+void Builder::zero3_gather(int stage, int mb, const std::string& where,
+                           const std::vector<OpId>& prefetch_after) {
+  auto& w = out_.workload;
+  const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
+                             cost::bytes_per_element(sc_.training.precision);
+  const double dp = sc_.parallel.dp;
+  for (int r = 0; r < tp_sim_; ++r) {
+    const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{layer_bytes},
+                                        layout_.dp_group(stage, r));
+    std::vector<std::size_t> members;
+    for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+    const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
+                                           where + "zero3 all-gather", cat_dp_, mb,
+                                           CommKind::kDataParallel);
+    for (int d = 0; d < dp_sim_; ++d) {
+      const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
+      const OpId op = w.members(g)[static_cast<std::size_t>(d)];
+      if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], op);
+      alloc(op, mem_zero3_, layer_bytes * (dp - 1) / dp, true);
+      pending_[k] = op;  // the layer's first op waits for its weights
+    }
+  }
+}
+
+void Builder::zero3_reduce(int stage, int mb, const std::string& where,
+                           const std::vector<OpId>& chain) {
+  auto& w = out_.workload;
+  const double grad_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
+                            cost::bytes_per_element(sc_.training.precision);
+  for (int r = 0; r < tp_sim_; ++r) {
+    const auto plan = costs_.collective(cost::CollectiveKind::kReduceScatter,
+                                        cost::Bytes{grad_bytes}, layout_.dp_group(stage, r));
+    std::vector<std::size_t> members;
+    for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+    const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
+                                           where + "zero3 reduce-scatter", cat_dp_, mb,
+                                           CommKind::kDataParallel);
+    for (int d = 0; d < dp_sim_; ++d) {
+      w.add_dependency(chain[static_cast<std::size_t>(d * tp_sim_ + r)],
+                       w.members(g)[static_cast<std::size_t>(d)]);
+    }
+  }
+}
+
+void Builder::emit_stage(int stage) {
+  auto& w = out_.workload;
+  const std::size_t ranks = static_cast<std::size_t>(dp_sim_ * tp_sim_);
+  std::vector<OpId> chain(ranks, kNone);
+  pending_.assign(ranks, kNone);
+  const bool zero3 = sc_.parallel.zero_stage == 3;
+  const auto shape = activation_shape();
+  const double act_stored = cost::activation_bytes_per_layer(shape, sc_.training.recompute).value;
+  const double act_full = cost::activation_bytes_per_layer(shape, cost::Recompute::kNone).value;
+  const double transient = act_full - act_stored;  // re-materialised inside the backward
+  const double logits = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
+                        sc_.model.vocab / sc_.parallel.tp *
+                        (cost::bytes_per_element(sc_.training.precision) + 4.0);
+  const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
+                             cost::bytes_per_element(sc_.training.precision);
+  const double zero3_buffer = layer_bytes * (sc_.parallel.dp - 1) / sc_.parallel.dp;
+  const auto order = pipeline_order(sc_.parallel.schedule, stage, pp_, m_);
+  int last_backward_mb = -1;
+  for (const auto& item : order) {
+    if (!item.forward) last_backward_mb = item.micro_batch;
+  }
+  auto for_each_rank = [&](auto&& fn) {
+    for (int d = 0; d < dp_sim_; ++d) {
+      for (int r = 0; r < tp_sim_; ++r) fn(static_cast<std::size_t>(d * tp_sim_ + r), d, r);
+    }
+  };
+  for (const auto& item : order) {
+    const int mb = item.micro_batch;
+    std::vector<OpId> first(ranks, kNone);
+    std::vector<OpId> prev_layer_first = chain;
+    const bool final_pass = !item.forward && mb == last_backward_mb;
+    if (item.forward) {
+      if (stage == 0) emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first);
+      for (int l = 0; l < layers_; ++l) {
+        const std::string where = fmt::format("F L{} ", stage * layers_ + l);
+        if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
+        std::vector<OpId> layer_first(ranks, kNone);
+        emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first);
+        for_each_rank([&](std::size_t k, int, int) {
+          alloc(layer_first[k], mem_act_, act_stored, true);
+          if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+          if (first[k] == kNone) first[k] = layer_first[k];
+        });
+        prev_layer_first = layer_first;
+      }
+      if (stage == pp_ - 1) {
+        std::vector<OpId> head_first(ranks, kNone);
+        emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first);
+        for_each_rank([&](std::size_t k, int, int) { alloc(head_first[k], mem_act_, logits, true); });
+      }
+    } else {
+      if (stage == pp_ - 1) {
+        emit_steps(stage, head_.backward, "B ", cat_bwd_, mb, chain, first);
+        for_each_rank([&](std::size_t k, int, int) {
+          alloc(chain[k], mem_act_, logits, false);
+          if (final_pass) {
+            grad_ready_[index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_)]
+                .emplace_back(chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+          }
+        });
+      }
+      for (int l = layers_ - 1; l >= 0; --l) {
+        const std::string where = fmt::format("B L{} ", stage * layers_ + l);
+        if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
+        std::vector<OpId> layer_first(ranks, kNone);
+        emit_steps(stage, layer_.backward, where, cat_bwd_, mb, chain, layer_first);
+        for_each_rank([&](std::size_t k, int d, int r) {
+          if (transient > 0) {
+            alloc(layer_first[k], mem_act_, transient, true);
+            alloc(chain[k], mem_act_, transient, false);
+          }
+          alloc(chain[k], mem_act_, act_stored, false);
+          if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+          if (first[k] == kNone) first[k] = layer_first[k];
+          if (final_pass && !zero3) {
+            grad_ready_[index(stage, d, r)].emplace_back(
+                chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+          }
+        });
+        if (zero3) zero3_reduce(stage, mb, where, chain);
+        prev_layer_first = layer_first;
+      }
+      if (stage == 0) {
+        emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first);
+        if (final_pass) {
+          for_each_rank([&](std::size_t k, int d, int r) {
+            grad_ready_[index(stage, d, r)].emplace_back(
+                chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+          });
+        }
+      }
+    }
+    for_each_rank([&](std::size_t k, int d, int r) {
+      const std::size_t dev = index(stage, d, r);
+      auto& slot = item.forward ? fwd_ops_[dev][static_cast<std::size_t>(mb)]
+                                : bwd_ops_[dev][static_cast<std::size_t>(mb)];
+      slot = PassOps{first[k], chain[k]};
+      out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), first[k], chain[k],
+                                        item.forward, mb});
+      if (!item.forward) final_backward_[dev] = chain[k];
+    });
+  }
+  (void)w;
+}
+
+cost::ActivationShape Builder::activation_shape() const {
+  cost::ActivationShape a;
+  a.seq_len = sc_.model.seq_len;
+  a.micro_batch = sc_.training.micro_batch;
+  a.hidden = sc_.model.hidden;
+  a.heads = sc_.model.heads;
+  a.kv_heads = sc_.model.kv_heads;
+  a.ffn_hidden = sc_.model.ffn_hidden;
+  a.swiglu = sc_.model.mlp == MlpKind::kSwiglu;
+  a.dropout = sc_.model.dropout;
+  a.tp = sc_.parallel.tp;
+  a.sequence_parallel = sc_.parallel.sequence_parallel;
+  return a;
+}
+
+void Builder::emit_p2p() {
+  auto& w = out_.workload;
+  const double bytes = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
+                       sc_.model.hidden * cost::bytes_per_element(sc_.training.precision) /
+                       sc_.parallel.tp;  // Megatron's scatter-gather: each TP rank sends 1/t
+  const auto& c = sc_.cluster;
+  for (int s = 0; s + 1 < pp_; ++s) {
+    const auto order_next = pipeline_order(sc_.parallel.schedule, s + 1, pp_, m_);
+    for (int d = 0; d < dp_sim_; ++d) {
+      for (int r = 0; r < tp_sim_; ++r) {
+        const std::size_t a = index(s, d, r), b = index(s + 1, d, r);
+        const bool inter = layout_.pipeline_link(s, d, r) == cost::LinkClass::kInterNode;
+        const sim::Time latency = inter ? c.inter_node.latency : c.intra_node.latency;
+        auto transfer = [&](std::size_t from, std::size_t to, sim::StreamId send,
+                            sim::StreamId recv, const char* label, int mb) {
+          const std::array<sim::StreamId, 2> members{send, recv};
+          const std::array<sim::PhaseSpec, 1> phases{sim::PhaseSpec{latency, 0, 1}};
+          const std::array<sim::FlowSpec, 1> flows{sim::FlowSpec{
+              {streams_[from].links[inter ? kInterOut : kIntraOut],
+               streams_[to].links[inter ? kInterIn : kIntraIn]},
+              bytes}};
+          const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
+                                             true, bytes);
+          out_.group_kind.push_back(CommKind::kPipeline);
+          return g;
+        };
+        // Activations forward, in micro-batch order (the order both stages run forwards in).
+        for (int mb = 0; mb < m_; ++mb) {
+          const auto g = transfer(a, b, streams_[a].send_fwd, streams_[b].recv_fwd,
+                                  "send activations", mb);
+          const auto& src = fwd_ops_[a][static_cast<std::size_t>(mb)];
+          const auto& dst = fwd_ops_[b][static_cast<std::size_t>(mb)];
+          w.add_dependency(src.last, w.members(g)[0]);
+          w.add_dependency(w.members(g)[1], dst.first);
+        }
+        // Gradients backward, in the order the sending stage runs its backwards.
+        for (const auto& item : order_next) {
+          if (item.forward) continue;
+          const auto mb = static_cast<std::size_t>(item.micro_batch);
+          const auto g = transfer(b, a, streams_[b].send_bwd, streams_[a].recv_bwd,
+                                  "send gradients", item.micro_batch);
+          w.add_dependency(bwd_ops_[b][mb].last, w.members(g)[0]);
+          w.add_dependency(w.members(g)[1], bwd_ops_[a][mb].first);
+        }
+      }
+    }
+  }
+}
+
+void Builder::emit_data_parallel(int stage) {
+  auto& w = out_.workload;
+  const int zero = sc_.parallel.zero_stage;
+  const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
+  const double grad_elem = cost::bytes_per_element(sc_.training.precision);
+  const auto reduce = zero >= 1 ? cost::CollectiveKind::kReduceScatter
+                                : cost::CollectiveKind::kAllReduce;
+  const double stage_params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+                              embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
+  const double updated = zero >= 1 ? stage_params / sc_.parallel.dp : stage_params;
+  const sim::Time step_time = costs_.memory_bound(cost::Bytes{adamw_step_bytes(updated, mixed)});
+  for (int r = 0; r < tp_sim_; ++r) {
+    std::vector<std::vector<OpId>> waits(static_cast<std::size_t>(dp_sim_));
+    const auto& chunks = grad_ready_[index(stage, 0, r)];
+    double bucket = 0;
+    int bucket_index = 0;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      bucket += chunks[c].second * grad_elem;
+      const bool flush = bucket >= sc_.parallel.dp_bucket.value || c + 1 == chunks.size();
+      if (!flush || sc_.parallel.dp == 1) continue;
+      const auto plan = costs_.collective(reduce, cost::Bytes{bucket}, layout_.dp_group(stage, r));
+      std::vector<std::size_t> members;
+      for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      const auto g = emit_collective(members, &DeviceStreams::dp, plan,
+                                     zero >= 1 ? "grad reduce-scatter" : "grad all-reduce",
+                                     cat_dp_, bucket_index++, CommKind::kDataParallel);
+      for (int d = 0; d < dp_sim_; ++d) {
+        const OpId member = w.members(g)[static_cast<std::size_t>(d)];
+        w.add_dependency(grad_ready_[index(stage, d, r)][c].first, member);
+        waits[static_cast<std::size_t>(d)].push_back(member);
+      }
+      bucket = 0;
+    }
+    std::vector<OpId> steps;
+    for (int d = 0; d < dp_sim_; ++d) {
+      const std::size_t dev = index(stage, d, r);
+      const OpId op = w.add_compute(streams_[dev].compute, step_time, w.intern("adamw step"),
+                                    cat_opt_);
+      w.add_dependency(final_backward_[dev], op);
+      for (OpId m : waits[static_cast<std::size_t>(d)]) w.add_dependency(m, op);
+      steps.push_back(op);
+    }
+    if (zero >= 1 && zero <= 2 && sc_.parallel.dp > 1) {
+      // Updated bf16 weights all-gathered back to every replica (gathered size: whole stage).
+      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
+                                          cost::Bytes{stage_params * grad_elem},
+                                          layout_.dp_group(stage, r));
+      std::vector<std::size_t> members;
+      for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather",
+                                     cat_dp_, -1, CommKind::kDataParallel);
+      for (int d = 0; d < dp_sim_; ++d) {
+        w.add_dependency(steps[static_cast<std::size_t>(d)],
+                         w.members(g)[static_cast<std::size_t>(d)]);
+      }
+    }
+  }
+}
+
+BuiltWorkload Builder::build() {
+  auto& w = out_.workload;
+  cat_fwd_ = w.intern("forward");
+  cat_bwd_ = w.intern("backward");
+  cat_tp_ = w.intern("tp-comm");
+  cat_pp_ = w.intern("pp-comm");
+  cat_dp_ = w.intern("dp-comm");
+  cat_opt_ = w.intern("optimizer");
+  out_.optimizer_category = cat_opt_;
+  mem_weights_ = w.memory_category("weights");
+  mem_grads_ = w.memory_category("gradients");
+  mem_optimizer_ = w.memory_category("optimizer state");
+  mem_act_ = w.memory_category("activations");
+  mem_zero3_ = w.memory_category("zero-3 gathered weights");
+  add_devices();
+  set_base_memory();
+  const std::size_t n = out_.devices.size();
+  fwd_ops_.assign(n, std::vector<PassOps>(static_cast<std::size_t>(m_)));
+  bwd_ops_.assign(n, std::vector<PassOps>(static_cast<std::size_t>(m_)));
+  grad_ready_.assign(n, {});
+  final_backward_.assign(n, kNone);
+  for (int s = 0; s < pp_; ++s) emit_stage(s);
+  emit_p2p();
+  for (int s = 0; s < pp_; ++s) emit_data_parallel(s);
+
+  // FLOPs per step for the whole cluster: each simulated program stands for dp*tp/(dp_sim*tp_sim)
+  // GPUs.
+  out_.gpus_per_simulated_device =
+      static_cast<double>(sc_.parallel.dp) * sc_.parallel.tp / (dp_sim_ * tp_sim_);
+  auto executed = [](const std::vector<LayerStep>& steps) {
+    cost::Flops f;
+    for (const auto& s : steps) {
+      if (!s.is_collective) f += s.compute.flops;
+    }
+    return f;
+  };
+  const double gpus_per_stage = static_cast<double>(sc_.parallel.dp) * sc_.parallel.tp;
+  const double per_stage_layers = static_cast<double>(layers_) * m_ * gpus_per_stage;
+  out_.model_flops_per_step =
+      cost::Flops{pp_ * per_stage_layers * layer_.model_flops.value +
+                  m_ * gpus_per_stage * (embed_.model_flops.value + head_.model_flops.value)};
+  out_.executed_flops_per_step = cost::Flops{
+      pp_ * per_stage_layers * (executed(layer_.forward) + executed(layer_.backward)).value +
+      m_ * gpus_per_stage *
+          (executed(embed_.forward) + executed(embed_.backward) + executed(head_.forward) +
+           executed(head_.backward))
+              .value};
+  return std::move(out_);
+}
+
+}  // namespace
+
+const char* comm_kind_name(CommKind kind) {
+  switch (kind) {
+    case CommKind::kTensorParallel: return "tp";
+    case CommKind::kPipeline: return "pp";
+    case CommKind::kDataParallel: return "dp";
+  }
+  return "?";
+}
+
+std::size_t estimate_op_count(const Scenario& sc, const BuildOptions& options) {
+  const double replicas =
+      options.full ? static_cast<double>(sc.parallel.dp) * sc.parallel.tp : 1.0;
+  // Per layer and micro-batch: at most 8 compute blocks and 12 collectives forward, backward and
+  // recompute together, plus ZeRO-3's three; pipeline transfers two per boundary.
+  const double per_device = static_cast<double>(sc.micro_batches()) *
+                            (sc.layers_per_stage() * 24.0 + 16.0);
+  const double total = per_device * sc.parallel.pp * replicas;
+  return total > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(total);
+}
+
+BuiltWorkload build_workload(const Scenario& scenario, const cost::CostModel& costs,
+                             const BuildOptions& options, std::size_t max_ops) {
+  const std::size_t estimate = estimate_op_count(scenario, options);
+  if (estimate > max_ops) {
+    throw std::length_error(fmt::format(
+        "this scenario would need about {} simulated ops{}, over the limit of {}; {}",
+        estimate, options.full ? " in --full mode" : "", max_ops,
+        options.full ? "drop --full (symmetric mode simulates one replica per stage)"
+                     : "reduce the micro-batch count or the layer count"));
+  }
+  return Builder(scenario, costs, options).build();
+}
+
+}  // namespace parasim::strat

@@ -1,0 +1,77 @@
+#pragma once
+// parasim::strat::build_workload — turns a Scenario into the engine's Workload: one program per
+// simulated device (GPU), with the layer programs laid out by the pipeline schedule, tensor-
+// parallel collectives, point-to-point activations between stages, data-parallel gradient
+// reduction in buckets overlapped with the backward pass, ZeRO, and the optimizer step.
+//
+// Symmetric mode (default): one data-parallel replica and one tensor-parallel rank per stage are
+// simulated (pp devices); every collective still costs what it costs for its whole group on its
+// links (its phases come from the group's real placement). Full mode simulates every GPU and every
+// member of every group. On symmetric inputs both give the same step time.
+//
+// Streams per device: compute, tp-comm, pp-recv-fwd, pp-recv-bwd, pp-send-fwd, pp-send-bwd,
+// dp-comm. Links per device: intra-node egress and ingress, NIC egress and ingress.
+//
+// Data parallel: gradients are reduced in buckets of parallel.dp_bucket (PyTorch DDP's scheme,
+// Li et al. 2020, arXiv 2006.15704), each launched when the last micro-batch's backward has
+// produced all its gradients; ZeRO-1/2 reduce-scatter instead and all-gather the updated bf16
+// weights after the optimizer step (Megatron's distributed optimizer); ZeRO-3 (Rajbhandari et al.
+// 2020, arXiv 1910.02054) all-gathers each layer's weights before its forward and its backward
+// (prefetched one layer ahead) and reduce-scatters its gradients after every backward.
+
+#include <cstdint>
+#include <vector>
+
+#include "costmodel/cost_model.hpp"
+#include "sim/workload.hpp"
+#include "strategies/scenario.hpp"
+
+namespace parasim::strat {
+
+struct BuildOptions {
+  bool full = false;  // simulate every GPU instead of one replica per stage
+};
+
+enum class CommKind : std::uint8_t { kTensorParallel, kPipeline, kDataParallel };
+const char* comm_kind_name(CommKind kind);  // "tp", "pp", "dp"
+constexpr int kCommKinds = 3;
+
+struct SimulatedDevice {
+  int stage = 0;
+  int dp_rank = 0;
+  int tp_rank = 0;
+  int global_rank = 0;
+  sim::StreamId compute_stream = 0;
+};
+
+// One forward or backward pass of one micro-batch on one device: its first and last compute op.
+struct PipelineSpan {
+  sim::DeviceId device = 0;
+  sim::OpId first = 0;
+  sim::OpId last = 0;
+  bool forward = true;
+  int micro_batch = 0;
+};
+
+struct BuiltWorkload {
+  sim::Workload workload;
+  std::vector<SimulatedDevice> devices;       // index = sim::DeviceId
+  std::vector<PipelineSpan> spans;
+  std::vector<CommKind> group_kind;           // per group
+  std::vector<std::uint8_t> link_is_inter;    // per link: NIC (1) or intra-node (0)
+  std::vector<std::uint8_t> link_is_egress;   // per link
+  double gpus_per_simulated_device = 1;       // dp*tp in symmetric mode, 1 in full mode
+  cost::Flops model_flops_per_step;           // whole cluster, recompute excluded
+  cost::Flops executed_flops_per_step;        // whole cluster, recompute included
+  sim::LabelId optimizer_category = 0;
+};
+
+// Throws std::length_error when the workload would exceed `max_ops` ops (a named limit instead
+// of exhausting memory).
+BuiltWorkload build_workload(const Scenario& scenario, const cost::CostModel& costs,
+                             const BuildOptions& options, std::size_t max_ops = 60'000'000);
+
+// Ops the workload would have, computed without building it (for the limit check and --help).
+std::size_t estimate_op_count(const Scenario& scenario, const BuildOptions& options);
+
+}  // namespace parasim::strat
