@@ -87,7 +87,7 @@ std::optional<double> parse_with(std::string_view text, const std::array<UnitSca
   }
   for (const auto& u : units) {
     if (u.suffix == unit) {
-      if (number < 0) return fail(fmt::format("expected a non-negative {}, got \"{}\"",
+      if (number < 0) return fail(fmt::format("expected {} that is not negative, got \"{}\"",
                                               dimension, text));
       return number * u.scale;
     }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -54,7 +55,7 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
     } else {
       d.add(r.child_path("preset"),
             fmt::format("unknown model preset \"{}\" (presets: {})", *name, preset_names_models()));
-      return;
+      from_preset = true;  // keep reading the overrides, nothing more is required
     }
   } else {
     m.name = "custom";
@@ -95,12 +96,12 @@ void read_link(JsonObjectReader& parent, std::string_view key, bool required, Di
   const json* node = parent.child(key, required);
   if (node == nullptr) return;
   JsonObjectReader r(*node, parent.child_path(key), d);
-  assign(link.bandwidth, r.bandwidth("bandwidth", required));
+  if (auto bw = r.bandwidth("bandwidth", required)) {
+    if (bw->bytes_per_s > 0) link.bandwidth = *bw;
+    else d.add(r.child_path("bandwidth"), "expected a positive bandwidth");
+  }
   assign(link.latency, r.time("latency", required));
   r.finish();
-  if (link.bandwidth.bytes_per_s <= 0 && r.has("bandwidth")) {
-    d.add(r.child_path("bandwidth"), "expected a positive bandwidth");
-  }
 }
 
 void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::DeviceSpec& dev) {
@@ -117,14 +118,17 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
     assign(dev.peak_fp8, p.flop_rate("fp8", false));
     p.finish();
   }
-  assign(dev.hbm_capacity, r.bytes("hbm_capacity", required));
-  assign(dev.hbm_bandwidth, r.bandwidth("hbm_bandwidth", required));
+  if (auto cap = r.bytes("hbm_capacity", required)) {
+    if (cap->value > 0) dev.hbm_capacity = *cap;
+    else d.add(r.child_path("hbm_capacity"), "expected a positive size");
+  }
+  if (auto bw = r.bandwidth("hbm_bandwidth", required)) {
+    if (bw->bytes_per_s > 0) dev.hbm_bandwidth = *bw;
+    else d.add(r.child_path("hbm_bandwidth"), "expected a positive bandwidth");
+  }
   assign(dev.kernel_launch_overhead, r.time("kernel_launch_overhead", false));
   assign(dev.sm_count, r.integer("sm_count", false, 0, 1 << 16));
   r.finish();
-  if (r.has("hbm_capacity") && dev.hbm_capacity.value <= 0) {
-    d.add(r.child_path("hbm_capacity"), "expected a positive size");
-  }
 }
 
 void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits,
@@ -146,7 +150,7 @@ void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits
   JsonObjectReader r(node, path, d);
   bool from_preset = false;
   if (auto name = r.string("preset", false)) {
-    if (!use_preset(*name, r.child_path("preset"))) return;
+    use_preset(*name, r.child_path("preset"));  // reported when unknown; keep reading
     from_preset = true;
   } else {
     c.name = "custom";
@@ -191,11 +195,11 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
     p.schedule = *s == "gpipe" ? PipelineSchedule::kGpipe : PipelineSchedule::kOneFOneB;
   }
   assign(p.zero_stage, r.integer("zero_stage", false, 0, 3));
-  assign(p.dp_bucket, r.bytes("dp_bucket", false));
-  r.finish();
-  if (r.has("dp_bucket") && p.dp_bucket.value <= 0) {
-    d.add("/parallel/dp_bucket", "expected a positive size such as \"25 MB\"");
+  if (auto bucket = r.bytes("dp_bucket", false)) {
+    if (bucket->value > 0) p.dp_bucket = *bucket;
+    else d.add("/parallel/dp_bucket", "expected a positive size such as \"25 MB\"");
   }
+  r.finish();
 }
 
 void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
@@ -243,10 +247,15 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
                                    p.dp, p.tp, p.pp, gpus, s.cluster.total_gpus(),
                                    s.cluster.nodes, s.cluster.gpus_per_node));
   }
-  if (p.tp > 1 && s.cluster.gpus_per_node % p.tp != 0 && p.tp < s.cluster.gpus_per_node) {
+  const int gpn = s.cluster.gpus_per_node;
+  if (p.tp > 1 && p.tp <= gpn && gpn % p.tp != 0) {
     d.add("/parallel/tp", fmt::format("tp ({}) must divide gpus_per_node ({}) so that tensor-"
                                       "parallel groups do not straddle nodes unevenly",
-                                      p.tp, s.cluster.gpus_per_node));
+                                      p.tp, gpn));
+  } else if (p.tp > gpn && p.tp % gpn != 0) {
+    d.add("/parallel/tp", fmt::format("tp ({}) spans nodes, so it must be a multiple of "
+                                      "gpus_per_node ({})",
+                                      p.tp, gpn));
   }
   if (p.sequence_parallel && p.tp == 1) {
     d.add("/parallel/sequence_parallel", "sequence parallelism needs tp > 1");
@@ -304,6 +313,12 @@ Scenario load_scenario(const std::string& path, const ScenarioLimits& limits) {
   if (!in) {
     Diagnostics d(path);
     d.add("", "cannot open the file (does it exist and is it readable?)");
+    throw cost::InputError(std::move(d));
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    Diagnostics d(path);
+    d.add("", "not a regular file (expected a scenario JSON file)");
     throw cost::InputError(std::move(d));
   }
   in.seekg(0, std::ios::end);

@@ -1,0 +1,31 @@
+#pragma once
+// Builds small Scenarios in code for the strategy tests, with the invariants of scenario.hpp.
+#include "costmodel/cluster_presets.hpp"
+#include "strategies/model_presets.hpp"
+#include "strategies/scenario.hpp"
+
+namespace parasim::test {
+
+inline strat::Scenario small_scenario(int dp, int tp, int pp, int global_batch, int micro_batch,
+                                      int gpus_per_node = 8) {
+  strat::Scenario s;
+  s.name = "test";
+  s.model = strat::find_model_preset("llama2-7b")->spec;
+  s.model.layers = 8;
+  s.model.seq_len = 1024;
+  s.cluster = cost::find_cluster_preset("dgx-h100")->spec;
+  s.cluster.gpus_per_node = gpus_per_node;
+  s.cluster.nodes = dp * tp * pp / gpus_per_node;
+  if (s.cluster.nodes == 0) {
+    s.cluster.nodes = 1;
+    s.cluster.gpus_per_node = dp * tp * pp;
+  }
+  s.training.global_batch = global_batch;
+  s.training.micro_batch = micro_batch;
+  s.parallel.dp = dp;
+  s.parallel.tp = tp;
+  s.parallel.pp = pp;
+  return s;
+}
+
+}  // namespace parasim::test

@@ -1,0 +1,476 @@
+#include "strategies/scenario_parser.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "costmodel/cluster_presets.hpp"
+#include "costmodel/units.hpp"
+#include "strategies/model_presets.hpp"
+
+namespace parasim::strat {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSourceDir{PARASIM_SOURCE_DIR};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path.string());
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+std::vector<fs::path> json_files_in(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The problems of a parse that must fail; fails the test when it does not throw InputError.
+std::vector<cost::Problem> problems_of(std::string_view text) {
+  try {
+    parse_scenario(text, "test.json");
+  } catch (const cost::InputError& e) {
+    return e.diagnostics().problems();
+  }
+  FAIL("expected cost::InputError");
+  return {};
+}
+
+bool has_problem(const std::vector<cost::Problem>& problems, std::string_view path,
+                 std::string_view substring) {
+  return std::any_of(problems.begin(), problems.end(), [&](const cost::Problem& p) {
+    const std::string shown = p.json_path.empty() ? "/" : p.json_path;
+    return shown == path && p.message.find(substring) != std::string::npos;
+  });
+}
+
+double bytes_of(std::string_view text) {
+  std::string why;
+  const auto v = cost::parse_bytes(text, &why);
+  REQUIRE_MESSAGE(v.has_value(), why);
+  return v->value;
+}
+
+double bytes_per_s_of(std::string_view text) {
+  std::string why;
+  const auto v = cost::parse_bandwidth(text, &why);
+  REQUIRE_MESSAGE(v.has_value(), why);
+  return v->bytes_per_s;
+}
+
+// Scenario text from its sections (JSON text each).
+std::string scenario_text(const std::string& model, const std::string& cluster,
+                          const std::string& parallel,
+                          const std::string& training = R"({"global_batch": 64})") {
+  return R"({"model": )" + model + R"(, "cluster": )" + cluster + R"(, "training": )" + training +
+         R"(, "parallel": )" + parallel + "}";
+}
+
+// A scenario of gpt2-medium on `cluster`, for tests that vary the cluster.
+std::string with_cluster(const std::string& cluster, const std::string& parallel) {
+  return scenario_text(R"("gpt2-medium")", cluster, parallel);
+}
+
+// The explicit device and links of a cluster section, with the HBM capacity and NIC bandwidth
+// given as text.
+std::string explicit_cluster(const std::string& hbm_capacity, const std::string& nic) {
+  return R"({"device": {"peak": {"bf16": "312 TFLOP/s"}, "hbm_capacity": ")" + hbm_capacity +
+         R"(", "hbm_bandwidth": "2039 GB/s"}, "gpus_per_node": 8,
+             "intra_node": {"bandwidth": "300 GB/s", "latency": "1 us"},
+             "inter_node": {"bandwidth": ")" +
+         nic + R"(", "latency": "5 us"}})";
+}
+
+}  // namespace
+
+TEST_CASE("every shipped scenario parses and satisfies the Scenario invariants") {
+  const auto files = json_files_in(kSourceDir / "scenarios");
+  REQUIRE(files.size() >= 6);
+  for (const auto& file : files) {
+    CAPTURE(file.string());
+    Scenario s;
+    try {
+      s = load_scenario(file.string());
+    } catch (const cost::InputError& e) {
+      FAIL(e.what());
+    }
+    const auto& m = s.model;
+    const auto& c = s.cluster;
+    const auto& t = s.training;
+    const auto& p = s.parallel;
+    CHECK(s.source_file == file.string());
+    CHECK(!s.name.empty());
+    CHECK(!s.description.empty());
+    CHECK(static_cast<long long>(p.dp) * p.tp * p.pp == c.total_gpus());
+    CHECK(m.heads % p.tp == 0);
+    CHECK(m.kv_heads % p.tp == 0);
+    CHECK(m.hidden % m.heads == 0);
+    CHECK(m.heads % m.kv_heads == 0);
+    CHECK(m.layers % p.pp == 0);
+    CHECK(s.layers_per_stage() >= 1);
+    CHECK(t.global_batch % (t.micro_batch * p.dp) == 0);
+    CHECK(s.micro_batches() >= 1);
+    CHECK(p.zero_stage >= 0);
+    CHECK(p.zero_stage <= 3);
+    CHECK((!p.sequence_parallel || p.tp > 1));
+    CHECK((p.tp >= c.gpus_per_node || c.gpus_per_node % p.tp == 0));
+    CHECK(c.device.peak(t.precision).flop_per_s > 0);
+    CHECK(c.device.hbm_capacity.value > 0);
+    CHECK(c.device.hbm_bandwidth.bytes_per_s > 0);
+    CHECK(c.intra_node.bandwidth.bytes_per_s > 0);
+    CHECK(c.inter_node.bandwidth.bytes_per_s > 0);
+    CHECK(p.dp_bucket.value > 0);
+    // Shipped scenarios point editors at the schema and say what they show.
+    const auto root = nlohmann::json::parse(read_text(file));
+    CHECK(root.value("$schema", "") == "../docs/scenario.schema.json");
+    CHECK(root.value("name", "") == file.stem().string());
+  }
+}
+
+TEST_CASE("the benchmark scenario is GPT-3 175B on 1024 H100s with 64 micro-batches") {
+  const Scenario s =
+      load_scenario((kSourceDir / "scenarios" / "gpt3-175b-1024gpu.json").string());
+  CHECK(s.model.name == "gpt3-175b");
+  CHECK(s.cluster.name == "dgx-h100");
+  CHECK(s.cluster.device.name == "H100-SXM5-80GB");
+  CHECK(s.cluster.nodes == 128);
+  CHECK(s.cluster.total_gpus() == 1024);
+  CHECK(s.parallel.tp == 8);
+  CHECK(s.parallel.pp == 16);
+  CHECK(s.parallel.dp == 8);
+  CHECK(s.parallel.schedule == PipelineSchedule::kOneFOneB);
+  CHECK(s.parallel.sequence_parallel);
+  CHECK(s.parallel.zero_stage == 1);
+  CHECK(s.training.micro_batch == 1);
+  CHECK(s.training.global_batch == 512);
+  CHECK(s.micro_batches() == 64);
+  CHECK(s.layers_per_stage() == 6);
+  CHECK(s.training.precision == cost::Dtype::kBf16);
+  CHECK(s.training.recompute == cost::Recompute::kSelective);
+  CHECK(s.optimizer.kind == OptimizerKind::kAdamW);
+}
+
+TEST_CASE("the custom-cluster scenario reads every field without presets") {
+  const Scenario s = load_scenario((kSourceDir / "scenarios" / "custom-cluster.json").string());
+  CHECK(s.model.name == "gpt-0.7b-custom");
+  CHECK(s.model.layers == 12);
+  CHECK(s.model.hidden == 2048);
+  CHECK(s.model.heads == 16);
+  CHECK(s.cluster.name == "perlmutter-a100-40gb");
+  CHECK(s.cluster.device.name == "A100-SXM4-40GB");
+  CHECK(s.cluster.device.hbm_capacity.value == doctest::Approx(40e9));
+  CHECK(s.cluster.device.peak_fp32.flop_per_s == doctest::Approx(19.5e12));
+  CHECK(s.cluster.device.peak_fp8.flop_per_s == 0);
+  CHECK(s.cluster.device.sm_count == 108);
+  CHECK(s.cluster.device.kernel_launch_overhead == sim::Time::us(4));
+  CHECK(s.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(25e9));  // 200 Gb/s
+  CHECK(s.cluster.intra_node.latency == sim::Time::us(1));
+  CHECK(s.cluster.total_gpus() == 8);
+  CHECK(s.parallel.dp_bucket.value == doctest::Approx(25e6));
+}
+
+TEST_CASE("every malformed fixture fails with exactly the expected problems") {
+  const fs::path dir = kSourceDir / "tests" / "data" / "bad";
+  // file -> expected (path, substring) pairs, in EXPECTED.txt order.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> expected;
+  std::istringstream lines(read_text(dir / "EXPECTED.txt"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto tab1 = line.find('\t');
+    const auto tab2 = line.find('\t', tab1 == std::string::npos ? tab1 : tab1 + 1);
+    REQUIRE_MESSAGE(tab2 != std::string::npos, "malformed EXPECTED.txt line: " << line);
+    expected[line.substr(0, tab1)].emplace_back(line.substr(tab1 + 1, tab2 - tab1 - 1),
+                                                line.substr(tab2 + 1));
+  }
+  REQUIRE(expected.size() >= 12);
+
+  // Every fixture has expectations and every expectation has a fixture.
+  std::set<std::string> fixtures;
+  for (const auto& file : json_files_in(dir)) fixtures.insert(file.filename().string());
+  for (const auto& name : fixtures) {
+    CAPTURE(name);
+    CHECK(expected.count(name) == 1);
+  }
+  for (const auto& [name, pairs] : expected) {
+    CAPTURE(name);
+    CHECK(fixtures.count(name) == 1);
+  }
+  REQUIRE(expected.count("three-problems.json") == 1);
+  CHECK(expected.at("three-problems.json").size() == 3);
+
+  for (const auto& [name, pairs] : expected) {
+    CAPTURE(name);
+    const std::string path = (dir / name).string();
+    bool threw = false;
+    try {
+      load_scenario(path);
+    } catch (const cost::InputError& e) {
+      threw = true;
+      const auto& problems = e.diagnostics().problems();
+      CAPTURE(e.what());
+      CHECK(e.diagnostics().file() == path);
+      CHECK(problems.size() == pairs.size());
+      for (const auto& [json_path, substring] : pairs) {
+        CAPTURE(json_path);
+        CAPTURE(substring);
+        CHECK(has_problem(problems, json_path, substring));
+      }
+      // "FILE: /json/path: message", one line per problem.
+      std::istringstream text(e.what());
+      std::string shown;
+      std::size_t count = 0;
+      while (std::getline(text, shown)) {
+        CHECK(shown.rfind(path + ": /", 0) == 0);
+        ++count;
+      }
+      CHECK(count == problems.size());
+    }
+    CHECK_MESSAGE(threw, "no cost::InputError");
+  }
+}
+
+TEST_CASE("unit text keeps GB and GiB apart, reads bits, and rejects bare numbers") {
+  CHECK(bytes_of("80 GiB") == 80.0 * 1024 * 1024 * 1024);
+  CHECK(bytes_of("80 GB") == 80e9);
+  CHECK(bytes_of("80GiB") == 80.0 * 1024 * 1024 * 1024);
+  CHECK(bytes_of("25 MB") == 25e6);
+  CHECK(bytes_per_s_of("400 Gb/s") == doctest::Approx(50e9));
+  CHECK(bytes_per_s_of("400 Gbit/s") == doctest::Approx(50e9));
+  CHECK(bytes_per_s_of("450 GB/s") == doctest::Approx(450e9));
+  std::string why;
+  const auto peak = cost::parse_flop_rate("989.4 TFLOP/s", &why);
+  REQUIRE(peak.has_value());
+  CHECK(peak->flop_per_s == doctest::Approx(989.4e12));
+  CHECK(cost::parse_time("5 us", &why) == sim::Time::us(5));
+
+  CHECK_FALSE(cost::parse_bytes("80", &why).has_value());
+  CHECK(why.find("bare number") != std::string::npos);
+  CHECK_FALSE(cost::parse_bandwidth("900 GB", &why).has_value());
+  CHECK(why.find("unknown unit \"GB\"") != std::string::npos);
+  CHECK_FALSE(cost::parse_bytes("80 GB/s", &why).has_value());
+  CHECK_FALSE(cost::parse_bytes("-80 GiB", &why).has_value());
+  CHECK_FALSE(cost::parse_bytes("eighty GiB", &why).has_value());
+
+  // Formatting and parsing back agree.
+  for (double v : {80.0 * cost::kGiB, 1.5 * cost::kMiB, 123.0, 3.0e12}) {
+    CAPTURE(v);
+    const auto back = cost::parse_bytes(cost::format_bytes(cost::Bytes{v}), &why);
+    REQUIRE(back.has_value());
+    CHECK(back->value == doctest::Approx(v).epsilon(1e-3));
+    const auto back_si = cost::parse_bytes(cost::format_bytes_si(cost::Bytes{v}), &why);
+    REQUIRE(back_si.has_value());
+    CHECK(back_si->value == doctest::Approx(v).epsilon(1e-3));
+  }
+  const auto bw = cost::parse_bandwidth(cost::format_bandwidth(cost::Bandwidth{50e9}), &why);
+  REQUIRE(bw.has_value());
+  CHECK(bw->bytes_per_s == doctest::Approx(50e9));
+
+  // The same through a scenario: GiB vs GB capacity, bits on the NIC.
+  const Scenario gib =
+      parse_scenario(with_cluster(explicit_cluster("80 GiB", "400 Gb/s"), R"({"dp": 8})"), "x");
+  const Scenario gb =
+      parse_scenario(with_cluster(explicit_cluster("80 GB", "400 Gb/s"), R"({"dp": 8})"), "x");
+  CHECK(gib.cluster.device.hbm_capacity.value == 80.0 * 1024 * 1024 * 1024);
+  CHECK(gb.cluster.device.hbm_capacity.value == 80e9);
+  CHECK(gib.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(50e9));
+  CHECK(gib.cluster.name == "custom");
+
+  // A bare number in a scenario names the field and asks for a unit.
+  const auto bare = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "inter_node": {"bandwidth": 50}})", R"({"dp": 8})"));
+  CHECK(bare.size() == 1);
+  CHECK(has_problem(bare, "/cluster/inter_node/bandwidth", "bare number"));
+}
+
+TEST_CASE("a typo'd key is reported with a did-you-mean suggestion") {
+  const auto problems = problems_of(R"({"model": "gpt2-medium", "cluster": "dgx-a100-80gb",
+      "training": {"global_bach": 64}, "parallel": {"dp": 8, "sequence_paralel": false}})");
+  CHECK(has_problem(problems, "/training/global_bach", "did you mean \"global_batch\""));
+  CHECK(has_problem(problems, "/training/global_batch", "required field is missing"));
+  CHECK(has_problem(problems, "/parallel/sequence_paralel", "did you mean \"sequence_parallel\""));
+  CHECK(problems.size() == 3);
+
+  // Nothing close: the known keys are listed instead.
+  const auto far = problems_of(R"({"model": "gpt2-medium", "cluster": "dgx-a100-80gb",
+      "training": {"global_batch": 64}, "parallel": {"dp": 8}, "zzzzzz": 1})");
+  CHECK(has_problem(far, "/zzzzzz", "known keys here:"));
+}
+
+TEST_CASE("a preset with overrides keeps the preset's fields and changes only the named ones") {
+  const Scenario s = parse_scenario(
+      with_cluster(R"({"preset": "dgx-h100", "nodes": 4})", R"({"dp": 32})"), "x");
+  CHECK(s.cluster.name == "dgx-h100");
+  CHECK(s.cluster.device.name == "H100-SXM5-80GB");
+  CHECK(s.cluster.device.peak_bf16.flop_per_s == doctest::Approx(989.4e12));
+  CHECK(s.cluster.gpus_per_node == 8);
+  CHECK(s.cluster.nodes == 4);
+  CHECK(s.cluster.total_gpus() == 32);
+  CHECK(s.cluster.intra_node.bandwidth.bytes_per_s == doctest::Approx(450e9));
+  CHECK(s.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(50e9));
+
+  // A nested override replaces one device field and keeps the rest.
+  const Scenario hbm = parse_scenario(
+      with_cluster(R"({"preset": "dgx-h100", "device": {"hbm_capacity": "96 GB"}})",
+                   R"({"dp": 8})"),
+      "x");
+  CHECK(hbm.cluster.device.hbm_capacity.value == doctest::Approx(96e9));
+  CHECK(hbm.cluster.device.name == "H100-SXM5-80GB");
+  CHECK(hbm.cluster.device.hbm_bandwidth.bytes_per_s == doctest::Approx(3350e9));
+
+  // The plain preset name is one node.
+  const Scenario one = parse_scenario(with_cluster(R"("dgx-h100")", R"({"dp": 8})"), "x");
+  CHECK(one.cluster.nodes == 1);
+  CHECK(one.cluster.device.name == "H100-SXM5-80GB");
+
+  // Model presets: overrides keep the rest of the shape.
+  const Scenario m = parse_scenario(R"({"model": {"preset": "llama2-7b", "seq_len": 2048},
+      "cluster": "dgx-h100", "training": {"global_batch": 8}, "parallel": {"dp": 8}})",
+                                    "x");
+  CHECK(m.model.name == "llama2-7b");
+  CHECK(m.model.seq_len == 2048);
+  CHECK(m.model.layers == 32);
+  CHECK(m.model.ffn_hidden == 11008);
+  CHECK(m.model.mlp == MlpKind::kSwiglu);
+
+  // An unknown preset names the presets there are.
+  const auto bad = problems_of(with_cluster(R"({"preset": "dgx-b200"})", R"({"dp": 8})"));
+  CHECK(has_problem(bad, "/cluster/preset", "unknown cluster preset \"dgx-b200\""));
+  CHECK(has_problem(bad, "/cluster/preset", "dgx-h100"));
+}
+
+TEST_CASE("defaults of optional fields") {
+  const Scenario s = parse_scenario(R"({"model": {"layers": 2, "hidden": 64, "heads": 4,
+      "vocab": 100, "seq_len": 32}, "cluster": {"preset": "dgx-h100", "gpus_per_node": 1},
+      "training": {"global_batch": 8}, "parallel": {}})",
+                                    "defaults.json");
+  CHECK(s.name == "defaults.json");
+  CHECK(s.model.name == "custom");
+  CHECK(s.model.kv_heads == 4);
+  CHECK(s.model.ffn_hidden == 256);
+  CHECK(s.model.mlp == MlpKind::kGelu);
+  CHECK(s.model.norm == NormKind::kLayerNorm);
+  CHECK(s.training.micro_batch == 1);
+  CHECK(s.training.precision == cost::Dtype::kBf16);
+  CHECK(s.training.recompute == cost::Recompute::kNone);
+  CHECK(s.parallel.schedule == PipelineSchedule::kOneFOneB);
+  CHECK(s.parallel.zero_stage == 0);
+  CHECK_FALSE(s.parallel.sequence_parallel);
+  CHECK(s.parallel.dp_bucket.value == doctest::Approx(25e6));
+  CHECK(s.optimizer.kind == OptimizerKind::kAdamW);
+  CHECK(s.cluster.total_gpus() == 1);
+  CHECK(s.micro_batches() == 8);
+}
+
+TEST_CASE("limits refuse inputs too large to simulate") {
+  const std::string text = with_cluster(R"({"preset": "dgx-h100", "nodes": 4})", R"({"dp": 32})");
+  CHECK_NOTHROW(parse_scenario(text, "x"));
+
+  ScenarioLimits small_file;
+  small_file.max_file_bytes = 16;
+  CHECK_THROWS_AS(parse_scenario(text, "x", small_file), cost::InputError);
+
+  ScenarioLimits few_micro_batches;
+  few_micro_batches.max_micro_batches = 1;  // 64 / (1 x 32) = 2 micro-batches
+  try {
+    parse_scenario(text, "x", few_micro_batches);
+    FAIL("expected cost::InputError");
+  } catch (const cost::InputError& e) {
+    CHECK(has_problem(e.diagnostics().problems(), "/training/global_batch", "over the limit"));
+  }
+
+  const auto gpus = problems_of(with_cluster(R"({"preset": "dgx-h100", "nodes": 131073})",
+                                             R"({"dp": 1048584})"));
+  CHECK(has_problem(gpus, "/cluster", "over the limit of 1048576 GPUs"));
+  const auto layers = problems_of(R"({"model": {"preset": "gpt2-medium", "layers": 4097},
+      "cluster": "dgx-h100", "training": {"global_batch": 8}, "parallel": {"dp": 8}})");
+  CHECK(has_problem(layers, "/model/layers", "expected an integer in [1, 4096]"));
+}
+
+TEST_CASE("the cross-field rules name the field to change") {
+  // llama2-70b has 8 KV heads: tp 16 divides its 64 query heads but not them.
+  const auto kv = problems_of(
+      scenario_text(R"("llama2-70b")", R"({"preset": "dgx-h100", "nodes": 2})", R"({"tp": 16})"));
+  CHECK(kv.size() == 1);
+  CHECK(has_problem(kv, "/parallel/tp", "must divide the number of kv heads (8)"));
+
+  // llama2-13b has 40 layers: 16 stages do not split them evenly.
+  const auto pp = problems_of(
+      scenario_text(R"("llama2-13b")", R"({"preset": "dgx-h100", "nodes": 2})", R"({"pp": 16})"));
+  CHECK(pp.size() == 1);
+  CHECK(has_problem(pp, "/parallel/pp", "must divide the layer count (40)"));
+
+  // tp must divide gpus_per_node when it is smaller than a node; the GPU count is also off.
+  const auto tp_node = problems_of(scenario_text(
+      R"({"layers": 2, "hidden": 96, "heads": 6, "vocab": 100, "seq_len": 32})", R"("dgx-h100")",
+      R"({"tp": 3, "pp": 2})", R"({"global_batch": 8})"));
+  CHECK(tp_node.size() == 2);
+  CHECK(has_problem(tp_node, "/parallel/tp", "must divide gpus_per_node (8)"));
+  CHECK(has_problem(tp_node, "/parallel", "= 6 GPUs, but the cluster has 8"));
+
+  // A precision the device has no peak for.
+  const auto fp16 = problems_of(scenario_text(R"("gpt2-medium")",
+                                              explicit_cluster("80 GB", "200 Gb/s"),
+                                              R"({"dp": 8})",
+                                              R"({"global_batch": 8, "precision": "fp16"})"));
+  CHECK(fp16.size() == 1);
+  CHECK(has_problem(fp16, "/training/precision", "no fp16 peak FLOP rate"));
+
+  // Every problem of a file at once: field problems in three sections.
+  const auto many = problems_of(scenario_text(R"({"preset": "gpt2-medium", "heads": "16"})",
+                                              R"({"preset": "dgx-h100", "nodes": 0})",
+                                              R"({"schedule": "interleaved", "zero_stage": 4})",
+                                              R"({"global_batch": 8.0})"));
+  CHECK(many.size() == 5);
+  CHECK(has_problem(many, "/model/heads", "expected an integer, got a string"));
+  CHECK(has_problem(many, "/cluster/nodes", "expected an integer in [1, 1048576], got 0"));
+  CHECK(has_problem(many, "/parallel/schedule", "expected one of \"gpipe\", \"1f1b\""));
+  CHECK(has_problem(many, "/parallel/zero_stage", "expected an integer in [0, 3], got 4"));
+  CHECK(has_problem(many, "/training/global_batch", "expected an integer, got a number"));
+}
+
+TEST_CASE("the JSON Schema and the format guide list exactly the presets there are") {
+  const auto schema =
+      nlohmann::json::parse(read_text(kSourceDir / "docs" / "scenario.schema.json"));
+  const std::string guide = read_text(kSourceDir / "docs" / "scenario.md");
+  std::set<std::string> schema_models, schema_clusters, models, clusters;
+  for (const auto& n : schema.at("$defs").at("model_preset_name").at("enum")) {
+    schema_models.insert(n.get<std::string>());
+  }
+  for (const auto& n : schema.at("$defs").at("cluster_preset_name").at("enum")) {
+    schema_clusters.insert(n.get<std::string>());
+  }
+  for (const auto& p : model_presets()) models.insert(p.name);
+  for (const auto& p : cost::cluster_presets()) clusters.insert(p.name);
+  CHECK(schema_models == models);
+  CHECK(schema_clusters == clusters);
+  for (const auto& name : models) {
+    CAPTURE(name);
+    CHECK(guide.find("| `" + name + "` |") != std::string::npos);
+  }
+  for (const auto& name : clusters) {
+    CAPTURE(name);
+    CHECK(guide.find("| `" + name + "` |") != std::string::npos);
+  }
+}
+
+}  // namespace parasim::strat

@@ -1,0 +1,160 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "costmodel/activation_memory.hpp"
+#include "costmodel/cost_model.hpp"
+#include "scenario_builder.hpp"
+#include "sim/engine.hpp"
+#include "strategies/layer_program.hpp"
+#include "strategies/step_report.hpp"
+#include "strategies/workload_builder.hpp"
+
+using namespace parasim;
+
+namespace {
+
+struct Run {
+  strat::BuiltWorkload built;
+  sim::SimResult result;
+  strat::StepReport report;
+};
+
+Run simulate(const strat::Scenario& sc, bool full) {
+  const cost::CostModel costs(sc.cluster);
+  Run r;
+  r.built = strat::build_workload(sc, costs, {full});
+  r.result = sim::Engine(r.built.workload).run();
+  r.report = strat::make_step_report(sc, r.built, r.result);
+  return r;
+}
+
+cost::ActivationShape shape_of(const strat::Scenario& sc) {
+  cost::ActivationShape a;
+  a.seq_len = sc.model.seq_len;
+  a.micro_batch = sc.training.micro_batch;
+  a.hidden = sc.model.hidden;
+  a.heads = sc.model.heads;
+  a.kv_heads = sc.model.kv_heads;
+  a.ffn_hidden = sc.model.ffn_hidden;
+  a.swiglu = sc.model.mlp == strat::MlpKind::kSwiglu;
+  a.dropout = sc.model.dropout;
+  a.tp = sc.parallel.tp;
+  a.sequence_parallel = sc.parallel.sequence_parallel;
+  return a;
+}
+
+double activations_at_peak(const Run& r, std::size_t device) {
+  const auto& cats = r.built.workload.memory_categories();
+  for (std::size_t c = 0; c < cats.size(); ++c) {
+    if (cats[c] == "activations") return static_cast<double>(r.result.peak_breakdown_bytes[device][c]);
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("Symmetric and full simulation give the same step time on symmetric inputs") {
+  struct Case {
+    int dp, tp, pp, zero;
+    bool sp;
+    strat::PipelineSchedule schedule;
+  };
+  for (const Case c : {Case{2, 2, 2, 0, false, strat::PipelineSchedule::kOneFOneB},
+                       Case{2, 4, 2, 1, true, strat::PipelineSchedule::kOneFOneB},
+                       Case{4, 2, 2, 2, false, strat::PipelineSchedule::kGpipe},
+                       Case{4, 1, 2, 3, false, strat::PipelineSchedule::kOneFOneB},
+                       Case{16, 1, 1, 0, false, strat::PipelineSchedule::kOneFOneB}}) {
+    CAPTURE(c.dp);
+    CAPTURE(c.tp);
+    CAPTURE(c.pp);
+    CAPTURE(c.zero);
+    auto sc = test::small_scenario(c.dp, c.tp, c.pp, 8 * c.dp, 1);
+    sc.parallel.zero_stage = c.zero;
+    sc.parallel.sequence_parallel = c.sp;
+    sc.parallel.schedule = c.schedule;
+    const auto sym = simulate(sc, false);
+    const auto full = simulate(sc, true);
+    CHECK(full.built.workload.device_count() == static_cast<std::size_t>(c.dp * c.tp * c.pp));
+    CHECK(sym.built.workload.device_count() == static_cast<std::size_t>(c.pp));
+    CHECK(sym.result.makespan == full.result.makespan);
+    CHECK(sym.report.comm_bytes == full.report.comm_bytes);
+    for (std::size_t d = 0; d < full.result.peak_memory_bytes.size(); ++d) {
+      const int stage = full.built.devices[d].stage;
+      CHECK(full.result.peak_memory_bytes[d] == sym.result.peak_memory_bytes[static_cast<std::size_t>(stage)]);
+    }
+  }
+}
+
+TEST_CASE("Activation sets in flight: 1F1B holds min(P-s, m) on stage s, GPipe holds m") {
+  // Stages other than the last (which also holds the logits) keep exactly n micro-batches of
+  // layers_per_stage layers of Korthikanti activations at their peak, plus, with selective
+  // recompute, the attention core of the one layer whose backward is running.
+  for (auto schedule : {strat::PipelineSchedule::kOneFOneB, strat::PipelineSchedule::kGpipe}) {
+    for (auto recompute : {cost::Recompute::kNone, cost::Recompute::kSelective}) {
+      auto sc = test::small_scenario(1, 2, 4, 8, 1);
+      sc.parallel.schedule = schedule;
+      sc.training.recompute = recompute;
+      const auto r = simulate(sc, false);
+      const double per_layer = cost::activation_bytes_per_layer(shape_of(sc), recompute).value;
+      const double per_mb = per_layer * sc.layers_per_stage();
+      const double transient =
+          cost::activation_bytes_per_layer(shape_of(sc), cost::Recompute::kNone).value - per_layer;
+      for (int s = 0; s + 1 < sc.parallel.pp; ++s) {
+        const int in_flight = schedule == strat::PipelineSchedule::kGpipe
+                                  ? sc.micro_batches()
+                                  : std::min(sc.parallel.pp - s, sc.micro_batches());
+        CAPTURE(s);
+        // Whole bytes per op: allow one byte of rounding per allocation.
+        CHECK(std::abs(activations_at_peak(r, static_cast<std::size_t>(s)) -
+                       (in_flight * per_mb + transient)) <= in_flight * sc.layers_per_stage() + 2);
+      }
+    }
+  }
+}
+
+TEST_CASE("Full recompute keeps only the layer inputs between passes") {
+  auto sc = test::small_scenario(1, 1, 2, 8, 1, 2);
+  sc.training.recompute = cost::Recompute::kFull;
+  const auto r = simulate(sc, false);
+  const double stored = cost::activation_bytes_per_layer(shape_of(sc), cost::Recompute::kFull).value;
+  const double full = cost::activation_bytes_per_layer(shape_of(sc), cost::Recompute::kNone).value;
+  // Stage 0 peaks inside a backward: P micro-batches' inputs for every layer, plus one layer
+  // re-materialised in full.
+  const double expected = 2 * sc.layers_per_stage() * stored + (full - stored);
+  CHECK(std::abs(activations_at_peak(r, 0) - expected) <= 2 * sc.layers_per_stage() + 2);
+}
+
+TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per rank") {
+  auto sc = test::small_scenario(8, 1, 1, 16, 1);
+  const auto r = simulate(sc, false);
+  const double params = sc.model.layers * strat::layer_params_per_tp_rank(sc.model, 1) +
+                        strat::embedding_params_per_tp_rank(sc.model, 1, 0, 1);
+  const double grad_bytes = params * 2;  // bf16 gradients
+  const double per_rank = 2.0 * 7 / 8 * grad_bytes;
+  CHECK(r.report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)] ==
+        doctest::Approx(8 * per_rank).epsilon(1e-12));
+  // All inside one node: every byte goes over NVLink.
+  CHECK(r.report.link_bytes_inter_node == 0);
+}
+
+TEST_CASE("Tensor parallel: two all-reduces forward and two backward per layer of b*s*h*2 bytes") {
+  auto sc = test::small_scenario(1, 4, 1, 4, 1);
+  const auto r = simulate(sc, false);
+  const double bsh = 1.0 * sc.model.seq_len * sc.model.hidden * 2;
+  const double per_rank_per_ar = 2.0 * 3 / 4 * bsh;
+  // Per micro-batch: 4 per layer, plus the embedding's forward and the head's backward, and the
+  // loss statistics (3 floats per token).
+  const double per_mb = sc.model.layers * 4 * per_rank_per_ar + 2 * per_rank_per_ar +
+                        2.0 * 3 / 4 * 12.0 * sc.model.seq_len;
+  CHECK(r.report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kTensorParallel)] ==
+        doctest::Approx(4 * sc.micro_batches() * per_mb).epsilon(1e-12));
+}
+
+TEST_CASE("Huge workloads are refused with the limit named") {
+  auto sc = test::small_scenario(8, 8, 16, 8 * 64, 1, 8);
+  sc.model.layers = 96;
+  const cost::CostModel costs(sc.cluster);
+  CHECK_THROWS_WITH_AS(strat::build_workload(sc, costs, {true}, 1'000'000),
+                       doctest::Contains("over the limit of 1000000"), std::length_error);
+}
