@@ -65,6 +65,16 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
   line(o, "  by link class: intra-node {}, inter-node (NIC) {}", si(r.link_bytes_intra_node),
        si(r.link_bytes_inter_node));
   line(o, "");
+  line(o, "Collectives (mean per instance; algbw and busbw as nccl-tests reports them)");
+  line(o, "  {:<4} {:<15} {:>5} {:>9} {:>11} {:>11} {:>12} {:>12}", "kind", "op", "ranks",
+       "per GPU", "message", "time", "algbw", "busbw");
+  for (const auto& c : r.collectives) {
+    line(o, "  {:<4} {:<15} {:>5} {:>9.0f} {:>11} {:>11} {:>12} {:>12}", c.kind, c.op,
+         c.group_size, c.count_per_gpu, si(c.mean_message_bytes), seconds(c.mean_time_s),
+         cost::format_bandwidth(cost::Bandwidth{c.algbw_bytes_per_s}),
+         cost::format_bandwidth(cost::Bandwidth{c.busbw_bytes_per_s}));
+  }
+  line(o, "");
   line(o, "Peak memory per device (HBM {})", gib(r.hbm_capacity_bytes));
   for (const auto& m : r.memory) {
     std::string parts;
@@ -123,6 +133,18 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   j["exposed_comm_s"] = exposed;
   j["link_bytes"] = {{"intra_node", r.link_bytes_intra_node},
                      {"inter_node", r.link_bytes_inter_node}};
+  nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
+  for (const auto& c : r.collectives) {
+    collectives.push_back({{"kind", c.kind},
+                           {"op", c.op},
+                           {"group_size", c.group_size},
+                           {"count_per_gpu", c.count_per_gpu},
+                           {"mean_message_bytes", c.mean_message_bytes},
+                           {"mean_time_s", c.mean_time_s},
+                           {"algbw_bytes_per_s", c.algbw_bytes_per_s},
+                           {"busbw_bytes_per_s", c.busbw_bytes_per_s}});
+  }
+  j["collectives"] = collectives;
   nlohmann::ordered_json path;
   for (const auto& [cat, s] : r.critical_path_s) path[cat] = s;
   j["critical_path_s"] = path;

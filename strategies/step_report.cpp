@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace parasim::strat {
 namespace {
@@ -84,7 +85,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     }
   }
   for (sim::GroupId g = 0; g < w.group_count(); ++g) {
-    const auto kind = static_cast<std::size_t>(built.group_kind[g]);
+    const auto kind = static_cast<std::size_t>(built.groups[g].kind);
     const sim::Group& group = w.group(g);
     const double senders = group.point_to_point ? 1.0 : group.members_count;
     rep.comm_bytes[kind] += group.bytes_per_member * senders * built.gpus_per_simulated_device;
@@ -94,6 +95,36 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     }
   }
   for (auto& e : rep.exposed_comm_s) e /= static_cast<double>(w.device_count());
+
+  // Collective table, keyed by (kind, op, group size) in a fixed order.
+  std::map<std::tuple<int, int, int>, std::pair<CollectiveSummary, double>> table;
+  for (sim::GroupId g = 0; g < w.group_count(); ++g) {
+    const GroupInfo& info = built.groups[g];
+    auto& [row, member_count] = table[{static_cast<int>(info.kind), static_cast<int>(info.op),
+                                       info.group_size}];
+    row.kind = comm_kind_name(info.kind);
+    row.op = cost::collective_name(info.op);
+    row.group_size = info.group_size;
+    row.count_per_gpu += 1;
+    row.mean_message_bytes += info.message_bytes;
+    row.mean_time_s += (r.op_end[w.members(g)[0]] - starts[g]).to_seconds();
+    member_count += w.group(g).members_count;
+  }
+  for (auto& [key, entry] : table) {
+    auto& [row, members] = entry;
+    const double n = row.count_per_gpu;
+    row.mean_message_bytes /= n;
+    row.mean_time_s /= n;
+    // Each simulated device took part in members/devices of the instances.
+    row.count_per_gpu = members / static_cast<double>(w.device_count());
+    if (row.mean_time_s > 0) {
+      row.algbw_bytes_per_s = row.mean_message_bytes / row.mean_time_s;
+      row.busbw_bytes_per_s = row.algbw_bytes_per_s *
+                              cost::busbw_factor(static_cast<cost::CollectiveKind>(std::get<1>(key)),
+                                                 row.group_size);
+    }
+    rep.collectives.push_back(row);
+  }
   for (sim::LinkId l = 0; l < w.link_count(); ++l) {
     if (!built.link_is_egress[l]) continue;
     const double bytes = r.link_bytes[l] * built.gpus_per_simulated_device;

@@ -31,6 +31,19 @@ struct DeviceMemory {
   std::vector<std::pair<std::string, double>> breakdown_bytes;  // category -> bytes at the peak
 };
 
+// Collectives of one kind and operation, averaged over the simulated instances; algbw and busbw
+// follow nccl-tests (algbw = S / t, busbw = algbw x factor(op, n)).
+struct CollectiveSummary {
+  std::string kind;       // "tp", "pp", "dp"
+  std::string op;         // "all-reduce", ...
+  int group_size = 1;
+  double count_per_gpu = 0;     // instances each member GPU takes part in per step
+  double mean_message_bytes = 0;
+  double mean_time_s = 0;       // from the last member's arrival to the end
+  double algbw_bytes_per_s = 0;
+  double busbw_bytes_per_s = 0;
+};
+
 struct StepReport {
   std::string scenario;
   bool full = false;
@@ -52,6 +65,7 @@ struct StepReport {
   std::array<double, kCommKinds> comm_bytes{};         // whole cluster, by kind
   double link_bytes_intra_node = 0;
   double link_bytes_inter_node = 0;
+  std::vector<CollectiveSummary> collectives;
   std::vector<DeviceMemory> memory;                    // per simulated device
   double hbm_capacity_bytes = 0;
   // Critical path: seconds by op category (compute forward/backward, tp-comm, ...).

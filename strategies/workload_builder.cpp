@@ -68,7 +68,7 @@ class Builder {
   void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);
   sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
                                const cost::CollectivePlan& plan, const std::string& label,
-                               sim::LabelId category, int mb, CommKind kind);
+                               sim::LabelId category, int mb, CommKind kind, int group_size);
   void emit_p2p();
   void emit_data_parallel(int stage);
   void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
@@ -151,7 +151,8 @@ void Builder::set_base_memory() {
 sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
                                       sim::StreamId DeviceStreams::*stream,
                                       const cost::CollectivePlan& plan, const std::string& label,
-                                      sim::LabelId category, int mb, CommKind kind) {
+                                      sim::LabelId category, int mb, CommKind kind,
+                                      int group_size) {
   auto& w = out_.workload;
   std::vector<sim::StreamId> member_streams;
   member_streams.reserve(members.size());
@@ -176,7 +177,7 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
   for (const auto& ph : plan.phases) per_member += ph.bytes_sent_per_rank.value;
   const sim::GroupId g = w.add_group(member_streams, phases, flows, w.intern(label), category, mb,
                                      false, per_member);
-  out_.group_kind.push_back(kind);
+  out_.groups.push_back(GroupInfo{kind, plan.kind, plan.message.value, group_size});
   return g;
 }
 
@@ -212,7 +213,7 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       for (int r = 0; r < tp_sim_; ++r) members.push_back(index(stage, d, r));
       const sim::GroupId g = emit_collective(members, &DeviceStreams::tp, plan,
                                              where + step.collective.label, cat_tp_, mb,
-                                             CommKind::kTensorParallel);
+                                             CommKind::kTensorParallel, sc_.parallel.tp);
       for (int r = 0; r < tp_sim_; ++r) {
         link(static_cast<std::size_t>(d * tp_sim_ + r), w.members(g)[static_cast<std::size_t>(r)]);
       }
@@ -233,7 +234,7 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
     for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
     const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
                                            where + "zero3 all-gather", cat_dp_, mb,
-                                           CommKind::kDataParallel);
+                                           CommKind::kDataParallel, sc_.parallel.dp);
     for (int d = 0; d < dp_sim_; ++d) {
       const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
       const OpId op = w.members(g)[static_cast<std::size_t>(d)];
@@ -256,7 +257,7 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
     for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
     const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
                                            where + "zero3 reduce-scatter", cat_dp_, mb,
-                                           CommKind::kDataParallel);
+                                           CommKind::kDataParallel, sc_.parallel.dp);
     for (int d = 0; d < dp_sim_; ++d) {
       w.add_dependency(chain[static_cast<std::size_t>(d * tp_sim_ + r)],
                        w.members(g)[static_cast<std::size_t>(d)]);
@@ -407,7 +408,8 @@ void Builder::emit_p2p() {
               bytes}};
           const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
                                              true, bytes);
-          out_.group_kind.push_back(CommKind::kPipeline);
+          out_.groups.push_back(
+              GroupInfo{CommKind::kPipeline, cost::CollectiveKind::kSendRecv, bytes, 2});
           return g;
         };
         // Activations forward, in micro-batch order (the order both stages run forwards in).
@@ -458,7 +460,7 @@ void Builder::emit_data_parallel(int stage) {
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan,
                                      zero >= 1 ? "grad reduce-scatter" : "grad all-reduce",
-                                     cat_dp_, bucket_index++, CommKind::kDataParallel);
+                                     cat_dp_, bucket_index++, CommKind::kDataParallel, sc_.parallel.dp);
       for (int d = 0; d < dp_sim_; ++d) {
         const OpId member = w.members(g)[static_cast<std::size_t>(d)];
         w.add_dependency(grad_ready_[index(stage, d, r)][c].first, member);
@@ -483,7 +485,7 @@ void Builder::emit_data_parallel(int stage) {
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather",
-                                     cat_dp_, -1, CommKind::kDataParallel);
+                                     cat_dp_, -1, CommKind::kDataParallel, sc_.parallel.dp);
       for (int d = 0; d < dp_sim_; ++d) {
         w.add_dependency(steps[static_cast<std::size_t>(d)],
                          w.members(g)[static_cast<std::size_t>(d)]);

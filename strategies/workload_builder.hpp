@@ -53,11 +53,19 @@ struct PipelineSpan {
   int micro_batch = 0;
 };
 
+// What a group is, for the report's collective table.
+struct GroupInfo {
+  CommKind kind = CommKind::kTensorParallel;
+  cost::CollectiveKind op = cost::CollectiveKind::kAllReduce;
+  double message_bytes = 0;  // nccl-tests S
+  int group_size = 1;        // ranks in the real group (not only the simulated ones)
+};
+
 struct BuiltWorkload {
   sim::Workload workload;
   std::vector<SimulatedDevice> devices;       // index = sim::DeviceId
   std::vector<PipelineSpan> spans;
-  std::vector<CommKind> group_kind;           // per group
+  std::vector<GroupInfo> groups;              // per group
   std::vector<std::uint8_t> link_is_inter;    // per link: NIC (1) or intra-node (0)
   std::vector<std::uint8_t> link_is_egress;   // per link
   double gpus_per_simulated_device = 1;       // dp*tp in symmetric mode, 1 in full mode
