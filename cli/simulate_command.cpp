@@ -33,8 +33,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     sim::EngineOptions engine_options;
     engine_options.record_memory_timeline = !o.trace.empty();
     const sim::SimResult result = sim::Engine(built.workload, engine_options).run();
-    strat::StepReport report = strat::make_step_report(scenario, built, result);
-    report.full = o.full;
+    const strat::StepReport report = strat::make_step_report(scenario, built, result);
 
     // Everything is computed; stage the outputs, then put them in place together.
     OutputFile json_file(o.json);

@@ -266,13 +266,15 @@ double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
 }
 
 double input_embedding_params_per_tp_rank(const ModelSpec& m, int tp) {
-  return static_cast<double>(m.vocab) * m.hidden / tp;
+  // The vocabulary table is vocab-parallel; learned positions are replicated (Megatron-LM).
+  const double positions = m.learned_positions ? static_cast<double>(m.seq_len) * m.hidden : 0.0;
+  return static_cast<double>(m.vocab) * m.hidden / tp + positions;
 }
 
 double head_params_per_tp_rank(const ModelSpec& m, int tp, int pp) {
   const double final_norm = m.norm == NormKind::kLayerNorm ? 2.0 * m.hidden : m.hidden;
   const bool own_table = !m.tied_embeddings || pp > 1;
-  return final_norm + (own_table ? input_embedding_params_per_tp_rank(m, tp) : 0.0);
+  return final_norm + (own_table ? static_cast<double>(m.vocab) * m.hidden / tp : 0.0);
 }
 
 double embedding_params_per_tp_rank(const ModelSpec& m, int tp, int stage, int pp) {

@@ -66,7 +66,8 @@ LayerProgram head_program(const Scenario& scenario, const cost::CostModel& costs
 // Parameters one TP rank holds for one layer: sharded matrices and column-parallel biases
 // divided by t; norms and row-parallel biases replicated (Megatron's layout).
 double layer_params_per_tp_rank(const ModelSpec& model, int tp);
-// The input embedding table, vocab-parallel (/t), on the first stage.
+// The input embedding table, vocab-parallel (/t), and learned positions (replicated) on the
+// first stage.
 double input_embedding_params_per_tp_rank(const ModelSpec& model, int tp);
 // Final norm and output head on the last stage: the head's own table (/t) when untied, or a copy
 // of the tied table when it lives on another stage (pp > 1, as Megatron keeps it).

@@ -20,7 +20,9 @@ std::int64_t ModelSpec::params_per_layer() const {
 std::int64_t ModelSpec::embedding_params() const {
   const std::int64_t table = static_cast<std::int64_t>(vocab) * hidden;
   const std::int64_t final_norm = norm == NormKind::kLayerNorm ? 2 * hidden : hidden;
-  return table * (tied_embeddings ? 1 : 2) + final_norm;
+  const std::int64_t positions =
+      learned_positions ? static_cast<std::int64_t>(seq_len) * hidden : 0;
+  return table * (tied_embeddings ? 1 : 2) + positions + final_norm;
 }
 
 std::int64_t ModelSpec::total_params() const {

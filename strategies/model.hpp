@@ -26,11 +26,13 @@ struct ModelSpec {
   bool tied_embeddings = false;  // output head shares the input embedding
   bool dropout = true;           // dropout masks stored (GPT); Llama trains without dropout
   bool linear_bias = true;       // GPT linears carry biases; Llama's do not
+  bool learned_positions = false;  // GPT: a seq_len x hidden position table; Llama uses RoPE
 
   int head_dim() const { return hidden / heads; }
   // Parameters of one transformer layer (attention, MLP, two norms).
   std::int64_t params_per_layer() const;
-  // Input embedding (V*h) plus, when untied, the output head (V*h); plus the final norm.
+  // Input embedding (V*h), learned positions (s*h) when present, the output head (V*h) when
+  // untied, and the final norm.
   std::int64_t embedding_params() const;
   std::int64_t total_params() const;
 };

@@ -22,6 +22,7 @@ ModelSpec gpt(std::string name, int layers, int hidden, int heads, int seq_len) 
   m.tied_embeddings = true;
   m.dropout = true;
   m.linear_bias = true;
+  m.learned_positions = true;
   return m;
 }
 
@@ -61,8 +62,8 @@ std::vector<ModelPreset> build_presets() {
       "GPT-2 medium, 355M: 24 layers, hidden 1024, 16 heads, context 1024",
       "Radford et al., \"Language Models are Unsupervised Multitask Learners\" (2019), Table 2; "
       "Hugging Face openai-community/gpt2-medium config.json (n_layer 24, n_embd 1024, n_head "
-      "16, n_ctx 1024, vocab_size 50257, gelu, tied lm_head, dropout 0.1). Learned position "
-      "embeddings (1024 x 1024) are not in ModelSpec's count.",
+      "16, n_ctx 1024, vocab_size 50257, gelu, tied lm_head, dropout 0.1, learned position "
+      "embeddings 1024 x 1024).",
       gpt("gpt2-medium", 24, 1024, 16, 1024)));
   presets.push_back(preset(
       "GPT-3 175B: 96 layers, hidden 12288, 96 heads, context 2048",

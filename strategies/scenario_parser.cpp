@@ -80,6 +80,7 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
   assign(m.tied_embeddings, r.boolean("tied_embeddings", false));
   assign(m.dropout, r.boolean("dropout", false));
   assign(m.linear_bias, r.boolean("linear_bias", false));
+  assign(m.learned_positions, r.boolean("learned_positions", false));
   r.finish();
   if (m.heads > 0 && m.hidden % m.heads != 0) {
     d.add(path + "/heads", fmt::format("hidden ({}) must be a multiple of heads ({})", m.hidden,

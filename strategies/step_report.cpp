@@ -41,9 +41,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   StepReport rep;
   rep.scenario = sc.name;
   rep.simulated_devices = static_cast<int>(w.device_count());
-  rep.full = built.gpus_per_simulated_device == 1.0 && sc.cluster.total_gpus() > 1
-                 ? static_cast<int>(w.device_count()) == sc.cluster.total_gpus()
-                 : false;
+  rep.full = built.full;
   rep.total_gpus = sc.cluster.total_gpus();
   rep.micro_batches = sc.micro_batches();
   rep.step_time_s = r.makespan.to_seconds();

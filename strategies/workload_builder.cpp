@@ -521,6 +521,7 @@ BuiltWorkload Builder::build() {
 
   // FLOPs per step for the whole cluster: each simulated program stands for dp*tp/(dp_sim*tp_sim)
   // GPUs.
+  out_.full = dp_sim_ * tp_sim_ == sc_.parallel.dp * sc_.parallel.tp;
   out_.gpus_per_simulated_device =
       static_cast<double>(sc_.parallel.dp) * sc_.parallel.tp / (dp_sim_ * tp_sim_);
   auto executed = [](const std::vector<LayerStep>& steps) {

@@ -68,6 +68,7 @@ struct BuiltWorkload {
   std::vector<GroupInfo> groups;              // per group
   std::vector<std::uint8_t> link_is_inter;    // per link: NIC (1) or intra-node (0)
   std::vector<std::uint8_t> link_is_egress;   // per link
+  bool full = false;                          // every GPU simulated
   double gpus_per_simulated_device = 1;       // dp*tp in symmetric mode, 1 in full mode
   cost::Flops model_flops_per_step;           // whole cluster, recompute excluded
   cost::Flops executed_flops_per_step;        // whole cluster, recompute included
