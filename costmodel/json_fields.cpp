@@ -44,12 +44,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string closest_match(std::string_view word, const std::set<std::string, std::less<>>& options) {
+  // Smallest edit distance wins; on a tie, a candidate that starts like the word ("tpp" -> "tp",
+  // not "pp"), since typos are rarer in the first letter.
   std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  std::size_t best_score = 2 * (std::max<std::size_t>(2, word.size() / 3) + 1);
   for (const auto& o : options) {
-    std::size_t d = edit_distance(word, o);
-    if (d < best_distance) {
-      best_distance = d;
+    const bool same_start = !word.empty() && !o.empty() && word.front() == o.front();
+    const std::size_t score = 2 * edit_distance(word, o) + (same_start ? 0 : 1);
+    if (score < best_score) {
+      best_score = score;
       best = o;
     }
   }
