@@ -4,6 +4,7 @@
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/units.hpp"
 #include "strategies/model_presets.hpp"
+#include "strategies/registry.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -35,27 +36,22 @@ void list_presets(std::ostream& out) {
 }
 
 void list_strategies(std::ostream& out) {
-  out << "Parallel strategies (scenario key \"parallel\")\n"
-         "  dp                data parallel, gradient all-reduce in buckets overlapped with the "
-         "backward pass (Li et al. 2020, arXiv 2006.15704); param: dp, dp_bucket (default 25 MB)\n"
-         "  zero_stage 1-3    ZeRO optimizer / gradient / parameter sharding (Rajbhandari et al. "
-         "2020, arXiv 1910.02054)\n"
-         "  tp                Megatron tensor parallel, 2 all-reduces forward and 2 backward per "
-         "layer (Shoeybi et al. 2019, arXiv 1909.08053)\n"
-         "  sequence_parallel Megatron SP: all-gather / reduce-scatter instead of all-reduce, "
-         "activations sharded (Korthikanti et al. 2022, arXiv 2205.05198)\n"
-         "  pp                pipeline parallel, layers split evenly, activations sent point to "
-         "point\n"
-         "\nPipeline schedules (parallel.schedule)\n"
-         "  gpipe             all forwards then all backwards; bubble (P-1)/(m+P-1); m activation "
-         "sets per stage (Huang et al. 2019, arXiv 1811.06965)\n"
-         "  1f1b              one-forward-one-backward with flush; same bubble, at most P-s "
-         "activation sets on stage s (Narayanan et al. 2021, arXiv 2104.04473)\n"
-         "\nActivation recompute (training.recompute)\n"
-         "  none, selective (attention core), full (whole layer) (Korthikanti et al. 2022)\n"
-         "\nOptimizers (optimizer.name)\n"
-         "  adamw             memory-bound step, fp32 master weights and two moments (30 bytes "
-         "moved per parameter in mixed precision)\n";
+  std::string group;
+  for (const auto& e : strat::registry()) {
+    if (e.group != group) {
+      group = e.group;
+      out << fmt::format("{}{} (scenario: {})\n", group == "parallel" ? "" : "\n", group,
+                         group == "parallel"    ? "\"parallel\""
+                         : group == "schedule"  ? "\"parallel\".schedule"
+                         : group == "recompute" ? "\"training\".recompute"
+                                                : "\"optimizer\".name");
+    }
+    out << fmt::format("  {:<18} {}\n  {:<18} source: {}\n", e.name, e.description, "", e.paper);
+    for (const auto& p : e.parameters) {
+      out << fmt::format("  {:<18}   {} ({}{}default {}): {}\n", "", p.name, p.unit,
+                         p.unit.empty() ? "" : ", ", p.default_value, p.meaning);
+    }
+  }
 }
 
 }  // namespace

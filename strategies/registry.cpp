@@ -1,0 +1,65 @@
+#include "strategies/registry.hpp"
+
+namespace parasim::strat {
+namespace {
+
+std::vector<RegistryEntry> build_registry() {
+  return {
+      {"parallel", "dp",
+       "data parallel: gradients reduced in buckets as the last micro-batch's backward produces "
+       "them, overlapped with the rest of the backward",
+       "Li et al. 2020, PyTorch Distributed, arXiv 2006.15704",
+       {{"dp", "GPUs", "1", "replicas"},
+        {"dp_bucket", "bytes", "25 MB", "gradient bucket size"}}},
+      {"parallel", "zero_stage",
+       "ZeRO: 1 shards optimizer state, 2 also gradients (reduce-scatter, then all-gather of "
+       "updated weights), 3 also weights (all-gather per layer before forward and backward)",
+       "Rajbhandari et al. 2020, ZeRO, arXiv 1910.02054",
+       {{"zero_stage", "", "0", "0 to 3"}}},
+      {"parallel", "tp",
+       "Megatron tensor parallelism: column- then row-parallel GEMMs, two all-reduces forward "
+       "and two backward per layer",
+       "Shoeybi et al. 2019, Megatron-LM, arXiv 1909.08053",
+       {{"tp", "GPUs", "1", "tensor-parallel group size"}}},
+      {"parallel", "sequence_parallel",
+       "Megatron sequence parallelism: all-gather and reduce-scatter instead of all-reduce; "
+       "norm and dropout activations sharded along the sequence",
+       "Korthikanti et al. 2022, arXiv 2205.05198",
+       {{"sequence_parallel", "", "false", "needs tp > 1"}}},
+      {"parallel", "pp",
+       "pipeline parallelism: layers split evenly over stages, activations and gradients sent "
+       "point to point (1/t per TP rank, Megatron's scatter-gather)",
+       "Narayanan et al. 2021, arXiv 2104.04473",
+       {{"pp", "stages", "1", "pipeline stages"}}},
+      {"schedule", "gpipe",
+       "all forwards, then all backwards; bubble (P-1)/(m+P-1); m activation sets per stage",
+       "Huang et al. 2019, GPipe, arXiv 1811.06965",
+       {}},
+      {"schedule", "1f1b",
+       "one forward, one backward, with a flush; same bubble as GPipe; stage s holds at most "
+       "P-s activation sets",
+       "Narayanan et al. 2021, arXiv 2104.04473 (PipeDream-Flush, arXiv 2006.09503)",
+       {}},
+      {"recompute", "none", "every activation kept for the backward",
+       "Korthikanti et al. 2022, arXiv 2205.05198", {}},
+      {"recompute", "selective",
+       "attention core (softmax, dropout, scores) recomputed inside the backward",
+       "Korthikanti et al. 2022, arXiv 2205.05198", {}},
+      {"recompute", "full", "only each layer's input kept; the layer's forward rerun in backward",
+       "Chen et al. 2016, arXiv 1604.06174", {}},
+      {"optimizer", "adamw",
+       "memory-bound step over the parameters a GPU owns: fp32 master weights and two moments "
+       "(30 bytes moved per parameter in mixed precision)",
+       "Loshchilov & Hutter 2019, arXiv 1711.05101; Micikevicius et al. 2018, arXiv 1710.03740",
+       {}},
+  };
+}
+
+}  // namespace
+
+const std::vector<RegistryEntry>& registry() {
+  static const std::vector<RegistryEntry> entries = build_registry();
+  return entries;
+}
+
+}  // namespace parasim::strat

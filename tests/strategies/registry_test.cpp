@@ -1,0 +1,31 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "costmodel/activation_memory.hpp"
+#include "strategies/registry.hpp"
+#include "strategies/scenario.hpp"
+
+using namespace parasim;
+
+namespace {
+bool listed(const std::string& group, const std::string& name) {
+  const auto& r = strat::registry();
+  return std::any_of(r.begin(), r.end(),
+                     [&](const auto& e) { return e.group == group && e.name == name; });
+}
+}  // namespace
+
+TEST_CASE("Every schedule, recompute mode and optimizer the scenario accepts is listed") {
+  CHECK(listed("schedule", strat::schedule_name(strat::PipelineSchedule::kGpipe)));
+  CHECK(listed("schedule", strat::schedule_name(strat::PipelineSchedule::kOneFOneB)));
+  for (auto r : {cost::Recompute::kNone, cost::Recompute::kSelective, cost::Recompute::kFull}) {
+    CHECK(listed("recompute", cost::recompute_name(r)));
+  }
+  CHECK(listed("optimizer", "adamw"));
+  for (const auto& e : strat::registry()) {
+    CAPTURE(e.name);
+    CHECK_FALSE(e.description.empty());
+    CHECK(e.paper.find("20") != std::string::npos);  // a citation with its year
+  }
+}
