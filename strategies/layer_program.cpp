@@ -252,6 +252,21 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
   return p;
 }
 
+cost::ActivationShape activation_shape(const Scenario& sc) {
+  cost::ActivationShape a;
+  a.seq_len = sc.model.seq_len;
+  a.micro_batch = sc.training.micro_batch;
+  a.hidden = sc.model.hidden;
+  a.heads = sc.model.heads;
+  a.kv_heads = sc.model.kv_heads;
+  a.ffn_hidden = sc.model.ffn_hidden;
+  a.swiglu = sc.model.mlp == MlpKind::kSwiglu;
+  a.dropout = sc.model.dropout;
+  a.tp = sc.parallel.tp;
+  a.sequence_parallel = sc.parallel.sequence_parallel;
+  return a;
+}
+
 double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
   const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), t = tp;
   const double kv = static_cast<double>(m.kv_heads) * d;

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/activation_memory.hpp"
 #include "costmodel/collective_cost.hpp"
 #include "costmodel/cost_model.hpp"
 #include "strategies/scenario.hpp"
@@ -62,6 +63,9 @@ LayerProgram transformer_layer_program(const Scenario& scenario, const cost::Cos
 // The input embedding (first stage) and the final norm, output head and loss (last stage).
 LayerProgram embedding_program(const Scenario& scenario, const cost::CostModel& costs);
 LayerProgram head_program(const Scenario& scenario, const cost::CostModel& costs);
+
+// The Korthikanti activation shape of one layer of this scenario (per micro-batch).
+cost::ActivationShape activation_shape(const Scenario& scenario);
 
 // Parameters one TP rank holds for one layer: sharded matrices and column-parallel biases
 // divided by t; norms and row-parallel biases replicated (Megatron's layout).

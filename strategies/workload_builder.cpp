@@ -72,7 +72,6 @@ class Builder {
   void emit_p2p();
   void emit_data_parallel(int stage);
   void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
-  cost::ActivationShape activation_shape() const;
 
   const Scenario& sc_;
   const cost::CostModel& costs_;
@@ -271,7 +270,7 @@ void Builder::emit_stage(int stage) {
   std::vector<OpId> chain(ranks, kNone);
   pending_.assign(ranks, kNone);
   const bool zero3 = sc_.parallel.zero_stage == 3;
-  const auto shape = activation_shape();
+  const auto shape = strat::activation_shape(sc_);
   const double act_stored = cost::activation_bytes_per_layer(shape, sc_.training.recompute).value;
   const double act_full = cost::activation_bytes_per_layer(shape, cost::Recompute::kNone).value;
   const double transient = act_full - act_stored;  // re-materialised inside the backward
@@ -368,21 +367,6 @@ void Builder::emit_stage(int stage) {
     });
   }
   (void)w;
-}
-
-cost::ActivationShape Builder::activation_shape() const {
-  cost::ActivationShape a;
-  a.seq_len = sc_.model.seq_len;
-  a.micro_batch = sc_.training.micro_batch;
-  a.hidden = sc_.model.hidden;
-  a.heads = sc_.model.heads;
-  a.kv_heads = sc_.model.kv_heads;
-  a.ffn_hidden = sc_.model.ffn_hidden;
-  a.swiglu = sc_.model.mlp == MlpKind::kSwiglu;
-  a.dropout = sc_.model.dropout;
-  a.tp = sc_.parallel.tp;
-  a.sequence_parallel = sc_.parallel.sequence_parallel;
-  return a;
 }
 
 void Builder::emit_p2p() {

@@ -29,21 +29,6 @@ Run simulate(const strat::Scenario& sc, bool full) {
   return r;
 }
 
-cost::ActivationShape shape_of(const strat::Scenario& sc) {
-  cost::ActivationShape a;
-  a.seq_len = sc.model.seq_len;
-  a.micro_batch = sc.training.micro_batch;
-  a.hidden = sc.model.hidden;
-  a.heads = sc.model.heads;
-  a.kv_heads = sc.model.kv_heads;
-  a.ffn_hidden = sc.model.ffn_hidden;
-  a.swiglu = sc.model.mlp == strat::MlpKind::kSwiglu;
-  a.dropout = sc.model.dropout;
-  a.tp = sc.parallel.tp;
-  a.sequence_parallel = sc.parallel.sequence_parallel;
-  return a;
-}
-
 double activations_at_peak(const Run& r, std::size_t device) {
   const auto& cats = r.built.workload.memory_categories();
   for (std::size_t c = 0; c < cats.size(); ++c) {
@@ -96,10 +81,10 @@ TEST_CASE("Activation sets in flight: 1F1B holds min(P-s, m) on stage s, GPipe h
       sc.parallel.schedule = schedule;
       sc.training.recompute = recompute;
       const auto r = simulate(sc, false);
-      const double per_layer = cost::activation_bytes_per_layer(shape_of(sc), recompute).value;
+      const double per_layer = cost::activation_bytes_per_layer(strat::activation_shape(sc), recompute).value;
       const double per_mb = per_layer * sc.layers_per_stage();
       const double transient =
-          cost::activation_bytes_per_layer(shape_of(sc), cost::Recompute::kNone).value - per_layer;
+          cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone).value - per_layer;
       for (int s = 0; s + 1 < sc.parallel.pp; ++s) {
         const int in_flight = schedule == strat::PipelineSchedule::kGpipe
                                   ? sc.micro_batches()
@@ -117,8 +102,8 @@ TEST_CASE("Full recompute keeps only the layer inputs between passes") {
   auto sc = test::small_scenario(1, 1, 2, 8, 1, 2);
   sc.training.recompute = cost::Recompute::kFull;
   const auto r = simulate(sc, false);
-  const double stored = cost::activation_bytes_per_layer(shape_of(sc), cost::Recompute::kFull).value;
-  const double full = cost::activation_bytes_per_layer(shape_of(sc), cost::Recompute::kNone).value;
+  const double stored = cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kFull).value;
+  const double full = cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone).value;
   // Stage 0 peaks inside a backward: P micro-batches' inputs for every layer, plus one layer
   // re-materialised in full.
   const double expected = 2 * sc.layers_per_stage() * stored + (full - stored);
