@@ -9,15 +9,25 @@ int run_devices(std::ostream& out) {
   const kernels::DeviceProbe probe = kernels::probe_devices();
   out << fmt::format("CUDA kernels built: {}", probe.cuda_built ? "yes" : "no");
   if (probe.cuda_built) {
-    out << fmt::format(" (runtime {}.{}, driver supports {}.{}, NCCL {})",
-                       probe.runtime_version / 1000, probe.runtime_version % 1000 / 10,
-                       probe.driver_version / 1000, probe.driver_version % 1000 / 10,
-                       probe.nccl_version);
+    out << fmt::format(" (CUDA runtime {}.{}", probe.runtime_version / 1000,
+                       probe.runtime_version % 1000 / 10);
+    if (probe.driver_version > 0) {
+      out << fmt::format(", driver supports CUDA {}.{}", probe.driver_version / 1000,
+                         probe.driver_version % 1000 / 10);
+    } else {
+      out << ", no NVIDIA driver loaded";
+    }
+    // ncclGetVersion: major*10000 + minor*100 + patch since NCCL 2.9.
+    if (probe.nccl_version > 0) {
+      out << fmt::format(", NCCL {}.{}.{}", probe.nccl_version / 10000,
+                         probe.nccl_version / 100 % 100, probe.nccl_version % 100);
+    }
+    out << ")";
   }
   out << "\n";
   if (probe.devices.empty()) {
     out << "No GPUs visible: " << probe.reason << "\n"
-        << "Simulation does not need a GPU; only `parasim calibrate --backend cuda` does.\n";
+        << "Simulation does not need a GPU; only measuring one (calibration, to come) does.\n";
     return kExitOk;
   }
   for (const auto& d : probe.devices) {

@@ -57,7 +57,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; a wrong command line is bad input like a bad file.
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
   }
   if (*simulate) return run_simulate(sim, std::cout, std::cerr);
   if (*validate) return run_validate(validate_path, std::cout, std::cerr);

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <stdexcept>
 
 namespace parasim::cli {
@@ -21,10 +20,10 @@ void OutputFile::stage(const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path_ + " (disk full?)");
 }
 
-void OutputFile::commit() {
+void OutputFile::commit(std::ostream& standard_output) {
   if (is_stdout()) {
-    std::cout << staged_text_;
-    std::cout.flush();
+    standard_output << staged_text_;
+    standard_output.flush();
   } else if (!temp_path_.empty()) {
     std::filesystem::rename(temp_path_, path_);
   }

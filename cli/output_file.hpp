@@ -4,6 +4,7 @@
 // Text is written to "PATH.tmp-parasim" and renamed onto PATH by commit(); a command that fails
 // before commit() leaves no partial file behind. "-" means standard output.
 
+#include <ostream>
 #include <string>
 
 namespace parasim::cli {
@@ -15,8 +16,8 @@ class OutputFile {
   const std::string& path() const { return path_; }
   // Stages `text`; throws std::runtime_error naming the path when it cannot be written.
   void stage(const std::string& text);
-  // Moves the staged text into place (or prints it for "-").
-  void commit();
+  // Moves the staged text into place (or writes it to `standard_output` for "-").
+  void commit(std::ostream& standard_output);
   ~OutputFile();
 
  private:

@@ -49,9 +49,9 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     if (!o.profile.empty()) text << "cost model: profile " << o.profile << "\n";
     if (!o.trace.empty()) {
       text << "trace: " << o.trace << " (open in https://ui.perfetto.dev)\n";
-      trace_file.commit();
+      trace_file.commit(out);
     }
-    if (!o.json.empty()) json_file.commit();
+    if (!o.json.empty()) json_file.commit(out);
     return kExitOk;
   } catch (const cost::InputError& e) {
     err << e.what();

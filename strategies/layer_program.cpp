@@ -230,10 +230,12 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
   StepWriter w(costs, sc.training.precision);
   LayerProgram p;
   const double bsh = x.act(x.tokens() * x.h);
-  const double logits = x.tokens() * x.v / x.t;
+  // Vocab-parallel: each rank holds ceil(V/t) rows (Megatron pads the vocabulary).
+  const double vocab_rows = std::ceil(x.v / x.t);
+  const double logits = x.tokens() * vocab_rows;
   if (x.t > 1 && x.sp) StepWriter::collective(p.forward, "head all-gather", CollectiveKind::kAllGather, bsh);
   w.memory(2 * hidden_bytes(x));                 // final norm
-  w.gemm(x.tokens(), x.v / x.t, x.h);            // logits, vocab-parallel
+  w.gemm(x.tokens(), vocab_rows, x.h);           // logits, vocab-parallel
   w.memory(x.act(logits) + 4 * logits);          // softmax cross-entropy in fp32
   w.close(p.forward, "head");
   if (x.t > 1) {  // vocab-parallel cross-entropy: max, sum-exp and target logit per token
@@ -241,14 +243,14 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
                            3.0 * 4.0 * x.tokens());
   }
   w.memory(4 * logits + x.act(logits));          // loss gradient
-  w.gemm_backward(x.tokens(), x.v / x.t, x.h);
+  w.gemm_backward(x.tokens(), vocab_rows, x.h);
   w.memory(3 * hidden_bytes(x));
   w.close(p.backward, "head bwd");
   if (x.t > 1) {
     StepWriter::collective(p.backward, x.sp ? "head bwd reduce-scatter" : "head bwd all-reduce",
                            x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
   }
-  p.model_flops = cost::Flops{2.0 * x.tokens() * x.v * x.h / x.t * 3.0};
+  p.model_flops = cost::Flops{2.0 * x.tokens() * x.v * x.h / x.t * 3.0};  // unpadded V
   return p;
 }
 

@@ -148,11 +148,16 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
       rep.optimizer_s += (r.op_end[o] - r.op_start[o]).to_seconds();
     }
   }
+  // Consecutive path ops can overlap in time (both members of a transfer are on the path);
+  // each moment is counted once, for the op that ends it.
   std::map<std::string, double> path;
+  Time covered_to = Time::zero();
   for (OpId o : r.critical_path) {
     const sim::Op& op = w.op(o);
-    const Time begin = op.kind == sim::OpKind::kGroupMember ? starts[op.group] : r.op_start[o];
-    path[w.text(op.category)] += (r.op_end[o] - begin).to_seconds();
+    const Time begin = sim::max(
+        covered_to, op.kind == sim::OpKind::kGroupMember ? starts[op.group] : r.op_start[o]);
+    if (r.op_end[o] > begin) path[w.text(op.category)] += (r.op_end[o] - begin).to_seconds();
+    covered_to = sim::max(covered_to, r.op_end[o]);
   }
   rep.critical_path_s.assign(path.begin(), path.end());
   return rep;

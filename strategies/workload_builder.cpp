@@ -325,9 +325,16 @@ void Builder::emit_stage(int stage) {
           }
         });
       }
+      // ZeRO-3: a layer's gradient reduce-scatter is queued on the dp stream after the next
+      // layer's weight gather, so that the gather (prefetch) is not stuck behind it.
+      std::string reduce_where;
+      std::vector<OpId> reduce_after;
       for (int l = layers_ - 1; l >= 0; --l) {
         const std::string where = fmt::format("B L{} ", stage * layers_ + l);
-        if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
+        if (zero3) {
+          zero3_gather(stage, mb, where, prev_layer_first);
+          if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
+        }
         std::vector<OpId> layer_first(ranks, kNone);
         emit_steps(stage, layer_.backward, where, cat_bwd_, mb, chain, layer_first);
         for_each_rank([&](std::size_t k, int d, int r) {
@@ -343,9 +350,13 @@ void Builder::emit_stage(int stage) {
                 chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
           }
         });
-        if (zero3) zero3_reduce(stage, mb, where, chain);
+        if (zero3) {
+          reduce_where = where;
+          reduce_after = chain;
+        }
         prev_layer_first = layer_first;
       }
+      if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
       if (stage == 0) {
         emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first);
         if (final_pass) {

@@ -1,0 +1,775 @@
+// Tests of the parasim command line: the commands as functions (parasim::cli::run_*, with string
+// streams) and, at the end, the built executable as a process.
+#include "cli/commands.hpp"
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "costmodel/cluster_presets.hpp"
+#include "strategies/model_presets.hpp"
+#include "strategies/registry.hpp"
+
+namespace parasim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kSourceDir{PARASIM_SOURCE_DIR};
+const fs::path kExecutable = fs::path(PARASIM_BINARY_DIR) / "cli" / "parasim";
+// Small and fast, and it has all three kinds of parallelism (dp 2, tp 2, pp 2).
+const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path.string());
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  REQUIRE_MESSAGE(out.good(), "cannot write " << path.string());
+  out << text;
+}
+
+std::vector<fs::path> json_files_in(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// A fresh, empty directory, removed with everything in it at the end of the scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const fs::path p = fs::temp_directory_path() /
+                         ("parasim-cli-test-" + std::to_string(rd()) + std::to_string(attempt));
+      if (fs::create_directory(p)) {
+        path_ = p;
+        return;
+      }
+    }
+    FAIL("cannot create a temporary directory");
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// Sends std::cout into a string for the lifetime of the object (for output that a command should
+// have written to its `out` stream but might write to std::cout).
+class CoutCapture {
+ public:
+  CoutCapture() : old_(std::cout.rdbuf(buffer_.rdbuf())) {}
+  CoutCapture(const CoutCapture&) = delete;
+  CoutCapture& operator=(const CoutCapture&) = delete;
+  ~CoutCapture() { std::cout.rdbuf(old_); }
+  std::string text() const { return buffer_.str(); }
+
+ private:
+  std::ostringstream buffer_;
+  std::streambuf* old_;
+};
+
+struct Run {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Run simulate(const SimulateOptions& options) {
+  Run r;
+  std::ostringstream out, err;
+  r.code = run_simulate(options, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+Run validate(const std::string& path) {
+  Run r;
+  std::ostringstream out, err;
+  r.code = run_validate(path, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+Run list(const std::string& what) {
+  Run r;
+  std::ostringstream out, err;
+  r.code = run_list(what, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+json parse_json(const std::string& text, const std::string& what) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    FAIL(what << " is not valid JSON: " << e.what());
+  }
+  return {};
+}
+
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// EXPECTED.txt of tests/data/bad: file -> (JSON path, message substring) in file order.
+std::map<std::string, std::vector<std::pair<std::string, std::string>>> expected_problems(
+    const fs::path& dir) {
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> expected;
+  std::istringstream lines(read_text(dir / "EXPECTED.txt"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto tab1 = line.find('\t');
+    const auto tab2 = tab1 == std::string::npos ? tab1 : line.find('\t', tab1 + 1);
+    REQUIRE_MESSAGE(tab2 != std::string::npos, "malformed EXPECTED.txt line: " << line);
+    expected[line.substr(0, tab1)].emplace_back(line.substr(tab1 + 1, tab2 - tab1 - 1),
+                                                line.substr(tab2 + 1));
+  }
+  return expected;
+}
+
+// Every expected problem appears as "FILE: PATH: ...substring...", one line each.
+void check_problems_reported(const std::string& err, const std::string& file,
+                             const std::vector<std::pair<std::string, std::string>>& problems) {
+  for (const auto& [path, substring] : problems) {
+    const std::string prefix = file + ": " + path + ": ";
+    bool found = false;
+    std::istringstream lines(err);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.rfind(prefix, 0) == 0 && line.find(substring) != std::string::npos) found = true;
+    }
+    CHECK_MESSAGE(found, "no line \"" << prefix << "..." << substring << "...\" in:\n" << err);
+  }
+  CHECK_MESSAGE(count_lines(err) == problems.size(),
+                "expected " << problems.size() << " problem lines, got:\n" << err);
+}
+
+}  // namespace
+
+TEST_CASE("every bad fixture: exit 2 from validate and simulate, file and JSON path named, "
+          "no output files") {
+  const fs::path dir = kSourceDir / "tests" / "data" / "bad";
+  const auto expected = expected_problems(dir);
+  const auto files = json_files_in(dir);
+  REQUIRE(files.size() >= 10);
+  std::set<std::string> seen;
+  for (const auto& file : files) {
+    const std::string name = file.filename().string();
+    const std::string path = file.string();
+    CAPTURE(path);
+    seen.insert(name);
+    const auto it = expected.find(name);
+    REQUIRE_MESSAGE(it != expected.end(), name << " has no line in EXPECTED.txt");
+
+    const Run v = validate(path);
+    CHECK(v.code == kExitBadInput);
+    CHECK(v.out.empty());
+    check_problems_reported(v.err, path, it->second);
+
+    TempDir tmp;
+    SimulateOptions o;
+    o.scenario = path;
+    o.json = tmp.file("result.json");
+    o.trace = tmp.file("trace.json");
+    const Run s = simulate(o);
+    CHECK(s.code == kExitBadInput);
+    CHECK(s.out.empty());
+    check_problems_reported(s.err, path, it->second);
+    CHECK_MESSAGE(tmp.entries().empty(),
+                  "a failed simulate left files behind: " << joined(tmp.entries()));
+  }
+  for (const auto& [name, problems] : expected) {
+    CHECK_MESSAGE(seen.count(name) == 1, "EXPECTED.txt names " << name << ", which is missing");
+  }
+}
+
+TEST_CASE("simulate --json FILE writes the result JSON with the documented keys") {
+  TempDir tmp;
+  SimulateOptions o;
+  o.scenario = kScenario.string();
+  o.json = tmp.file("result.json");
+  const Run r = simulate(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  CHECK(r.err.empty());
+  // The text report goes to `out` when the JSON goes to a file.
+  CHECK(r.out.find("parasim simulate: llama2-7b-dgx-h100") != std::string::npos);
+  CHECK(r.out.find("\nStep\n") != std::string::npos);
+  CHECK(r.out.find("Bubble fraction per stage") != std::string::npos);
+  CHECK(r.out.find("Communication per step") != std::string::npos);
+  CHECK(r.out.find("Collectives (mean per instance") != std::string::npos);
+  CHECK(r.out.find("Peak memory per device") != std::string::npos);
+  CHECK(r.out.find("Critical path by category") != std::string::npos);
+  CHECK_MESSAGE(tmp.entries() == std::vector<std::string>{"result.json"},
+                "expected only result.json, found: " << joined(tmp.entries()));
+
+  const std::string text = read_text(tmp.file("result.json"));
+  CHECK(text.back() == '\n');
+  const json j = parse_json(text, "the result file");
+  REQUIRE(j.is_object());
+  CHECK(j.at("parasim_result") == 1);
+  CHECK(j.at("scenario") == "llama2-7b-dgx-h100");
+  CHECK(j.at("mode") == "symmetric");
+  for (const char* key : {"step_time_s", "tokens_per_s", "tokens_per_step", "mfu", "hfu",
+                          "model_tflops_per_gpu", "model_flops_per_step", "pipeline_time_s",
+                          "optimizer_step_s", "hbm_capacity_bytes"}) {
+    CAPTURE(key);
+    REQUIRE(j.contains(key));
+    CHECK(j.at(key).is_number());
+    CHECK(j.at(key).get<double>() > 0);
+  }
+  const double step = j.at("step_time_s").get<double>();
+  CHECK(j.at("tokens_per_s").get<double>() ==
+        doctest::Approx(j.at("tokens_per_step").get<double>() / step).epsilon(1e-12));
+  CHECK(j.at("tokens_per_step").get<double>() == 64.0 * 4096);
+  CHECK(j.at("mfu").get<double>() < 1.0);
+  CHECK(j.at("hfu").get<double>() >= j.at("mfu").get<double>());
+  CHECK(j.at("pipeline_time_s").get<double>() <= step);
+  CHECK(j.at("micro_batches") == 16);
+  CHECK(j.at("total_gpus") == 8);
+
+  const int devices = j.at("simulated_devices").get<int>();
+  CHECK(devices == 2);  // symmetric: one device per stage
+  REQUIRE(j.at("bubble_fraction").is_array());
+  CHECK(j.at("bubble_fraction").size() == 2);  // one per stage (pp 2)
+  for (const auto& b : j.at("bubble_fraction")) {
+    CHECK(b.get<double>() >= 0);
+    CHECK(b.get<double>() < 1);
+  }
+  REQUIRE(j.at("peak_memory_bytes").is_array());
+  REQUIRE(j.at("peak_memory_bytes").size() == static_cast<std::size_t>(devices));
+  REQUIRE(j.at("memory_breakdown_bytes").is_array());
+  REQUIRE(j.at("memory_breakdown_bytes").size() == static_cast<std::size_t>(devices));
+  for (std::size_t d = 0; d < static_cast<std::size_t>(devices); ++d) {
+    CAPTURE(d);
+    const double peak = j.at("peak_memory_bytes")[d].get<double>();
+    CHECK(peak > 0);
+    CHECK(peak < j.at("hbm_capacity_bytes").get<double>());
+    const json& b = j.at("memory_breakdown_bytes")[d];
+    REQUIRE(b.is_object());
+    CHECK(b.at("device").is_string());
+    CHECK(b.at("stage") == static_cast<int>(d));
+    double sum = 0;
+    for (const char* category : {"weights", "gradients", "optimizer state", "activations"}) {
+      CAPTURE(category);
+      REQUIRE(b.contains(category));
+      CHECK(b.at(category).get<double>() > 0);
+    }
+    for (const auto& [key, value] : b.items()) {
+      if (key != "device" && key != "stage") sum += value.get<double>();
+    }
+    CHECK(sum == doctest::Approx(peak).epsilon(1e-12));  // the breakdown is at the peak
+  }
+  for (const char* key : {"comm_bytes", "exposed_comm_s"}) {
+    CAPTURE(key);
+    const json& c = j.at(key);
+    REQUIRE(c.is_object());
+    CHECK(c.size() == 3);
+    for (const char* kind : {"tp", "pp", "dp"}) {
+      CAPTURE(kind);
+      REQUIRE(c.contains(kind));
+      CHECK(c.at(kind).get<double>() > 0);  // this scenario has all three kinds
+    }
+  }
+  CHECK(j.at("link_bytes").at("intra_node").get<double>() > 0);
+  CHECK(j.at("link_bytes").at("inter_node").get<double>() == 0);  // one node
+  CHECK(j.at("critical_path_s").is_object());
+  CHECK(j.at("critical_path_s").contains("forward"));
+  CHECK(j.at("critical_path_s").contains("backward"));
+  REQUIRE(j.at("collectives").is_array());
+  std::set<std::string> rows;
+  for (const auto& c : j.at("collectives")) {
+    rows.insert(c.at("kind").get<std::string>() + " " + c.at("op").get<std::string>());
+    CHECK(c.at("group_size") == 2);
+    for (const char* key : {"count_per_gpu", "mean_message_bytes", "mean_time_s",
+                            "algbw_bytes_per_s", "busbw_bytes_per_s"}) {
+      CHECK(c.at(key).get<double>() > 0);
+    }
+  }
+  // No sequence parallelism, ZeRO-1: all-reduce for tp, reduce-scatter and all-gather for dp.
+  CHECK(rows == std::set<std::string>{"tp all-reduce", "pp send-recv", "dp reduce-scatter",
+                                      "dp all-gather"});
+  CHECK(j.at("ops").get<std::size_t>() > 0);
+  CHECK(j.at("events").get<std::size_t>() > 0);
+}
+
+TEST_CASE("simulate --json - puts the JSON on the out stream and the text report on err") {
+  SimulateOptions o;
+  o.scenario = kScenario.string();
+  o.json = "-";
+  Run r;
+  std::string leaked;
+  {
+    CoutCapture cout_capture;  // keeps the test's own output clean whatever the command does
+    r = simulate(o);
+    leaked = cout_capture.text();
+  }
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  CHECK_MESSAGE(leaked.empty(),
+                "run_simulate wrote to std::cout instead of its out stream:\n"
+                    << leaked.substr(0, 200));
+  CHECK(r.err.find("parasim simulate: llama2-7b-dgx-h100") != std::string::npos);
+  CHECK(r.err.find("Critical path by category") != std::string::npos);
+  CHECK(r.err.find('{') == std::string::npos);
+  REQUIRE_MESSAGE(!r.out.empty(), "no JSON on the out stream");
+  const json j = parse_json(r.out, "the out stream");
+  CHECK(j.at("scenario") == "llama2-7b-dgx-h100");
+  CHECK(j.at("step_time_s").get<double>() > 0);
+}
+
+TEST_CASE("simulating twice gives byte-identical result JSON and trace; the trace is valid") {
+  TempDir a, b;
+  for (const TempDir* dir : {&a, &b}) {
+    SimulateOptions o;
+    o.scenario = kScenario.string();
+    o.json = dir->file("result.json");
+    o.trace = dir->file("trace.json");
+    const Run r = simulate(o);
+    REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+    CHECK(r.out.find("trace: " + o.trace + " (open in https://ui.perfetto.dev)") !=
+          std::string::npos);
+    CHECK(dir->entries() == std::vector<std::string>{"result.json", "trace.json"});
+  }
+  const std::string result_a = read_text(a.file("result.json"));
+  const std::string trace_a = read_text(a.file("trace.json"));
+  CHECK_MESSAGE(result_a == read_text(b.file("result.json")), "result JSON differs between runs");
+  CHECK_MESSAGE(trace_a == read_text(b.file("trace.json")), "trace differs between runs");
+
+  const json result = parse_json(result_a, "the result file");
+  const json trace = parse_json(trace_a, "the trace");
+  REQUIRE(trace.is_object());
+  REQUIRE(trace.contains("traceEvents"));
+  REQUIRE(trace.at("traceEvents").is_array());
+  std::map<std::string, std::size_t> by_phase;
+  std::set<std::string> lanes;
+  std::size_t process_names = 0;
+  for (const auto& e : trace.at("traceEvents")) {
+    const std::string ph = e.at("ph").get<std::string>();
+    ++by_phase[ph];
+    CHECK(e.at("pid").is_number_integer());
+    if (ph == "X") {
+      CHECK(e.at("ts").get<double>() >= 0);
+      CHECK(e.at("dur").get<double>() >= 0);
+      CHECK(e.at("ts").get<double>() + e.at("dur").get<double>() <=
+            result.at("step_time_s").get<double>() * 1e6 * (1 + 1e-12));
+      CHECK(e.at("name").is_string());
+      CHECK(e.at("cat").is_string());
+    } else if (ph == "M") {
+      if (e.at("name") == "process_name") ++process_names;
+      if (e.at("name") == "thread_name") lanes.insert(e.at("args").at("name").get<std::string>());
+    } else if (ph == "C") {
+      CHECK(e.at("name") == "memory");
+      CHECK(e.at("args").at("GiB").get<double>() >= 0);
+    } else if (ph == "s" || ph == "f") {
+      CHECK(e.at("id").is_number_integer());
+      if (ph == "f") CHECK(e.at("bp") == "e");
+    }
+  }
+  CHECK(by_phase["X"] == result.at("ops").get<std::size_t>());  // one slice per op
+  CHECK(by_phase["M"] > 0);
+  CHECK(by_phase["C"] > 0);
+  // pp 2: pipeline transfers are drawn as flow arrows, one start and one end each.
+  CHECK(by_phase["s"] > 0);
+  CHECK(by_phase["s"] == by_phase["f"]);
+  CHECK(process_names == result.at("simulated_devices").get<std::size_t>());
+  for (const char* lane : {"compute", "tp-comm", "pp-recv-fwd", "pp-recv-bwd", "pp-send-fwd",
+                           "pp-send-bwd", "dp-comm"}) {
+    CHECK_MESSAGE(lanes.count(lane) == 1, "no lane " << lane);
+  }
+  // The JSON alone does not record the memory timeline, so it is the same with or without a trace.
+  TempDir c;
+  SimulateOptions o;
+  o.scenario = kScenario.string();
+  o.json = c.file("result.json");
+  REQUIRE(simulate(o).code == kExitOk);
+  CHECK(read_text(c.file("result.json")) == result_a);
+}
+
+TEST_CASE("simulate --profile: an empty profile changes nothing, a lower GEMM ceiling is slower") {
+  TempDir tmp;
+  auto step_time = [&](const std::string& profile) {
+    SimulateOptions o;
+    o.scenario = kScenario.string();
+    o.profile = profile;
+    o.json = tmp.file("result.json");
+    const Run r = simulate(o);
+    REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+    if (!profile.empty()) {
+      CHECK(r.out.find("cost model: profile " + profile) != std::string::npos);
+    }
+    return parse_json(read_text(tmp.file("result.json")), "the result file")
+        .at("step_time_s")
+        .get<double>();
+  };
+  const double base = step_time("");
+
+  const std::string empty = tmp.file("empty-profile.json");
+  write_text(empty, R"({"parasim_profile": 1, "source": "defaults only"})");
+  CHECK(step_time(empty) == base);  // every field optional; the defaults are the model's
+
+  // The default ceiling is 0.80; half of it makes every compute-bound GEMM take twice as long.
+  const std::string slow = tmp.file("slow-gemm.json");
+  write_text(slow, R"({"parasim_profile": 1, "gemm": {"ceiling": 0.4}})");
+  const double slow_step = step_time(slow);
+  CHECK(slow_step > 1.3 * base);
+  CHECK(slow_step < 2.0 * base);  // not everything is a GEMM
+
+  // Faster links can only help; faster HBM and higher peaks too.
+  const std::string fast = tmp.file("fast.json");
+  write_text(fast, R"({"parasim_profile": 1,
+      "device": {"peak": {"bf16": "1979 TFLOP/s"}, "hbm_bandwidth": "6.7 TB/s",
+                 "kernel_launch_overhead": "1 us"},
+      "intra_node": {"bandwidth": "900 GB/s", "latency": "1 us"},
+      "inter_node": {"bandwidth": "100 GB/s", "latency": "3 us"},
+      "memory_efficiency": 0.9})");
+  CHECK(step_time(fast) < base);
+}
+
+TEST_CASE("simulate --profile with a bad profile: exit 2 naming the profile and the JSON paths") {
+  TempDir tmp;
+  const std::string bad = tmp.file("bad-profile.json");
+  write_text(bad, R"({"parasim_profile": 2,
+      "gemm": {"ceiling": 2.0},
+      "device": {"hbm_bandwith": "3 TB/s"},
+      "inter_node": {"bandwidth": "45 GB"}})");
+  TempDir out_dir;
+  SimulateOptions o;
+  o.scenario = kScenario.string();
+  o.profile = bad;
+  o.json = out_dir.file("result.json");
+  o.trace = out_dir.file("trace.json");
+  const Run r = simulate(o);
+  CHECK(r.code == kExitBadInput);
+  CHECK(r.out.empty());
+  for (const char* path : {"/parasim_profile", "/gemm/ceiling", "/device/hbm_bandwith",
+                           "/inter_node/bandwidth"}) {
+    CHECK_MESSAGE(r.err.find(bad + ": " + std::string(path) + ": ") != std::string::npos,
+                  "no problem at " << path << " in:\n"
+                                   << r.err);
+  }
+  CHECK(count_lines(r.err) == 4);
+  CHECK_MESSAGE(out_dir.entries().empty(), "left behind: " << joined(out_dir.entries()));
+
+  const std::string invalid = tmp.file("invalid-profile.json");
+  write_text(invalid, R"({"parasim_profile": 1,)");
+  o.profile = invalid;
+  const Run r2 = simulate(o);
+  CHECK(r2.code == kExitBadInput);
+  CHECK(r2.err.find(invalid + ": /: invalid JSON") != std::string::npos);
+
+  o.profile = tmp.file("does-not-exist.json");
+  const Run r3 = simulate(o);
+  CHECK(r3.code == kExitBadInput);
+  CHECK(r3.err.find(o.profile + ": /: cannot open the profile") != std::string::npos);
+  CHECK_MESSAGE(out_dir.entries().empty(), "left behind: " << joined(out_dir.entries()));
+}
+
+TEST_CASE("simulate of a missing scenario file is bad input and writes nothing") {
+  TempDir tmp;
+  SimulateOptions o;
+  o.scenario = tmp.file("no-such-scenario.json");
+  o.json = tmp.file("result.json");
+  o.trace = tmp.file("trace.json");
+  const Run r = simulate(o);
+  CHECK(r.code == kExitBadInput);
+  CHECK(r.err.find(o.scenario) != std::string::npos);
+  CHECK(tmp.entries().empty());
+}
+
+TEST_CASE("simulate --json into a missing folder fails with exit 1 and a message naming it") {
+  TempDir tmp;
+  SimulateOptions o;
+  o.scenario = kScenario.string();
+  o.json = tmp.file("missing-folder/result.json");
+  o.trace = tmp.file("trace.json");
+  const Run r = simulate(o);
+  CHECK(r.code == kExitFailure);
+  CHECK(r.err.find(o.json) != std::string::npos);
+  CHECK_MESSAGE(tmp.entries().empty(), "left behind: " << joined(tmp.entries()));
+}
+
+TEST_CASE("every shipped scenario: the result JSON is consistent with itself") {
+  for (const auto& file : json_files_in(kSourceDir / "scenarios")) {
+    CAPTURE(file.string());
+    TempDir tmp;
+    SimulateOptions o;
+    o.scenario = file.string();
+    o.json = tmp.file("result.json");
+    const Run r = simulate(o);
+    REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+    const json j = parse_json(read_text(o.json), "the result file");
+    const double step = j.at("step_time_s").get<double>();
+    CHECK(step > 0);
+    CHECK(j.at("mfu").get<double>() > 0);
+    CHECK(j.at("mfu").get<double>() < 1);
+    // Executed FLOPs include recompute, so hfu >= mfu; the slack allows for GEMM dimensions
+    // rounded to whole rows (a vocabulary not divisible by tp).
+    CHECK(j.at("hfu").get<double>() >= j.at("mfu").get<double>() * (1 - 1e-5));
+    CHECK(j.at("hfu").get<double>() < 1);
+    CHECK(j.at("pipeline_time_s").get<double>() <= step);
+    const auto devices = j.at("simulated_devices").get<std::size_t>();
+    CHECK(j.at("peak_memory_bytes").size() == devices);
+    CHECK(j.at("memory_breakdown_bytes").size() == devices);
+    std::size_t stages = 0;
+    for (const auto& b : j.at("memory_breakdown_bytes")) {
+      stages = std::max(stages, b.at("stage").get<std::size_t>() + 1);
+    }
+    CHECK(j.at("bubble_fraction").size() == stages);
+    for (const auto& b : j.at("bubble_fraction")) {
+      CHECK(b.get<double>() >= 0);
+      CHECK(b.get<double>() < 1);
+    }
+    // Every byte sent crosses exactly one link class.
+    double comm = 0;
+    for (const auto& [kind, bytes] : j.at("comm_bytes").items()) comm += bytes.get<double>();
+    const double links = j.at("link_bytes").at("intra_node").get<double>() +
+                         j.at("link_bytes").at("inter_node").get<double>();
+    CHECK(links == doctest::Approx(comm).epsilon(1e-9));
+    // The critical path covers the step once: its categories add up to the step time.
+    double path = 0;
+    for (const auto& [category, seconds] : j.at("critical_path_s").items()) {
+      CHECK(seconds.get<double>() >= 0);
+      path += seconds.get<double>();
+    }
+    CHECK_MESSAGE(path == doctest::Approx(step).epsilon(1e-9),
+                  "critical_path_s adds up to " << path << " s, the step is " << step << " s");
+    for (const auto& c : j.at("collectives")) {
+      CHECK(c.at("count_per_gpu").get<double>() > 0);
+      CHECK(c.at("mean_message_bytes").get<double>() > 0);
+      // nccl-tests' bus factor is between 1/2 ((n-1)/n, n >= 2) and 2 (2(n-1)/n).
+      const double algbw = c.at("algbw_bytes_per_s").get<double>();
+      const double busbw = c.at("busbw_bytes_per_s").get<double>();
+      CHECK(algbw > 0);
+      CHECK(busbw >= 0.5 * algbw);
+      CHECK(busbw < 2 * algbw);
+    }
+  }
+}
+
+TEST_CASE("simulate --full gives the symmetric result for every GPU") {
+  for (const char* name : {"llama2-7b-dgx-h100", "custom-cluster"}) {
+    CAPTURE(name);
+    TempDir tmp;
+    SimulateOptions o;
+    o.scenario = (kSourceDir / "scenarios" / (std::string(name) + ".json")).string();
+    o.json = tmp.file("symmetric.json");
+    REQUIRE(simulate(o).code == kExitOk);
+    o.full = true;
+    o.json = tmp.file("full.json");
+    const Run r = simulate(o);
+    REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+    CHECK(r.out.find("(full)") != std::string::npos);
+    const json sym = parse_json(read_text(tmp.file("symmetric.json")), "symmetric result");
+    const json full = parse_json(read_text(tmp.file("full.json")), "full result");
+    CHECK(sym.at("mode") == "symmetric");
+    CHECK(full.at("mode") == "full");
+    CHECK(full.at("simulated_devices") == full.at("total_gpus"));
+    CHECK(full.at("step_time_s").get<double>() == sym.at("step_time_s").get<double>());
+    for (const char* kind : {"tp", "pp", "dp"}) {
+      CHECK(full.at("comm_bytes").at(kind).get<double>() ==
+            doctest::Approx(sym.at("comm_bytes").at(kind).get<double>()).epsilon(1e-12));
+    }
+    // Each GPU peaks where the simulated device of its stage does.
+    for (std::size_t d = 0; d < full.at("peak_memory_bytes").size(); ++d) {
+      const auto stage = full.at("memory_breakdown_bytes")[d].at("stage").get<std::size_t>();
+      CHECK(full.at("peak_memory_bytes")[d] == sym.at("peak_memory_bytes")[stage]);
+    }
+  }
+}
+
+TEST_CASE("validate accepts every shipped scenario") {
+  for (const auto& file : json_files_in(kSourceDir / "scenarios")) {
+    CAPTURE(file.string());
+    const Run v = validate(file.string());
+    CHECK(v.code == kExitOk);
+    CHECK(v.err.empty());
+    CHECK(v.out.rfind(file.string() + ": valid (" + file.stem().string() + ", ", 0) == 0);
+  }
+}
+
+TEST_CASE("list names every preset and strategy; an unknown topic is exit 2") {
+  const Run presets = list("presets");
+  CHECK(presets.code == kExitOk);
+  CHECK(presets.err.empty());
+  for (const auto& p : strat::model_presets()) {
+    CHECK_MESSAGE(presets.out.find("  " + p.name + " ") != std::string::npos, p.name);
+  }
+  for (const auto& p : cost::cluster_presets()) {
+    CHECK_MESSAGE(presets.out.find("  " + p.name + " ") != std::string::npos, p.name);
+  }
+
+  const Run strategies = list("strategies");
+  CHECK(strategies.code == kExitOk);
+  CHECK(strategies.err.empty());
+  REQUIRE(!strat::registry().empty());
+  for (const auto& e : strat::registry()) {
+    CHECK_MESSAGE(strategies.out.find("  " + e.name + " ") != std::string::npos, e.name);
+    for (const auto& p : e.parameters) {
+      CHECK_MESSAGE(strategies.out.find(p.name) != std::string::npos, e.name << "." << p.name);
+    }
+  }
+  for (const char* name : {"dp", "tp", "pp", "zero_stage", "sequence_parallel", "gpipe", "1f1b",
+                           "selective", "full", "adamw"}) {
+    CHECK_MESSAGE(strategies.out.find(name) != std::string::npos, name);
+  }
+  CHECK(strategies.out.find(strat::model_presets().front().name) == std::string::npos);
+
+  const Run both = list("");
+  CHECK(both.code == kExitOk);
+  CHECK(both.out.find(presets.out) != std::string::npos);
+  CHECK(both.out.find(strategies.out) != std::string::npos);
+
+  const Run bogus = list("bogus");
+  CHECK(bogus.code == kExitBadInput);
+  CHECK(bogus.out.empty());
+  CHECK(bogus.err.find("\"bogus\"") != std::string::npos);
+}
+
+TEST_CASE("devices lists GPUs or says why there are none") {
+  std::ostringstream out;
+  CHECK(run_devices(out) == kExitOk);
+  const std::string text = out.str();
+  CHECK(text.rfind("CUDA kernels built: ", 0) == 0);
+  const auto none = text.find("No GPUs visible: ");
+  if (none != std::string::npos) {
+    const auto reason_begin = none + std::string("No GPUs visible: ").size();
+    const auto reason_end = text.find('\n', reason_begin);
+    CHECK_MESSAGE(reason_end > reason_begin + 3, "empty reason in:\n" << text);
+  } else {
+    CHECK_MESSAGE(text.find("  GPU 0: ") != std::string::npos,
+                  "neither GPUs nor a reason in:\n" << text);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The executable, as a process.
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs `parasim ARGS` with stdout and stderr together (or stderr dropped); the exit code and
+// the output.
+std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stderr = true) {
+  REQUIRE_MESSAGE(fs::exists(kExecutable),
+                  "the parasim executable is missing at "
+                      << kExecutable.string()
+                      << "; build all targets (cmake --build BUILD) before running the tests");
+  const std::string command =
+      shell_quote(kExecutable.string()) + " " + args + (keep_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << command);
+  std::string output;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  const int status = pclose(pipe);
+  REQUIRE_MESSAGE(WIFEXITED(status), command << " did not exit normally");
+  return {WEXITSTATUS(status), output};
+}
+
+}  // namespace
+
+TEST_CASE("process: parasim --help names every subcommand") {
+  const auto [code, output] = run_parasim("--help");
+  CHECK(code == 0);
+  for (const char* sub : {"simulate", "validate", "list", "devices"}) {
+    CHECK_MESSAGE(output.find(sub) != std::string::npos, sub << " missing from:\n" << output);
+  }
+  CHECK(output.find("Usage") != std::string::npos);
+}
+
+TEST_CASE("process: parasim validate of each bad fixture exits 2") {
+  for (const auto& file : json_files_in(kSourceDir / "tests" / "data" / "bad")) {
+    CAPTURE(file.string());
+    const auto [code, output] = run_parasim("validate " + shell_quote(file.string()));
+    CHECK(code == kExitBadInput);
+    CHECK(output.find(file.string() + ": ") != std::string::npos);
+  }
+}
+
+TEST_CASE("process: parasim simulate GOOD --json FILE exits 0 and writes the result") {
+  TempDir tmp;
+  const std::string result = tmp.file("result.json");
+  const auto [code, output] =
+      run_parasim("simulate " + shell_quote(kScenario.string()) + " --json " + shell_quote(result));
+  CHECK_MESSAGE(code == 0, output);
+  CHECK(output.find("Critical path by category") != std::string::npos);
+  REQUIRE(fs::exists(result));
+  CHECK(parse_json(read_text(result), "the result file").at("step_time_s").get<double>() > 0);
+  CHECK(tmp.entries() == std::vector<std::string>{"result.json"});
+
+  // --json -: standard output is exactly the JSON.
+  const auto [code2, stdout_only] =
+      run_parasim("simulate " + shell_quote(kScenario.string()) + " --json -", false);
+  CHECK(code2 == 0);
+  CHECK(parse_json(stdout_only, "standard output") ==
+        parse_json(read_text(result), "the result file"));
+}
+
+TEST_CASE("process: parasim simulate without a scenario fails with a usage hint") {
+  const auto [code, output] = run_parasim("simulate");
+  CHECK(code != 0);
+  CHECK_MESSAGE(output.find("scenario") != std::string::npos, output);
+  CHECK_MESSAGE(output.find("required") != std::string::npos, output);
+  CHECK_MESSAGE(output.find("--help") != std::string::npos, output);
+
+  const auto [code2, output2] = run_parasim("");
+  CHECK(code2 != 0);
+  CHECK(output2.find("--help") != std::string::npos);
+}
+
+}  // namespace parasim::cli
