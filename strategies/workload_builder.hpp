@@ -14,7 +14,8 @@
 //
 // Data parallel: gradients are reduced in buckets of parallel.dp_bucket (PyTorch DDP's scheme,
 // Li et al. 2020, arXiv 2006.15704), each launched when the last micro-batch's backward has
-// produced all its gradients; ZeRO-1/2 reduce-scatter instead and all-gather the updated bf16
+// produced all its gradients (buckets hold whole layers: a layer larger than the bucket is one
+// bucket, launched at the end of that layer's backward); ZeRO-1/2 reduce-scatter instead and all-gather the updated bf16
 // weights after the optimizer step (Megatron's distributed optimizer); ZeRO-3 (Rajbhandari et al.
 // 2020, arXiv 1910.02054) all-gathers each layer's weights before its forward and its backward
 // (prefetched one layer ahead) and reduce-scatters its gradients after every backward.
