@@ -55,7 +55,6 @@ class Run {
   std::vector<std::uint32_t> phase_;       // per group
   std::vector<std::uint32_t> flows_left_;  // per group
   std::vector<OpId> cause_;                // per op
-  std::vector<std::uint8_t> done_;         // per op
   std::vector<std::int64_t> memory_;       // device * categories
   std::vector<std::int64_t> memory_total_; // per device
   std::size_t finished_ = 0;
@@ -168,7 +167,6 @@ void Run::schedule_changed_flows() {
 
 void Run::finish_op(OpId o) {
   result_.op_end[o] = now_;
-  done_[o] = 1;
   ++finished_;
   apply_memory(o, false);
   const StreamId s = w_.op(o).stream;
@@ -194,7 +192,6 @@ SimResult Run::execute() {
   phase_.assign(w_.group_count(), 0);
   flows_left_.assign(w_.group_count(), 0);
   cause_.assign(n, kNone);
-  done_.assign(n, 0);
   memory_.assign(w_.device_count() * kMaxMemoryCategories, 0);
   memory_total_.assign(w_.device_count(), 0);
   for (DeviceId d = 0; d < w_.device_count(); ++d) {

@@ -14,11 +14,12 @@ namespace parasim::sim {
 
 struct Event {
   Time time;
-  std::uint32_t priority = 0;  // lower runs first at equal time
-  std::uint64_t sequence = 0;  // insertion order, assigned by the queue
+  std::uint64_t order = 0;     // priority (high 20 bits), then insertion sequence (low 44 bits)
   std::uint32_t type = 0;      // meaning chosen by the engine
   std::uint32_t a = 0;         // payload
   std::uint32_t b = 0;         // payload
+  std::uint32_t priority() const { return static_cast<std::uint32_t>(order >> 44); }
+  std::uint64_t sequence() const { return order & ((std::uint64_t{1} << 44) - 1); }
 };
 
 class EventQueue {
@@ -30,7 +31,7 @@ class EventQueue {
 
   void push(Time time, std::uint32_t priority, std::uint32_t type, std::uint32_t a,
             std::uint32_t b = 0) {
-    heap_.push_back(Event{time, priority, next_sequence_++, type, a, b});
+    heap_.push_back(Event{time, (std::uint64_t{priority} << 44) | next_sequence_++, type, a, b});
     sift_up(heap_.size() - 1);
   }
 
@@ -47,8 +48,7 @@ class EventQueue {
  private:
   static bool before(const Event& x, const Event& y) {
     if (x.time != y.time) return x.time < y.time;
-    if (x.priority != y.priority) return x.priority < y.priority;
-    return x.sequence < y.sequence;
+    return x.order < y.order;
   }
   void sift_up(std::size_t i) {
     Event e = heap_[i];

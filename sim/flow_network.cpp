@@ -43,6 +43,20 @@ FlowId FlowNetwork::start(const FlowSpec& spec, Time now, std::uint32_t owner) {
     link_flows_[f.links[i]].push_back(id);
     carried_[f.links[i]] += spec.bytes;
   }
+  if (alone(f)) {
+    // Fast path, same result as rebalance(): a flow alone on its links runs at the smaller
+    // capacity and changes no other flow.
+    double rate = std::numeric_limits<double>::infinity();
+    for (LinkId l : f.links) {
+      if (l != kNone && capacity_[l] < rate) rate = capacity_[l];
+    }
+    f.rate = rate;
+    f.finish = now + Time::ps(std::llround(f.remaining / f.rate));
+    ++f.version;
+    changed_.clear();
+    changed_.push_back(id);
+    return id;
+  }
   rebalance(f.links[0], f.links[1], now);
   return id;
 }
@@ -74,6 +88,10 @@ void FlowNetwork::finish(FlowId id, Time now) {
   ++f.version;
   --active_count_;
   free_.push_back(id);
+  if (links_idle(f)) {
+    changed_.clear();  // nothing else was on its links: no rate changes
+    return;
+  }
   rebalance(f.links[0], f.links[1], now);
 }
 

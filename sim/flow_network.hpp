@@ -58,6 +58,16 @@ class FlowNetwork {
   };
 
   void rebalance(LinkId seed_a, LinkId seed_b, Time now);
+  // Whether `f` is the only active flow on each of its links.
+  bool alone(const Flow& f) const {
+    return (f.links[0] == kNone || link_flows_[f.links[0]].size() == 1) &&
+           (f.links[1] == kNone || link_flows_[f.links[1]].size() == 1);
+  }
+  // Whether no active flow is left on `f`'s links (after detach).
+  bool links_idle(const Flow& f) const {
+    return (f.links[0] == kNone || link_flows_[f.links[0]].empty()) &&
+           (f.links[1] == kNone || link_flows_[f.links[1]].empty());
+  }
   void detach(FlowId f);
 
   std::vector<double> capacity_;                 // bytes per picosecond

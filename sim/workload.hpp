@@ -157,7 +157,13 @@ class Workload {
   // "label[index]" or "label".
   std::string op_name(OpId o) const;
 
-  void reserve_ops(std::size_t n) { ops_.reserve(n); }
+  // Capacity hints for builders that know their size up front (saves re-allocation and copying).
+  void reserve(std::size_t ops, std::size_t dependencies, std::size_t flows) {
+    ops_.reserve(ops);
+    group_members_.reserve(ops);
+    dependencies_.reserve(dependencies);
+    flows_.reserve(flows);
+  }
 
  private:
   std::vector<Device> devices_;

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <map>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "costmodel/model_state_memory.hpp"
 #include "strategies/layer_program.hpp"
@@ -33,8 +37,10 @@ struct PassOps {
 
 class Builder {
  public:
-  Builder(const Scenario& sc, const cost::CostModel& costs, const BuildOptions& options)
-      : sc_(sc),
+  Builder(const Scenario& sc, const cost::CostModel& costs, const BuildOptions& options,
+          std::size_t op_estimate)
+      : op_estimate_(op_estimate),
+        sc_(sc),
         costs_(costs),
         layout_(sc.parallel, sc.cluster.gpus_per_node),
         dp_sim_(options.full ? sc.parallel.dp : 1),
@@ -69,10 +75,14 @@ class Builder {
   sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
                                const cost::CollectivePlan& plan, const std::string& label,
                                sim::LabelId category, int mb, CommKind kind, int group_size);
+  sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
+                               const cost::CollectivePlan& plan, sim::LabelId label,
+                               sim::LabelId category, int mb, CommKind kind, int group_size);
   void emit_p2p();
   void emit_data_parallel(int stage);
   void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
 
+  std::size_t op_estimate_;
   const Scenario& sc_;
   const cost::CostModel& costs_;
   RankLayout layout_;
@@ -87,6 +97,15 @@ class Builder {
   std::vector<std::vector<std::pair<OpId, double>>> grad_ready_;
   std::vector<OpId> final_backward_;  // per device: last backward op of the step
   std::vector<OpId> pending_;         // per (d, r) of the stage being emitted: extra dependency
+  // Caches: the same (where, steps) and (step, placement) repeat for every micro-batch.
+  std::map<std::pair<const std::vector<LayerStep>*, std::string>, std::vector<sim::LabelId>>
+      step_labels_;
+  std::map<std::tuple<const LayerStep*, int, int, int>, cost::CollectivePlan> plans_;
+  std::vector<sim::StreamId> scratch_streams_;
+  std::vector<sim::PhaseSpec> scratch_phases_;
+  std::vector<sim::FlowSpec> scratch_flows_;
+  std::vector<std::size_t> scratch_members_;
+  std::vector<cost::GroupPlacement> tp_place_;  // per (stage, dp rank)
   sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0;
   std::uint8_t mem_weights_ = 0, mem_grads_ = 0, mem_optimizer_ = 0, mem_act_ = 0, mem_zero3_ = 0;
 };
@@ -152,12 +171,23 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
                                       const cost::CollectivePlan& plan, const std::string& label,
                                       sim::LabelId category, int mb, CommKind kind,
                                       int group_size) {
+  return emit_collective(members, stream, plan, out_.workload.intern(label), category, mb, kind,
+                         group_size);
+}
+
+sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
+                                      sim::StreamId DeviceStreams::*stream,
+                                      const cost::CollectivePlan& plan, sim::LabelId label,
+                                      sim::LabelId category, int mb, CommKind kind,
+                                      int group_size) {
   auto& w = out_.workload;
-  std::vector<sim::StreamId> member_streams;
-  member_streams.reserve(members.size());
+  auto& member_streams = scratch_streams_;
+  member_streams.clear();
   for (std::size_t dev : members) member_streams.push_back(streams_[dev].*stream);
-  std::vector<sim::PhaseSpec> phases;
-  std::vector<sim::FlowSpec> flows;
+  auto& phases = scratch_phases_;
+  auto& flows = scratch_flows_;
+  phases.clear();
+  flows.clear();
   const std::size_t n = members.size();
   for (const auto& ph : plan.phases) {
     const bool inter = ph.link == cost::LinkClass::kInterNode;
@@ -174,7 +204,7 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
   }
   double per_member = 0;
   for (const auto& ph : plan.phases) per_member += ph.bytes_sent_per_rank.value;
-  const sim::GroupId g = w.add_group(member_streams, phases, flows, w.intern(label), category, mb,
+  const sim::GroupId g = w.add_group(member_streams, phases, flows, label, category, mb,
                                      false, per_member);
   out_.groups.push_back(GroupInfo{kind, plan.kind, plan.message.value, group_size});
   return g;
@@ -193,9 +223,19 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
     if (first[k] == kNone) first[k] = op;
     chain[k] = op;
   };
-  for (const LayerStep& step : steps) {
+  auto cached = step_labels_.find({&steps, where});
+  if (cached == step_labels_.end()) {
+    std::vector<sim::LabelId> ids;
+    for (const LayerStep& step : steps) {
+      ids.push_back(w.intern(where + (step.is_collective ? step.collective.label : step.compute.label)));
+    }
+    cached = step_labels_.emplace(std::make_pair(&steps, where), std::move(ids)).first;
+  }
+  const std::vector<sim::LabelId>& labels = cached->second;
+  for (std::size_t si = 0; si < steps.size(); ++si) {
+    const LayerStep& step = steps[si];
     if (!step.is_collective) {
-      const sim::LabelId label = w.intern(where + step.compute.label);
+      const sim::LabelId label = labels[si];
       for (int d = 0; d < dp_sim_; ++d) {
         for (int r = 0; r < tp_sim_; ++r) {
           const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
@@ -206,13 +246,22 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       continue;
     }
     for (int d = 0; d < dp_sim_; ++d) {
-      const auto plan = costs_.collective(step.collective.kind, step.collective.message,
-                                          layout_.tp_group(stage, d));
-      std::vector<std::size_t> members;
+      const cost::GroupPlacement& place =
+          tp_place_[static_cast<std::size_t>(stage) * dp_sim_ + static_cast<std::size_t>(d)];
+      const auto key = std::make_tuple(&step, place.size, place.gpus_per_node_in_group,
+                                       place.nodes_spanned);
+      auto it = plans_.find(key);
+      if (it == plans_.end()) {
+        it = plans_.emplace(key, costs_.collective(step.collective.kind, step.collective.message,
+                                                   place)).first;
+      }
+      const cost::CollectivePlan& plan = it->second;
+      std::vector<std::size_t>& members = scratch_members_;
+      members.clear();
       for (int r = 0; r < tp_sim_; ++r) members.push_back(index(stage, d, r));
-      const sim::GroupId g = emit_collective(members, &DeviceStreams::tp, plan,
-                                             where + step.collective.label, cat_tp_, mb,
-                                             CommKind::kTensorParallel, sc_.parallel.tp);
+      const sim::GroupId g = emit_collective(members, &DeviceStreams::tp, plan, labels[si],
+                                             cat_tp_, mb, CommKind::kTensorParallel,
+                                             sc_.parallel.tp);
       for (int r = 0; r < tp_sim_; ++r) {
         link(static_cast<std::size_t>(d * tp_sim_ + r), w.members(g)[static_cast<std::size_t>(r)]);
       }
@@ -503,8 +552,16 @@ BuiltWorkload Builder::build() {
   mem_optimizer_ = w.memory_category("optimizer state");
   mem_act_ = w.memory_category("activations");
   mem_zero3_ = w.memory_category("zero-3 gathered weights");
+  // The estimate is an upper bound (about 2x here); untouched capacity costs address space only,
+  // and the cap keeps that bounded near the op limit.
+  constexpr std::size_t kMaxReserve = 16'000'000;
+  const std::size_t reserve = std::min(op_estimate_, kMaxReserve);
+  w.reserve(reserve, reserve, reserve);
   add_devices();
   set_base_memory();
+  for (int s = 0; s < pp_; ++s) {
+    for (int d = 0; d < dp_sim_; ++d) tp_place_.push_back(layout_.tp_group(s, d));
+  }
   const std::size_t n = out_.devices.size();
   fwd_ops_.assign(n, std::vector<PassOps>(static_cast<std::size_t>(m_)));
   bwd_ops_.assign(n, std::vector<PassOps>(static_cast<std::size_t>(m_)));
@@ -572,7 +629,7 @@ BuiltWorkload build_workload(const Scenario& scenario, const cost::CostModel& co
         options.full ? "drop --full (symmetric mode simulates one replica per stage)"
                      : "reduce the micro-batch count or the layer count"));
   }
-  return Builder(scenario, costs, options).build();
+  return Builder(scenario, costs, options, estimate).build();
 }
 
 }  // namespace parasim::strat
