@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace parasim::sim {
 namespace {
@@ -60,18 +61,26 @@ void write_chrome_trace(std::ostream& out, const Workload& w, const SimResult& r
                      st.device, s, json_escape(st.name)),
          first);
   }
+  // A group member is drawn from the moment the group starts (its last member arrives): the time
+  // a member waited at its stream head for the others is not communication.
+  std::vector<Time> group_start(w.group_count(), Time::zero());
+  for (GroupId g = 0; g < w.group_count(); ++g) {
+    for (OpId m : w.members(g)) group_start[g] = max(group_start[g], r.op_start[m]);
+  }
   for (OpId o = 0; o < w.op_count(); ++o) {
     const Op& op = w.op(o);
     const Stream& st = w.stream(op.stream);
+    Time start = r.op_start[o];
     std::string args;
     if (op.kind == OpKind::kGroupMember) {
+      start = group_start[op.group];
       const Group& g = w.group(op.group);
       args = fmt::format(R"(,"args":{{"members":{},"bytes_sent":{:.0f}}})", g.members_count,
                          g.bytes_per_member);
     }
     emit(fmt::format(R"({{"ph":"X","name":"{}","cat":"{}","pid":{},"tid":{},"ts":{},"dur":{}{}}})",
                      json_escape(w.op_name(o)), json_escape(w.text(op.category)), st.device,
-                     op.stream, us(r.op_start[o]), us(r.op_end[o] - r.op_start[o]), args),
+                     op.stream, us(start), us(r.op_end[o] - start), args),
          first);
   }
   // Flow arrows for point-to-point transfers: member 0 sends, member 1 receives.
@@ -82,7 +91,7 @@ void write_chrome_trace(std::ostream& out, const Workload& w, const SimResult& r
     const Op& so = w.op(send);
     const Op& ro = w.op(recv);
     emit(fmt::format(R"({{"ph":"s","id":{},"name":"p2p","cat":"p2p","pid":{},"tid":{},"ts":{}}})",
-                     g, w.device_of(send), so.stream, us(r.op_start[send])),
+                     g, w.device_of(send), so.stream, us(group_start[g])),
          first);
     emit(fmt::format(
              R"({{"ph":"f","bp":"e","id":{},"name":"p2p","cat":"p2p","pid":{},"tid":{},"ts":{}}})",

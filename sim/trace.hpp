@@ -4,7 +4,8 @@
 // for; memory counters need EngineOptions::record_memory_timeline.
 //
 // Layout: pid = simulated device, tid = stream (lane); one `X` event per op (ts and dur in
-// microseconds, printed to the picosecond); `C` counter "memory" per device in GiB; `M`
+// microseconds, printed to the picosecond; a collective or transfer from the moment all its
+// members have arrived); `C` counter "memory" per device in GiB; `M`
 // process_name / thread_name metadata; flow arrows (`s` on the sender, `f` with bp "e" on the
 // receiver) for point-to-point groups. Output is byte-for-byte deterministic.
 
