@@ -1,9 +1,8 @@
 // Tests of the parasim command line: the commands as functions (parasim::cli::run_*, with string
-// streams) and, at the end, the built executable as a process.
+// streams). process_test.cpp runs the built executable.
 #include "cli/commands.hpp"
 
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/test_support.hpp"
 #include "costmodel/cluster_presets.hpp"
 #include "strategies/model_presets.hpp"
 #include "strategies/registry.hpp"
@@ -28,70 +28,14 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace parasim::test;
 
-const fs::path kSourceDir{PARASIM_SOURCE_DIR};
-const fs::path kExecutable = fs::path(PARASIM_BINARY_DIR) / "cli" / "parasim";
 // Small and fast, and it has all three kinds of parallelism (dp 2, tp 2, pp 2).
 const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path.string());
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  REQUIRE_MESSAGE(out.good(), "cannot write " << path.string());
-  out << text;
-}
 
-std::vector<fs::path> json_files_in(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json") {
-      files.push_back(entry.path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
-// A fresh, empty directory, removed with everything in it at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      const fs::path p = fs::temp_directory_path() /
-                         ("parasim-cli-test-" + std::to_string(rd()) + std::to_string(attempt));
-      if (fs::create_directory(p)) {
-        path_ = p;
-        return;
-      }
-    }
-    FAIL("cannot create a temporary directory");
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  fs::path path_;
-};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string s;
@@ -147,35 +91,11 @@ Run list(const std::string& what) {
   return r;
 }
 
-json parse_json(const std::string& text, const std::string& what) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    FAIL(what << " is not valid JSON: " << e.what());
-  }
-  return {};
-}
 
 std::size_t count_lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-// EXPECTED.txt of tests/data/bad: file -> (JSON path, message substring) in file order.
-std::map<std::string, std::vector<std::pair<std::string, std::string>>> expected_problems(
-    const fs::path& dir) {
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> expected;
-  std::istringstream lines(read_text(dir / "EXPECTED.txt"));
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto tab1 = line.find('\t');
-    const auto tab2 = tab1 == std::string::npos ? tab1 : line.find('\t', tab1 + 1);
-    REQUIRE_MESSAGE(tab2 != std::string::npos, "malformed EXPECTED.txt line: " << line);
-    expected[line.substr(0, tab1)].emplace_back(line.substr(tab1 + 1, tab2 - tab1 - 1),
-                                                line.substr(tab2 + 1));
-  }
-  return expected;
-}
 
 // Every expected problem appears as "FILE: PATH: ...substring...", one line each.
 void check_problems_reported(const std::string& err, const std::string& file,
@@ -688,88 +608,6 @@ TEST_CASE("devices lists GPUs or says why there are none") {
     CHECK_MESSAGE(text.find("  GPU 0: ") != std::string::npos,
                   "neither GPUs nor a reason in:\n" << text);
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The executable, as a process.
-
-namespace {
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs `parasim ARGS` with stdout and stderr together (or stderr dropped); the exit code and
-// the output.
-std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stderr = true) {
-  REQUIRE_MESSAGE(fs::exists(kExecutable),
-                  "the parasim executable is missing at "
-                      << kExecutable.string()
-                      << "; build all targets (cmake --build BUILD) before running the tests");
-  const std::string command =
-      shell_quote(kExecutable.string()) + " " + args + (keep_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << command);
-  std::string output;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  REQUIRE_MESSAGE(WIFEXITED(status), command << " did not exit normally");
-  return {WEXITSTATUS(status), output};
-}
-
-}  // namespace
-
-TEST_CASE("process: parasim --help names every subcommand") {
-  const auto [code, output] = run_parasim("--help");
-  CHECK(code == 0);
-  for (const char* sub : {"simulate", "validate", "list", "devices"}) {
-    CHECK_MESSAGE(output.find(sub) != std::string::npos, sub << " missing from:\n" << output);
-  }
-  CHECK(output.find("Usage") != std::string::npos);
-}
-
-TEST_CASE("process: parasim validate of each bad fixture exits 2") {
-  for (const auto& file : json_files_in(kSourceDir / "tests" / "data" / "bad")) {
-    CAPTURE(file.string());
-    const auto [code, output] = run_parasim("validate " + shell_quote(file.string()));
-    CHECK(code == kExitBadInput);
-    CHECK(output.find(file.string() + ": ") != std::string::npos);
-  }
-}
-
-TEST_CASE("process: parasim simulate GOOD --json FILE exits 0 and writes the result") {
-  TempDir tmp;
-  const std::string result = tmp.file("result.json");
-  const auto [code, output] =
-      run_parasim("simulate " + shell_quote(kScenario.string()) + " --json " + shell_quote(result));
-  CHECK_MESSAGE(code == 0, output);
-  CHECK(output.find("Critical path by category") != std::string::npos);
-  REQUIRE(fs::exists(result));
-  CHECK(parse_json(read_text(result), "the result file").at("step_time_s").get<double>() > 0);
-  CHECK(tmp.entries() == std::vector<std::string>{"result.json"});
-
-  // --json -: standard output is exactly the JSON.
-  const auto [code2, stdout_only] =
-      run_parasim("simulate " + shell_quote(kScenario.string()) + " --json -", false);
-  CHECK(code2 == 0);
-  CHECK(parse_json(stdout_only, "standard output") ==
-        parse_json(read_text(result), "the result file"));
-}
-
-TEST_CASE("process: parasim simulate without a scenario fails with a usage hint") {
-  const auto [code, output] = run_parasim("simulate");
-  CHECK(code != 0);
-  CHECK_MESSAGE(output.find("scenario") != std::string::npos, output);
-  CHECK_MESSAGE(output.find("required") != std::string::npos, output);
-  CHECK_MESSAGE(output.find("--help") != std::string::npos, output);
-
-  const auto [code2, output2] = run_parasim("");
-  CHECK(code2 != 0);
-  CHECK(output2.find("--help") != std::string::npos);
 }
 
 }  // namespace parasim::cli

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/test_support.hpp"
 #include "cli/commands.hpp"
 
 namespace parasim::cli {
@@ -24,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path kSourceDir{PARASIM_SOURCE_DIR};
+using namespace parasim::test;
 const fs::path kGolden = kSourceDir / "tests" / "data" / "golden.json";
 
 const std::string kRebaseline =
@@ -41,13 +42,6 @@ std::string exact(double v) {
   return s.str();
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path.string());
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
 
 json golden() {
   try {

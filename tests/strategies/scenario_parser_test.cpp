@@ -1,3 +1,4 @@
+#include "../support/test_support.hpp"
 #include "strategies/scenario_parser.hpp"
 
 #include <doctest/doctest.h>
@@ -23,26 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir{PARASIM_SOURCE_DIR};
+using namespace parasim::test;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path.string());
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
 
-std::vector<fs::path> json_files_in(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json") {
-      files.push_back(entry.path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 // The problems of a parse that must fail; fails the test when it does not throw InputError.
 std::vector<cost::Problem> problems_of(std::string_view text) {
@@ -190,18 +174,7 @@ TEST_CASE("the custom-cluster scenario reads every field without presets") {
 
 TEST_CASE("every malformed fixture fails with exactly the expected problems") {
   const fs::path dir = kSourceDir / "tests" / "data" / "bad";
-  // file -> expected (path, substring) pairs, in EXPECTED.txt order.
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> expected;
-  std::istringstream lines(read_text(dir / "EXPECTED.txt"));
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto tab1 = line.find('\t');
-    const auto tab2 = line.find('\t', tab1 == std::string::npos ? tab1 : tab1 + 1);
-    REQUIRE_MESSAGE(tab2 != std::string::npos, "malformed EXPECTED.txt line: " << line);
-    expected[line.substr(0, tab1)].emplace_back(line.substr(tab1 + 1, tab2 - tab1 - 1),
-                                                line.substr(tab2 + 1));
-  }
+  const ExpectedProblems expected = expected_problems(dir);
   REQUIRE(expected.size() >= 12);
 
   // Every fixture has expectations and every expectation has a fixture.
