@@ -28,6 +28,9 @@ class Run {
   }
 
   void build_successors();
+  // Marks a stream for an issue decision at the end of the current instant.
+  void wake(StreamId s, OpId enabler);
+  void issue_woken();
   void try_issue(StreamId s, OpId enabler);
   void start_op(OpId o, OpId enabler);
   void start_group(GroupId g);
@@ -48,13 +51,18 @@ class Run {
   std::vector<std::uint32_t> succ_begin_;
   std::vector<OpId> succ_;
   std::vector<std::uint32_t> deps_left_;
-  std::vector<std::uint32_t> cursor_;      // per stream
+  std::vector<std::uint32_t> queue_begin_;  // per stream: first index into cursor_
+  std::vector<std::uint32_t> cursor_;      // per stream queue
   std::vector<std::uint8_t> busy_;         // per stream
+  std::vector<std::uint8_t> woken_;        // per stream: in woken_list_
+  std::vector<OpId> wake_cause_;           // per stream: the op whose end woke it
+  std::vector<StreamId> woken_list_;
   std::vector<std::uint32_t> arrived_;     // per group
   std::vector<OpId> last_arrival_;         // per group
   std::vector<std::uint32_t> phase_;       // per group
   std::vector<std::uint32_t> flows_left_;  // per group
   std::vector<OpId> cause_;                // per op
+  std::vector<std::uint8_t> queue_of_;     // per op: its queue on its stream
   std::vector<std::int64_t> memory_;       // device * categories
   std::vector<std::int64_t> memory_total_; // per device
   std::size_t finished_ = 0;
@@ -93,14 +101,40 @@ void Run::apply_memory(OpId o, bool at_start) {
   }
 }
 
+void Run::wake(StreamId s, OpId enabler) {
+  if (busy_[s]) return;
+  if (!woken_[s]) {
+    woken_[s] = 1;
+    woken_list_.push_back(s);
+    wake_cause_[s] = enabler;
+  } else if (enabler != kNone) {
+    wake_cause_[s] = enabler;  // the latest op to end before the decision
+  }
+}
+
+void Run::issue_woken() {
+  // Stream order, so that the outcome never depends on event processing order.
+  std::sort(woken_list_.begin(), woken_list_.end());
+  std::vector<StreamId> list;
+  list.swap(woken_list_);
+  for (StreamId s : list) {
+    woken_[s] = 0;
+    try_issue(s, wake_cause_[s]);
+  }
+}
+
 void Run::try_issue(StreamId s, OpId enabler) {
   if (busy_[s]) return;
-  const auto& program = w_.stream(s).program;
-  if (cursor_[s] >= program.size()) return;
-  const OpId o = program[cursor_[s]];
-  if (deps_left_[o] != 0) return;
-  busy_[s] = 1;
-  start_op(o, enabler);
+  const auto& queues = w_.stream(s).queues;
+  for (std::size_t q = 0; q < queues.size(); ++q) {
+    const std::uint32_t cursor = cursor_[queue_begin_[s] + q];
+    if (cursor >= queues[q].size()) continue;
+    const OpId o = queues[q][cursor];
+    if (deps_left_[o] != 0) continue;
+    busy_[s] = 1;
+    start_op(o, enabler);
+    return;
+  }
 }
 
 void Run::start_op(OpId o, OpId enabler) {
@@ -171,12 +205,12 @@ void Run::finish_op(OpId o) {
   apply_memory(o, false);
   const StreamId s = w_.op(o).stream;
   busy_[s] = 0;
-  ++cursor_[s];
+  ++cursor_[queue_begin_[s] + queue_of_[o]];
   for (std::uint32_t i = succ_begin_[o]; i < succ_begin_[o + 1]; ++i) {
     const OpId next = succ_[i];
-    if (--deps_left_[next] == 0) try_issue(w_.op(next).stream, o);
+    if (--deps_left_[next] == 0) wake(w_.op(next).stream, o);
   }
-  try_issue(s, o);
+  wake(s, o);
 }
 
 SimResult Run::execute() {
@@ -185,8 +219,21 @@ SimResult Run::execute() {
   result_.op_end.assign(n, Time::zero());
   result_.peak_memory_bytes.assign(w_.device_count(), 0);
   result_.peak_breakdown_bytes.assign(w_.device_count(), {});
-  cursor_.assign(w_.stream_count(), 0);
+  queue_begin_.assign(w_.stream_count(), 0);
+  queue_of_.assign(n, 0);
+  std::uint32_t queue_count = 0;
+  for (StreamId s = 0; s < w_.stream_count(); ++s) {
+    queue_begin_[s] = queue_count;
+    const auto& qs = w_.stream(s).queues;
+    for (std::size_t q = 0; q < qs.size(); ++q) {
+      for (OpId o : qs[q]) queue_of_[o] = static_cast<std::uint8_t>(q);
+    }
+    queue_count += static_cast<std::uint32_t>(qs.size());
+  }
+  cursor_.assign(queue_count, 0);
   busy_.assign(w_.stream_count(), 0);
+  woken_.assign(w_.stream_count(), 0);
+  wake_cause_.assign(w_.stream_count(), kNone);
   arrived_.assign(w_.group_count(), 0);
   last_arrival_.assign(w_.group_count(), kNone);
   phase_.assign(w_.group_count(), 0);
@@ -209,7 +256,8 @@ SimResult Run::execute() {
   build_successors();
   queue_.reserve(std::min<std::size_t>(n, 1u << 20) + 64);
 
-  for (StreamId s = 0; s < w_.stream_count(); ++s) try_issue(s, kNone);
+  for (StreamId s = 0; s < w_.stream_count(); ++s) wake(s, kNone);
+  issue_woken();
   while (!queue_.empty()) {
     const Event e = queue_.pop();
     now_ = e.time;
@@ -236,16 +284,21 @@ SimResult Run::execute() {
       default:
         break;
     }
+    // The instant is over when the next event is later: take the issue decisions now.
+    if (!woken_list_.empty() && (queue_.empty() || queue_.top().time > now_)) issue_woken();
   }
   if (finished_ != n) {
     std::string stuck;
     int shown = 0;
     for (StreamId s = 0; s < w_.stream_count() && shown < 8; ++s) {
-      const auto& program = w_.stream(s).program;
-      if (cursor_[s] < program.size()) {
-        stuck += "\n  " + w_.device(w_.stream(s).device).name + "/" + w_.stream(s).name +
-                 " waits at " + w_.op_name(program[cursor_[s]]);
-        ++shown;
+      const auto& queues = w_.stream(s).queues;
+      for (std::size_t q = 0; q < queues.size(); ++q) {
+        const std::uint32_t cursor = cursor_[queue_begin_[s] + q];
+        if (cursor < queues[q].size()) {
+          stuck += "\n  " + w_.device(w_.stream(s).device).name + "/" + w_.stream(s).name +
+                   " waits at " + w_.op_name(queues[q][cursor]);
+          ++shown;
+        }
       }
     }
     throw WorkloadError("simulation deadlocked: " + std::to_string(n - finished_) +

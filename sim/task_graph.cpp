@@ -70,10 +70,12 @@ GraphCheck check_task_graph(const Workload& w) {
   for (auto [before, after] : w.dependencies()) {
     edges.emplace_back(m.of_op[before], m.of_op[after]);
   }
+  // Order inside each queue of a stream (the order across queues is decided at run time).
   for (StreamId s = 0; s < w.stream_count(); ++s) {
-    const auto& program = w.stream(s).program;
-    for (std::size_t i = 1; i < program.size(); ++i) {
-      edges.emplace_back(m.of_op[program[i - 1]], m.of_op[program[i]]);
+    for (const auto& queue : w.stream(s).queues) {
+      for (std::size_t i = 1; i < queue.size(); ++i) {
+        edges.emplace_back(m.of_op[queue[i - 1]], m.of_op[queue[i]]);
+      }
     }
   }
   const std::size_t n = m.representative.size();

@@ -13,7 +13,7 @@ DeviceId Workload::add_device(std::string name) {
 
 StreamId Workload::add_stream(DeviceId device, std::string name) {
   assert(device < devices_.size() && "add_stream: unknown device");
-  streams_.push_back(Stream{device, std::move(name), {}});
+  streams_.push_back(Stream{device, std::move(name), {std::vector<OpId>{}}});
   return static_cast<StreamId>(streams_.size() - 1);
 }
 
@@ -32,8 +32,15 @@ LabelId Workload::intern(std::string_view text) {
   return id;
 }
 
+namespace {
+void enqueue(Stream& s, std::uint8_t queue, OpId op) {
+  if (s.queues.size() <= queue) s.queues.resize(queue + 1u);
+  s.queues[queue].push_back(op);
+}
+}  // namespace
+
 OpId Workload::add_compute(StreamId stream, Time duration, LabelId label, LabelId category,
-                           std::int32_t index) {
+                           std::int32_t index, std::uint8_t queue) {
   assert(stream < streams_.size());
   Op op;
   op.kind = OpKind::kCompute;
@@ -44,14 +51,15 @@ OpId Workload::add_compute(StreamId stream, Time duration, LabelId label, LabelI
   op.index = index;
   ops_.push_back(op);
   auto id = static_cast<OpId>(ops_.size() - 1);
-  streams_[stream].program.push_back(id);
+  enqueue(streams_[stream], queue, id);
   return id;
 }
 
 GroupId Workload::add_group(std::span<const StreamId> member_streams,
                             std::span<const PhaseSpec> phases, std::span<const FlowSpec> flows,
                             LabelId label, LabelId category, std::int32_t index,
-                            bool point_to_point, double bytes_per_member) {
+                            bool point_to_point, double bytes_per_member,
+                            std::uint8_t queue) {
   Group g;
   g.members_begin = static_cast<std::uint32_t>(group_members_.size());
   g.members_count = static_cast<std::uint32_t>(member_streams.size());
@@ -86,7 +94,7 @@ GroupId Workload::add_group(std::span<const StreamId> member_streams,
     op.index = index;
     ops_.push_back(op);
     auto id = static_cast<OpId>(ops_.size() - 1);
-    streams_[s].program.push_back(id);
+    enqueue(streams_[s], queue, id);
     group_members_.push_back(id);
   }
   groups_.push_back(g);
@@ -132,6 +140,12 @@ void Workload::set_base_memory(DeviceId device, std::uint8_t category, std::int6
 
 std::int64_t Workload::base_memory(DeviceId d, std::uint8_t category) const {
   return base_memory_[d * kMaxMemoryCategories + category];
+}
+
+std::vector<OpId> Workload::stream_ops(StreamId s) const {
+  std::vector<OpId> all;
+  for (const auto& q : streams_[s].queues) all.insert(all.end(), q.begin(), q.end());
+  return all;
 }
 
 std::string Workload::op_name(OpId o) const {

@@ -3,8 +3,12 @@
 // them, and a program of ops on each stream. The engine knows nothing about training.
 //
 // Semantics
-// - A stream runs its ops one at a time, in the order they were added to it.
-// - An op starts when it is at the head of its stream and every op it depends on has finished.
+// - A stream runs its ops one at a time. Its ops sit in one or more queues, each in the order the
+//   ops were added; when the stream is free it starts the head of the first queue (lowest index)
+//   whose head is ready. One queue is a fixed program; several express a priority policy (for
+//   example "a waiting backward before a new forward"). Decisions are taken once all events of an
+//   instant have been processed, so equal-time readiness always resolves by priority.
+// - An op is ready when every op it depends on has finished.
 // - A compute op occupies its stream for `duration`.
 // - A group op (collective or point-to-point transfer) is one op per member, each on the member's
 //   stream. The group starts when every member has reached it (is at its stream head with its
@@ -46,7 +50,7 @@ struct Device {
 struct Stream {
   DeviceId device;
   std::string name;
-  std::vector<OpId> program;  // execution order
+  std::vector<std::vector<OpId>> queues;  // priority order; each in execution order
 };
 
 struct Link {
@@ -105,7 +109,7 @@ class Workload {
   const std::string& text(LabelId id) const { return labels_[id]; }
 
   OpId add_compute(StreamId stream, Time duration, LabelId label, LabelId category,
-                   std::int32_t index = -1);
+                   std::int32_t index = -1, std::uint8_t queue = 0);
 
   // A group over `member_streams` (one per member, distinct devices) running `phases`, whose
   // flows are in `flows` (phase i owns its flows_count flows after the previous phases' flows;
@@ -113,7 +117,7 @@ class Workload {
   GroupId add_group(std::span<const StreamId> member_streams, std::span<const PhaseSpec> phases,
                     std::span<const FlowSpec> flows, LabelId label, LabelId category,
                     std::int32_t index = -1, bool point_to_point = false,
-                    double bytes_per_member = 0);
+                    double bytes_per_member = 0, std::uint8_t queue = 0);
 
   // `after` starts only once `before` has finished.
   void add_dependency(OpId before, OpId after);
@@ -153,6 +157,9 @@ class Workload {
   const std::vector<std::string>& memory_categories() const { return memory_categories_; }
   std::int64_t base_memory(DeviceId d, std::uint8_t category) const;
   DeviceId device_of(OpId o) const { return streams_[ops_[o].stream].device; }
+
+  // Every op of a stream, queue after queue (not in time order).
+  std::vector<OpId> stream_ops(StreamId s) const;
 
   // "label[index]" or "label".
   std::string op_name(OpId o) const;

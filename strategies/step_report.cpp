@@ -78,9 +78,10 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   const auto starts = group_starts(w, r);
   std::vector<std::vector<std::pair<Time, Time>>> compute_busy(w.device_count());
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
-    for (OpId o : w.stream(built.devices[d].compute_stream).program) {
+    for (OpId o : w.stream_ops(built.devices[d].compute_stream)) {
       if (r.op_end[o] > r.op_start[o]) compute_busy[d].emplace_back(r.op_start[o], r.op_end[o]);
     }
+    std::sort(compute_busy[d].begin(), compute_busy[d].end());
   }
   for (sim::GroupId g = 0; g < w.group_count(); ++g) {
     const auto kind = static_cast<std::size_t>(built.groups[g].kind);
@@ -143,7 +144,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   }
 
   // Optimizer time (first device) and critical path by category.
-  for (OpId o : w.stream(built.devices[0].compute_stream).program) {
+  for (OpId o : w.stream_ops(built.devices[0].compute_stream)) {
     if (w.op(o).category == built.optimizer_category) {
       rep.optimizer_s += (r.op_end[o] - r.op_start[o]).to_seconds();
     }

@@ -196,3 +196,23 @@ TEST_CASE("Engine: the same input twice gives identical trace bytes") {
   CHECK(first.find("\"ph\":\"C\"") != std::string::npos);
   CHECK(first.find("\"thread_name\"") != std::string::npos);
 }
+
+TEST_CASE("Engine: a stream with several queues starts the first ready head, by priority") {
+  // Queue 0 ("backward") has priority over queue 1 ("forward"). b1 becomes ready at 5 us, exactly
+  // when f0 ends: the decision at 5 us picks b1 over the ready f1.
+  Workload w;
+  auto d = w.add_device("gpu0");
+  auto s = w.add_stream(d, "compute");
+  auto other = w.add_stream(d, "other");
+  auto cat = w.intern("x");
+  auto f0 = w.add_compute(s, Time::us(5), w.intern("f0"), cat, -1, 1);
+  auto f1 = w.add_compute(s, Time::us(5), w.intern("f1"), cat, -1, 1);
+  auto gate = w.add_compute(other, Time::us(5), w.intern("gate"), cat);
+  auto b1 = w.add_compute(s, Time::us(1), w.intern("b1"), cat, -1, 0);
+  w.add_dependency(gate, b1);
+  auto r = Engine(w).run();
+  CHECK(r.op_start[f0] == Time::zero());
+  CHECK(r.op_start[b1] == Time::us(5));
+  CHECK(r.op_start[f1] == Time::us(6));
+  CHECK(r.makespan == Time::us(11));
+}
