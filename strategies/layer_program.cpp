@@ -25,10 +25,24 @@ class StepWriter {
     ++block_.kernels;
   }
   // The two backward GEMMs of a forward GEMM [m x k] x [k x n]: dX = dY W^T and dW = X^T dY.
+  // With a weight sink (zero-bubble's B/W split) dW goes there instead of into the block.
   void gemm_backward(double m, double n, double k, double batch = 1) {
+    gemm(m, k, n, batch);
+    if (weight_sink_ == nullptr) {
+      gemm(k, n, m, batch);
+      return;
+    }
+    std::swap(block_, *weight_sink_);
+    gemm(k, n, m, batch);
+    std::swap(block_, *weight_sink_);
+  }
+  // Backward of a product of two activations (attention scores): both gradients are input
+  // gradients, never weight gradients.
+  void activation_gemm_backward(double m, double n, double k, double batch) {
     gemm(m, k, n, batch);
     gemm(k, n, m, batch);
   }
+  void set_weight_sink(ComputeBlock* sink) { weight_sink_ = sink; }
   void memory(double bytes) {
     block_.time += costs_.memory_bound(Bytes{bytes});
     ++block_.kernels;
@@ -53,6 +67,7 @@ class StepWriter {
   const cost::CostModel& costs_;
   cost::Dtype dtype_;
   ComputeBlock block_;
+  ComputeBlock* weight_sink_ = nullptr;
 };
 
 struct Dims {
@@ -95,10 +110,10 @@ void attention_core_forward(StepWriter& w, const Dims& x) {
 
 void attention_core_backward(StepWriter& w, const Dims& x) {
   const double heads = x.b * x.a / x.t;
-  w.gemm_backward(x.s, x.d, x.s, heads);
+  w.activation_gemm_backward(x.s, x.d, x.s, heads);
   const double scores = heads * x.s * x.s;
   w.memory(x.act(scores) * 3 + (x.dropout ? scores : 0));  // read probs and grads, write grads
-  w.gemm_backward(x.s, x.s, x.d, heads);
+  w.activation_gemm_backward(x.s, x.s, x.d, heads);
 }
 
 // Elementwise bytes over the hidden state of this rank (sequence-sharded with SP).
@@ -200,6 +215,22 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   }
   mlp_backward(w, x, p.backward);
   attention_backward(w, x, recompute == cost::Recompute::kSelective, p.backward);
+  // The same backward with the weight gradients split off (zero-bubble B and W).
+  {
+    StepWriter split(costs, sc.training.precision);
+    ComputeBlock weights;
+    split.set_weight_sink(&weights);
+    if (recompute == cost::Recompute::kFull) {
+      p.backward_input = p.forward;
+      prefix_labels(p.backward_input, "recompute ");
+    }
+    mlp_backward(split, x, p.backward_input);
+    attention_backward(split, x, recompute == cost::Recompute::kSelective, p.backward_input);
+    weights.label = "wgrad";
+    LayerStep step;
+    step.compute = weights;
+    p.weight_grad.push_back(step);
+  }
   // Model FLOPs: forward once and backward (twice the forward), recompute excluded.
   const Flops fwd = compute_flops(p.forward);
   p.model_flops = fwd * 3.0;
@@ -222,6 +253,8 @@ LayerProgram embedding_program(const Scenario& sc, const cost::CostModel& costs)
   }
   w.memory(2 * bsh);  // scatter-add of row gradients
   w.close(p.backward, "embed bwd");
+  // The embedding has no input gradient: with a B/W split its whole backward is W.
+  for (const auto& s : p.backward) (s.is_collective ? p.backward_input : p.weight_grad).push_back(s);
   return p;
 }
 
@@ -242,14 +275,26 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
     StepWriter::collective(p.forward, "loss all-reduce", CollectiveKind::kAllReduce,
                            3.0 * 4.0 * x.tokens());
   }
-  w.memory(4 * logits + x.act(logits));          // loss gradient
-  w.gemm_backward(x.tokens(), vocab_rows, x.h);
-  w.memory(3 * hidden_bytes(x));
-  w.close(p.backward, "head bwd");
-  if (x.t > 1) {
-    StepWriter::collective(p.backward, x.sp ? "head bwd reduce-scatter" : "head bwd all-reduce",
-                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
-  }
+  auto backward = [&](StepWriter& bw, std::vector<LayerStep>& out) {
+    bw.memory(4 * logits + x.act(logits));         // loss gradient
+    bw.gemm_backward(x.tokens(), vocab_rows, x.h);
+    bw.memory(3 * hidden_bytes(x));
+    bw.close(out, "head bwd");
+    if (x.t > 1) {
+      StepWriter::collective(out, x.sp ? "head bwd reduce-scatter" : "head bwd all-reduce",
+                             x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                             bsh);
+    }
+  };
+  backward(w, p.backward);
+  StepWriter split(costs, sc.training.precision);
+  ComputeBlock weights;
+  split.set_weight_sink(&weights);
+  backward(split, p.backward_input);
+  weights.label = "head wgrad";
+  LayerStep step;
+  step.compute = weights;
+  p.weight_grad.push_back(step);
   p.model_flops = cost::Flops{2.0 * x.tokens() * x.v * x.h / x.t * 3.0};  // unpadded V
   return p;
 }

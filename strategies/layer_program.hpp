@@ -55,6 +55,10 @@ struct LayerStep {
 struct LayerProgram {
   std::vector<LayerStep> forward;
   std::vector<LayerStep> backward;   // recompute steps first, when any
+  // The backward split for zero-bubble schedules (Qi et al. 2024, arXiv 2401.10241): input
+  // gradients (with the collectives) in backward_input, weight-gradient GEMMs in weight_grad.
+  std::vector<LayerStep> backward_input;
+  std::vector<LayerStep> weight_grad;
   cost::Flops model_flops;           // forward + backward without recompute, for MFU
 };
 

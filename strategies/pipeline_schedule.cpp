@@ -3,26 +3,122 @@
 #include <algorithm>
 
 namespace parasim::strat {
+namespace {
 
-std::vector<PipelineItem> pipeline_order(PipelineSchedule schedule, int stage, int stages,
-                                         int micro_batches) {
-  std::vector<PipelineItem> order;
-  order.reserve(static_cast<std::size_t>(2 * micro_batches));
-  if (schedule == PipelineSchedule::kGpipe) {
-    for (int mb = 0; mb < micro_batches; ++mb) order.push_back({true, mb});
-    for (int mb = micro_batches - 1; mb >= 0; --mb) order.push_back({false, mb});
-    return order;
+PipelineItem forward(int mb, int chunk = 0, std::uint8_t queue = 0) {
+  return {ItemKind::kForward, mb, chunk, queue, 0};
+}
+PipelineItem backward(int mb, int chunk = 0, std::uint8_t queue = 0) {
+  return {ItemKind::kBackward, mb, chunk, queue, 0};
+}
+
+void gpipe(const ScheduleShape& sh, StagePlan& plan) {
+  for (int mb = 0; mb < sh.micro_batches; ++mb) plan.items.push_back(forward(mb));
+  for (int mb = sh.micro_batches - 1; mb >= 0; --mb) plan.items.push_back(backward(mb));
+}
+
+void one_f_one_b(const ScheduleShape& sh, int stage, StagePlan& plan) {
+  const int m = sh.micro_batches;
+  const int warmup = std::min(sh.stages - stage - 1, m);
+  int f = 0, b = 0;
+  for (; f < warmup; ++f) plan.items.push_back(forward(f));
+  while (f < m) {
+    plan.items.push_back(forward(f++));
+    plan.items.push_back(backward(b++));
   }
-  const int warmup = std::min(stages - stage - 1, micro_batches);
-  int next_forward = 0;
-  int next_backward = 0;
-  for (; next_forward < warmup; ++next_forward) order.push_back({true, next_forward});
-  while (next_forward < micro_batches) {
-    order.push_back({true, next_forward++});
-    order.push_back({false, next_backward++});
+  while (b < m) plan.items.push_back(backward(b++));
+}
+
+// Megatron-LM's interleaved schedule (schedules.py, forward_backward_pipelining_with_interleaving):
+// the k-th forward runs chunk (k / P) % v of micro-batch (k / (P v)) P + k % P; the k-th backward
+// runs the chunks in reverse. Warm-up: (P - s - 1) * 2 + (v - 1) * P forwards.
+void interleaved(const ScheduleShape& sh, int stage, StagePlan& plan) {
+  const int p = sh.stages, v = sh.chunks, m = sh.micro_batches;
+  const int total = m * v;
+  auto mb_of = [&](int k) { return (k / (p * v)) * p + k % p; };
+  auto chunk_of = [&](int k, bool fwd) {
+    const int c = (k / p) % v;
+    return fwd ? c : v - 1 - c;
+  };
+  const int warmup = std::min((p - stage - 1) * 2 + (v - 1) * p, total);
+  int f = 0, b = 0;
+  for (; f < warmup; ++f) plan.items.push_back(forward(mb_of(f), chunk_of(f, true)));
+  while (f < total) {
+    plan.items.push_back(forward(mb_of(f), chunk_of(f, true)));
+    ++f;
+    plan.items.push_back(backward(mb_of(b), chunk_of(b, false)));
+    ++b;
   }
-  while (next_backward < micro_batches) order.push_back({false, next_backward++});
-  return order;
+  for (; b < total; ++b) plan.items.push_back(backward(mb_of(b), chunk_of(b, false)));
+}
+
+// B first (queue 0), then F (queue 1), then W (queue 2); forwards gated on W.
+void zero_bubble(const ScheduleShape& sh, int stage, StagePlan& plan, bool h2) {
+  for (int mb = 0; mb < sh.micro_batches; ++mb) {
+    plan.items.push_back(backward(mb, 0, 0));
+    plan.items.push_back(forward(mb, 0, 1));
+    plan.items.push_back({ItemKind::kWeightGrad, mb, 0, 2, 0});
+  }
+  const int in_flight = sh.stages - stage;
+  plan.gate_in_flight = h2 ? 2 * in_flight - 1 : in_flight;
+  plan.gate_release = ItemKind::kWeightGrad;
+}
+
+// Backward (and the optimizer steps after every `per_update` of them) first, forwards gated at
+// P - s in flight.
+void asynchronous(const ScheduleShape& sh, int stage, StagePlan& plan) {
+  const int per_update = backwards_per_update(sh);
+  const int total = sh.micro_batches * sh.steps;
+  int step = 0;
+  for (int mb = 0; mb < total; ++mb) {
+    plan.items.push_back(backward(mb, 0, 0));
+    if ((mb + 1) % per_update == 0) plan.items.push_back({ItemKind::kOptimizer, -1, 0, 0, ++step});
+    plan.items.push_back(forward(mb, 0, 1));
+  }
+  plan.gate_in_flight = sh.stages - stage;
+  plan.gate_release = ItemKind::kBackward;
+}
+
+}  // namespace
+
+bool is_asynchronous(PipelineSchedule s) {
+  return s == PipelineSchedule::kPipeDream || s == PipelineSchedule::kPipeDream2BW ||
+         s == PipelineSchedule::kPaci;
+}
+
+bool splits_weight_gradient(PipelineSchedule s) {
+  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2;
+}
+
+bool stashes_weights(PipelineSchedule s) {
+  return s == PipelineSchedule::kPipeDream || s == PipelineSchedule::kPipeDream2BW;
+}
+
+int backwards_per_update(const ScheduleShape& sh) {
+  return sh.schedule == PipelineSchedule::kPipeDream ? 1 : sh.micro_batches;
+}
+
+AsyncSteps async_steps(PipelineSchedule s, int stages, int micro_batches) {
+  if (!is_asynchronous(s)) return {1, 0};
+  // Warm-up: enough global batches for the pipeline to fill (P micro-batches in flight) and for
+  // every stage to have stepped once; then three measured steps.
+  const int warmup = std::max(1, (2 * stages + micro_batches - 1) / micro_batches);
+  return {warmup + 3, warmup};
+}
+
+StagePlan stage_plan(const ScheduleShape& sh, int stage) {
+  StagePlan plan;
+  switch (sh.schedule) {
+    case PipelineSchedule::kGpipe: gpipe(sh, plan); break;
+    case PipelineSchedule::kOneFOneB: one_f_one_b(sh, stage, plan); break;
+    case PipelineSchedule::kInterleaved: interleaved(sh, stage, plan); break;
+    case PipelineSchedule::kZbH1: zero_bubble(sh, stage, plan, false); break;
+    case PipelineSchedule::kZbH2: zero_bubble(sh, stage, plan, true); break;
+    case PipelineSchedule::kPipeDream:
+    case PipelineSchedule::kPipeDream2BW:
+    case PipelineSchedule::kPaci: asynchronous(sh, stage, plan); break;
+  }
+  return plan;
 }
 
 }  // namespace parasim::strat

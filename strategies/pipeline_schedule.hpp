@@ -1,27 +1,77 @@
 #pragma once
-// parasim::strat pipeline schedules — the order in which each stage runs its forward (F) and
-// backward (B) passes over the micro-batches of one step.
+// parasim::strat pipeline schedules — what each stage (GPU) runs, in which order or by which
+// priority rule, over the micro-batches of one or more optimizer steps.
 //
-// GPipe (Huang et al. 2019, arXiv 1811.06965): all m forwards, then all m backwards (latest
-//   micro-batch first). Activations of m micro-batches are alive at once on every stage.
-// 1F1B with flush (PipeDream-Flush; Narayanan et al. 2021, arXiv 2104.04473): stage s runs
-//   min(P-s-1, m) warm-up forwards, then alternates one forward and one backward, then drains the
-//   remaining backwards. At most P-s micro-batches are in flight on stage s.
-// Both have the same bubble, (P-1)/(m+P-1) of the step when stage times are equal.
+// Items: F (forward), B (backward; with a weight-gradient split, only the input gradient), W
+// (weight gradient, zero-bubble schedules only), O (a stage-local optimizer step, asynchronous
+// schedules only). Each item sits in a queue of its stage's streams; one queue is a fixed order,
+// several a priority rule (sim/workload.hpp). A forward may also be gated: the i-th forward of a
+// stage waits until item `gate_release` of the micro-batch `gate_in_flight` places earlier is done,
+// which caps the micro-batches in flight.
+//
+// Flush schedules (one optimizer step, synchronous):
+//  gpipe   all F, then all B (Huang et al. 2019, arXiv 1811.06965). Bubble (P-1)/(m+P-1).
+//  1f1b    P-s-1 warm-up F, then F/B pairs, then the remaining B (PipeDream-Flush, Narayanan et
+//          al. 2021, arXiv 2104.04473). Same bubble; stage s holds at most P-s micro-batches.
+//  interleaved-1f1b  v model chunks per stage, Megatron's order (Narayanan et al. 2021, sec 2.2):
+//          bubble (P-1)/(v m) of the ideal time; needs m to be a multiple of P.
+//  zb-h1, zb-h2  backward split into B and W (Qi et al. 2024, arXiv 2401.10241): B first, then F,
+//          then W (W fills what would be bubbles); in flight capped by W: P-s (H1, 1F1B's memory)
+//          or 2(P-s)-1 (H2).
+// Asynchronous schedules (no flush; several optimizer steps, each stage steps on its own):
+//  pipedream      backward first, forward gated at P-s in flight, O after every B; weight stashing
+//                 (Narayanan et al. 2019, PipeDream, arXiv 1806.03377).
+//  pipedream-2bw  the same with O after every m backwards; two weight versions, every micro-batch of
+//                 a group using the version current when the group's first forward ran (Narayanan
+//                 et al. 2021, arXiv 2006.09503).
+//  paci           the same with O after every a = m backwards and no stashing: forward and backward
+//                 see the current weights (PACI, arXiv 2606.07881; DistPACI/Workers.py).
 
+#include <string_view>
 #include <vector>
 
 #include "strategies/scenario.hpp"
 
 namespace parasim::strat {
 
+enum class ItemKind : std::uint8_t { kForward, kBackward, kWeightGrad, kOptimizer };
+
 struct PipelineItem {
-  bool forward = true;
-  int micro_batch = 0;
+  ItemKind kind = ItemKind::kForward;
+  int micro_batch = 0;   // across all simulated steps; -1 for O
+  int chunk = 0;         // model chunk on this stage (interleaved), else 0
+  std::uint8_t queue = 0;
+  int step = 0;          // for O: the optimizer step it completes (1-based)
 };
 
-// The program of `stage` (0..stages-1) for `micro_batches` micro-batches.
-std::vector<PipelineItem> pipeline_order(PipelineSchedule schedule, int stage, int stages,
-                                         int micro_batches);
+struct StagePlan {
+  std::vector<PipelineItem> items;       // in queue order within each queue
+  int gate_in_flight = 0;                // 0: forwards are not gated
+  ItemKind gate_release = ItemKind::kBackward;
+};
+
+struct ScheduleShape {
+  PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  int stages = 1;             // P
+  int micro_batches = 1;      // m per optimizer step (a for PACI)
+  int chunks = 1;             // v (interleaved)
+  int steps = 1;              // global batches simulated (asynchronous schedules)
+};
+
+StagePlan stage_plan(const ScheduleShape& shape, int stage);
+
+bool is_asynchronous(PipelineSchedule s);
+bool splits_weight_gradient(PipelineSchedule s);
+// Weight versions are stashed so that a micro-batch's backward uses its forward's weights.
+bool stashes_weights(PipelineSchedule s);
+// Micro-batch backwards per stage-local optimizer step (asynchronous schedules).
+int backwards_per_update(const ScheduleShape& shape);
+
+// Optimizer steps simulated for an asynchronous schedule, and how many of them are warm-up.
+struct AsyncSteps {
+  int total = 1;
+  int warmup = 0;
+};
+AsyncSteps async_steps(PipelineSchedule s, int stages, int micro_batches);
 
 }  // namespace parasim::strat

@@ -3,10 +3,13 @@
 // parallelization and an optimizer. Parsed and validated by scenario_parser.hpp; every field
 // here is already checked (the invariants below hold for any Scenario the parser returns).
 //
-// Invariants: dp*tp*pp == cluster.total_gpus(); tp divides heads and kv_heads; pp divides layers;
-// global_batch is a multiple of micro_batch*dp; zero_stage in 0..3.
+// Invariants: dp*tp*pp == cluster.total_gpus(); tp divides heads and kv_heads; pp*chunks divides
+// layers; global_batch is a multiple of micro_batch*dp; zero_stage in 0..3; interleaved-1f1b has
+// micro-batches a multiple of pp; asynchronous schedules (pipedream, pipedream-2bw, paci) run with
+// dp = 1 and zero_stage 0; zero_stage 3 only with gpipe and 1f1b.
 
 #include <string>
+#include <string_view>
 
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/hardware.hpp"
@@ -15,8 +18,28 @@
 
 namespace parasim::strat {
 
-enum class PipelineSchedule { kGpipe, kOneFOneB };
+enum class PipelineSchedule {
+  kGpipe,
+  kOneFOneB,
+  kInterleaved,
+  kZbH1,
+  kZbH2,
+  kPipeDream,
+  kPipeDream2BW,
+  kPaci,
+};
+// "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream", "pipedream-2bw", "paci".
 const char* schedule_name(PipelineSchedule s);
+// The schedule named `name`, or false.
+bool schedule_from_name(std::string_view name, PipelineSchedule* out);
+constexpr PipelineSchedule kAllSchedules[] = {
+    PipelineSchedule::kGpipe,     PipelineSchedule::kOneFOneB,  PipelineSchedule::kInterleaved,
+    PipelineSchedule::kZbH1,      PipelineSchedule::kZbH2,      PipelineSchedule::kPipeDream,
+    PipelineSchedule::kPipeDream2BW, PipelineSchedule::kPaci};
+
+// PACI's two memory modes: perf keeps every activation; mem keeps only each stage's input and
+// recomputes the stage's forward inside its backward.
+enum class PaciMode { kPerf, kMem };
 
 struct TrainingSpec {
   int global_batch = 0;   // sequences per optimizer step, all replicas together
@@ -31,6 +54,8 @@ struct ParallelSpec {
   int pp = 1;
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  int chunks = 1;                  // v: model chunks per stage (interleaved-1f1b)
+  PaciMode paci_mode = PaciMode::kPerf;
   int zero_stage = 0;
   cost::Bytes dp_bucket{25e6};  // gradient all-reduce bucket (PyTorch DDP default 25 MB)
 };
@@ -56,6 +81,8 @@ struct Scenario {
     return training.global_batch / (training.micro_batch * parallel.dp);
   }
   int layers_per_stage() const { return model.layers / parallel.pp; }
+  // Layers per model chunk (a virtual stage): layers / (pp * chunks).
+  int layers_per_chunk() const { return model.layers / (parallel.pp * parallel.chunks); }
   double tokens_per_step() const {
     return static_cast<double>(training.global_batch) * model.seq_len;
   }

@@ -192,8 +192,14 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
   assign(p.tp, r.integer("tp", false, 1, 1 << 12));
   assign(p.pp, r.integer("pp", false, 1, 1 << 12));
   assign(p.sequence_parallel, r.boolean("sequence_parallel", false));
-  if (auto s = r.choice("schedule", false, {"gpipe", "1f1b"})) {
-    p.schedule = *s == "gpipe" ? PipelineSchedule::kGpipe : PipelineSchedule::kOneFOneB;
+  if (auto s = r.choice("schedule", false,
+                        {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream",
+                         "pipedream-2bw", "paci"})) {
+    schedule_from_name(*s, &p.schedule);
+  }
+  assign(p.chunks, r.integer("chunks", false, 1, 64));
+  if (auto mode = r.choice("paci_mode", false, {"perf", "mem"})) {
+    p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
   }
   assign(p.zero_stage, r.integer("zero_stage", false, 0, 3));
   if (auto bucket = r.bytes("dp_bucket", false)) {
@@ -225,10 +231,40 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
     d.add("/parallel/pp", fmt::format("pp ({}) is larger than the layer count ({}): every "
                                       "pipeline stage needs at least one layer",
                                       p.pp, m.layers));
-  } else if (m.layers > 0 && m.layers % p.pp != 0) {
-    d.add("/parallel/pp", fmt::format("pp ({}) must divide the layer count ({}) so that layers "
-                                      "split evenly over stages",
-                                      p.pp, m.layers));
+  } else if (m.layers > 0 && m.layers % (p.pp * p.chunks) != 0) {
+    d.add(p.chunks > 1 ? "/parallel/chunks" : "/parallel/pp",
+          fmt::format("pp x chunks ({} x {}) must divide the layer count ({}) so that layers "
+                      "split evenly over stages",
+                      p.pp, p.chunks, m.layers));
+  }
+  const bool async = p.schedule == PipelineSchedule::kPipeDream ||
+                     p.schedule == PipelineSchedule::kPipeDream2BW ||
+                     p.schedule == PipelineSchedule::kPaci;
+  if (p.chunks > 1 && p.schedule != PipelineSchedule::kInterleaved) {
+    d.add("/parallel/chunks", "chunks > 1 needs \"schedule\": \"interleaved-1f1b\"");
+  }
+  if (p.schedule == PipelineSchedule::kInterleaved && t.global_batch > 0 &&
+      t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) == 0 &&
+      (t.global_batch / (t.micro_batch * p.dp)) % p.pp != 0) {
+    d.add("/training/global_batch",
+          fmt::format("interleaved-1f1b needs the micro-batch count ({}) to be a multiple of pp "
+                      "({})",
+                      t.global_batch / (t.micro_batch * p.dp), p.pp));
+  }
+  if (async && (p.dp != 1 || p.zero_stage != 0)) {
+    d.add("/parallel/schedule",
+          fmt::format("{} runs stage-local optimizer steps; parasim models it with dp = 1 and "
+                      "zero_stage 0 (got dp {}, zero_stage {})",
+                      schedule_name(p.schedule), p.dp, p.zero_stage));
+  }
+  if (p.zero_stage == 3 && p.schedule != PipelineSchedule::kGpipe &&
+      p.schedule != PipelineSchedule::kOneFOneB) {
+    d.add("/parallel/zero_stage", fmt::format("zero_stage 3 is modelled with gpipe and 1f1b only "
+                                              "(got {})",
+                                              schedule_name(p.schedule)));
+  }
+  if (p.paci_mode == PaciMode::kMem && p.schedule != PipelineSchedule::kPaci) {
+    d.add("/parallel/paci_mode", "paci_mode applies to \"schedule\": \"paci\" only");
   }
   const long long per_step = static_cast<long long>(t.micro_batch) * p.dp;
   if (t.global_batch > 0 && t.global_batch % per_step != 0) {
@@ -272,7 +308,27 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
 }  // namespace
 
 const char* schedule_name(PipelineSchedule s) {
-  return s == PipelineSchedule::kGpipe ? "gpipe" : "1f1b";
+  switch (s) {
+    case PipelineSchedule::kGpipe: return "gpipe";
+    case PipelineSchedule::kOneFOneB: return "1f1b";
+    case PipelineSchedule::kInterleaved: return "interleaved-1f1b";
+    case PipelineSchedule::kZbH1: return "zb-h1";
+    case PipelineSchedule::kZbH2: return "zb-h2";
+    case PipelineSchedule::kPipeDream: return "pipedream";
+    case PipelineSchedule::kPipeDream2BW: return "pipedream-2bw";
+    case PipelineSchedule::kPaci: return "paci";
+  }
+  return "?";
+}
+
+bool schedule_from_name(std::string_view name, PipelineSchedule* out) {
+  for (PipelineSchedule s : kAllSchedules) {
+    if (name == schedule_name(s)) {
+      *out = s;
+      return true;
+    }
+  }
+  return false;
 }
 
 Scenario parse_scenario(std::string_view text, const std::string& file_name,

@@ -24,12 +24,12 @@ using sim::OpId;
 enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
 
 struct DeviceStreams {
-  sim::StreamId compute, tp, recv_fwd, recv_bwd, send_fwd, send_bwd, dp;
+  sim::StreamId compute, tp, dp;
+  std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
   std::array<sim::LinkId, kLinkSlots> links;
 };
 
-// First and last op of one pass (F or B) of one micro-batch, and the last op of each layer's
-// backward (for gradient buckets).
+// First and last op of one pipeline item on one device.
 struct PassOps {
   OpId first = kNone;
   OpId last = kNone;
@@ -47,6 +47,9 @@ class Builder {
         tp_sim_(options.full ? sc.parallel.tp : 1),
         pp_(sc.parallel.pp),
         m_(sc.micro_batches()),
+        chunks_(sc.parallel.chunks),
+        async_(is_asynchronous(sc.parallel.schedule)),
+        split_(splits_weight_gradient(sc.parallel.schedule)),
         layers_(sc.layers_per_stage()),
         layer_(transformer_layer_program(sc, costs)),
         embed_(embedding_program(sc, costs)),
@@ -61,7 +64,12 @@ class Builder {
   }
   void add_devices();
   void set_base_memory();
+  struct ActivationBytes;
+  ActivationBytes activation_bytes() const;
+  PassOps& item_ops(std::size_t dev, ItemKind kind, int chunk, int mb);
   void emit_stage(int stage);
+  void emit_item(int stage, const PipelineItem& item, bool final_pass, std::vector<OpId>& chain);
+  sim::Time stage_optimizer_time(int stage) const;
   // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
   // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
   void emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
@@ -77,7 +85,8 @@ class Builder {
                                sim::LabelId category, int mb, CommKind kind, int group_size);
   sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
                                const cost::CollectivePlan& plan, sim::LabelId label,
-                               sim::LabelId category, int mb, CommKind kind, int group_size);
+                               sim::LabelId category, int mb, CommKind kind, int group_size,
+                               std::uint8_t queue = 0);
   void emit_p2p();
   void emit_data_parallel(int stage);
   void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
@@ -86,12 +95,17 @@ class Builder {
   const Scenario& sc_;
   const cost::CostModel& costs_;
   RankLayout layout_;
-  int dp_sim_, tp_sim_, pp_, m_, layers_;
+  int dp_sim_, tp_sim_, pp_, m_, chunks_;
+  bool async_, split_;
+  int layers_;
+  int total_mb_ = 0;      // micro-batches over all simulated steps
+  std::uint8_t queue_ = 0;  // queue of the item being emitted
+  std::vector<StagePlan> plans_by_stage_;
+  std::vector<PassOps> item_ops_;                 // see item_ops()
+  std::vector<std::vector<OpId>> optimizer_ops_;  // per device, stage-local steps in order
   LayerProgram layer_, embed_, head_;
   BuiltWorkload out_;
   std::vector<DeviceStreams> streams_;
-  // [device][micro-batch] first/last op of its forward and backward passes.
-  std::vector<std::vector<PassOps>> fwd_ops_, bwd_ops_;
   // [device][k]: last op of the backward of parameter chunk k (head, layers L-1..0, embedding)
   // for the micro-batch whose backward runs last.
   std::vector<std::vector<std::pair<OpId, double>>> grad_ready_;
@@ -130,10 +144,13 @@ void Builder::add_devices() {
         DeviceStreams st{};
         st.compute = w.add_stream(dev, "compute");
         st.tp = w.add_stream(dev, "tp-comm");
-        st.recv_fwd = w.add_stream(dev, "pp-recv-fwd");
-        st.recv_bwd = w.add_stream(dev, "pp-recv-bwd");
-        st.send_fwd = w.add_stream(dev, "pp-send-fwd");
-        st.send_bwd = w.add_stream(dev, "pp-send-bwd");
+        for (int c = 0; c < chunks_; ++c) {
+          const std::string suffix = chunks_ > 1 ? fmt::format(" c{}", c) : std::string();
+          st.recv_fwd.push_back(w.add_stream(dev, "pp-recv-fwd" + suffix));
+          st.recv_bwd.push_back(w.add_stream(dev, "pp-recv-bwd" + suffix));
+          st.send_fwd.push_back(w.add_stream(dev, "pp-send-fwd" + suffix));
+          st.send_bwd.push_back(w.add_stream(dev, "pp-send-bwd" + suffix));
+        }
         st.dp = w.add_stream(dev, "dp-comm");
         const std::string p = fmt::format("gpu{}.", rank);
         st.links[kIntraOut] = w.add_link(p + "nvlink-out", c.intra_node.bandwidth.bytes_per_s);
@@ -179,7 +196,7 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
                                       sim::StreamId DeviceStreams::*stream,
                                       const cost::CollectivePlan& plan, sim::LabelId label,
                                       sim::LabelId category, int mb, CommKind kind,
-                                      int group_size) {
+                                      int group_size, std::uint8_t queue) {
   auto& w = out_.workload;
   auto& member_streams = scratch_streams_;
   member_streams.clear();
@@ -205,7 +222,7 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
   double per_member = 0;
   for (const auto& ph : plan.phases) per_member += ph.bytes_sent_per_rank.value;
   const sim::GroupId g = w.add_group(member_streams, phases, flows, label, category, mb,
-                                     false, per_member);
+                                     false, per_member, queue);
   out_.groups.push_back(GroupInfo{kind, plan.kind, plan.message.value, group_size});
   return g;
 }
@@ -240,7 +257,7 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
         for (int r = 0; r < tp_sim_; ++r) {
           const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
           link(k, w.add_compute(streams_[index(stage, d, r)].compute, step.compute.time, label,
-                                category, mb));
+                                category, mb, queue_));
         }
       }
       continue;
@@ -261,7 +278,7 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       for (int r = 0; r < tp_sim_; ++r) members.push_back(index(stage, d, r));
       const sim::GroupId g = emit_collective(members, &DeviceStreams::tp, plan, labels[si],
                                              cat_tp_, mb, CommKind::kTensorParallel,
-                                             sc_.parallel.tp);
+                                             sc_.parallel.tp, queue_);
       for (int r = 0; r < tp_sim_; ++r) {
         link(static_cast<std::size_t>(d * tp_sim_ + r), w.members(g)[static_cast<std::size_t>(r)]);
       }
@@ -313,120 +330,293 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
   }
 }
 
+// Memory an item allocates and frees, per simulated rank (bytes).
+struct Builder::ActivationBytes {
+  double stored = 0;     // kept from a layer's forward to its backward
+  double transient = 0;  // re-materialised inside a layer's backward (recompute)
+  double full = 0;       // every activation of a layer (recompute none)
+  double logits = 0;     // head logits and loss inputs, to the head's backward
+  double stage_input = 0;  // PACI mem mode: the only thing a forward keeps
+};
+
+Builder::ActivationBytes Builder::activation_bytes() const {
+  ActivationBytes a;
+  const auto shape = strat::activation_shape(sc_);
+  a.stored = cost::activation_bytes_per_layer(shape, sc_.training.recompute).value;
+  a.full = cost::activation_bytes_per_layer(shape, cost::Recompute::kNone).value;
+  a.transient = a.full - a.stored;
+  a.logits = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
+             sc_.model.vocab / sc_.parallel.tp *
+             (cost::bytes_per_element(sc_.training.precision) + 4.0);
+  a.stage_input = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
+                  sc_.model.hidden * cost::bytes_per_element(sc_.training.precision) /
+                  (sc_.parallel.sequence_parallel ? sc_.parallel.tp : 1);
+  return a;
+}
+
+PassOps& Builder::item_ops(std::size_t dev, ItemKind kind, int chunk, int mb) {
+  const std::size_t k = static_cast<std::size_t>(kind);
+  return item_ops_[((dev * 3 + k) * static_cast<std::size_t>(chunks_) +
+                    static_cast<std::size_t>(chunk)) *
+                       static_cast<std::size_t>(total_mb_) +
+                   static_cast<std::size_t>(mb)];
+}
+
 void Builder::emit_stage(int stage) {
-  auto& w = out_.workload;
   const std::size_t ranks = static_cast<std::size_t>(dp_sim_ * tp_sim_);
+  const StagePlan& plan = plans_by_stage_[static_cast<std::size_t>(stage)];
+  // One fixed order: items follow each other on the compute chain. Several queues: each item
+  // stands alone and the streams' priority rule orders them at run time.
+  bool dynamic = false;
+  for (const auto& item : plan.items) dynamic = dynamic || item.queue != 0;
   std::vector<OpId> chain(ranks, kNone);
   pending_.assign(ranks, kNone);
-  const bool zero3 = sc_.parallel.zero_stage == 3;
-  const auto shape = strat::activation_shape(sc_);
-  const double act_stored = cost::activation_bytes_per_layer(shape, sc_.training.recompute).value;
-  const double act_full = cost::activation_bytes_per_layer(shape, cost::Recompute::kNone).value;
-  const double transient = act_full - act_stored;  // re-materialised inside the backward
-  const double logits = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
-                        sc_.model.vocab / sc_.parallel.tp *
-                        (cost::bytes_per_element(sc_.training.precision) + 4.0);
-  const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
-                             cost::bytes_per_element(sc_.training.precision);
-  const double zero3_buffer = layer_bytes * (sc_.parallel.dp - 1) / sc_.parallel.dp;
-  const auto order = pipeline_order(sc_.parallel.schedule, stage, pp_, m_);
-  int last_backward_mb = -1;
-  for (const auto& item : order) {
-    if (!item.forward) last_backward_mb = item.micro_batch;
+  // For gradient buckets (flush schedules): the last backward-type item of each chunk.
+  std::vector<int> last_grad_item(static_cast<std::size_t>(chunks_), -1);
+  const ItemKind grad_kind = split_ ? ItemKind::kWeightGrad : ItemKind::kBackward;
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    if (plan.items[i].kind == grad_kind) last_grad_item[static_cast<std::size_t>(plan.items[i].chunk)] = static_cast<int>(i);
   }
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    const PipelineItem& item = plan.items[i];
+    if (dynamic) chain.assign(ranks, kNone);
+    const bool final_pass =
+        !async_ && static_cast<int>(i) == last_grad_item[static_cast<std::size_t>(item.chunk)];
+    emit_item(stage, item, final_pass, chain);
+  }
+  // Cross-item dependencies: a backward needs its forward, a weight gradient its backward, an
+  // optimizer step the backward before it, a gated forward the release of an earlier one.
+  for (int d = 0; d < dp_sim_; ++d) {
+    for (int r = 0; r < tp_sim_; ++r) {
+      const std::size_t dev = index(stage, d, r);
+      int forwards = 0;
+      OpId last_backward = kNone;
+      for (const auto& item : plan.items) {
+        auto& w = out_.workload;
+        switch (item.kind) {
+          case ItemKind::kForward: {
+            const auto& f = item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch);
+            const int released = forwards++ - plan.gate_in_flight;
+            if (plan.gate_in_flight > 0 && released >= 0) {
+              w.add_dependency(item_ops(dev, plan.gate_release, item.chunk, released).last, f.first);
+            }
+            break;
+          }
+          case ItemKind::kBackward: {
+            const auto& b = item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch);
+            w.add_dependency(item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch).last,
+                             b.first);
+            last_backward = b.last;
+            break;
+          }
+          case ItemKind::kWeightGrad:
+            w.add_dependency(item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch).last,
+                             item_ops(dev, ItemKind::kWeightGrad, item.chunk, item.micro_batch).first);
+            break;
+          case ItemKind::kOptimizer:
+            w.add_dependency(last_backward, optimizer_ops_[dev][static_cast<std::size_t>(item.step - 1)]);
+            break;
+        }
+      }
+    }
+  }
+}
+
+void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
+                        std::vector<OpId>& chain) {
+  const std::size_t ranks = chain.size();
+  const int mb = item.micro_batch;
+  queue_ = item.queue;
+  std::vector<OpId> first(ranks, kNone);
   auto for_each_rank = [&](auto&& fn) {
     for (int d = 0; d < dp_sim_; ++d) {
       for (int r = 0; r < tp_sim_; ++r) fn(static_cast<std::size_t>(d * tp_sim_ + r), d, r);
     }
   };
-  for (const auto& item : order) {
-    const int mb = item.micro_batch;
-    std::vector<OpId> first(ranks, kNone);
-    std::vector<OpId> prev_layer_first = chain;
-    const bool final_pass = !item.forward && mb == last_backward_mb;
-    if (item.forward) {
-      if (stage == 0) emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first);
-      for (int l = 0; l < layers_; ++l) {
-        const std::string where = fmt::format("F L{} ", stage * layers_ + l);
-        if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
-        std::vector<OpId> layer_first(ranks, kNone);
-        emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first);
-        for_each_rank([&](std::size_t k, int, int) {
-          alloc(layer_first[k], mem_act_, act_stored, true);
-          if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
-          if (first[k] == kNone) first[k] = layer_first[k];
-        });
-        prev_layer_first = layer_first;
-      }
-      if (stage == pp_ - 1) {
-        std::vector<OpId> head_first(ranks, kNone);
-        emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first);
-        for_each_rank([&](std::size_t k, int, int) { alloc(head_first[k], mem_act_, logits, true); });
-      }
-    } else {
-      if (stage == pp_ - 1) {
-        emit_steps(stage, head_.backward, "B ", cat_bwd_, mb, chain, first);
-        for_each_rank([&](std::size_t k, int, int) {
-          alloc(chain[k], mem_act_, logits, false);
-          if (final_pass) {
-            grad_ready_[index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_)]
-                .emplace_back(chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
-          }
-        });
-      }
-      // ZeRO-3: a layer's gradient reduce-scatter is queued on the dp stream after the next
-      // layer's weight gather, so that the gather (prefetch) is not stuck behind it.
-      std::string reduce_where;
-      std::vector<OpId> reduce_after;
-      for (int l = layers_ - 1; l >= 0; --l) {
-        const std::string where = fmt::format("B L{} ", stage * layers_ + l);
-        if (zero3) {
-          zero3_gather(stage, mb, where, prev_layer_first);
-          if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
-        }
-        std::vector<OpId> layer_first(ranks, kNone);
-        emit_steps(stage, layer_.backward, where, cat_bwd_, mb, chain, layer_first);
-        for_each_rank([&](std::size_t k, int d, int r) {
-          if (transient > 0) {
-            alloc(layer_first[k], mem_act_, transient, true);
-            alloc(chain[k], mem_act_, transient, false);
-          }
-          alloc(chain[k], mem_act_, act_stored, false);
-          if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
-          if (first[k] == kNone) first[k] = layer_first[k];
-          if (final_pass && !zero3) {
-            grad_ready_[index(stage, d, r)].emplace_back(
-                chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
-          }
-        });
-        if (zero3) {
-          reduce_where = where;
-          reduce_after = chain;
-        }
-        prev_layer_first = layer_first;
-      }
-      if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
-      if (stage == 0) {
-        emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first);
-        if (final_pass) {
-          for_each_rank([&](std::size_t k, int d, int r) {
-            grad_ready_[index(stage, d, r)].emplace_back(
-                chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
-          });
-        }
-      }
-    }
+  auto record = [&]() {
     for_each_rank([&](std::size_t k, int d, int r) {
       const std::size_t dev = index(stage, d, r);
-      auto& slot = item.forward ? fwd_ops_[dev][static_cast<std::size_t>(mb)]
-                                : bwd_ops_[dev][static_cast<std::size_t>(mb)];
-      slot = PassOps{first[k], chain[k]};
+      if (item.kind != ItemKind::kOptimizer) item_ops(dev, item.kind, item.chunk, mb) = {first[k], chain[k]};
       out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), first[k], chain[k],
-                                        item.forward, mb});
-      if (!item.forward) final_backward_[dev] = chain[k];
+                                        item.kind, mb, item.chunk, item.step});
+      if (item.kind != ItemKind::kForward && item.kind != ItemKind::kOptimizer) {
+        final_backward_[dev] = chain[k];
+      }
+    });
+  };
+  if (item.kind == ItemKind::kOptimizer) {
+    auto& w = out_.workload;
+    for_each_rank([&](std::size_t k, int d, int r) {
+      const std::size_t dev = index(stage, d, r);
+      const OpId op = w.add_compute(streams_[dev].compute, stage_optimizer_time(stage),
+                                    w.intern("optimizer step"), cat_opt_, item.step, queue_);
+      optimizer_ops_[dev].push_back(op);
+      first[k] = op;
+      chain[k] = op;
+    });
+    record();
+    return;
+  }
+  const int vstage = item.chunk * pp_ + stage;
+  const int last_vstage = pp_ * chunks_ - 1;
+  const int lc = sc_.layers_per_chunk();
+  const bool zero3 = sc_.parallel.zero_stage == 3;
+  const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
+                        sc_.parallel.paci_mode == PaciMode::kMem;
+  const ActivationBytes act = activation_bytes();
+  const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
+                             cost::bytes_per_element(sc_.training.precision);
+  const double zero3_buffer = layer_bytes * (sc_.parallel.dp - 1) / sc_.parallel.dp;
+  std::vector<OpId> prev_layer_first = chain;
+
+  if (item.kind == ItemKind::kForward) {
+    if (vstage == 0) emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first);
+    for (int l = 0; l < lc; ++l) {
+      const std::string where = fmt::format("F L{} ", vstage * lc + l);
+      if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
+      std::vector<OpId> layer_first(ranks, kNone);
+      emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first);
+      for_each_rank([&](std::size_t k, int, int) {
+        if (paci_mem) {
+          if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
+        } else {
+          alloc(layer_first[k], mem_act_, act.stored, true);
+        }
+        if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+        if (first[k] == kNone) first[k] = layer_first[k];
+      });
+      prev_layer_first = layer_first;
+    }
+    if (vstage == last_vstage) {
+      std::vector<OpId> head_first(ranks, kNone);
+      emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first);
+      for_each_rank([&](std::size_t k, int, int) {
+        alloc(head_first[k], mem_act_, act.logits, true);
+        if (first[k] == kNone) first[k] = head_first[k];
+      });
+    }
+    record();
+    return;
+  }
+
+  if (item.kind == ItemKind::kWeightGrad) {
+    // Zero-bubble W: the weight-gradient GEMMs; the activations they read are freed here.
+    if (vstage == last_vstage) {
+      emit_steps(stage, head_.weight_grad, "W ", cat_bwd_, mb, chain, first);
+      for_each_rank([&](std::size_t k, int d, int r) {
+        alloc(chain[k], mem_act_, act.logits, false);
+        if (final_pass) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+        }
+      });
+    }
+    for (int l = lc - 1; l >= 0; --l) {
+      emit_steps(stage, layer_.weight_grad, fmt::format("W L{} ", vstage * lc + l), cat_bwd_, mb,
+                 chain, first);
+      for_each_rank([&](std::size_t k, int d, int r) {
+        alloc(chain[k], mem_act_, act.stored, false);
+        if (final_pass) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+        }
+      });
+    }
+    if (vstage == 0) {
+      emit_steps(stage, embed_.weight_grad, "W embed ", cat_bwd_, mb, chain, first);
+      if (final_pass) {
+        for_each_rank([&](std::size_t k, int d, int r) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+        });
+      }
+    }
+    record();
+    return;
+  }
+
+  // Backward (the input-gradient half only when weight gradients are split off).
+  const auto& layer_bwd = split_ ? layer_.backward_input : layer_.backward;
+  const auto& head_bwd = split_ ? head_.backward_input : head_.backward;
+  if (vstage == last_vstage) {
+    emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, first);
+    for_each_rank([&](std::size_t k, int d, int r) {
+      if (!split_) alloc(chain[k], mem_act_, act.logits, false);
+      if (final_pass && !split_) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+      }
     });
   }
-  (void)w;
+  if (paci_mem) {
+    // PACI mem mode: the stage's forward runs again (without its head) before the backward.
+    for (int l = 0; l < lc; ++l) {
+      std::vector<OpId> layer_first(ranks, kNone);
+      emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", vstage * lc + l), cat_bwd_,
+                 mb, chain, layer_first);
+      for_each_rank([&](std::size_t k, int, int) {
+        alloc(layer_first[k], mem_act_, act.full, true);
+        if (first[k] == kNone) first[k] = layer_first[k];
+      });
+    }
+  }
+  // ZeRO-3: a layer's gradient reduce-scatter is queued on the dp stream after the next layer's
+  // weight gather, so that the gather (prefetch) is not stuck behind it.
+  std::string reduce_where;
+  std::vector<OpId> reduce_after;
+  for (int l = lc - 1; l >= 0; --l) {
+    const std::string where = fmt::format("B L{} ", vstage * lc + l);
+    if (zero3) {
+      zero3_gather(stage, mb, where, prev_layer_first);
+      if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
+    }
+    std::vector<OpId> layer_first(ranks, kNone);
+    emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first);
+    for_each_rank([&](std::size_t k, int d, int r) {
+      if (paci_mem) {
+        alloc(chain[k], mem_act_, act.full, false);
+      } else {
+        if (act.transient > 0) {
+          alloc(layer_first[k], mem_act_, act.transient, true);
+          alloc(chain[k], mem_act_, act.transient, false);
+        }
+        if (!split_) alloc(chain[k], mem_act_, act.stored, false);
+      }
+      if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+      if (first[k] == kNone) first[k] = layer_first[k];
+      if (final_pass && !zero3 && !split_) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+      }
+    });
+    if (zero3) {
+      reduce_where = where;
+      reduce_after = chain;
+    }
+    prev_layer_first = layer_first;
+  }
+  if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
+  if (paci_mem) {
+    for_each_rank([&](std::size_t k, int, int) { alloc(chain[k], mem_act_, act.stage_input, false); });
+  }
+  if (vstage == 0 && !split_) {
+    emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first);
+    if (final_pass) {
+      for_each_rank([&](std::size_t k, int d, int r) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+      });
+    }
+  }
+  record();
+}
+
+sim::Time Builder::stage_optimizer_time(int stage) const {
+  const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
+  const double params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+                        embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
+  const double updated = sc_.parallel.zero_stage >= 1 ? params / sc_.parallel.dp : params;
+  return costs_.memory_bound(cost::Bytes{adamw_step_bytes(updated, mixed)});
 }
 
 void Builder::emit_p2p() {
@@ -435,12 +625,15 @@ void Builder::emit_p2p() {
                        sc_.model.hidden * cost::bytes_per_element(sc_.training.precision) /
                        sc_.parallel.tp;  // Megatron's scatter-gather: each TP rank sends 1/t
   const auto& c = sc_.cluster;
-  for (int s = 0; s + 1 < pp_; ++s) {
-    const auto order_next = pipeline_order(sc_.parallel.schedule, s + 1, pp_, m_);
+  const int virtual_stages = pp_ * chunks_;
+  for (int vs = 0; vs + 1 < virtual_stages; ++vs) {
+    const int s = vs % pp_, chunk = vs / pp_;
+    const int s_next = (vs + 1) % pp_, chunk_next = (vs + 1) / pp_;
     for (int d = 0; d < dp_sim_; ++d) {
       for (int r = 0; r < tp_sim_; ++r) {
-        const std::size_t a = index(s, d, r), b = index(s + 1, d, r);
-        const bool inter = layout_.pipeline_link(s, d, r) == cost::LinkClass::kInterNode;
+        const std::size_t a = index(s, d, r), b = index(s_next, d, r);
+        const bool inter = layout_.node(layout_.rank(s, d, r)) !=
+                           layout_.node(layout_.rank(s_next, d, r));
         const sim::Time latency = inter ? c.inter_node.latency : c.intra_node.latency;
         auto transfer = [&](std::size_t from, std::size_t to, sim::StreamId send,
                             sim::StreamId recv, const char* label, int mb) {
@@ -456,23 +649,27 @@ void Builder::emit_p2p() {
               GroupInfo{CommKind::kPipeline, cost::CollectiveKind::kSendRecv, bytes, 2});
           return g;
         };
-        // Activations forward, in micro-batch order (the order both stages run forwards in).
-        for (int mb = 0; mb < m_; ++mb) {
-          const auto g = transfer(a, b, streams_[a].send_fwd, streams_[b].recv_fwd,
-                                  "send activations", mb);
-          const auto& src = fwd_ops_[a][static_cast<std::size_t>(mb)];
-          const auto& dst = fwd_ops_[b][static_cast<std::size_t>(mb)];
-          w.add_dependency(src.last, w.members(g)[0]);
-          w.add_dependency(w.members(g)[1], dst.first);
+        // Activations forward and gradients backward, each in the order the sender runs them
+        // (the receiver consumes them in the same order on every schedule here).
+        for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s)].items) {
+          if (item.kind != ItemKind::kForward || item.chunk != chunk) continue;
+          const auto g = transfer(a, b, streams_[a].send_fwd[static_cast<std::size_t>(chunk)],
+                                  streams_[b].recv_fwd[static_cast<std::size_t>(chunk_next)],
+                                  "send activations", item.micro_batch);
+          w.add_dependency(item_ops(a, ItemKind::kForward, chunk, item.micro_batch).last,
+                           w.members(g)[0]);
+          w.add_dependency(w.members(g)[1],
+                           item_ops(b, ItemKind::kForward, chunk_next, item.micro_batch).first);
         }
-        // Gradients backward, in the order the sending stage runs its backwards.
-        for (const auto& item : order_next) {
-          if (item.forward) continue;
-          const auto mb = static_cast<std::size_t>(item.micro_batch);
-          const auto g = transfer(b, a, streams_[b].send_bwd, streams_[a].recv_bwd,
+        for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s_next)].items) {
+          if (item.kind != ItemKind::kBackward || item.chunk != chunk_next) continue;
+          const auto g = transfer(b, a, streams_[b].send_bwd[static_cast<std::size_t>(chunk_next)],
+                                  streams_[a].recv_bwd[static_cast<std::size_t>(chunk)],
                                   "send gradients", item.micro_batch);
-          w.add_dependency(bwd_ops_[b][mb].last, w.members(g)[0]);
-          w.add_dependency(w.members(g)[1], bwd_ops_[a][mb].first);
+          w.add_dependency(item_ops(b, ItemKind::kBackward, chunk_next, item.micro_batch).last,
+                           w.members(g)[0]);
+          w.add_dependency(w.members(g)[1],
+                           item_ops(a, ItemKind::kBackward, chunk, item.micro_batch).first);
         }
       }
     }
@@ -482,14 +679,12 @@ void Builder::emit_p2p() {
 void Builder::emit_data_parallel(int stage) {
   auto& w = out_.workload;
   const int zero = sc_.parallel.zero_stage;
-  const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
   const double grad_elem = cost::bytes_per_element(sc_.training.precision);
   const auto reduce = zero >= 1 ? cost::CollectiveKind::kReduceScatter
                                 : cost::CollectiveKind::kAllReduce;
   const double stage_params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                               embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
-  const double updated = zero >= 1 ? stage_params / sc_.parallel.dp : stage_params;
-  const sim::Time step_time = costs_.memory_bound(cost::Bytes{adamw_step_bytes(updated, mixed)});
+  const sim::Time step_time = stage_optimizer_time(stage);
   for (int r = 0; r < tp_sim_; ++r) {
     std::vector<std::vector<OpId>> waits(static_cast<std::size_t>(dp_sim_));
     const auto& chunks = grad_ready_[index(stage, 0, r)];
@@ -563,13 +758,20 @@ BuiltWorkload Builder::build() {
     for (int d = 0; d < dp_sim_; ++d) tp_place_.push_back(layout_.tp_group(s, d));
   }
   const std::size_t n = out_.devices.size();
-  fwd_ops_.assign(n, std::vector<PassOps>(static_cast<std::size_t>(m_)));
-  bwd_ops_.assign(n, std::vector<PassOps>(static_cast<std::size_t>(m_)));
+  out_.steps = async_steps(sc_.parallel.schedule, pp_, m_);
+  out_.shape = ScheduleShape{sc_.parallel.schedule, pp_, m_, chunks_, out_.steps.total};
+  total_mb_ = m_ * out_.steps.total;
+  for (int s = 0; s < pp_; ++s) plans_by_stage_.push_back(stage_plan(out_.shape, s));
+  item_ops_.assign(n * 3 * static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(total_mb_),
+                   PassOps{});
+  optimizer_ops_.assign(n, {});
   grad_ready_.assign(n, {});
   final_backward_.assign(n, kNone);
   for (int s = 0; s < pp_; ++s) emit_stage(s);
   emit_p2p();
-  for (int s = 0; s < pp_; ++s) emit_data_parallel(s);
+  if (!async_) {
+    for (int s = 0; s < pp_; ++s) emit_data_parallel(s);
+  }
 
   // FLOPs per step for the whole cluster: each simulated program stands for dp*tp/(dp_sim*tp_sim)
   // GPUs.
@@ -588,8 +790,12 @@ BuiltWorkload Builder::build() {
   out_.model_flops_per_step =
       cost::Flops{pp_ * per_stage_layers * layer_.model_flops.value +
                   m_ * gpus_per_stage * (embed_.model_flops.value + head_.model_flops.value)};
+  const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
+                        sc_.parallel.paci_mode == PaciMode::kMem;
+  const double layer_executed = (executed(layer_.forward) + executed(layer_.backward)).value +
+                                (paci_mem ? executed(layer_.forward).value : 0.0);
   out_.executed_flops_per_step = cost::Flops{
-      pp_ * per_stage_layers * (executed(layer_.forward) + executed(layer_.backward)).value +
+      pp_ * per_stage_layers * layer_executed +
       m_ * gpus_per_stage *
           (executed(embed_.forward) + executed(embed_.backward) + executed(head_.forward) +
            executed(head_.backward))

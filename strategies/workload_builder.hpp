@@ -9,8 +9,10 @@
 // links (its phases come from the group's real placement). Full mode simulates every GPU and every
 // member of every group. On symmetric inputs both give the same step time.
 //
-// Streams per device: compute, tp-comm, pp-recv-fwd, pp-recv-bwd, pp-send-fwd, pp-send-bwd,
-// dp-comm. Links per device: intra-node egress and ingress, NIC egress and ingress.
+// Streams per device: compute, tp-comm, dp-comm, and per model chunk pp-recv-fwd, pp-recv-bwd,
+// pp-send-fwd, pp-send-bwd. Links per device: intra-node egress and ingress, NIC egress and
+// ingress. Pipeline items follow strategies/pipeline_schedule.hpp; asynchronous schedules run
+// several global batches back to back (async_steps) with stage-local optimizer steps.
 //
 // Data parallel: gradients are reduced in buckets of parallel.dp_bucket (PyTorch DDP's scheme,
 // Li et al. 2020, arXiv 2006.15704), each launched when the last micro-batch's backward has
@@ -25,6 +27,7 @@
 
 #include "costmodel/cost_model.hpp"
 #include "sim/workload.hpp"
+#include "strategies/pipeline_schedule.hpp"
 #include "strategies/scenario.hpp"
 
 namespace parasim::strat {
@@ -45,13 +48,16 @@ struct SimulatedDevice {
   sim::StreamId compute_stream = 0;
 };
 
-// One forward or backward pass of one micro-batch on one device: its first and last compute op.
+// One pipeline item (a forward, backward or weight-gradient pass of one micro-batch, or a
+// stage-local optimizer step) on one device: its first and last op.
 struct PipelineSpan {
   sim::DeviceId device = 0;
   sim::OpId first = 0;
   sim::OpId last = 0;
-  bool forward = true;
-  int micro_batch = 0;
+  ItemKind kind = ItemKind::kForward;
+  int micro_batch = 0;   // -1 for optimizer steps
+  int chunk = 0;
+  int step = 0;          // optimizer steps: which one (1-based)
 };
 
 // What a group is, for the report's collective table.
@@ -70,6 +76,8 @@ struct BuiltWorkload {
   std::vector<std::uint8_t> link_is_inter;    // per link: NIC (1) or intra-node (0)
   std::vector<std::uint8_t> link_is_egress;   // per link
   bool full = false;                          // every GPU simulated
+  ScheduleShape shape;                        // the pipeline schedule as simulated
+  AsyncSteps steps;                           // optimizer steps simulated (and warm-up)
   double gpus_per_simulated_device = 1;       // dp*tp in symmetric mode, 1 in full mode
   cost::Flops model_flops_per_step;           // whole cluster, recompute excluded
   cost::Flops executed_flops_per_step;        // whole cluster, recompute included
