@@ -29,13 +29,20 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
        static_cast<double>(sc.model.total_params()) / 1e9, sc.model.layers, sc.model.seq_len);
   line(o, "  cluster {}: {} nodes x {} GPUs = {} x {}", sc.cluster.name, sc.cluster.nodes,
        sc.cluster.gpus_per_node, r.total_gpus, sc.cluster.device.name);
-  line(o, "  parallel dp {} tp {} pp {}{}, schedule {}, ZeRO {}, recompute {}, {}", p.dp, p.tp, p.pp,
-       p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule), p.zero_stage,
-       cost::recompute_name(sc.training.recompute), cost::dtype_name(sc.training.precision));
+  line(o, "  parallel dp {} tp {} pp {}{}, schedule {}{}, ZeRO {}, recompute {}, {}", p.dp, p.tp,
+       p.pp, p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
+       p.chunks > 1 ? fmt::format(" (v = {})", p.chunks) : std::string(),
+       p.zero_stage, cost::recompute_name(sc.training.recompute),
+       cost::dtype_name(sc.training.precision));
   line(o, "  batch {} sequences = {} micro-batches of {} per replica", sc.training.global_batch,
        r.micro_batches, sc.training.micro_batch);
   line(o, "  simulated {} of {} GPUs ({}), {} ops, {} events", r.simulated_devices, r.total_gpus,
        r.full ? "full" : "symmetric", r.ops, r.events);
+  if (r.asynchronous) {
+    line(o, "  asynchronous: {} global batches simulated, first {} excluded as warm-up; figures "
+            "per batch in steady state",
+         r.steps_simulated, r.warmup_steps);
+  }
   line(o, "");
   line(o, "Step");
   line(o, "  step time            {}", seconds(r.step_time_s));
@@ -54,6 +61,17 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
     if (s + 1 < r.bubble_fraction.size()) bubbles += s % 6 == 5 ? ",\n " : ",";
   }
   line(o, "{}", bubbles);
+  line(o, "");
+  line(o, "Weight staleness per stage (optimizer updates crossed between a micro-batch's forward "
+          "and backward) and weight versions held");
+  for (std::size_t s = 0; s < r.staleness.size(); ++s) {
+    std::string histogram;
+    for (const auto& [crossed, count] : r.staleness[s].histogram) {
+      histogram += fmt::format("{}{}: {}", histogram.empty() ? "" : ", ", crossed, count);
+    }
+    line(o, "  stage {:<3} max {:<3} mean {:<6.3f} versions {}   [{}]", s, r.staleness[s].max,
+         r.staleness[s].mean, r.weight_versions[s], histogram);
+  }
   line(o, "");
   line(o, "Communication per step");
   line(o, "  {:<4} {:>14} {:>22}", "kind", "bytes (cluster)", "exposed per GPU");
@@ -97,6 +115,11 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   j["parasim_result"] = 1;
   j["scenario"] = r.scenario;
   j["mode"] = r.full ? "full" : "symmetric";
+  j["schedule"] = r.schedule;
+  j["asynchronous"] = r.asynchronous;
+  j["steps_simulated"] = r.steps_simulated;
+  j["warmup_steps"] = r.warmup_steps;
+  j["simulated_time_s"] = r.simulated_time_s;
   j["step_time_s"] = r.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["tokens_per_step"] = r.tokens_per_step;
@@ -110,6 +133,14 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   j["total_gpus"] = r.total_gpus;
   j["simulated_devices"] = r.simulated_devices;
   j["bubble_fraction"] = r.bubble_fraction;
+  nlohmann::ordered_json staleness = nlohmann::ordered_json::array();
+  for (const auto& st : r.staleness) {
+    nlohmann::ordered_json hist = nlohmann::ordered_json::object();
+    for (const auto& [crossed, count] : st.histogram) hist[std::to_string(crossed)] = count;
+    staleness.push_back({{"max", st.max}, {"mean", st.mean}, {"histogram", hist}});
+  }
+  j["staleness"] = staleness;
+  j["weight_versions"] = r.weight_versions;
   nlohmann::ordered_json peak = nlohmann::ordered_json::array();
   nlohmann::ordered_json breakdown = nlohmann::ordered_json::array();
   for (const auto& m : r.memory) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <tuple>
 
 namespace parasim::strat {
 namespace {
@@ -33,6 +34,76 @@ double uncovered(Time a, Time b, const std::vector<std::pair<Time, Time>>& busy)
   return (b - a).to_seconds() - covered;
 }
 
+// Staleness per stage (on the stage's first simulated device) and weight versions held.
+void staleness_and_versions(const BuiltWorkload& built, const sim::SimResult& r, StepReport& rep) {
+  const std::size_t stages = static_cast<std::size_t>(built.shape.stages);
+  rep.staleness.assign(stages, {});
+  rep.weight_versions.assign(stages, 1);
+  const bool pinned = built.shape.schedule == PipelineSchedule::kPipeDream2BW;
+  const int group = built.shape.micro_batches;
+  std::vector<sim::DeviceId> device_of_stage(stages, sim::kNone);
+  for (sim::DeviceId d = 0; d < built.devices.size(); ++d) {
+    auto& slot = device_of_stage[static_cast<std::size_t>(built.devices[d].stage)];
+    if (slot == sim::kNone) slot = d;
+  }
+  for (std::size_t s = 0; s < stages; ++s) {
+    const sim::DeviceId dev = device_of_stage[s];
+    std::vector<Time> updates;
+    std::map<int, Time> forward_start, backward_start, backward_end;
+    for (const auto& span : built.spans) {
+      if (span.device != dev || span.chunk != 0) continue;
+      switch (span.kind) {
+        case ItemKind::kOptimizer: updates.push_back(r.op_end[span.last]); break;
+        case ItemKind::kForward: forward_start[span.micro_batch] = r.op_start[span.first]; break;
+        case ItemKind::kBackward:
+          backward_start[span.micro_batch] = r.op_start[span.first];
+          backward_end[span.micro_batch] = r.op_end[span.last];
+          break;
+        default: break;
+      }
+    }
+    std::sort(updates.begin(), updates.end());
+    auto version_at = [&](Time t) {
+      return static_cast<int>(std::upper_bound(updates.begin(), updates.end(), t) - updates.begin());
+    };
+    std::map<int, int> version_of;  // micro-batch -> version its forward used
+    for (const auto& [mb, t] : forward_start) {
+      version_of[mb] = pinned ? version_at(forward_start[mb - mb % group]) : version_at(t);
+    }
+    std::map<int, int> histogram;
+    long long total = 0;
+    StageStaleness& out = rep.staleness[s];
+    for (const auto& [mb, t] : backward_start) {
+      const int crossed = version_at(t) - version_of[mb];
+      ++histogram[crossed];
+      total += crossed;
+      out.max = std::max(out.max, crossed);
+    }
+    out.histogram.assign(histogram.begin(), histogram.end());
+    out.mean = backward_start.empty()
+                   ? 0.0
+                   : static_cast<double>(total) / static_cast<double>(backward_start.size());
+    if (!stashes_weights(built.shape.schedule)) continue;
+    // Versions held at once: the live one and every stashed one an in-flight micro-batch needs.
+    // Events in time order, releases before acquisitions at equal times.
+    std::vector<std::tuple<Time, int, int>> events;  // (time, 0 release / 1 update / 2 acquire, version)
+    for (const auto& [mb, t] : forward_start) events.emplace_back(t, 2, version_of[mb]);
+    for (const auto& [mb, t] : backward_end) events.emplace_back(t, 0, version_of[mb]);
+    for (Time t : updates) events.emplace_back(t, 1, 0);
+    std::sort(events.begin(), events.end());
+    std::map<int, int> live;
+    int current = 0, most = 1;
+    for (const auto& [t, what, version] : events) {
+      if (what == 0 && --live[version] == 0) live.erase(version);
+      if (what == 1) ++current;
+      if (what == 2) ++live[version];
+      const int held = static_cast<int>(live.size()) + (live.count(current) ? 0 : 1);
+      most = std::max(most, held);
+    }
+    rep.weight_versions[s] = most;
+  }
+}
+
 }  // namespace
 
 StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
@@ -44,7 +115,25 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   rep.full = built.full;
   rep.total_gpus = sc.cluster.total_gpus();
   rep.micro_batches = sc.micro_batches();
-  rep.step_time_s = r.makespan.to_seconds();
+  rep.schedule = schedule_name(built.shape.schedule);
+  rep.asynchronous = is_asynchronous(built.shape.schedule);
+  rep.steps_simulated = built.steps.total;
+  rep.warmup_steps = built.steps.warmup;
+  rep.simulated_time_s = r.makespan.to_seconds();
+  // Steady-state window of asynchronous schedules: stage 0's backward ends (device 0 is stage 0).
+  Time window_begin = Time::zero(), window_end = r.makespan;
+  if (rep.asynchronous) {
+    const int m = built.shape.micro_batches;
+    for (const auto& span : built.spans) {
+      if (span.device != 0 || span.kind != ItemKind::kBackward) continue;
+      if (span.micro_batch == built.steps.warmup * m - 1) window_begin = r.op_end[span.last];
+      if (span.micro_batch == built.steps.total * m - 1) window_end = r.op_end[span.last];
+    }
+    rep.step_time_s = (window_end - window_begin).to_seconds() /
+                      (built.steps.total - built.steps.warmup);
+  } else {
+    rep.step_time_s = r.makespan.to_seconds();
+  }
   rep.tokens_per_step = sc.tokens_per_step();
   rep.tokens_per_s = rep.tokens_per_step / rep.step_time_s;
   rep.model_flops_per_step = built.model_flops_per_step.value;
@@ -57,19 +146,27 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   rep.events = r.events_processed;
   rep.hbm_capacity_bytes = sc.cluster.device.hbm_capacity.value;
 
-  // Bubbles.
+  // Bubbles: idle share of the window.
   Time pipeline_end = Time::zero();
+  for (const auto& span : built.spans) {
+    if (span.kind != ItemKind::kForward && span.kind != ItemKind::kOptimizer) {
+      pipeline_end = sim::max(pipeline_end, r.op_end[span.last]);
+    }
+  }
+  if (!rep.asynchronous) window_end = pipeline_end;
+  rep.pipeline_time_s = rep.asynchronous ? rep.step_time_s : pipeline_end.to_seconds();
   std::vector<double> busy(w.device_count(), 0.0);
   for (const auto& span : built.spans) {
-    pipeline_end = sim::max(pipeline_end, r.op_end[span.last]);
-    busy[span.device] += (r.op_end[span.last] - r.op_start[span.first]).to_seconds();
+    const Time lo = sim::max(window_begin, r.op_start[span.first]);
+    const Time hi = sim::min(window_end, r.op_end[span.last]);
+    if (hi > lo) busy[span.device] += (hi - lo).to_seconds();
   }
-  rep.pipeline_time_s = pipeline_end.to_seconds();
+  const double window_s = (window_end - window_begin).to_seconds();
   rep.bubble_fraction.assign(static_cast<std::size_t>(sc.parallel.pp), 0.0);
   std::vector<int> per_stage(static_cast<std::size_t>(sc.parallel.pp), 0);
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
     const auto stage = static_cast<std::size_t>(built.devices[d].stage);
-    rep.bubble_fraction[stage] += 1.0 - busy[d] / rep.pipeline_time_s;
+    rep.bubble_fraction[stage] += 1.0 - busy[d] / window_s;
     ++per_stage[stage];
   }
   for (std::size_t s = 0; s < per_stage.size(); ++s) rep.bubble_fraction[s] /= per_stage[s];
@@ -93,7 +190,9 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
       rep.exposed_comm_s[kind] += uncovered(starts[g], r.op_end[m], compute_busy[d]);
     }
   }
-  for (auto& e : rep.exposed_comm_s) e /= static_cast<double>(w.device_count());
+  const double per_step = 1.0 / built.steps.total;  // asynchronous runs span several steps
+  for (auto& e : rep.exposed_comm_s) e *= per_step / static_cast<double>(w.device_count());
+  for (auto& b : rep.comm_bytes) b *= per_step;
 
   // Collective table, keyed by (kind, op, group size) in a fixed order.
   std::map<std::tuple<int, int, int>, std::pair<CollectiveSummary, double>> table;
@@ -115,7 +214,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     row.mean_message_bytes /= n;
     row.mean_time_s /= n;
     // Each simulated device took part in members/devices of the instances.
-    row.count_per_gpu = members / static_cast<double>(w.device_count());
+    row.count_per_gpu = members / static_cast<double>(w.device_count()) * per_step;
     if (row.mean_time_s > 0) {
       row.algbw_bytes_per_s = row.mean_message_bytes / row.mean_time_s;
       row.busbw_bytes_per_s = row.algbw_bytes_per_s *
@@ -127,8 +226,11 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   for (sim::LinkId l = 0; l < w.link_count(); ++l) {
     if (!built.link_is_egress[l]) continue;
     const double bytes = r.link_bytes[l] * built.gpus_per_simulated_device;
-    (built.link_is_inter[l] ? rep.link_bytes_inter_node : rep.link_bytes_intra_node) += bytes;
+    (built.link_is_inter[l] ? rep.link_bytes_inter_node : rep.link_bytes_intra_node) +=
+        bytes * per_step;
   }
+
+  staleness_and_versions(built, r, rep);
 
   // Memory.
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
@@ -136,10 +238,16 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     m.device = w.device(d).name;
     m.stage = built.devices[d].stage;
     m.peak_bytes = static_cast<double>(r.peak_memory_bytes[d]);
+    double weights = 0;
     for (std::size_t c = 0; c < w.memory_categories().size(); ++c) {
       m.breakdown_bytes.emplace_back(w.memory_categories()[c],
                                      static_cast<double>(r.peak_breakdown_bytes[d][c]));
+      if (w.memory_categories()[c] == "weights") weights = m.breakdown_bytes.back().second;
     }
+    // Stashed weight versions beyond the live copy (PipeDream, 2BW) sit on top of the ledger.
+    const int versions = rep.weight_versions[static_cast<std::size_t>(m.stage)];
+    m.breakdown_bytes.emplace_back("stashed weights", weights * (versions - 1));
+    m.peak_bytes += weights * (versions - 1);
     rep.memory.push_back(std::move(m));
   }
 
@@ -151,6 +259,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   }
   // Consecutive path ops can overlap in time (both members of a transfer are on the path);
   // each moment is counted once, for the op that ends it.
+  rep.optimizer_s *= per_step;
   std::map<std::string, double> path;
   Time covered_to = Time::zero();
   for (OpId o : r.critical_path) {

@@ -3,9 +3,15 @@
 // engine's SimResult and the workload's metadata. Units are in the field names.
 //
 // Definitions
-// - bubble_fraction[stage]: 1 - (time the stage spends inside forward/backward passes) / (time
-//   from the step's start to the end of the last backward pass on any stage). With equal stage
-//   times and free communication this is (P-1)/(m+P-1) for GPipe and 1F1B.
+// - bubble_fraction[stage]: 1 - (time the stage spends inside pipeline items: forward, backward,
+//   weight-gradient passes and stage-local optimizer steps) / (the window). Flush schedules: the
+//   window runs from the step's start to the end of the last backward pass on any stage; with
+//   equal stage times and free communication this is (P-1)/(m+P-1) for GPipe and 1F1B.
+//   Asynchronous schedules: the window is the steady state, from the end of stage 0's last
+//   backward of the warm-up steps to the end of its last backward.
+// - step_time_s: flush schedules, the simulated step; asynchronous ones, the steady-state time
+//   per global batch over that window. Per-step bytes and exposed times of asynchronous schedules
+//   are the run's totals divided by the steps simulated.
 // - exposed_comm_s[kind]: per GPU (mean over simulated devices), time a collective or transfer of
 //   that kind is running while the device's compute stream is idle. A group counts from the
 //   moment all its members have arrived, not while one waits for the others.
@@ -44,8 +50,23 @@ struct CollectiveSummary {
   double busbw_bytes_per_s = 0;
 };
 
+// Optimizer updates crossed by the micro-batches of one stage: for each micro-batch, the stage's
+// weight version when its backward started minus the version its forward used (the version current
+// at the forward's start; for PipeDream-2BW the version of its group, pinned at the group's first
+// forward).
+struct StageStaleness {
+  int max = 0;
+  double mean = 0;
+  std::vector<std::pair<int, int>> histogram;  // (updates crossed, micro-batches)
+};
+
 struct StepReport {
   std::string scenario;
+  std::string schedule;
+  bool asynchronous = false;
+  int steps_simulated = 1;           // optimizer steps (global batches) simulated
+  int warmup_steps = 0;              // excluded from the steady-state figures
+  double simulated_time_s = 0;       // end of the whole simulated run
   bool full = false;
   int simulated_devices = 0;
   int total_gpus = 0;
@@ -61,6 +82,8 @@ struct StepReport {
   double hfu = 0;                    // executed (recompute included) over peak
   double optimizer_s = 0;            // optimizer step time on stage 0
   std::vector<double> bubble_fraction;                 // per stage
+  std::vector<StageStaleness> staleness;               // per stage
+  std::vector<int> weight_versions;                    // per stage: versions held at once
   std::array<double, kCommKinds> exposed_comm_s{};     // per GPU, by kind
   std::array<double, kCommKinds> comm_bytes{};         // whole cluster, by kind
   double link_bytes_intra_node = 0;
