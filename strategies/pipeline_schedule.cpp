@@ -52,16 +52,36 @@ void interleaved(const ScheduleShape& sh, int stage, StagePlan& plan) {
   for (; b < total; ++b) plan.items.push_back(backward(mb_of(b), chunk_of(b, false)));
 }
 
-// B first (queue 0), then F (queue 1), then W (queue 2); forwards gated on W.
+// Zero-bubble handcrafted schedules (Qi et al. 2024, sec. 3): 1F1B's order of F and B, with
+// stage s deferring up to s weight-gradient passes W (so the backward chain at the end of the
+// step runs at t_B per stage, the deferred W filling what would be the cool-down bubble) and W
+// run as soon as the deferral allows. ZB-H2 also runs P-1-s extra warm-up forwards, filling the
+// warm-up bubble at the price of up to 2P-1 micro-batches in flight.
 void zero_bubble(const ScheduleShape& sh, int stage, StagePlan& plan, bool h2) {
-  for (int mb = 0; mb < sh.micro_batches; ++mb) {
-    plan.items.push_back(backward(mb, 0, 0));
-    plan.items.push_back(forward(mb, 0, 1));
-    plan.items.push_back({ItemKind::kWeightGrad, mb, 0, 2, 0});
+  const int p = sh.stages, m = sh.micro_batches;
+  const int warmup = std::min(m, (h2 ? 2 : 1) * (p - 1 - stage));
+  const int defer = (h2 ? 2 : 1) * stage;
+  std::vector<int> pending;  // micro-batches whose W has not run
+  std::size_t next_w = 0;
+  auto run_w = [&](std::size_t keep) {
+    while (pending.size() - next_w > keep) {
+      plan.items.push_back({ItemKind::kWeightGrad, pending[next_w++], 0, 0, 0});
+    }
+  };
+  int f = 0, b = 0;
+  for (; f < warmup; ++f) plan.items.push_back(forward(f));
+  while (f < m) {
+    plan.items.push_back(forward(f++));
+    plan.items.push_back(backward(b));
+    pending.push_back(b++);
+    run_w(static_cast<std::size_t>(defer));
   }
-  const int in_flight = sh.stages - stage;
-  plan.gate_in_flight = h2 ? 2 * in_flight - 1 : in_flight;
-  plan.gate_release = ItemKind::kWeightGrad;
+  while (b < m) {
+    plan.items.push_back(backward(b));
+    pending.push_back(b++);
+    run_w(pending.size() - next_w > 1 ? pending.size() - next_w - 1 : 0);
+  }
+  run_w(0);
 }
 
 // Backward (and the optimizer steps after every `per_update` of them) first, forwards gated at

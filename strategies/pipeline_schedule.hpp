@@ -15,9 +15,11 @@
 //          al. 2021, arXiv 2104.04473). Same bubble; stage s holds at most P-s micro-batches.
 //  interleaved-1f1b  v model chunks per stage, Megatron's order (Narayanan et al. 2021, sec 2.2):
 //          bubble (P-1)/(v m) of the ideal time; needs m to be a multiple of P.
-//  zb-h1, zb-h2  backward split into B and W (Qi et al. 2024, arXiv 2401.10241): B first, then F,
-//          then W (W fills what would be bubbles); in flight capped by W: P-s (H1, 1F1B's memory)
-//          or 2(P-s)-1 (H2).
+//  zb-h1, zb-h2  backward split into B and W (Qi et al. 2024, arXiv 2401.10241), handcrafted:
+//          1F1B's F/B order with stage s deferring up to s (H1) or 2s (H2) W passes, which then
+//          fill the cool-down; H2 also runs 2(P-1-s) warm-up forwards. At most P (H1) or 2P-1 (H2)
+//          micro-batches in flight on any stage; bubbles (P-1)(tF+tB-tW) and (P-1)(tF+tB-2tW)
+//          when tB >= tW (H1) or tB >= 2tW (H2) and m is large enough (tested).
 // Asynchronous schedules (no flush; several optimizer steps, each stage steps on its own):
 //  pipedream      backward first, forward gated at P-s in flight, O after every B; weight stashing
 //                 (Narayanan et al. 2019, PipeDream, arXiv 1806.03377).

@@ -144,8 +144,8 @@ void Builder::add_devices() {
         DeviceStreams st{};
         st.compute = w.add_stream(dev, "compute");
         st.tp = w.add_stream(dev, "tp-comm");
-        for (int c = 0; c < chunks_; ++c) {
-          const std::string suffix = chunks_ > 1 ? fmt::format(" c{}", c) : std::string();
+        for (int chunk = 0; chunk < chunks_; ++chunk) {
+          const std::string suffix = chunks_ > 1 ? fmt::format(" c{}", chunk) : std::string();
           st.recv_fwd.push_back(w.add_stream(dev, "pp-recv-fwd" + suffix));
           st.recv_bwd.push_back(w.add_stream(dev, "pp-recv-bwd" + suffix));
           st.send_fwd.push_back(w.add_stream(dev, "pp-send-fwd" + suffix));

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "costmodel/cost_model.hpp"
-#include "scenario_builder.hpp"
+#include "equal_stages.hpp"
 #include "sim/engine.hpp"
 #include "strategies/layer_program.hpp"
 #include "strategies/step_report.hpp"
@@ -17,34 +17,8 @@ using namespace parasim;
 
 namespace {
 
-// Every transformer-layer GEMM takes 1 us; the output head's GEMM (n = vocab) is free, so that
-// every stage does the same work. Memory-bound kernels, launches and links are made free through
-// the cluster description below.
-class LayerOnlyGemms final : public cost::GemmCostModel {
- public:
-  explicit LayerOnlyGemms(std::int64_t vocab) : vocab_(vocab) {}
-  sim::Time gemm_time(const cost::GemmShape& s) const override {
-    return s.n == vocab_ || s.m == vocab_ || s.k == vocab_ ? sim::Time::zero() : sim::Time::us(1);
-  }
-  double efficiency(const cost::GemmShape&) const override { return 1.0; }
-
- private:
-  std::int64_t vocab_;
-};
-
 strat::StepReport simulate_equal_stages(strat::PipelineSchedule schedule, int p, int m) {
-  auto sc = test::small_scenario(1, 1, p, m, 1);
-  sc.model.layers = p;  // one layer per stage
-  sc.model.vocab = 32003;  // a size no layer GEMM dimension has
-  sc.parallel.schedule = schedule;
-  sc.cluster.device.hbm_bandwidth = cost::Bandwidth{1e30};
-  sc.cluster.device.kernel_launch_overhead = sim::Time::zero();
-  sc.cluster.intra_node = {cost::Bandwidth{1e30}, sim::Time::zero()};
-  sc.cluster.inter_node = {cost::Bandwidth{1e30}, sim::Time::zero()};
-  const cost::CostModel costs(sc.cluster, std::make_shared<LayerOnlyGemms>(sc.model.vocab), 1.0);
-  const auto built = strat::build_workload(sc, costs, {});
-  const auto result = sim::Engine(built.workload).run();
-  return strat::make_step_report(sc, built, result);
+  return test::simulate_with(test::equal_stage_scenario(schedule, p, m)).report;
 }
 
 }  // namespace

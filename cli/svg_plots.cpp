@@ -1,0 +1,690 @@
+#include "cli/svg_plots.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace parasim::cli {
+namespace {
+
+constexpr double kWidth = 1200;
+constexpr double kRight = 24;
+constexpr double kTop = 44;
+constexpr double kLanePitch = 28;
+constexpr double kLaneBgPad = 2;    // lane background: pitch minus 2 x pad
+constexpr double kBoxPad = 4;       // box: pitch minus 2 x pad
+constexpr double kCharPx = 6.4;     // estimated advance of one character at 11 px
+constexpr double kBoxCharPx = 5.8;  // at 10 px, inside boxes
+constexpr double kMaxLaneNamePx = 200;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct KindStyle {
+  std::string_view name;
+  std::string_view fill;
+  bool white_text;
+};
+
+// Okabe-Ito: blue, bluish green, orange, vermillion, grey, reddish purple.
+constexpr std::array<KindStyle, kBoxKinds> kKindStyles{{
+    {"forward", "#0072B2", true},
+    {"backward", "#009E73", false},
+    {"weight gradient", "#E69F00", false},
+    {"optimizer", "#D55E00", false},
+    {"communication", "#999999", false},
+    {"other", "#CC79A7", false},
+}};
+
+// Series colours for the memory plot: Okabe-Ito, yellow last (weakest on white); the dash pattern
+// changes each time the palette wraps around.
+constexpr std::array<std::string_view, 8> kSeriesColours{
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000", "#F0E442"};
+constexpr std::array<std::string_view, 4> kSeriesDashes{"", "6,3", "2,2", "8,3,2,3"};
+
+std::size_t kind_index(BoxKind kind) {
+  const auto i = static_cast<std::size_t>(kind);
+  return i < kKindStyles.size() ? i : kKindStyles.size() - 1;
+}
+
+// A coordinate with at most two decimals, trailing zeros trimmed; never "-0", never "nan".
+std::string num(double v) {
+  if (!std::isfinite(v)) return "0";
+  std::string s = fmt::format("{:.2f}", v);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+// Length of the valid UTF-8 sequence (and XML 1.0 character) at text[i], or 0 when invalid.
+std::size_t utf8_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b0 = byte(i);
+  if (b0 < 0x80) {
+    const bool allowed = b0 >= 0x20 || b0 == '\t' || b0 == '\n' || b0 == '\r';
+    return allowed ? 1 : 0;
+  }
+  std::size_t len = 0;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    len = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    len = 3;
+    if (b0 == 0xE0) lo = 0xA0;  // overlong
+    if (b0 == 0xED) hi = 0x9F;  // surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    len = 4;
+    if (b0 == 0xF0) lo = 0x90;  // overlong
+    if (b0 == 0xF4) hi = 0x8F;  // past U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + len > text.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < len; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  // U+FFFE and U+FFFF are not XML characters.
+  if (len == 3 && b0 == 0xEF && byte(i + 1) == 0xBF && byte(i + 2) >= 0xBE) return 0;
+  return len;
+}
+
+// Text as XML character data or attribute value: markup characters escaped, characters XML 1.0
+// does not allow (control characters, invalid UTF-8) replaced by '?'. At most max_chars
+// characters are kept; a cut text ends in "...".
+std::string escape(std::string_view text, std::size_t max_chars = std::string::npos) {
+  std::string out;
+  out.reserve(text.size());
+  std::vector<std::size_t> starts;  // where each character begins in `out`, when cutting
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    if (chars == max_chars) {
+      // Cut back so that the ellipsis fits within max_chars characters.
+      out.resize(starts.size() >= 3 ? starts[starts.size() - 3] : 0);
+      out += "...";
+      return out;
+    }
+    if (max_chars != std::string::npos) starts.push_back(out.size());
+    const std::size_t len = utf8_length(text, i);
+    if (len == 0) {
+      out += '?';
+      ++i;
+    } else if (len > 1) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      switch (text[i]) {
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        case '\'':
+          out += "&apos;";
+          break;
+        default:
+          out += text[i];
+      }
+      ++i;
+    }
+    ++chars;
+  }
+  return out;
+}
+
+// Characters in UTF-8 text (bytes that do not continue a sequence).
+std::size_t char_count(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+// A 1-2-5 step that cuts `range` into about `target` intervals; decimals it needs.
+struct Ticks {
+  double step = 0;
+  int decimals = 0;
+};
+
+Ticks nice_ticks(double range, double target) {
+  Ticks t;
+  if (!(range > 0) || !std::isfinite(range)) return t;
+  const double raw = range / target;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double norm = raw / mag;
+  t.step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
+  t.decimals = std::max(0, -static_cast<int>(std::floor(std::log10(t.step) + 1e-9)));
+  return t;
+}
+
+// The time axis unit: ms below one second, else s.
+struct TimeUnit {
+  double scale;
+  std::string_view name;
+};
+
+TimeUnit time_unit(double span_s) {
+  return span_s < 1 ? TimeUnit{1e3, "ms"} : TimeUnit{1, "s"};
+}
+
+std::string style_block(bool with_kinds) {
+  std::string s =
+      "<style type=\"text/css\">\n"
+      "text{font-family:Helvetica,Arial,sans-serif;font-size:11px;fill:#222222}\n"
+      ".title{font-size:15px;font-weight:bold}\n"
+      ".name{text-anchor:end}\n"
+      ".mid{text-anchor:middle}\n"
+      ".end{text-anchor:end}\n"
+      ".lane{fill:#EEEEEE}\n"
+      ".grid{stroke:#FFFFFF;stroke-width:1}\n"
+      ".hgrid{stroke:#DDDDDD;stroke-width:1}\n"
+      ".axis{stroke:#444444;stroke-width:1}\n"
+      ".series{fill:none;stroke-width:1.5}\n"
+      ".capacity{stroke:#333333;stroke-width:1.2}\n";
+  if (with_kinds) {
+    for (std::size_t k = 0; k < kKindStyles.size(); ++k) {
+      s += fmt::format(".k{}{{fill:{}}}\n", k, kKindStyles[k].fill);
+    }
+    s += ".tw{fill:#FFFFFF;font-size:10px;text-anchor:middle}\n";
+    s += ".tb{fill:#000000;font-size:10px;text-anchor:middle}\n";
+  }
+  s += "</style>\n";
+  return s;
+}
+
+void open_svg(std::string& o, double height, bool with_kinds) {
+  o += fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\">\n",
+      num(kWidth), num(height));
+  o += style_block(with_kinds);
+  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#FFFFFF\"/>\n",
+                   num(kWidth), num(height));
+}
+
+void title_text(std::string& o, const std::string& title) {
+  o += fmt::format("<text x=\"{}\" y=\"26\" class=\"title mid\">{}</text>\n", num(kWidth / 2),
+                   escape(title));
+}
+
+// Ticks, labels and the unit label of a time axis along y = axis_y from x0 (t = 0) to x0 + w
+// (t = span); gridlines from grid_top down to the axis when grid_top < axis_y.
+void time_axis(std::string& o, double x0, double w, double axis_y, double grid_top,
+               std::string_view grid_class, double span_s) {
+  const TimeUnit unit = time_unit(span_s);
+  const double span_u = span_s * unit.scale;
+  const Ticks ticks = nice_ticks(span_u, 10);
+  o += "<g>\n";
+  o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"axis\"/>\n", num(x0),
+                   num(axis_y), num(x0 + w), num(axis_y));
+  if (ticks.step > 0) {
+    for (int i = 0; i <= 1000; ++i) {
+      const double v = ticks.step * i;
+      if (v > span_u * (1 + 1e-9)) break;
+      const double x = x0 + w * v / span_u;
+      if (grid_top < axis_y) {
+        o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"{3}\"/>\n",
+                         num(x), num(grid_top), num(axis_y), grid_class);
+      }
+      o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"axis\"/>\n",
+                       num(x), num(axis_y), num(axis_y + 4));
+      o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"mid\">{:.{}f}</text>\n", num(x),
+                       num(axis_y + 16), v, ticks.decimals);
+    }
+  }
+  o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"mid\">time ({})</text>\n", num(x0 + w / 2),
+                   num(axis_y + 32), unit.name);
+  o += "</g>\n";
+}
+
+// The span to draw: span_s when positive, else the latest time seen, else 1 ms.
+double effective_span(double span_s, double latest_s) {
+  if (span_s > 0 && std::isfinite(span_s)) return span_s;
+  if (latest_s > 0 && std::isfinite(latest_s)) return latest_s;
+  return 1e-3;
+}
+
+// One lane's boxes, clipped to the span, in pixels.
+struct PxBox {
+  double x0;
+  double x1;
+  std::size_t index;
+};
+
+struct LaneCounts {
+  std::size_t drawn = 0;
+  std::size_t merged = 0;  // narrow boxes drawn as part of a run of two or more
+  std::size_t runs = 0;
+  std::size_t dropped = 0;
+};
+
+// Runs of narrow boxes: extent, count, time per kind, first box.
+struct Run {
+  double x0 = 0;
+  double x1 = 0;
+  std::size_t count = 0;
+  std::size_t first = 0;
+  std::array<double, kBoxKinds> px_by_kind{};
+};
+
+class LaneWriter {
+ public:
+  LaneWriter(std::string& out, const TimelineLane& lane, double x0, double w, double lane_y,
+             double span_s)
+      : o_(out),
+        lane_(lane),
+        x0_(x0),
+        w_(w),
+        span_s_(span_s),
+        unit_(time_unit(span_s)),
+        y_(num(lane_y + kBoxPad)),
+        text_y_(num(lane_y + kLanePitch / 2 + 3.5)) {}
+
+  LaneCounts write() {
+    std::vector<PxBox> boxes;
+    boxes.reserve(lane_.boxes.size());
+    for (std::size_t i = 0; i < lane_.boxes.size(); ++i) {
+      const auto& b = lane_.boxes[i];
+      if (!std::isfinite(b.start_s) || !std::isfinite(b.end_s) || b.end_s < 0 ||
+          b.start_s > span_s_ || b.end_s < b.start_s) {
+        ++counts_.dropped;
+        continue;
+      }
+      const double s = std::clamp(b.start_s, 0.0, span_s_);
+      const double e = std::clamp(b.end_s, s, span_s_);
+      boxes.push_back({px(s), px(e), i});
+    }
+    std::stable_sort(boxes.begin(), boxes.end(),
+                     [](const PxBox& a, const PxBox& b) { return a.x0 < b.x0; });
+    Run run;
+    for (const PxBox& b : boxes) {
+      if (b.x1 - b.x0 >= kMinBoxPx) {
+        box_rect(b);
+        continue;
+      }
+      if (run.count > 0 && b.x0 > run.x1 + kMinBoxPx) {
+        flush(run);
+        run = Run{};
+      }
+      if (run.count == 0) {
+        run.x0 = b.x0;
+        run.first = b.index;
+      }
+      run.x1 = std::max(run.x1, b.x1);
+      ++run.count;
+      run.px_by_kind[kind_index(lane_.boxes[b.index].kind)] += b.x1 - b.x0;
+    }
+    if (run.count > 0) flush(run);
+    return counts_;
+  }
+
+ private:
+  double px(double t) const { return x0_ + w_ * t / span_s_; }
+
+  std::string time_range(double s, double e) const {
+    return fmt::format("{:.3f}-{:.3f} {}", s * unit_.scale, e * unit_.scale, unit_.name);
+  }
+
+  bool room() {
+    if (counts_.drawn >= static_cast<std::size_t>(kMaxRectsPerLane)) return false;
+    ++counts_.drawn;
+    return true;
+  }
+
+  void rect(double x0, double x1, BoxKind kind, const std::string& tooltip) {
+    o_ += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"k{}\"><title>{}</title>"
+        "</rect>\n",
+        num(x0), y_, num(x1 - x0), num(kLanePitch - 2 * kBoxPad), kind_index(kind), tooltip);
+  }
+
+  void box_rect(const PxBox& pb) {
+    if (!room()) {
+      ++counts_.dropped;
+      return;
+    }
+    const TimelineBox& b = lane_.boxes[pb.index];
+    const std::string_view name =
+        b.label.empty() ? kKindStyles[kind_index(b.kind)].name : std::string_view(b.label);
+    const double s = std::clamp(b.start_s, 0.0, span_s_);
+    const double e = std::clamp(b.end_s, s, span_s_);
+    rect(pb.x0, pb.x1, b.kind, fmt::format("{} ({})", escape(name), time_range(s, e)));
+    const double width = pb.x1 - pb.x0;
+    if (!b.label.empty() && static_cast<double>(char_count(b.label)) * kBoxCharPx + 6 <= width) {
+      o_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"{}\">{}</text>\n",
+                        num((pb.x0 + pb.x1) / 2), text_y_,
+                        kKindStyles[kind_index(b.kind)].white_text ? "tw" : "tb", escape(b.label));
+    }
+  }
+
+  void flush(const Run& run) {
+    if (run.count == 1) {
+      box_rect({run.x0, run.x1, run.first});
+      return;
+    }
+    if (!room()) {
+      counts_.dropped += run.count;
+      return;
+    }
+    counts_.merged += run.count;
+    ++counts_.runs;
+    std::size_t kind = 0;
+    for (std::size_t k = 1; k < run.px_by_kind.size(); ++k) {
+      if (run.px_by_kind[k] > run.px_by_kind[kind]) kind = k;
+    }
+    const double s = (run.x0 - x0_) / w_ * span_s_;
+    const double e = (run.x1 - x0_) / w_ * span_s_;
+    rect(run.x0, run.x1, static_cast<BoxKind>(kind),
+         fmt::format("{} ops narrower than {} px each ({})", run.count, num(kMinBoxPx),
+                     time_range(s, e)));
+  }
+
+  std::string& o_;
+  const TimelineLane& lane_;
+  double x0_;
+  double w_;
+  double span_s_;
+  TimeUnit unit_;
+  std::string y_;
+  std::string text_y_;
+  LaneCounts counts_;
+};
+
+// Legend entries flow left to right from x0, wrapping at the right margin. Returns the rows used.
+struct LegendEntry {
+  std::string swatch;  // the element(s) drawn at (x, y): a format with {x}, {y}, {x2}, {yc}
+  std::string label;
+};
+
+int legend(std::string& o, const std::vector<LegendEntry>& entries, double x0, double y0) {
+  if (entries.empty()) return 0;
+  o += "<g>\n";
+  double x = x0;
+  double y = y0;
+  int rows = 1;
+  for (const auto& e : entries) {
+    const double w = 12 + 6 + static_cast<double>(char_count(e.label)) * kCharPx + 18;
+    if (x > x0 && x + w > kWidth - kRight) {
+      x = x0;
+      y += 18;
+      ++rows;
+    }
+    o += fmt::format(fmt::runtime(e.swatch), fmt::arg("x", num(x)), fmt::arg("y", num(y)),
+                     fmt::arg("x2", num(x + 18)), fmt::arg("yc", num(y + 6)));
+    o += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", num(x + 24), num(y + 10),
+                     escape(e.label));
+    x += w + 6;
+  }
+  o += "</g>\n";
+  return rows;
+}
+
+}  // namespace
+
+std::string_view box_kind_name(BoxKind kind) {
+  return kKindStyles[kind_index(kind)].name;
+}
+std::string_view box_kind_colour(BoxKind kind) {
+  return kKindStyles[kind_index(kind)].fill;
+}
+
+std::string svg_timeline(const std::string& title, const std::vector<TimelineLane>& lanes,
+                         double span_s) {
+  double latest = 0;
+  std::array<bool, kBoxKinds> present{};
+  std::size_t name_chars = 0;
+  for (const auto& lane : lanes) {
+    name_chars = std::max(name_chars, char_count(lane.name));
+    for (const auto& b : lane.boxes) {
+      if (std::isfinite(b.end_s)) latest = std::max(latest, b.end_s);
+      present[kind_index(b.kind)] = true;
+    }
+  }
+  const double span = effective_span(span_s, latest);
+  const auto max_name_chars = static_cast<std::size_t>(kMaxLaneNamePx / kCharPx);
+  const double name_px = static_cast<double>(std::min(name_chars, max_name_chars)) * kCharPx;
+  const double left = std::max(60.0, name_px + 20);
+  const double plot_w = kWidth - left - kRight;
+  const double lanes_h = static_cast<double>(std::max<std::size_t>(lanes.size(), 1)) * kLanePitch;
+  const double axis_y = kTop + lanes_h + 4;
+  const double legend_y = axis_y + 44;
+  const bool any_kind = std::find(present.begin(), present.end(), true) != present.end();
+  const double height = legend_y + (any_kind ? 12 : 0) + 16;
+
+  std::string o;
+  open_svg(o, height, true);
+  o += fmt::format("<!-- timeline: {} lanes, span {:.6f} s -->\n", lanes.size(), span);
+  title_text(o, title);
+
+  o += "<g>\n";
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    const double y = kTop + static_cast<double>(i) * kLanePitch;
+    o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"lane\"/>\n",
+                     num(left), num(y + kLaneBgPad), num(plot_w), num(kLanePitch - 2 * kLaneBgPad));
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"name\">{}</text>\n", num(left - 8),
+                     num(y + kLanePitch / 2 + 4), escape(lanes[i].name, max_name_chars));
+  }
+  if (lanes.empty()) {
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"mid\">(no lanes)</text>\n",
+                     num(left + plot_w / 2), num(kTop + kLanePitch / 2 + 4));
+  }
+  o += "</g>\n";
+  time_axis(o, left, plot_w, axis_y, kTop, "grid", span);
+
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    const double y = kTop + static_cast<double>(i) * kLanePitch;
+    std::string body;
+    const LaneCounts c = LaneWriter(body, lanes[i], left, plot_w, y, span).write();
+    o += fmt::format(
+        "<!-- lane {}: {} boxes, {} rects, {} narrow boxes merged into {} rects, {} dropped -->\n",
+        i, lanes[i].boxes.size(), c.drawn, c.merged, c.runs, c.dropped);
+    o += "<g>\n";
+    o += body;
+    o += "</g>\n";
+  }
+
+  std::vector<LegendEntry> entries;
+  for (std::size_t k = 0; k < present.size(); ++k) {
+    if (!present[k]) continue;
+    entries.push_back({fmt::format("<rect x=\"{{x}}\" y=\"{{y}}\" width=\"12\" height=\"12\" "
+                                   "class=\"k{}\"/>\n",
+                                   k),
+                       std::string(kKindStyles[k].name)});
+  }
+  legend(o, entries, left, legend_y);
+  o += "</svg>\n";
+  return o;
+}
+
+namespace {
+
+// The step path of one series: "M x y" then H/V commands; points within half a pixel of the
+// current column fold into it, keeping its vertical extent and its last value.
+std::string step_path(std::vector<std::pair<double, double>> points, double x0, double w,
+                      double span_s, double y_base, double h, double top_gib) {
+  std::stable_sort(points.begin(), points.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto px = [&](double t) { return x0 + w * std::clamp(t, 0.0, span_s) / span_s; };
+  const auto py = [&](double bytes) {
+    return y_base - h * std::clamp(bytes / kGiB, 0.0, top_gib) / top_gib;
+  };
+  std::string d;
+  double col_x = 0;
+  std::string pen;  // the y the pen is at, formatted
+  double lo = 0;
+  double hi = 0;
+  double last = 0;
+  const auto flush = [&] {
+    // Visit the column's extremes and end at its last value, skipping repeats.
+    std::vector<double> ys;
+    if (last == hi) {
+      ys = {lo, hi};
+    } else if (last == lo) {
+      ys = {hi, lo};
+    } else {
+      ys = {lo, hi, last};
+    }
+    for (double y : ys) {
+      const std::string s = num(y);
+      if (s == pen) continue;
+      d += 'V';
+      d += s;
+      pen = s;
+    }
+  };
+  bool started = false;
+  for (const auto& [t, bytes] : points) {
+    if (!std::isfinite(t) || !std::isfinite(bytes)) continue;
+    const double x = px(t);
+    const double y = py(bytes);
+    if (!started) {
+      started = true;
+      col_x = x;
+      pen = num(y);
+      d = fmt::format("M{} {}", num(x), pen);
+      lo = hi = last = y;
+      continue;
+    }
+    if (x >= col_x + 0.5) {
+      flush();
+      col_x = x;
+      d += 'H';
+      d += num(x);
+      lo = hi = last;
+    }
+    lo = std::min(lo, y);
+    hi = std::max(hi, y);
+    last = y;
+  }
+  if (!started) return d;
+  flush();
+  const double end = x0 + w;
+  if (end > col_x) {
+    d += 'H';
+    d += num(end);
+  }
+  return d;
+}
+
+}  // namespace
+
+std::string svg_memory(const std::string& title, const std::vector<MemorySeries>& series,
+                       double span_s, double capacity_bytes) {
+  double latest = 0;
+  double peak = 0;
+  for (const auto& s : series) {
+    for (const auto& [t, bytes] : s.points) {
+      if (std::isfinite(t)) latest = std::max(latest, t);
+      if (std::isfinite(bytes)) peak = std::max(peak, bytes);
+    }
+  }
+  const double span = effective_span(span_s, latest);
+  const bool capacity = capacity_bytes > 0 && std::isfinite(capacity_bytes);
+  double top_gib = std::max(peak, capacity ? capacity_bytes : 0.0) / kGiB;
+  if (!(top_gib > 0)) top_gib = 1;
+  const Ticks yt = nice_ticks(top_gib * 1.05, 6);
+  top_gib = yt.step * std::ceil(top_gib * 1.05 / yt.step);
+
+  const double left = 70;
+  const double plot_w = kWidth - left - kRight;
+  const double plot_h = 320;
+  const double base_y = kTop + plot_h;
+  const double legend_y = base_y + 44;
+
+  std::vector<LegendEntry> entries;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto colour = kSeriesColours[i % kSeriesColours.size()];
+    const auto dash = kSeriesDashes[std::min(i / kSeriesColours.size(), kSeriesDashes.size() - 1)];
+    const std::string dash_attr = dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", dash);
+    entries.push_back({fmt::format("<line x1=\"{{x}}\" y1=\"{{yc}}\" x2=\"{{x2}}\" y2=\"{{yc}}\" "
+                                   "stroke=\"{}\" stroke-width=\"2\"{}/>\n",
+                                   colour, dash_attr),
+                       series[i].name});
+  }
+  // Legend rows are counted on a scratch string first so that the height is known up front.
+  std::string legend_text;
+  const int rows = legend(legend_text, entries, left, legend_y);
+  const double height = legend_y + (rows > 0 ? 18.0 * rows - 6 : 0) + 16;
+
+  std::string o;
+  open_svg(o, height, false);
+  o += fmt::format("<!-- memory: {} series, span {:.6f} s, axis top {:.6f} GiB -->\n",
+                   series.size(), span, top_gib);
+  title_text(o, title);
+
+  // Y axis: gridlines, ticks and labels in GiB.
+  o += "<g>\n";
+  for (int i = 0; i <= 1000; ++i) {
+    const double v = yt.step * i;
+    if (v > top_gib * (1 + 1e-9)) break;
+    const double y = base_y - plot_h * v / top_gib;
+    if (i > 0) {
+      o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"hgrid\"/>\n",
+                       num(left), num(y), num(left + plot_w), num(y));
+    }
+    o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"axis\"/>\n",
+                     num(left - 4), num(y), num(left), num(y));
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"end\">{:.{}f}</text>\n", num(left - 7),
+                     num(y + 4), v, yt.decimals);
+  }
+  o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"axis\"/>\n",
+                   num(left), num(kTop), num(base_y));
+  o += fmt::format(
+      "<text x=\"18\" y=\"{0}\" class=\"mid\" transform=\"rotate(-90 18 {0})\">memory (GiB)"
+      "</text>\n",
+      num(kTop + plot_h / 2));
+  o += "</g>\n";
+  time_axis(o, left, plot_w, base_y, base_y, "grid", span);
+
+  if (capacity) {
+    const double y = base_y - plot_h * (capacity_bytes / kGiB) / top_gib;
+    o += "<g>\n";
+    o += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"capacity\" "
+        "stroke-dasharray=\"6,4\"/>\n",
+        num(left), num(y), num(left + plot_w), num(y));
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"end\">capacity {:.1f} GiB</text>\n",
+                     num(left + plot_w - 4), num(y - 5), capacity_bytes / kGiB);
+    o += "</g>\n";
+  }
+
+  bool any_points = false;
+  o += "<g>\n";
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const std::string d = step_path(series[i].points, left, plot_w, span, base_y, plot_h, top_gib);
+    if (d.empty()) continue;
+    any_points = true;
+    double series_peak = 0;
+    for (const auto& p : series[i].points) {
+      if (std::isfinite(p.second)) series_peak = std::max(series_peak, p.second);
+    }
+    const auto colour = kSeriesColours[i % kSeriesColours.size()];
+    const auto dash = kSeriesDashes[std::min(i / kSeriesColours.size(), kSeriesDashes.size() - 1)];
+    o += fmt::format(
+        "<path d=\"{}\" class=\"series\" stroke=\"{}\"{}><title>{}: peak {:.2f} GiB"
+        "</title></path>\n",
+        d, colour, dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", dash),
+        escape(series[i].name), series_peak / kGiB);
+  }
+  if (!any_points) {
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"mid\">(no data)</text>\n",
+                     num(left + plot_w / 2), num(kTop + plot_h / 2));
+  }
+  o += "</g>\n";
+  o += legend_text;
+  o += "</svg>\n";
+  return o;
+}
+
+}  // namespace parasim::cli
