@@ -23,6 +23,18 @@ struct SimulateOptions {
 };
 
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+
+struct CompareOptions {
+  std::string scenario;
+  std::string schedules = "1f1b,interleaved-1f1b,zb-h1,zb-h2,pipedream,pipedream-2bw,paci";
+  int chunks = 2;         // v for interleaved-1f1b when the scenario does not set one
+  std::string profile;
+  std::string json;       // "-": standard output
+  std::string svg_dir;    // timeline and memory SVG per schedule
+};
+
+// The same scenario under several pipeline schedules, side by side.
+int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
 int run_validate(const std::string& scenario, std::ostream& out, std::ostream& err);
 int run_list(const std::string& what, std::ostream& out, std::ostream& err);
 int run_devices(std::ostream& out);

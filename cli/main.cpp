@@ -40,6 +40,30 @@ int main(int argc, char** argv) {
                      "Simulate every GPU instead of one data-parallel replica and one tensor-"
                      "parallel rank per stage (slower; same result on symmetric inputs)");
 
+  CompareOptions cmp;
+  auto* compare = app.add_subcommand(
+      "compare",
+      "Simulate SCENARIO under several pipeline schedules and print one table: tokens/s, speedup "
+      "over the first schedule, bubbles, peak memory per stage, weight staleness and versions");
+  compare->add_option("scenario", cmp.scenario, "Scenario JSON file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  compare->add_option("--schedules", cmp.schedules,
+                      "Comma-separated schedules: gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, "
+                      "pipedream, pipedream-2bw, paci")
+      ->capture_default_str();
+  compare->add_option("--chunks", cmp.chunks,
+                      "Model chunks per stage for interleaved-1f1b when the scenario sets none")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  compare->add_option("--profile", cmp.profile, "Cost-model profile JSON (docs/profile.md)")
+      ->check(CLI::ExistingFile);
+  compare->add_option("--json", cmp.json,
+                      "Write {\"rows\": [...]} (one simulate result per schedule) to FILE, or "
+                      "'-' for standard output");
+  compare->add_option("--svg", cmp.svg_dir,
+                      "Write DIR/<schedule>-timeline.svg and DIR/<schedule>-memory.svg");
+
   std::string validate_path;
   auto* validate = app.add_subcommand(
       "validate", "Check a scenario file and report every problem in it (exit code 2 if any)");
@@ -62,6 +86,7 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   if (*simulate) return run_simulate(sim, std::cout, std::cerr);
+  if (*compare) return run_compare(cmp, std::cout, std::cerr);
   if (*validate) return run_validate(validate_path, std::cout, std::cerr);
   if (*list) return run_list(list_what, std::cout, std::cerr);
   if (*devices) return run_devices(std::cout);

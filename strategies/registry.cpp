@@ -40,6 +40,36 @@ std::vector<RegistryEntry> build_registry() {
        "P-s activation sets",
        "Narayanan et al. 2021, arXiv 2104.04473 (PipeDream-Flush, arXiv 2006.09503)",
        {}},
+      {"schedule", "interleaved-1f1b",
+       "v model chunks per stage in Megatron's interleaved order; bubble (P-1)/(v m) of the ideal "
+       "time, v times the point-to-point traffic; m a multiple of P",
+       "Narayanan et al. 2021, arXiv 2104.04473",
+       {{"chunks", "model chunks", "1 (compare: 2)", "v; pp x v must divide the layers"}}},
+      {"schedule", "zb-h1",
+       "zero bubble, handcrafted: backward split into input gradient B and weight gradient W; "
+       "stage s defers up to s W passes into the cool-down; bubble (P-1)(tF+tB-tW), at most P "
+       "micro-batches in flight",
+       "Qi et al. 2024, Zero Bubble Pipeline Parallelism, arXiv 2401.10241", {}},
+      {"schedule", "zb-h2",
+       "zero bubble with 2(P-1-s) warm-up forwards and up to 2s deferred W; bubble "
+       "(P-1)(tF+tB-2tW), at most 2P-1 micro-batches in flight",
+       "Qi et al. 2024, arXiv 2401.10241", {}},
+      {"schedule", "pipedream",
+       "asynchronous 1F1B, no flush: backward first, forwards gated at P-s in flight, an "
+       "optimizer step after every backward, weight stashing (P-s versions on stage s, P-s-1 "
+       "updates crossed)",
+       "Narayanan et al. 2019, PipeDream, arXiv 1806.03377", {}},
+      {"schedule", "pipedream-2bw",
+       "asynchronous, gradients coalesced over m micro-batches, two weight versions, delay one",
+       "Narayanan et al. 2021, Memory-Efficient Pipeline-Parallel DNN Training, arXiv 2006.09503",
+       {}},
+      {"schedule", "paci",
+       "asynchronous, no flush and no stashing: backward first, forwards gated at P-s in flight, "
+       "each stage steps its own optimizer after every a = m local backwards; at most "
+       "ceil((P-s-1)/a) updates crossed per micro-batch",
+       "PACI 2026, arXiv 2606.07881 (DistPACI/Workers.py)",
+       {{"paci_mode", "", "perf", "perf keeps activations; mem keeps only the stage input and "
+                                  "recomputes the stage forward inside the backward"}}},
       {"recompute", "none", "every activation kept for the backward",
        "Korthikanti et al. 2022, arXiv 2205.05198", {}},
       {"recompute", "selective",

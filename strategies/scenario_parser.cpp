@@ -365,6 +365,11 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
   return s;
 }
 
+void check_scenario(const Scenario& scenario, cost::Diagnostics& diagnostics,
+                    const ScenarioLimits& limits) {
+  check_consistency(scenario, diagnostics, limits);
+}
+
 Scenario load_scenario(const std::string& path, const ScenarioLimits& limits) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -25,6 +25,11 @@ struct ScenarioLimits {
 Scenario parse_scenario(std::string_view text, const std::string& file_name,
                         const ScenarioLimits& limits = {});
 
+// The cross-field rules of a Scenario built or changed in code (for example `parasim compare`
+// switching schedules): every violation goes into `diagnostics`, with the JSON path to change.
+void check_scenario(const Scenario& scenario, cost::Diagnostics& diagnostics,
+                    const ScenarioLimits& limits = {});
+
 // Reads and parses a file. Throws cost::InputError (unreadable file included).
 Scenario load_scenario(const std::string& path, const ScenarioLimits& limits = {});
 

@@ -17,8 +17,10 @@ bool listed(const std::string& group, const std::string& name) {
 }  // namespace
 
 TEST_CASE("Every schedule, recompute mode and optimizer the scenario accepts is listed") {
-  CHECK(listed("schedule", strat::schedule_name(strat::PipelineSchedule::kGpipe)));
-  CHECK(listed("schedule", strat::schedule_name(strat::PipelineSchedule::kOneFOneB)));
+  for (auto s : strat::kAllSchedules) {
+    CAPTURE(strat::schedule_name(s));
+    CHECK(listed("schedule", strat::schedule_name(s)));
+  }
   for (auto r : {cost::Recompute::kNone, cost::Recompute::kSelective, cost::Recompute::kFull}) {
     CHECK(listed("recompute", cost::recompute_name(r)));
   }

@@ -1,0 +1,248 @@
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/output_file.hpp"
+#include "cli/report_format.hpp"
+#include "cli/svg_plots.hpp"
+#include "costmodel/profile.hpp"
+#include "sim/engine.hpp"
+#include "strategies/scenario_parser.hpp"
+#include "strategies/step_report.hpp"
+#include "strategies/workload_builder.hpp"
+
+namespace parasim::cli {
+namespace {
+
+struct Row {
+  strat::Scenario scenario;
+  strat::BuiltWorkload built;
+  sim::SimResult result;
+  strat::StepReport report;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+BoxKind box_kind(strat::ItemKind k) {
+  switch (k) {
+    case strat::ItemKind::kForward: return BoxKind::kForward;
+    case strat::ItemKind::kBackward: return BoxKind::kBackward;
+    case strat::ItemKind::kWeightGrad: return BoxKind::kWeightGrad;
+    case strat::ItemKind::kOptimizer: return BoxKind::kOptimizer;
+  }
+  return BoxKind::kOther;
+}
+
+// One lane per stage (its first simulated device): every pipeline item as a box.
+std::string timeline_svg(const Row& row) {
+  const auto& built = row.built;
+  std::vector<TimelineLane> lanes(static_cast<std::size_t>(built.shape.stages));
+  for (std::size_t s = 0; s < lanes.size(); ++s) lanes[s].name = fmt::format("stage {}", s);
+  for (const auto& span : built.spans) {
+    if (built.devices[span.device].dp_rank != 0 || built.devices[span.device].tp_rank != 0) continue;
+    const char* letter = span.kind == strat::ItemKind::kForward    ? "F"
+                         : span.kind == strat::ItemKind::kBackward ? "B"
+                         : span.kind == strat::ItemKind::kWeightGrad ? "W"
+                                                                     : "opt";
+    std::string label = span.kind == strat::ItemKind::kOptimizer
+                            ? fmt::format("opt {}", span.step)
+                            : fmt::format("{}{}", letter, span.micro_batch);
+    if (built.shape.chunks > 1 && span.kind != strat::ItemKind::kOptimizer) {
+      label += fmt::format(".{}", span.chunk);
+    }
+    lanes[static_cast<std::size_t>(built.devices[span.device].stage)].boxes.push_back(
+        TimelineBox{row.result.op_start[span.first].to_seconds(),
+                    row.result.op_end[span.last].to_seconds(), box_kind(span.kind), label});
+  }
+  return svg_timeline(fmt::format("{}: {} ({} steps simulated)", row.report.scenario,
+                                  row.report.schedule, row.report.steps_simulated),
+                      lanes, row.result.makespan.to_seconds());
+}
+
+std::string memory_svg(const Row& row) {
+  std::vector<MemorySeries> series;
+  std::vector<int> series_of_device(row.built.devices.size(), -1);
+  for (std::size_t d = 0; d < row.built.devices.size(); ++d) {
+    const auto& dev = row.built.devices[d];
+    if (dev.dp_rank != 0 || dev.tp_rank != 0) continue;
+    series_of_device[d] = static_cast<int>(series.size());
+    series.push_back(MemorySeries{fmt::format("stage {}", dev.stage), {}});
+  }
+  for (const auto& sample : row.result.memory_timeline) {
+    const int s = series_of_device[sample.device];
+    if (s >= 0) {
+      series[static_cast<std::size_t>(s)].points.emplace_back(
+          sample.time.to_seconds(), static_cast<double>(sample.total_bytes));
+    }
+  }
+  return svg_memory(fmt::format("{}: {} memory per stage (ledger; stashed weight versions not "
+                                "drawn)",
+                                row.report.scenario, row.report.schedule),
+                    series, row.result.makespan.to_seconds(),
+                    row.scenario.cluster.device.hbm_capacity.value);
+}
+
+double max_of(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, x);
+  return m;
+}
+
+std::string table(const std::vector<Row>& rows) {
+  std::string o;
+  const double base = rows.front().report.tokens_per_s;
+  o += fmt::format("{:<17} {:>13} {:>8} {:>9} {:>9} {:>14} {:>9} {:>9}\n", "schedule", "tokens/s",
+                   "speedup", "bubble", "bubble", "peak memory", "max", "weight");
+  o += fmt::format("{:<17} {:>13} {:>8} {:>9} {:>9} {:>14} {:>9} {:>9}\n", "", "", "",
+                   "mean", "max", "max stage", "stale", "versions");
+  for (const auto& row : rows) {
+    const auto& r = row.report;
+    double mean_bubble = 0;
+    for (double b : r.bubble_fraction) mean_bubble += b / static_cast<double>(r.bubble_fraction.size());
+    double peak = 0;
+    for (const auto& m : r.memory) peak = std::max(peak, m.peak_bytes);
+    int stale = 0, versions = 1;
+    for (const auto& s : r.staleness) stale = std::max(stale, s.max);
+    for (int v : r.weight_versions) versions = std::max(versions, v);
+    o += fmt::format("{:<17} {:>13.4g} {:>7.3f}x {:>8.1f}% {:>8.1f}% {:>10.2f} GiB {:>9} {:>9}\n",
+                     r.schedule, r.tokens_per_s, r.tokens_per_s / base, 100 * mean_bubble,
+                     100 * max_of(r.bubble_fraction), peak / (1024.0 * 1024 * 1024), stale,
+                     versions);
+  }
+  o += "\nPeak memory per stage (GiB; stashed weight versions included)\n";
+  o += fmt::format("{:<17}", "schedule");
+  for (std::size_t s = 0; s < rows.front().report.bubble_fraction.size(); ++s) {
+    o += fmt::format(" {:>7}", fmt::format("s{}", s));
+  }
+  o += "\n";
+  for (const auto& row : rows) {
+    o += fmt::format("{:<17}", row.report.schedule);
+    std::vector<double> per_stage(row.report.bubble_fraction.size(), 0.0);
+    for (const auto& m : row.report.memory) {
+      auto& slot = per_stage[static_cast<std::size_t>(m.stage)];
+      slot = std::max(slot, m.peak_bytes);
+    }
+    for (double b : per_stage) o += fmt::format(" {:>7.2f}", b / (1024.0 * 1024 * 1024));
+    o += "\n";
+  }
+  for (const auto& row : rows) {
+    if (row.report.asynchronous) {
+      o += fmt::format("\n{}: {} global batches simulated, {} warm-up excluded\n",
+                       row.report.schedule, row.report.steps_simulated, row.report.warmup_steps);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
+  try {
+    const strat::Scenario base = strat::load_scenario(o.scenario);
+    cost::Profile profile;
+    if (!o.profile.empty()) profile = cost::load_profile(o.profile);
+    const cost::CostModel costs =
+        cost::make_cost_model(base.cluster, o.profile.empty() ? nullptr : &profile);
+    const auto names = split_list(o.schedules);
+    cost::Diagnostics problems(o.scenario);
+    std::vector<strat::Scenario> variants;
+    for (const auto& name : names) {
+      strat::Scenario s = base;
+      if (!strat::schedule_from_name(name, &s.parallel.schedule)) {
+        std::string known;
+        for (auto k : strat::kAllSchedules) known += (known.empty() ? "" : ", ") + std::string(strat::schedule_name(k));
+        problems.add("/parallel/schedule", fmt::format("--schedules: unknown schedule \"{}\" (known: {})", name, known));
+        continue;
+      }
+      if (s.parallel.schedule == strat::PipelineSchedule::kInterleaved && s.parallel.chunks == 1) {
+        s.parallel.chunks = o.chunks;
+      } else if (s.parallel.schedule != strat::PipelineSchedule::kInterleaved) {
+        s.parallel.chunks = 1;
+      }
+      if (s.parallel.schedule != strat::PipelineSchedule::kPaci) s.parallel.paci_mode = strat::PaciMode::kPerf;
+      cost::Diagnostics d(o.scenario);
+      strat::check_scenario(s, d);
+      for (const auto& p : d.problems()) {
+        problems.add(p.json_path, fmt::format("with schedule {}: {}", name, p.message));
+      }
+      variants.push_back(std::move(s));
+    }
+    if (names.empty()) problems.add("/parallel/schedule", "--schedules names no schedule");
+    if (!problems.ok()) throw cost::InputError(std::move(problems));
+
+    std::vector<Row> rows;
+    for (auto& s : variants) {
+      Row row;
+      row.scenario = s;
+      row.built = strat::build_workload(s, costs, {});
+      sim::EngineOptions options;
+      options.record_memory_timeline = !o.svg_dir.empty();
+      row.result = sim::Engine(row.built.workload, options).run();
+      row.report = strat::make_step_report(s, row.built, row.result);
+      rows.push_back(std::move(row));
+    }
+    // Everything computed: stage the files, then put them in place.
+    std::vector<std::unique_ptr<OutputFile>> files;
+    if (!o.svg_dir.empty()) {
+      std::filesystem::create_directories(o.svg_dir);
+      for (const auto& row : rows) {
+        const std::string stem = (std::filesystem::path(o.svg_dir) / row.report.schedule).string();
+        files.push_back(std::make_unique<OutputFile>(stem + "-timeline.svg"));
+        files.back()->stage(timeline_svg(row));
+        files.push_back(std::make_unique<OutputFile>(stem + "-memory.svg"));
+        files.back()->stage(memory_svg(row));
+      }
+    }
+    OutputFile json_file(o.json);
+    if (!o.json.empty()) {
+      nlohmann::ordered_json j;
+      j["parasim_compare"] = 1;
+      j["scenario"] = base.name;
+      j["rows"] = nlohmann::ordered_json::array();
+      for (const auto& row : rows) {
+        nlohmann::ordered_json entry;
+        entry["schedule"] = row.report.schedule;
+        const nlohmann::ordered_json result = report_to_json(row.scenario, row.report);
+        for (auto it = result.begin(); it != result.end(); ++it) {
+          if (it.key() != "schedule") entry[it.key()] = it.value();
+        }
+        j["rows"].push_back(entry);
+      }
+      json_file.stage(j.dump(2) + "\n");
+    }
+    std::ostream& text = json_file.is_stdout() ? err : out;
+    text << fmt::format("parasim compare: {} ({} on {} x {} GPUs, pp {}, {} micro-batches per "
+                        "step)\n\n",
+                        base.name, base.model.name, base.cluster.nodes,
+                        base.cluster.gpus_per_node, base.parallel.pp, base.micro_batches());
+    text << table(rows);
+    for (auto& f : files) f->commit(out);
+    if (!o.svg_dir.empty()) {
+      text << fmt::format("\npictures: {}/<schedule>-timeline.svg and -memory.svg\n", o.svg_dir);
+    }
+    if (!o.json.empty()) json_file.commit(out);
+    return kExitOk;
+  } catch (const cost::InputError& e) {
+    err << e.what();
+    return kExitBadInput;
+  } catch (const std::length_error& e) {
+    err << o.scenario << ": " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << o.scenario << ": " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+}  // namespace parasim::cli

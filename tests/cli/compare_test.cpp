@@ -1,0 +1,54 @@
+// parasim compare: one table, a rows array with the simulate keys, SVG per schedule, and bad
+// combinations refused as bad input with nothing written.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "../support/test_support.hpp"
+#include "cli/commands.hpp"
+
+using namespace parasim::cli;
+using namespace parasim::test;
+
+TEST_CASE("compare: table, rows with the simulate keys, pictures per schedule") {
+  TempDir tmp;
+  CompareOptions o;
+  o.scenario = (kSourceDir / "scenarios" / "paci-gpt2-medium.json").string();
+  o.schedules = "1f1b,zb-h1,pipedream,paci";
+  o.json = tmp.file("compare.json");
+  o.svg_dir = tmp.file("svg");
+  std::ostringstream out, err;
+  REQUIRE_MESSAGE(run_compare(o, out, err) == kExitOk, err.str());
+  for (const char* name : {"1f1b", "zb-h1", "pipedream", "paci"}) {
+    CHECK(out.str().find(name) != std::string::npos);
+    CHECK(fs::exists(tmp.path() / "svg" / (std::string(name) + "-timeline.svg")));
+    CHECK(fs::exists(tmp.path() / "svg" / (std::string(name) + "-memory.svg")));
+  }
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 4);
+  CHECK(j.at("rows")[0].at("schedule") == "1f1b");
+  for (const auto& row : j.at("rows")) {
+    for (const char* key : {"step_time_s", "tokens_per_s", "mfu", "bubble_fraction",
+                            "peak_memory_bytes", "staleness", "weight_versions", "comm_bytes"}) {
+      CHECK_MESSAGE(row.contains(key), key);
+    }
+    CHECK(row.at("staleness").size() == 8);
+  }
+  CHECK(j.at("rows")[2].at("weight_versions")[0] == 8);  // PipeDream, stage 0: P versions
+  CHECK(j.at("rows")[3].at("staleness")[0].at("max") == 1);  // PACI, a = 8 >= P - 1
+}
+
+TEST_CASE("compare: an impossible schedule for the scenario is bad input, nothing written") {
+  TempDir tmp;
+  CompareOptions o;
+  o.scenario = (kSourceDir / "scenarios" / "paci-gpt2-medium.json").string();
+  o.schedules = "1f1b,interleaved-1f1b,warp-drive";
+  o.chunks = 2;  // 24 layers over 8 stages x 2 chunks does not split evenly
+  o.json = tmp.file("compare.json");
+  o.svg_dir = tmp.file("svg");
+  std::ostringstream out, err;
+  CHECK(run_compare(o, out, err) == kExitBadInput);
+  CHECK(err.str().find("/parallel/chunks") != std::string::npos);
+  CHECK(err.str().find("warp-drive") != std::string::npos);
+  CHECK(tmp.entries().empty());
+}
