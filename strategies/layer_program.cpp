@@ -3,118 +3,15 @@
 #include <cmath>
 #include <utility>
 
+#include "strategies/low_rank_layer.hpp"
+#include "strategies/step_writer.hpp"
+
 namespace parasim::strat {
 namespace {
 
-using cost::Bytes;
+using namespace detail;
 using cost::CollectiveKind;
 using cost::Flops;
-using cost::GemmShape;
-
-// Accumulates kernels into the current compute block; collectives close the block.
-class StepWriter {
- public:
-  StepWriter(const cost::CostModel& costs, cost::Dtype dtype) : costs_(costs), dtype_(dtype) {}
-
-  // Dimensions are whole numbers carried as double (the scenario parser guarantees the
-  // divisions by t are exact).
-  void gemm(double m, double n, double k, double batch = 1) {
-    GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch), dtype_};
-    block_.time += costs_.gemm(shape);
-    block_.flops += shape.flops();
-    ++block_.kernels;
-  }
-  // The two backward GEMMs of a forward GEMM [m x k] x [k x n]: dX = dY W^T and dW = X^T dY.
-  // With a weight sink (zero-bubble's B/W split) dW goes there instead of into the block.
-  void gemm_backward(double m, double n, double k, double batch = 1) {
-    gemm(m, k, n, batch);
-    if (weight_sink_ == nullptr) {
-      gemm(k, n, m, batch);
-      return;
-    }
-    std::swap(block_, *weight_sink_);
-    gemm(k, n, m, batch);
-    std::swap(block_, *weight_sink_);
-  }
-  // Backward of a product of two activations (attention scores): both gradients are input
-  // gradients, never weight gradients.
-  void activation_gemm_backward(double m, double n, double k, double batch) {
-    gemm(m, k, n, batch);
-    gemm(k, n, m, batch);
-  }
-  void set_weight_sink(ComputeBlock* sink) { weight_sink_ = sink; }
-  void memory(double bytes) {
-    block_.time += costs_.memory_bound(Bytes{bytes});
-    ++block_.kernels;
-  }
-  void close(std::vector<LayerStep>& out, const std::string& label) {
-    if (block_.kernels == 0) return;
-    block_.label = label;
-    LayerStep step;
-    step.compute = std::move(block_);
-    out.push_back(std::move(step));
-    block_ = ComputeBlock{};
-  }
-  static void collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
-                         double bytes) {
-    LayerStep step;
-    step.is_collective = true;
-    step.collective = CollectiveStep{std::move(label), kind, Bytes{bytes}};
-    out.push_back(std::move(step));
-  }
-
- private:
-  const cost::CostModel& costs_;
-  cost::Dtype dtype_;
-  ComputeBlock block_;
-  ComputeBlock* weight_sink_ = nullptr;
-};
-
-struct Dims {
-  double b, s, h, a, kv, d, f, t, v;
-  double e;    // bytes per activation element
-  bool sp;
-  bool swiglu;
-  bool dropout;
-  double tokens() const { return b * s; }
-  double act(double elements) const { return elements * e; }
-};
-
-Dims dims_of(const Scenario& sc) {
-  const auto& m = sc.model;
-  Dims x{};
-  x.b = sc.training.micro_batch;
-  x.s = m.seq_len;
-  x.h = m.hidden;
-  x.a = m.heads;
-  x.kv = m.kv_heads;
-  x.d = m.head_dim();
-  x.f = m.ffn_hidden;
-  x.t = sc.parallel.tp;
-  x.v = m.vocab;
-  x.e = cost::bytes_per_element(sc.training.precision);
-  x.sp = sc.parallel.sequence_parallel;
-  x.swiglu = m.mlp == MlpKind::kSwiglu;
-  x.dropout = m.dropout;
-  return x;
-}
-
-// Forward of the attention core: QK^T, softmax (+ dropout), AV.
-void attention_core_forward(StepWriter& w, const Dims& x) {
-  const double heads = x.b * x.a / x.t;
-  w.gemm(x.s, x.s, x.d, heads);
-  const double scores = heads * x.s * x.s;
-  w.memory(x.act(scores) * 2 + (x.dropout ? scores : 0));  // read scores, write probabilities
-  w.gemm(x.s, x.d, x.s, heads);
-}
-
-void attention_core_backward(StepWriter& w, const Dims& x) {
-  const double heads = x.b * x.a / x.t;
-  w.activation_gemm_backward(x.s, x.d, x.s, heads);
-  const double scores = heads * x.s * x.s;
-  w.memory(x.act(scores) * 3 + (x.dropout ? scores : 0));  // read probs and grads, write grads
-  w.activation_gemm_backward(x.s, x.s, x.d, heads);
-}
 
 // Elementwise bytes over the hidden state of this rank (sequence-sharded with SP).
 double hidden_bytes(const Dims& x) {
@@ -203,6 +100,7 @@ void prefix_labels(std::vector<LayerStep>& steps, const std::string& prefix) {
 }  // namespace
 
 LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel& costs) {
+  if (sc.model.low_rank.enabled()) return low_rank_layer_program(sc, costs);
   const Dims x = dims_of(sc);
   StepWriter w(costs, sc.training.precision);
   LayerProgram p;
@@ -234,6 +132,9 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   // Model FLOPs: forward once and backward (twice the forward), recompute excluded.
   const Flops fwd = compute_flops(p.forward);
   p.model_flops = fwd * 3.0;
+  const auto shape = activation_shape(sc);
+  p.activation_stored_bytes = cost::activation_bytes_per_layer(shape, recompute).value;
+  p.activation_full_bytes = cost::activation_bytes_per_layer(shape, cost::Recompute::kNone).value;
   return p;
 }
 

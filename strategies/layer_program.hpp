@@ -60,6 +60,12 @@ struct LayerProgram {
   std::vector<LayerStep> backward_input;
   std::vector<LayerStep> weight_grad;
   cost::Flops model_flops;           // forward + backward without recompute, for MFU
+  // Activation memory of one micro-batch on one TP rank: what a forward keeps for its backward
+  // (after the recompute policy), and everything the layer produces (what a recompute brings
+  // back inside the backward). Korthikanti et al. for dense layers; itemised per tensor for
+  // low-rank ones (low_rank_layer.hpp).
+  double activation_stored_bytes = 0;
+  double activation_full_bytes = 0;
 };
 
 // One transformer layer on one TP rank for one micro-batch.

@@ -12,6 +12,20 @@ namespace parasim::strat {
 enum class MlpKind { kGelu, kSwiglu };          // gelu: 2 matrices h<->f; swiglu: 3 (gate, up, down)
 enum class NormKind { kLayerNorm, kRmsNorm };   // layernorm has a bias, rmsnorm does not
 
+// Low-rank (bottleneck) linears (BOOST, arXiv 2512.12131, sec. 2): every dense d_in -> d_out of
+// attention (Q, K, V, O) and MLP (gate, up, down) becomes d_in -> r -> d_out. svd: no
+// nonlinearity between; cola: an activation on the r-wide bottleneck (CoLA); lax: modelled as
+// cola (same shapes and kernels; its cross-layer latent path is not modelled).
+enum class LowRankVariant { kSvd, kCola, kLax };
+const char* low_rank_variant_name(LowRankVariant v);
+
+struct LowRank {
+  int attn_rank = 0;  // r for Q, K, V, O; 0 = dense
+  int mlp_rank = 0;   // r for gate, up, down; 0 = dense
+  LowRankVariant variant = LowRankVariant::kCola;
+  bool enabled() const { return attn_rank > 0 && mlp_rank > 0; }
+};
+
 struct ModelSpec {
   std::string name;          // preset name or "custom"
   int layers = 0;
@@ -27,6 +41,7 @@ struct ModelSpec {
   bool dropout = true;           // dropout masks stored (GPT); Llama trains without dropout
   bool linear_bias = true;       // GPT linears carry biases; Llama's do not
   bool learned_positions = false;  // GPT: a seq_len x hidden position table; Llama uses RoPE
+  LowRank low_rank;                // dense unless enabled()
 
   int head_dim() const { return hidden / heads; }
   // Parameters of one transformer layer (attention, MLP, two norms).

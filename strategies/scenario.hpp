@@ -37,6 +37,14 @@ constexpr PipelineSchedule kAllSchedules[] = {
     PipelineSchedule::kZbH1,      PipelineSchedule::kZbH2,      PipelineSchedule::kPipeDream,
     PipelineSchedule::kPipeDream2BW, PipelineSchedule::kPaci};
 
+// Tensor-parallel placement of the layer's linears (BOOST, arXiv 2512.12131): Megatron on dense
+// models; on low-rank models either vanilla (each pair column-split on r, up-projection
+// row-split: all-reduces of [b,s,d] after Q, K, V, O, [b,s,d_ff] after gate and up, [b,s,d] after
+// down) or BTP, bottleneck-aware (chunks shifted so that every all-reduce carries r-wide
+// activations: [b,s,3r] QKV, [b,s,r] O, [b,s,2r] gate+up, [b,s,r] down).
+enum class TpPlacement { kMegatron, kVanilla, kBtp };
+const char* tp_placement_name(TpPlacement p);
+
 // PACI's two memory modes: perf keeps every activation; mem keeps only each stage's input and
 // recomputes the stage's forward inside its backward.
 enum class PaciMode { kPerf, kMem };
@@ -56,6 +64,11 @@ struct ParallelSpec {
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
   int chunks = 1;                  // v: model chunks per stage (interleaved-1f1b)
   PaciMode paci_mode = PaciMode::kPerf;
+  TpPlacement tp_placement = TpPlacement::kMegatron;
+  // BOOST's system optimizations (meaningful with low-rank placements):
+  bool online_rmsnorm = true;        // the norm statistic rides in the next all-reduce (BTP)
+  bool linear_grouping = true;       // linears sharing an input: one GEMM and one collective
+  bool lowrank_checkpointing = false;  // keep only the r-wide chunk boundaries (BTP)
   int zero_stage = 0;
   cost::Bytes dp_bucket{25e6};  // gradient all-reduce bucket (PyTorch DDP default 25 MB)
 };

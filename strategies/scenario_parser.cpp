@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "costmodel/cluster_presets.hpp"
@@ -81,6 +82,34 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
   assign(m.dropout, r.boolean("dropout", false));
   assign(m.linear_bias, r.boolean("linear_bias", false));
   assign(m.learned_positions, r.boolean("learned_positions", false));
+  if (const json* lr = r.child("low_rank", false)) {
+    JsonObjectReader l(*lr, r.child_path("low_rank"), d);
+    const auto rank = l.integer("rank", false, 1, 1 << 20);
+    auto attn = l.integer("attn_rank", false, 1, 1 << 20);
+    auto mlp = l.integer("mlp_rank", false, 1, 1 << 20);
+    std::optional<double> ratio;
+    if (const json* rr = l.child("rank_ratio", false)) {
+      if (rr->is_number() && rr->get<double>() > 0 && rr->get<double>() <= 1) {
+        ratio = rr->get<double>();
+      } else {
+        d.add(l.child_path("rank_ratio"), "expected a number in (0, 1], the rank over hidden");
+      }
+    }
+    if (auto v = l.choice("variant", false, {"svd", "cola", "lax"})) {
+      m.low_rank.variant = *v == "svd"    ? LowRankVariant::kSvd
+                           : *v == "lax"  ? LowRankVariant::kLax
+                                          : LowRankVariant::kCola;
+    }
+    l.finish();
+    const int by_ratio = ratio ? static_cast<int>(std::lround(*ratio * m.hidden)) : 0;
+    const int both = rank ? static_cast<int>(*rank) : by_ratio;
+    m.low_rank.attn_rank = attn ? static_cast<int>(*attn) : both;
+    m.low_rank.mlp_rank = mlp ? static_cast<int>(*mlp) : both;
+    if (!m.low_rank.enabled() && l.valid()) {
+      d.add(l.path(), "expected \"rank\", \"rank_ratio\", or both \"attn_rank\" and "
+                              "\"mlp_rank\"");
+    }
+  }
   r.finish();
   if (m.heads > 0 && m.hidden % m.heads != 0) {
     d.add(path + "/heads", fmt::format("hidden ({}) must be a multiple of heads ({})", m.hidden,
@@ -201,6 +230,14 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
   if (auto mode = r.choice("paci_mode", false, {"perf", "mem"})) {
     p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
   }
+  if (auto pl = r.choice("tp_placement", false, {"megatron", "vanilla", "btp"})) {
+    p.tp_placement = *pl == "btp"       ? TpPlacement::kBtp
+                     : *pl == "vanilla" ? TpPlacement::kVanilla
+                                        : TpPlacement::kMegatron;
+  }
+  assign(p.online_rmsnorm, r.boolean("online_rmsnorm", false));
+  assign(p.linear_grouping, r.boolean("linear_grouping", false));
+  assign(p.lowrank_checkpointing, r.boolean("lowrank_checkpointing", false));
   assign(p.zero_stage, r.integer("zero_stage", false, 0, 3));
   if (auto bucket = r.bytes("dp_bucket", false)) {
     if (bucket->value > 0) p.dp_bucket = *bucket;
@@ -213,6 +250,10 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
   JsonObjectReader r(node, "/optimizer", d);
   if (auto name = r.choice("name", true, {"adamw"})) o.kind = OptimizerKind::kAdamW;
   r.finish();
+}
+
+bool splits_weight_gradient_schedule(PipelineSchedule s) {
+  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2;
 }
 
 // Cross-field rules, reported with the path of the field a user should change.
@@ -263,6 +304,35 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
                                               "(got {})",
                                               schedule_name(p.schedule)));
   }
+  const bool low_rank = m.low_rank.enabled();
+  if (low_rank && p.tp_placement == TpPlacement::kMegatron) {
+    d.add("/parallel/tp_placement", "a low-rank model needs \"tp_placement\": \"vanilla\" or "
+                                    "\"btp\" (megatron is for dense models)");
+  }
+  if (!low_rank && p.tp_placement != TpPlacement::kMegatron) {
+    d.add("/parallel/tp_placement", fmt::format("\"{}\" needs a low-rank model (add "
+                                                "/model/low_rank)",
+                                                tp_placement_name(p.tp_placement)));
+  }
+  if (low_rank && p.tp_placement == TpPlacement::kVanilla &&
+      (m.low_rank.attn_rank % p.tp != 0 || m.low_rank.mlp_rank % p.tp != 0)) {
+    d.add("/model/low_rank", fmt::format("vanilla low-rank TP splits the ranks ({}, {}) over tp "
+                                         "({}); they must be multiples of it",
+                                         m.low_rank.attn_rank, m.low_rank.mlp_rank, p.tp));
+  }
+  if (low_rank && (m.ffn_hidden % p.tp != 0 || m.hidden % p.tp != 0)) {
+    d.add("/parallel/tp", fmt::format("tp ({}) must divide hidden ({}) and ffn_hidden ({}) of a "
+                                      "low-rank model",
+                                      p.tp, m.hidden, m.ffn_hidden));
+  }
+  if (low_rank && (p.sequence_parallel || splits_weight_gradient_schedule(p.schedule) ||
+                   t.recompute != cost::Recompute::kNone)) {
+    d.add("/parallel", "low-rank placements are modelled without sequence parallelism, zero-bubble "
+                       "schedules or Korthikanti recompute (use lowrank_checkpointing)");
+  }
+  if (p.lowrank_checkpointing && p.tp_placement != TpPlacement::kBtp) {
+    d.add("/parallel/lowrank_checkpointing", "low-rank checkpointing applies to \"btp\"");
+  }
   if (p.paci_mode == PaciMode::kMem && p.schedule != PipelineSchedule::kPaci) {
     d.add("/parallel/paci_mode", "paci_mode applies to \"schedule\": \"paci\" only");
   }
@@ -306,6 +376,15 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
 }
 
 }  // namespace
+
+const char* tp_placement_name(TpPlacement p) {
+  switch (p) {
+    case TpPlacement::kMegatron: return "megatron";
+    case TpPlacement::kVanilla: return "vanilla";
+    case TpPlacement::kBtp: return "btp";
+  }
+  return "?";
+}
 
 const char* schedule_name(PipelineSchedule s) {
   switch (s) {

@@ -341,9 +341,8 @@ struct Builder::ActivationBytes {
 
 Builder::ActivationBytes Builder::activation_bytes() const {
   ActivationBytes a;
-  const auto shape = strat::activation_shape(sc_);
-  a.stored = cost::activation_bytes_per_layer(shape, sc_.training.recompute).value;
-  a.full = cost::activation_bytes_per_layer(shape, cost::Recompute::kNone).value;
+  a.stored = layer_.activation_stored_bytes;
+  a.full = layer_.activation_full_bytes;
   a.transient = a.full - a.stored;
   a.logits = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
              sc_.model.vocab / sc_.parallel.tp *
