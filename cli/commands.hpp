@@ -27,6 +27,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
 struct CompareOptions {
   std::string scenario;
   std::string schedules = "1f1b,interleaved-1f1b,zb-h1,zb-h2,pipedream,pipedream-2bw,paci";
+  std::string placements;  // non-empty: compare TP placements (megatron,vanilla,btp) instead
   int chunks = 2;         // v for interleaved-1f1b when the scenario does not set one
   std::string profile;
   std::string json;       // "-": standard output

@@ -18,6 +18,7 @@ namespace parasim::cli {
 namespace {
 
 struct Row {
+  std::string label;  // the schedule or placement this row varies
   strat::Scenario scenario;
   strat::BuiltWorkload built;
   sim::SimResult result;
@@ -102,7 +103,7 @@ double max_of(const std::vector<double>& v) {
 std::string table(const std::vector<Row>& rows) {
   std::string o;
   const double base = rows.front().report.tokens_per_s;
-  o += fmt::format("{:<17} {:>13} {:>8} {:>9} {:>9} {:>14} {:>9} {:>9}\n", "schedule", "tokens/s",
+  o += fmt::format("{:<17} {:>13} {:>8} {:>9} {:>9} {:>14} {:>9} {:>9}\n", "variant", "tokens/s",
                    "speedup", "bubble", "bubble", "peak memory", "max", "weight");
   o += fmt::format("{:<17} {:>13} {:>8} {:>9} {:>9} {:>14} {:>9} {:>9}\n", "", "", "",
                    "mean", "max", "max stage", "stale", "versions");
@@ -116,18 +117,18 @@ std::string table(const std::vector<Row>& rows) {
     for (const auto& s : r.staleness) stale = std::max(stale, s.max);
     for (int v : r.weight_versions) versions = std::max(versions, v);
     o += fmt::format("{:<17} {:>13.4g} {:>7.3f}x {:>8.1f}% {:>8.1f}% {:>10.2f} GiB {:>9} {:>9}\n",
-                     r.schedule, r.tokens_per_s, r.tokens_per_s / base, 100 * mean_bubble,
+                     row.label, r.tokens_per_s, r.tokens_per_s / base, 100 * mean_bubble,
                      100 * max_of(r.bubble_fraction), peak / (1024.0 * 1024 * 1024), stale,
                      versions);
   }
   o += "\nPeak memory per stage (GiB; stashed weight versions included)\n";
-  o += fmt::format("{:<17}", "schedule");
+  o += fmt::format("{:<17}", "variant");
   for (std::size_t s = 0; s < rows.front().report.bubble_fraction.size(); ++s) {
     o += fmt::format(" {:>7}", fmt::format("s{}", s));
   }
   o += "\n";
   for (const auto& row : rows) {
-    o += fmt::format("{:<17}", row.report.schedule);
+    o += fmt::format("{:<17}", row.label);
     std::vector<double> per_stage(row.report.bubble_fraction.size(), 0.0);
     for (const auto& m : row.report.memory) {
       auto& slot = per_stage[static_cast<std::size_t>(m.stage)];
@@ -154,10 +155,42 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
     const cost::CostModel costs =
         cost::make_cost_model(base.cluster, o.profile.empty() ? nullptr : &profile);
-    const auto names = split_list(o.schedules);
+    const bool by_placement = !o.placements.empty();
+    const auto names = split_list(by_placement ? o.placements : o.schedules);
     cost::Diagnostics problems(o.scenario);
     std::vector<strat::Scenario> variants;
-    for (const auto& name : names) {
+    std::vector<std::string> labels;
+    for (const auto& name : by_placement ? names : std::vector<std::string>{}) {
+      // Placements: megatron runs the dense model; vanilla and btp the low-rank one (the
+      // scenario's low_rank, or r = hidden/4 when it has none, BOOST's setting).
+      strat::Scenario s = base;
+      if (name == "megatron") {
+        s.parallel.tp_placement = strat::TpPlacement::kMegatron;
+        s.model.low_rank = {};
+        s.parallel.lowrank_checkpointing = false;
+      } else if (name == "vanilla" || name == "btp") {
+        s.parallel.tp_placement =
+            name == "btp" ? strat::TpPlacement::kBtp : strat::TpPlacement::kVanilla;
+        if (!s.model.low_rank.enabled()) {
+          s.model.low_rank.attn_rank = s.model.low_rank.mlp_rank = s.model.hidden / 4;
+        }
+        if (name == "vanilla") s.parallel.lowrank_checkpointing = false;
+      } else {
+        problems.add("/parallel/tp_placement",
+                     fmt::format("--placements: unknown placement \"{}\" (known: megatron, "
+                                 "vanilla, btp)",
+                                 name));
+        continue;
+      }
+      cost::Diagnostics d(o.scenario);
+      strat::check_scenario(s, d);
+      for (const auto& p : d.problems()) {
+        problems.add(p.json_path, fmt::format("with placement {}: {}", name, p.message));
+      }
+      variants.push_back(std::move(s));
+      labels.push_back(name);
+    }
+    for (const auto& name : by_placement ? std::vector<std::string>{} : names) {
       strat::Scenario s = base;
       if (!strat::schedule_from_name(name, &s.parallel.schedule)) {
         std::string known;
@@ -171,6 +204,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
         s.parallel.chunks = 1;
       }
       if (s.parallel.schedule != strat::PipelineSchedule::kPaci) s.parallel.paci_mode = strat::PaciMode::kPerf;
+      labels.push_back(name);
       cost::Diagnostics d(o.scenario);
       strat::check_scenario(s, d);
       for (const auto& p : d.problems()) {
@@ -178,12 +212,14 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       }
       variants.push_back(std::move(s));
     }
-    if (names.empty()) problems.add("/parallel/schedule", "--schedules names no schedule");
+    if (names.empty()) problems.add("/parallel/schedule", "--schedules or --placements names nothing");
     if (!problems.ok()) throw cost::InputError(std::move(problems));
 
     std::vector<Row> rows;
-    for (auto& s : variants) {
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      auto& s = variants[i];
       Row row;
+      row.label = labels[i];
       row.scenario = s;
       row.built = strat::build_workload(s, costs, {});
       sim::EngineOptions options;
@@ -197,7 +233,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     if (!o.svg_dir.empty()) {
       std::filesystem::create_directories(o.svg_dir);
       for (const auto& row : rows) {
-        const std::string stem = (std::filesystem::path(o.svg_dir) / row.report.schedule).string();
+        const std::string stem = (std::filesystem::path(o.svg_dir) / row.label).string();
         files.push_back(std::make_unique<OutputFile>(stem + "-timeline.svg"));
         files.back()->stage(timeline_svg(row));
         files.push_back(std::make_unique<OutputFile>(stem + "-memory.svg"));
@@ -213,9 +249,10 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       for (const auto& row : rows) {
         nlohmann::ordered_json entry;
         entry["schedule"] = row.report.schedule;
+        entry["tp_placement"] = strat::tp_placement_name(row.scenario.parallel.tp_placement);
         const nlohmann::ordered_json result = report_to_json(row.scenario, row.report);
         for (auto it = result.begin(); it != result.end(); ++it) {
-          if (it.key() != "schedule") entry[it.key()] = it.value();
+          if (it.key() != "schedule" && it.key() != "tp_placement") entry[it.key()] = it.value();
         }
         j["rows"].push_back(entry);
       }

@@ -52,6 +52,9 @@ int main(int argc, char** argv) {
                       "Comma-separated schedules: gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, "
                       "pipedream, pipedream-2bw, paci")
       ->capture_default_str();
+  compare->add_option("--placements", cmp.placements,
+                      "Compare tensor-parallel placements instead of schedules: megatron (dense "
+                      "model), vanilla, btp (low-rank model; r = hidden/4 if the scenario has none)");
   compare->add_option("--chunks", cmp.chunks,
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()

@@ -52,3 +52,27 @@ TEST_CASE("compare: an impossible schedule for the scenario is bad input, nothin
   CHECK(err.str().find("warp-drive") != std::string::npos);
   CHECK(tmp.entries().empty());
 }
+
+TEST_CASE("compare --placements: dense Megatron, vanilla and BTP low-rank side by side") {
+  TempDir tmp;
+  write_text(tmp.path() / "s.json", R"({
+    "name": "placements", "model": {"preset": "llama2-7b", "layers": 4},
+    "cluster": {"preset": "perlmutter-a100", "nodes": 1},
+    "training": {"global_batch": 4, "micro_batch": 4},
+    "parallel": {"tp": 4}})");
+  CompareOptions o;
+  o.scenario = (tmp.path() / "s.json").string();
+  o.placements = "megatron,vanilla,btp";
+  o.json = tmp.file("out.json");
+  std::ostringstream out, err;
+  REQUIRE_MESSAGE(run_compare(o, out, err) == kExitOk, err.str());
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 3);
+  CHECK(j.at("rows")[0].at("tp_placement") == "megatron");
+  CHECK(j.at("rows")[2].at("tp_placement") == "btp");
+  // BTP moves 7r = 7d/4 elements per token where Megatron moves 2d: fewer bytes.
+  CHECK(j.at("rows")[2].at("comm_bytes").at("tp").get<double>() <
+        j.at("rows")[0].at("comm_bytes").at("tp").get<double>());
+  CHECK(j.at("rows")[1].at("comm_bytes").at("tp").get<double>() >
+        j.at("rows")[0].at("comm_bytes").at("tp").get<double>());
+}
