@@ -169,7 +169,10 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     rep.bubble_fraction[stage] += 1.0 - busy[d] / window_s;
     ++per_stage[stage];
   }
-  for (std::size_t s = 0; s < per_stage.size(); ++s) rep.bubble_fraction[s] /= per_stage[s];
+  for (std::size_t s = 0; s < per_stage.size(); ++s) {
+    rep.bubble_fraction[s] /= per_stage[s];
+    if (rep.bubble_fraction[s] < 0 && rep.bubble_fraction[s] > -1e-9) rep.bubble_fraction[s] = 0;
+  }
 
   // Exposed communication and bytes.
   const auto starts = group_starts(w, r);
