@@ -155,3 +155,17 @@ TEST_CASE("Low-rank checkpointing keeps exactly the r-wide boundaries and the la
   CHECK(plain_collectives == ckpt_collectives);
   CHECK(kernels(ckpt.backward) == kernels(plain.backward) + kernels(plain.forward));
 }
+
+TEST_CASE("Low-rank parameter count: every d_in -> d_out becomes d_in*r + r*d_out") {
+  auto m = strat::find_model_preset("llama2-7b")->spec;
+  m.low_rank.attn_rank = 1024;
+  m.low_rank.mlp_rank = 1024;
+  const std::int64_t h = 4096, f = 11008, r = 1024;
+  const std::int64_t attention = 4 * (h * r + r * h);           // Q, K, V, O (MHA)
+  const std::int64_t mlp = 2 * (h * r + r * f) + (f * r + r * h);  // gate, up, down
+  const std::int64_t norms = 2 * h;
+  CHECK(m.params_per_layer() == attention + mlp + norms);
+  CHECK(m.params_per_layer() == 79'962'112);
+  // The dense layer has 202,383,360: r = d/4 keeps 39.5 % of it.
+  CHECK(strat::find_model_preset("llama2-7b")->spec.params_per_layer() == 202'383'360);
+}
