@@ -143,3 +143,17 @@ TEST_CASE("Huge workloads are refused with the limit named") {
   CHECK_THROWS_WITH_AS(strat::build_workload(sc, costs, {true}, 1'000'000),
                        doctest::Contains("over the limit of 1000000"), std::length_error);
 }
+
+TEST_CASE("Symmetric and full simulation agree for every pipeline schedule (tp 2 with SP)") {
+  for (auto schedule : strat::kAllSchedules) {
+    CAPTURE(strat::schedule_name(schedule));
+    auto sc = test::small_scenario(1, 2, 4, 8, 1);
+    sc.parallel.sequence_parallel = true;
+    sc.parallel.schedule = schedule;
+    if (schedule == strat::PipelineSchedule::kInterleaved) sc.parallel.chunks = 2;
+    const auto sym = simulate(sc, false);
+    const auto full = simulate(sc, true);
+    CHECK(sym.result.makespan == full.result.makespan);
+    CHECK(sym.report.step_time_s == full.report.step_time_s);
+  }
+}
