@@ -258,24 +258,27 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       }
       json_file.stage(j.dump(2) + "\n");
     }
+    for (auto& f : files) f->check_target();
+    json_file.check_target();
+    for (auto& f : files) f->commit(out);
+    if (!o.json.empty()) json_file.commit(out);
     std::ostream& text = json_file.is_stdout() ? err : out;
     text << fmt::format("parasim compare: {} ({} on {} x {} GPUs, pp {}, {} micro-batches per "
                         "step)\n\n",
                         base.name, base.model.name, base.cluster.nodes,
                         base.cluster.gpus_per_node, base.parallel.pp, base.micro_batches());
     text << table(rows);
-    for (auto& f : files) f->commit(out);
     if (!o.svg_dir.empty()) {
-      text << fmt::format("\npictures: {}/<schedule>-timeline.svg and -memory.svg\n", o.svg_dir);
+      text << fmt::format("\npictures: {}/<variant>-timeline.svg and -memory.svg\n", o.svg_dir);
     }
-    if (!o.json.empty()) json_file.commit(out);
     return kExitOk;
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;
   } catch (const std::length_error& e) {
     err << o.scenario << ": " << e.what() << "\n";
-    return kExitBadInput;
+    return std::string(e.what()).find("over the limit") != std::string::npos ? kExitBadInput
+                                                                               : kExitFailure;
   } catch (const std::exception& e) {
     err << o.scenario << ": " << e.what() << "\n";
     return kExitFailure;

@@ -20,6 +20,14 @@ void OutputFile::stage(const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path_ + " (disk full?)");
 }
 
+void OutputFile::check_target() const {
+  if (is_stdout() || temp_path_.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path_, ec)) {
+    throw std::runtime_error("cannot write " + path_ + ": it is a folder");
+  }
+}
+
 void OutputFile::commit(std::ostream& standard_output) {
   if (is_stdout()) {
     standard_output << staged_text_;

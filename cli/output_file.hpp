@@ -16,6 +16,10 @@ class OutputFile {
   const std::string& path() const { return path_; }
   // Stages `text`; throws std::runtime_error naming the path when it cannot be written.
   void stage(const std::string& text);
+  // Throws std::runtime_error naming the path when commit() could not put the file in place
+  // (the target is a folder). Check every output before committing any, so that a command
+  // leaves all its files or none.
+  void check_target() const;
   // Moves the staged text into place (or writes it to `standard_output` for "-").
   void commit(std::ostream& standard_output);
   ~OutputFile();

@@ -44,14 +44,17 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
       sim::write_chrome_trace(trace, built.workload, result);
       trace_file.stage(trace.str());
     }
-    std::ostream& text = json_file.is_stdout() ? err : out;
+    if (json_file.is_stdout() && trace_file.is_stdout()) {
+      throw std::runtime_error("--json - and --trace - would both write to standard output");
+    }
+    json_file.check_target();
+    trace_file.check_target();
+    if (!o.trace.empty()) trace_file.commit(out);
+    if (!o.json.empty()) json_file.commit(out);
+    std::ostream& text = json_file.is_stdout() || trace_file.is_stdout() ? err : out;
     text << format_text_report(scenario, report);
     if (!o.profile.empty()) text << "cost model: profile " << o.profile << "\n";
-    if (!o.trace.empty()) {
-      text << "trace: " << o.trace << " (open in https://ui.perfetto.dev)\n";
-      trace_file.commit(out);
-    }
-    if (!o.json.empty()) json_file.commit(out);
+    if (!o.trace.empty()) text << "trace: " << o.trace << " (open in https://ui.perfetto.dev)\n";
     return kExitOk;
   } catch (const cost::InputError& e) {
     err << e.what();

@@ -152,8 +152,8 @@ void Run::start_op(OpId o, OpId enabler) {
 }
 
 void Run::start_group(GroupId g) {
-  // Every member's start is the moment the group starts (the last arrival); members that came
-  // earlier were waiting on their stream.
+  // Each member keeps its own arrival as op_start (reports take the group's start as the latest
+  // arrival); for the critical path, every earlier member was waiting for the last arrival.
   for (OpId m : w_.members(g)) {
     if (m != last_arrival_[g]) cause_[m] = last_arrival_[g];
   }

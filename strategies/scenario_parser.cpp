@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -320,11 +321,6 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
                                          "({}); they must be multiples of it",
                                          m.low_rank.attn_rank, m.low_rank.mlp_rank, p.tp));
   }
-  if (low_rank && (m.ffn_hidden % p.tp != 0 || m.hidden % p.tp != 0)) {
-    d.add("/parallel/tp", fmt::format("tp ({}) must divide hidden ({}) and ffn_hidden ({}) of a "
-                                      "low-rank model",
-                                      p.tp, m.hidden, m.ffn_hidden));
-  }
   if (low_rank && (p.sequence_parallel || splits_weight_gradient_schedule(p.schedule) ||
                    t.recompute != cost::Recompute::kNone)) {
     d.add("/parallel", "low-rank placements are modelled without sequence parallelism, zero-bubble "
@@ -363,6 +359,28 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
     d.add("/parallel/tp", fmt::format("tp ({}) spans nodes, so it must be a multiple of "
                                       "gpus_per_node ({})",
                                       p.tp, gpn));
+  }
+  // Every data-parallel group must have the same number of members on each node it spans (the
+  // collective model takes members per node); rank = tp_rank + tp * (dp_rank + dp * stage).
+  if (p.dp > 1 && gpn > 0 && gpus == s.cluster.total_gpus()) {
+    bool uneven = false;
+    for (long long stage = 0; stage < p.pp && !uneven; ++stage) {
+      for (long long r = 0; r < p.tp && r < 64 && !uneven; ++r) {
+        std::map<long long, int> per_node;
+        for (long long dr = 0; dr < p.dp; ++dr) ++per_node[(r + p.tp * (dr + p.dp * stage)) / gpn];
+        for (const auto& [node, count] : per_node) uneven = uneven || count != per_node.begin()->second;
+      }
+    }
+    if (uneven) {
+      d.add("/parallel/dp", fmt::format("data-parallel groups of {} would sit unevenly on nodes of "
+                                        "{} GPUs (tp {}); choose dp, tp and gpus_per_node so that "
+                                        "each group has the same number of GPUs on every node",
+                                        p.dp, gpn, p.tp));
+    }
+  }
+  if (m.hidden > 0 && (m.hidden % p.tp != 0 || m.ffn_hidden % p.tp != 0)) {
+    d.add("/parallel/tp", fmt::format("tp ({}) must divide hidden ({}) and ffn_hidden ({})", p.tp,
+                                      m.hidden, m.ffn_hidden));
   }
   if (p.sequence_parallel && p.tp == 1) {
     d.add("/parallel/sequence_parallel", "sequence parallelism needs tp > 1");

@@ -155,11 +155,24 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   }
   if (!rep.asynchronous) window_end = pipeline_end;
   rep.pipeline_time_s = rep.asynchronous ? rep.step_time_s : pipeline_end.to_seconds();
-  std::vector<double> busy(w.device_count(), 0.0);
+  // Busy time is the union of the items' intervals: items of dynamic schedules can overlap
+  // (a forward's opening collective runs on the tp stream while an optimizer step finishes).
+  std::vector<std::vector<std::pair<Time, Time>>> intervals(w.device_count());
   for (const auto& span : built.spans) {
     const Time lo = sim::max(window_begin, r.op_start[span.first]);
     const Time hi = sim::min(window_end, r.op_end[span.last]);
-    if (hi > lo) busy[span.device] += (hi - lo).to_seconds();
+    if (hi > lo) intervals[span.device].emplace_back(lo, hi);
+  }
+  std::vector<double> busy(w.device_count(), 0.0);
+  for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
+    auto& list = intervals[d];
+    std::sort(list.begin(), list.end());
+    Time covered_to = Time::zero();
+    for (const auto& [lo, hi] : list) {
+      const Time from = sim::max(lo, covered_to);
+      if (hi > from) busy[d] += (hi - from).to_seconds();
+      covered_to = sim::max(covered_to, hi);
+    }
   }
   const double window_s = (window_end - window_begin).to_seconds();
   rep.bubble_fraction.assign(static_cast<std::size_t>(sc.parallel.pp), 0.0);

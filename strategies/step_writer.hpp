@@ -24,8 +24,8 @@ class StepWriter {
  public:
   StepWriter(const cost::CostModel& costs, cost::Dtype dtype) : costs_(costs), dtype_(dtype) {}
 
-  // Dimensions are whole numbers carried as double (the scenario parser guarantees the
-  // divisions by t are exact).
+  // Dimensions are whole numbers carried as double (the scenario parser checks that tp divides
+  // heads, kv_heads, hidden and ffn_hidden; the vocabulary is padded to ceil(V/t) where used).
   void gemm(double m, double n, double k, double batch = 1) {
     GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch), dtype_};
     block_.time += costs_.gemm(shape);

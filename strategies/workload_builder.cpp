@@ -336,6 +336,7 @@ struct Builder::ActivationBytes {
   double transient = 0;  // re-materialised inside a layer's backward (recompute)
   double full = 0;       // every activation of a layer (recompute none)
   double logits = 0;     // head logits and loss inputs, to the head's backward
+  double loss_fp32 = 0;  // the fp32 part of `logits` (loss inputs), no longer needed after B
   double stage_input = 0;  // PACI mem mode: the only thing a forward keeps
 };
 
@@ -344,9 +345,10 @@ Builder::ActivationBytes Builder::activation_bytes() const {
   a.stored = layer_.activation_stored_bytes;
   a.full = layer_.activation_full_bytes;
   a.transient = a.full - a.stored;
-  a.logits = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
-             sc_.model.vocab / sc_.parallel.tp *
-             (cost::bytes_per_element(sc_.training.precision) + 4.0);
+  const double logit_elements = static_cast<double>(sc_.training.micro_batch) *
+                                sc_.model.seq_len * sc_.model.vocab / sc_.parallel.tp;
+  a.logits = logit_elements * (cost::bytes_per_element(sc_.training.precision) + 4.0);
+  a.loss_fp32 = logit_elements * 4.0;
   a.stage_input = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
                   sc_.model.hidden * cost::bytes_per_element(sc_.training.precision) /
                   (sc_.parallel.sequence_parallel ? sc_.parallel.tp : 1);
@@ -503,7 +505,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     if (vstage == last_vstage) {
       emit_steps(stage, head_.weight_grad, "W ", cat_bwd_, mb, chain, first);
       for_each_rank([&](std::size_t k, int d, int r) {
-        alloc(chain[k], mem_act_, act.logits, false);
+        alloc(chain[k], mem_act_, act.logits - act.loss_fp32, false);  // the rest freed after B
         if (final_pass) {
           grad_ready_[index(stage, d, r)].emplace_back(
               chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
@@ -540,7 +542,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   if (vstage == last_vstage) {
     emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, first);
     for_each_rank([&](std::size_t k, int d, int r) {
-      if (!split_) alloc(chain[k], mem_act_, act.logits, false);
+      // With a B/W split, W still needs the logit gradients (bf16); the fp32 loss inputs go now.
+      alloc(chain[k], mem_act_, split_ ? act.loss_fp32 : act.logits, false);
       if (final_pass && !split_) {
         grad_ready_[index(stage, d, r)].emplace_back(
             chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
@@ -597,6 +600,10 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
   if (paci_mem) {
     for_each_rank([&](std::size_t k, int, int) { alloc(chain[k], mem_act_, act.stage_input, false); });
+  }
+  if (vstage == 0 && split_) {
+    // The embedding's input-gradient part is only its collective (SP all-gather), if any.
+    emit_steps(stage, embed_.backward_input, "B embed ", cat_bwd_, mb, chain, first);
   }
   if (vstage == 0 && !split_) {
     emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first);

@@ -76,3 +76,17 @@ TEST_CASE("compare --placements: dense Megatron, vanilla and BTP low-rank side b
   CHECK(j.at("rows")[1].at("comm_bytes").at("tp").get<double>() >
         j.at("rows")[0].at("comm_bytes").at("tp").get<double>());
 }
+
+TEST_CASE("simulate: an output that cannot be written leaves no other output behind") {
+  TempDir tmp;
+  fs::create_directory(tmp.path() / "result.json");  // a folder where the JSON should go
+  SimulateOptions o;
+  o.scenario = (kSourceDir / "scenarios" / "gpt2-medium-gpipe.json").string();
+  o.json = tmp.file("result.json");
+  o.trace = tmp.file("trace.json");
+  std::ostringstream out, err;
+  CHECK(run_simulate(o, out, err) == kExitFailure);
+  CHECK(err.str().find("it is a folder") != std::string::npos);
+  CHECK(tmp.entries() == std::vector<std::string>{"result.json"});
+  CHECK(out.str().empty());
+}

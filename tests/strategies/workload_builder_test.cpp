@@ -7,6 +7,7 @@
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
 #include "strategies/layer_program.hpp"
+#include "strategies/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
 #include "strategies/workload_builder.hpp"
 
@@ -155,5 +156,19 @@ TEST_CASE("Symmetric and full simulation agree for every pipeline schedule (tp 2
     const auto full = simulate(sc, true);
     CHECK(sym.result.makespan == full.result.makespan);
     CHECK(sym.report.step_time_s == full.report.step_time_s);
+    for (double b : full.report.bubble_fraction) {
+      CHECK(b >= 0.0);
+      CHECK(b <= 1.0);
+    }
   }
+}
+
+TEST_CASE("Data-parallel groups spread unevenly over nodes are refused before simulating") {
+  auto sc = test::small_scenario(3, 1, 2, 6, 1, 2);  // dp 3 on 2-GPU nodes: 2 + 1 members
+  sc.cluster.gpus_per_node = 2;
+  sc.cluster.nodes = 3;
+  cost::Diagnostics d("t.json");
+  strat::check_scenario(sc, d);
+  CHECK_FALSE(d.ok());
+  CHECK(d.to_string().find("/parallel/dp") != std::string::npos);
 }
