@@ -112,7 +112,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
     prefix_labels(p.backward, "recompute ");
   }
   mlp_backward(w, x, p.backward);
-  attention_backward(w, x, recompute == cost::Recompute::kSelective, p.backward);
+  attention_backward(w, x, recompute == cost::Recompute::kSelective && !x.flash, p.backward);
   // The same backward with the weight gradients split off (zero-bubble B and W).
   {
     StepWriter split(costs, sc.training.precision);
@@ -123,7 +123,8 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
       prefix_labels(p.backward_input, "recompute ");
     }
     mlp_backward(split, x, p.backward_input);
-    attention_backward(split, x, recompute == cost::Recompute::kSelective, p.backward_input);
+    attention_backward(split, x, recompute == cost::Recompute::kSelective && !x.flash,
+                       p.backward_input);
     weights.label = "wgrad";
     LayerStep step;
     step.compute = weights;
@@ -133,8 +134,15 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   const Flops fwd = compute_flops(p.forward);
   p.model_flops = fwd * 3.0;
   const auto shape = activation_shape(sc);
-  p.activation_stored_bytes = cost::activation_bytes_per_layer(shape, recompute).value;
-  p.activation_full_bytes = cost::activation_bytes_per_layer(shape, cost::Recompute::kNone).value;
+  // FlashAttention stores no s^2 tensors: Korthikanti's selective figure without recomputing.
+  const bool flash = sc.training.attention == AttentionKind::kFlash;
+  const auto kept = flash && recompute == cost::Recompute::kNone ? cost::Recompute::kSelective
+                                                                  : recompute;
+  p.activation_stored_bytes = cost::activation_bytes_per_layer(shape, kept).value;
+  p.activation_full_bytes =
+      cost::activation_bytes_per_layer(shape, flash ? cost::Recompute::kSelective
+                                                    : cost::Recompute::kNone)
+          .value;
   return p;
 }
 

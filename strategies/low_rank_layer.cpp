@@ -196,7 +196,10 @@ double stored_activations(const Sizes& z, const Scenario& sc, bool is_btp) {
   const double T = z.T, t = z.t;
   const double bottleneck = z.cola ? 2.0 : 1.0;  // cola keeps the pre-activation too
   const double a = sc.model.heads, s = sc.model.seq_len;
-  const double core = z.act(a / t * s * s * sc.training.micro_batch);   // softmax probabilities
+  // Softmax probabilities (unfused); FlashAttention keeps none.
+  const double core = sc.training.attention == AttentionKind::kFlash
+                          ? 0.0
+                          : z.act(a / t * s * s * sc.training.micro_batch);
   const double stream = is_btp ? z.h / t : z.h;    // residual stream width on this rank
   double elements = 0;
   elements += 2 * stream;                          // two norm inputs

@@ -49,11 +49,17 @@ const char* tp_placement_name(TpPlacement p);
 // recomputes the stage's forward inside its backward.
 enum class PaciMode { kPerf, kMem };
 
+// How the attention core runs: unfused (Megatron's core attention: scores and probabilities in
+// HBM, stored for the backward; Korthikanti et al.'s accounting) or FlashAttention (fused, causal,
+// nothing s^2 stored).
+enum class AttentionKind { kUnfused, kFlash };
+
 struct TrainingSpec {
   int global_batch = 0;   // sequences per optimizer step, all replicas together
   int micro_batch = 1;    // sequences per micro-batch
   cost::Dtype precision = cost::Dtype::kBf16;  // compute and activation dtype
   cost::Recompute recompute = cost::Recompute::kNone;
+  AttentionKind attention = AttentionKind::kUnfused;
 };
 
 struct ParallelSpec {

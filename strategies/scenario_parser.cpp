@@ -208,6 +208,9 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
     t.precision = *p == "fp32" ? cost::Dtype::kFp32
                                : (*p == "fp16" ? cost::Dtype::kFp16 : cost::Dtype::kBf16);
   }
+  if (auto at = r.choice("attention", false, {"unfused", "flash"})) {
+    t.attention = *at == "flash" ? AttentionKind::kFlash : AttentionKind::kUnfused;
+  }
   if (auto rc = r.choice("recompute", false, {"none", "selective", "full"})) {
     t.recompute = *rc == "full"        ? cost::Recompute::kFull
                   : *rc == "selective" ? cost::Recompute::kSelective

@@ -51,6 +51,22 @@ class StepWriter {
     gemm(k, n, m, batch);
   }
   void set_weight_sink(ComputeBlock* sink) { weight_sink_ = sink; }
+  // One fused kernel doing the work of these batched GEMMs (m, n, k, batch) scaled by `fraction`
+  // (FlashAttention: the causal mask skips about half the blocks); one launch, no HBM traffic for
+  // the intermediate (it stays on chip).
+  void fused(const std::vector<std::array<double, 4>>& shapes, double fraction) {
+    sim::Time body;
+    for (const auto& s : shapes) {
+      GemmShape shape{std::llround(s[0]), std::llround(s[1]), std::llround(s[2]),
+                      std::llround(s[3]), dtype_};
+      const double seconds =
+          (costs_.gemm(shape) - costs_.device().kernel_launch_overhead).to_seconds();
+      body += sim::Time::seconds(seconds * fraction);
+      block_.flops += shape.flops() * fraction;
+    }
+    block_.time += body + costs_.device().kernel_launch_overhead;
+    ++block_.kernels;
+  }
   // Several GEMMs issued as one kernel (grouped / batched GEMM): their model times add, the
   // launch overhead counts once (BOOST's linear-layer grouping).
   void gemm_group(const std::vector<std::array<double, 3>>& shapes) {
@@ -96,6 +112,7 @@ struct Dims {
   bool sp;
   bool swiglu;
   bool dropout;
+  bool flash = false;  // FlashAttention core (Dao et al. 2022, arXiv 2205.14135), causal
   double tokens() const { return b * s; }
   double act(double elements) const { return elements * e; }
 };
@@ -116,11 +133,26 @@ inline Dims dims_of(const Scenario& sc) {
   x.sp = sc.parallel.sequence_parallel;
   x.swiglu = m.mlp == MlpKind::kSwiglu;
   x.dropout = m.dropout;
+  x.flash = sc.training.attention == AttentionKind::kFlash;
   return x;
 }
 
 // Forward of the attention core: QK^T, softmax (+ dropout), AV.
+// FlashAttention (Dao et al. 2022, arXiv 2205.14135; FlashAttention-2, arXiv 2307.08691): one
+// kernel each way, scores never written to HBM, causal blocks skipped (half the FLOPs); the
+// backward recomputes the scores: five s x s x d products against the forward's two.
+inline void flash_attention(StepWriter& w, const Dims& x, bool backward) {
+  const double heads = x.b * x.a / x.t;
+  const std::array<double, 4> qk{x.s, x.s, x.d, heads}, pv{x.s, x.d, x.s, heads};
+  if (backward) {
+    w.fused({qk, qk, qk, pv, pv}, 0.5);
+  } else {
+    w.fused({qk, pv}, 0.5);
+  }
+}
+
 inline void attention_core_forward(StepWriter& w, const Dims& x) {
+  if (x.flash) return flash_attention(w, x, false);
   const double heads = x.b * x.a / x.t;
   w.gemm(x.s, x.s, x.d, heads);
   const double scores = heads * x.s * x.s;
@@ -129,6 +161,7 @@ inline void attention_core_forward(StepWriter& w, const Dims& x) {
 }
 
 inline void attention_core_backward(StepWriter& w, const Dims& x) {
+  if (x.flash) return flash_attention(w, x, true);
   const double heads = x.b * x.a / x.t;
   w.activation_gemm_backward(x.s, x.d, x.s, heads);
   const double scores = heads * x.s * x.s;
