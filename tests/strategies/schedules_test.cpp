@@ -192,3 +192,25 @@ TEST_CASE("Zero-bubble memory: at most P (H1) and 2P-1 (H2) micro-batches of act
   sc.parallel.schedule = PipelineSchedule::kZbH2;
   CHECK(most_in_flight(test::simulate_with(sc)) == doctest::Approx(2 * p - 1).epsilon(1e-6));
 }
+
+TEST_CASE("Interleaved 1F1B stage-0 activations: L layers x (1 + (P-1)/(P v)) (Korthikanti et al.)") {
+  // Korthikanti et al. 2022 (arXiv 2205.05198), sec. 4.2.3: the first stage of the interleaved
+  // schedule holds (1 + (P-1)/(P v)) times the activations of 1F1B's first stage (L layers).
+  for (int p : {2, 4}) {
+    for (int v : {2, 4}) {
+      CAPTURE(p);
+      CAPTURE(v);
+      const int m = 4 * p;
+      auto sc = test::equal_stage_scenario(PipelineSchedule::kInterleaved, p, m, 1, v);
+      const auto s = test::simulate_with(sc);
+      const double per_layer =
+          cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone).value;
+      const double layers = sc.model.layers;
+      double stage0 = 0;
+      for (const auto& [name, bytes] : s.report.memory[0].breakdown_bytes) {
+        if (name == "activations") stage0 = bytes;
+      }
+      CHECK(stage0 == doctest::Approx(layers * per_layer * (1.0 + (p - 1.0) / (p * v))).epsilon(1e-6));
+    }
+  }
+}
