@@ -18,11 +18,100 @@ double hidden_bytes(const Dims& x) {
   return x.act(x.tokens() * x.h) / (x.sp ? x.t : 1.0);
 }
 
+// The K/V block one context-parallel rank holds: K and V of its s/cp tokens, its heads.
+double kv_block_bytes(const Dims& x) { return x.act(2 * x.tokens() * x.kv * x.d / x.t); }
+
+int last_index(const std::vector<LayerStep>& out) { return static_cast<int>(out.size()) - 1; }
+
+void cp_collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
+                   double bytes, std::vector<int> after) {
+  StepWriter::collective(out, std::move(label), kind, bytes);
+  out.back().group = StepGroup::kContextParallel;
+  out.back().after = std::move(after);
+}
+
+// Context-parallel attention core, forward (Liu et al. 2023, ring attention, arXiv 2310.01889;
+// Megatron CP with the zigzag split, each rank's causal work 1/cp of the total): cp blocks of
+// (s/cp) x (s/cp) for the local queries, each with half its FLOPs (causal, zigzag-balanced on
+// average). Ring: block i+1's K/V arrive while block i computes (cp-1 send-recv shifts on the
+// cp stream). All-gather: all K/V first, then the cp blocks.
+void cp_attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  w.close(out, "attn qkv");
+  const int qkv = last_index(out);
+  const int cp = static_cast<int>(x.cp);
+  if (x.cp_allgather) {
+    cp_collective(out, "attn kv all-gather", CollectiveKind::kAllGather, kv_block_bytes(x) * cp, {});
+    for (int i = 0; i < cp; ++i) attention_core_forward(w, x);
+    w.close(out, "attn core");
+    return;
+  }
+  int previous_compute = qkv, previous_transfer = qkv;
+  for (int i = 0; i < cp; ++i) {
+    attention_core_forward(w, x);
+    w.close(out, "attn ring " + std::to_string(i));
+    out.back().after = i == 0 ? std::vector<int>{previous_compute}
+                              : std::vector<int>{previous_compute, previous_transfer};
+    previous_compute = last_index(out);
+    if (i + 1 < cp) {
+      cp_collective(out, "attn kv ring", CollectiveKind::kSendRecv, kv_block_bytes(x),
+                    {previous_transfer});
+      previous_transfer = last_index(out);
+    }
+  }
+}
+
+// Backward: cp blocks of FlashAttention's backward; K/V blocks travel ahead of the compute as in
+// the forward, and each block's dK/dV travel on after it is computed (2x the forward's bytes).
+void cp_attention_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  w.close(out, "attn proj bwd");
+  const int start = last_index(out);
+  const int cp = static_cast<int>(x.cp);
+  if (x.cp_allgather) {
+    cp_collective(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, kv_block_bytes(x) * cp,
+                  {});
+    for (int i = 0; i < cp; ++i) attention_core_backward(w, x);
+    w.close(out, "attn core bwd");
+    cp_collective(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter,
+                  kv_block_bytes(x) * cp, {});
+    return;
+  }
+  int previous_compute = start, kv = start, dkv = start;
+  for (int i = 0; i < cp; ++i) {
+    attention_core_backward(w, x);
+    w.close(out, "attn ring bwd " + std::to_string(i));
+    out.back().after = i == 0 ? std::vector<int>{previous_compute}
+                              : std::vector<int>{previous_compute, kv};
+    previous_compute = last_index(out);
+    if (i + 1 < cp) {
+      // The next block's K/V first (prefetch), then this block's dK/dV: the cp stream is FIFO.
+      cp_collective(out, "attn kv ring bwd", CollectiveKind::kSendRecv, kv_block_bytes(x), {kv});
+      kv = last_index(out);
+      cp_collective(out, "attn dkv ring", CollectiveKind::kSendRecv, kv_block_bytes(x),
+                    {dkv, previous_compute});
+      dkv = last_index(out);
+    }
+  }
+  // The input-gradient GEMMs need every block's gradient: after the last compute and dK/dV.
+  out.push_back(LayerStep{});
+  out.back().compute.label = "attn ring join";
+  out.back().after = {previous_compute, dkv};
+}
+
 void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
   if (x.t > 1 && x.sp) StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
   w.memory(2 * hidden_bytes(x));                                   // input norm
   w.gemm(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
+  if (x.cp > 1) {
+    cp_attention_forward(w, x, out);
+    const int core = last_index(out);
+    w.gemm(x.tokens(), x.h, x.h / x.t);                            // output projection
+    w.memory(3 * hidden_bytes(x));                                 // bias-dropout-add
+    w.close(out, "attn proj");
+    out.back().after = {core};
+    if (x.t > 1) StepWriter::collective(out, "attn all-reduce", CollectiveKind::kAllReduce, bsh);
+    return;
+  }
   attention_core_forward(w, x);
   w.gemm(x.tokens(), x.h, x.h / x.t);                              // output projection
   w.memory(3 * hidden_bytes(x));                                   // bias-dropout-add
@@ -71,8 +160,12 @@ void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
   if (x.t > 1 && x.sp) StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
   w.memory(3 * hidden_bytes(x));
   w.gemm_backward(x.tokens(), x.h, x.h / x.t);
-  if (recompute_core) attention_core_forward(w, x);
-  attention_core_backward(w, x);
+  if (x.cp > 1) {
+    cp_attention_backward(w, x, out);
+  } else {
+    if (recompute_core) attention_core_forward(w, x);
+    attention_core_backward(w, x);
+  }
   w.gemm_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);
   w.memory(3 * hidden_bytes(x));
   w.close(out, "attn bwd");
@@ -210,7 +303,7 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
 
 cost::ActivationShape activation_shape(const Scenario& sc) {
   cost::ActivationShape a;
-  a.seq_len = sc.model.seq_len;
+  a.seq_len = static_cast<double>(sc.model.seq_len) / sc.parallel.cp;  // this rank's tokens
   a.micro_batch = sc.training.micro_batch;
   a.hidden = sc.model.hidden;
   a.heads = sc.model.heads;

@@ -46,10 +46,18 @@ struct CollectiveStep {
   cost::Bytes message;         // nccl-tests S
 };
 
+// Which group a collective runs over, and so on which stream it is issued.
+enum class StepGroup : std::uint8_t { kTensorParallel, kContextParallel };
+
 struct LayerStep {
   bool is_collective = false;
   ComputeBlock compute;        // when !is_collective
   CollectiveStep collective;   // when is_collective
+  StepGroup group = StepGroup::kTensorParallel;  // collectives: the group (and stream)
+  // Steps of the same list this one waits for (indices of earlier steps). Empty: the previous
+  // step, so a list is a chain unless it says otherwise (ring attention overlaps its K/V
+  // transfers with compute this way).
+  std::vector<int> after;
 };
 
 struct LayerProgram {
@@ -74,7 +82,8 @@ LayerProgram transformer_layer_program(const Scenario& scenario, const cost::Cos
 LayerProgram embedding_program(const Scenario& scenario, const cost::CostModel& costs);
 LayerProgram head_program(const Scenario& scenario, const cost::CostModel& costs);
 
-// The Korthikanti activation shape of one layer of this scenario (per micro-batch).
+// The Korthikanti activation shape of one layer of this scenario (per micro-batch, per rank: with
+// context parallelism the sequence is this rank's share, s / cp).
 cost::ActivationShape activation_shape(const Scenario& scenario);
 
 // Parameters one TP rank holds for one layer: sharded matrices and column-parallel biases

@@ -21,6 +21,10 @@ cost::GroupPlacement RankLayout::dp_group(int stage, int tp_rank) const {
   return placement(dp_, [&](int i) { return rank(stage, i, tp_rank); });
 }
 
+cost::GroupPlacement RankLayout::replica_block_group(int stage, int first, int count) const {
+  return placement(count, [&](int i) { return rank(stage, first + i, 0); });
+}
+
 cost::LinkClass RankLayout::pipeline_link(int stage, int dp_rank, int tp_rank) const {
   const int from = rank(stage, dp_rank, tp_rank);
   const int to = rank(stage + 1, dp_rank, tp_rank);

@@ -25,6 +25,9 @@ class RankLayout {
   cost::GroupPlacement tp_group(int stage, int dp_rank) const;
   // The data-parallel group of (stage, tp_rank).
   cost::GroupPlacement dp_group(int stage, int tp_rank) const;
+  // `count` consecutive replicas from `first` (tp rank 0): a context-parallel group when the
+  // layout's dp is dp x cp.
+  cost::GroupPlacement replica_block_group(int stage, int first, int count) const;
   // Whether the pipeline hop stage -> stage+1 of (dp_rank, tp_rank) leaves the node.
   cost::LinkClass pipeline_link(int stage, int dp_rank, int tp_rank) const;
 

@@ -31,6 +31,13 @@ std::vector<RegistryEntry> build_registry() {
        "point to point (1/t per TP rank, Megatron's scatter-gather)",
        "Narayanan et al. 2021, arXiv 2104.04473",
        {{"pp", "stages", "1", "pipeline stages"}}},
+      {"parallel", "cp",
+       "context parallelism: the sequence split over cp ranks holding the same weights; ring "
+       "attention passes K/V blocks while computing (zigzag-balanced causal work), or gathers "
+       "them first; 4 B S h (cp-1)/cp bytes per rank per layer forward",
+       "Liu et al. 2023, Ring Attention, arXiv 2310.01889",
+       {{"cp", "GPUs", "1", "context-parallel ranks"},
+        {"cp_variant", "", "ring", "ring or allgather"}}},
       {"schedule", "gpipe",
        "all forwards, then all backwards; bubble (P-1)/(m+P-1); m activation sets per stage",
        "Huang et al. 2019, GPipe, arXiv 1811.06965",

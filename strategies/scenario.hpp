@@ -3,7 +3,7 @@
 // parallelization and an optimizer. Parsed and validated by scenario_parser.hpp; every field
 // here is already checked (the invariants below hold for any Scenario the parser returns).
 //
-// Invariants: dp*tp*pp == cluster.total_gpus(); tp divides heads and kv_heads; pp*chunks divides
+// Invariants: dp*tp*pp*cp == cluster.total_gpus(); tp divides heads and kv_heads; pp*chunks divides
 // layers; global_batch is a multiple of micro_batch*dp; zero_stage in 0..3; interleaved-1f1b has
 // micro-batches a multiple of pp; asynchronous schedules (pipedream, pipedream-2bw, paci) run with
 // dp = 1 and zero_stage 0; zero_stage 3 only with gpipe and 1f1b.
@@ -69,6 +69,11 @@ struct ParallelSpec {
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
   int chunks = 1;                  // v: model chunks per stage (interleaved-1f1b)
+  // Context parallelism (Liu et al. 2023, ring attention, arXiv 2310.01889; Megatron's CP): the
+  // sequence is split over cp ranks that hold the same weights; attention passes K/V blocks
+  // around a ring while computing (ring) or all-gathers them first (allgather).
+  int cp = 1;
+  bool cp_allgather = false;
   PaciMode paci_mode = PaciMode::kPerf;
   TpPlacement tp_placement = TpPlacement::kMegatron;
   // BOOST's system optimizations (meaningful with low-rank placements):
@@ -96,6 +101,8 @@ struct Scenario {
   OptimizerSpec optimizer;
 
   // Micro-batches per pipeline per step: global_batch / (micro_batch * dp).
+  // GPUs holding the same weights of a stage: data-parallel and context-parallel ranks.
+  int replicas() const { return parallel.dp * parallel.cp; }
   int micro_batches() const {
     return training.global_batch / (training.micro_batch * parallel.dp);
   }

@@ -231,6 +231,8 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
     schedule_from_name(*s, &p.schedule);
   }
   assign(p.chunks, r.integer("chunks", false, 1, 64));
+  assign(p.cp, r.integer("cp", false, 1, 1 << 12));
+  if (auto v = r.choice("cp_variant", false, {"ring", "allgather"})) p.cp_allgather = *v == "allgather";
   if (auto mode = r.choice("paci_mode", false, {"perf", "mem"})) {
     p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
   }
@@ -345,13 +347,29 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
           fmt::format("{} micro-batches per step is over the limit of {}",
                       t.global_batch / per_step, limits.max_micro_batches));
   }
-  const long long gpus = static_cast<long long>(p.dp) * p.tp * p.pp;
+  const long long gpus = static_cast<long long>(p.dp) * p.tp * p.pp * p.cp;
   if (gpus != s.cluster.total_gpus() && s.cluster.total_gpus() > 0) {
-    d.add("/parallel", fmt::format("dp x tp x pp = {} x {} x {} = {} GPUs, but the cluster has "
-                                   "{} ({} nodes x {} GPUs); change the degrees or "
+    d.add("/parallel", fmt::format("dp x tp x pp x cp = {} x {} x {} x {} = {} GPUs, but the "
+                                   "cluster has {} ({} nodes x {} GPUs); change the degrees or "
                                    "/cluster/nodes",
-                                   p.dp, p.tp, p.pp, gpus, s.cluster.total_gpus(),
+                                   p.dp, p.tp, p.pp, p.cp, gpus, s.cluster.total_gpus(),
                                    s.cluster.nodes, s.cluster.gpus_per_node));
+  }
+  if (p.cp > 1) {
+    if (m.seq_len % (2 * p.cp) != 0) {
+      d.add("/parallel/cp", fmt::format("the sequence ({}) must split into 2 x cp = {} chunks "
+                                        "(zigzag causal balance)",
+                                        m.seq_len, 2 * p.cp));
+    }
+    if (t.attention != AttentionKind::kFlash) {
+      d.add("/training/attention", "context parallelism runs with \"attention\": \"flash\" "
+                                   "(ring attention exchanges K/V blocks of a fused kernel)");
+    }
+    if (p.sequence_parallel || m.low_rank.enabled() || p.zero_stage == 3 || p.chunks > 1 ||
+        p.schedule == PipelineSchedule::kZbH1 || p.schedule == PipelineSchedule::kZbH2) {
+      d.add("/parallel/cp", "cp > 1 is modelled without sequence_parallel, low-rank placements, "
+                            "zero_stage 3, interleaving or zero-bubble schedules");
+    }
   }
   const int gpn = s.cluster.gpus_per_node;
   if (p.tp > 1 && p.tp <= gpn && gpn % p.tp != 0) {
@@ -365,20 +383,24 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
   }
   // Every data-parallel group must have the same number of members on each node it spans (the
   // collective model takes members per node); rank = tp_rank + tp * (dp_rank + dp * stage).
-  if (p.dp > 1 && gpn > 0 && gpus == s.cluster.total_gpus()) {
+  const int replicas = p.dp * p.cp;
+  if (replicas > 1 && gpn > 0 && gpus == s.cluster.total_gpus()) {
     bool uneven = false;
     for (long long stage = 0; stage < p.pp && !uneven; ++stage) {
       for (long long r = 0; r < p.tp && r < 64 && !uneven; ++r) {
         std::map<long long, int> per_node;
-        for (long long dr = 0; dr < p.dp; ++dr) ++per_node[(r + p.tp * (dr + p.dp * stage)) / gpn];
+        for (long long dr = 0; dr < replicas; ++dr) {
+          ++per_node[(r + p.tp * (dr + replicas * stage)) / gpn];
+        }
         for (const auto& [node, count] : per_node) uneven = uneven || count != per_node.begin()->second;
       }
     }
     if (uneven) {
-      d.add("/parallel/dp", fmt::format("data-parallel groups of {} would sit unevenly on nodes of "
-                                        "{} GPUs (tp {}); choose dp, tp and gpus_per_node so that "
-                                        "each group has the same number of GPUs on every node",
-                                        p.dp, gpn, p.tp));
+      d.add("/parallel/dp", fmt::format("data-parallel groups of {} (dp x cp) would sit unevenly "
+                                        "on nodes of {} GPUs (tp {}); choose dp, cp, tp and "
+                                        "gpus_per_node so that each group has the same number of "
+                                        "GPUs on every node",
+                                        replicas, gpn, p.tp));
     }
   }
   if (m.hidden > 0 && (m.hidden % p.tp != 0 || m.ffn_hidden % p.tp != 0)) {

@@ -113,6 +113,8 @@ struct Dims {
   bool swiglu;
   bool dropout;
   bool flash = false;  // FlashAttention core (Dao et al. 2022, arXiv 2205.14135), causal
+  double cp = 1;       // context-parallel ranks; s is then this rank's share, s_total / cp
+  bool cp_allgather = false;
   double tokens() const { return b * s; }
   double act(double elements) const { return elements * e; }
 };
@@ -121,7 +123,9 @@ inline Dims dims_of(const Scenario& sc) {
   const auto& m = sc.model;
   Dims x{};
   x.b = sc.training.micro_batch;
-  x.s = m.seq_len;
+  x.s = static_cast<double>(m.seq_len) / sc.parallel.cp;  // tokens of this rank
+  x.cp = sc.parallel.cp;
+  x.cp_allgather = sc.parallel.cp_allgather;
   x.h = m.hidden;
   x.a = m.heads;
   x.kv = m.kv_heads;

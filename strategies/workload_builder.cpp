@@ -24,10 +24,16 @@ using sim::OpId;
 enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
 
 struct DeviceStreams {
-  sim::StreamId compute, tp, dp;
+  sim::StreamId compute, tp, dp, cp;
   std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
   std::array<sim::LinkId, kLinkSlots> links;
 };
+
+// The rank layout sees dp x cp replicas (Megatron's order tp-cp-dp-pp: cp ranks are adjacent).
+ParallelSpec replica_spec(ParallelSpec p) {
+  p.dp *= p.cp;
+  return p;
+}
 
 // First and last op of one pipeline item on one device.
 struct PassOps {
@@ -42,8 +48,9 @@ class Builder {
       : op_estimate_(op_estimate),
         sc_(sc),
         costs_(costs),
-        layout_(sc.parallel, sc.cluster.gpus_per_node),
-        dp_sim_(options.full ? sc.parallel.dp : 1),
+        layout_(replica_spec(sc.parallel), sc.cluster.gpus_per_node),
+        replicas_(sc.replicas()),
+        dp_sim_(options.full ? sc.replicas() : 1),
         tp_sim_(options.full ? sc.parallel.tp : 1),
         pp_(sc.parallel.pp),
         m_(sc.micro_batches()),
@@ -95,6 +102,7 @@ class Builder {
   const Scenario& sc_;
   const cost::CostModel& costs_;
   RankLayout layout_;
+  int replicas_;  // dp x cp: GPUs of a stage holding the same weights
   int dp_sim_, tp_sim_, pp_, m_, chunks_;
   bool async_, split_;
   int layers_;
@@ -120,7 +128,10 @@ class Builder {
   std::vector<sim::FlowSpec> scratch_flows_;
   std::vector<std::size_t> scratch_members_;
   std::vector<cost::GroupPlacement> tp_place_;  // per (stage, dp rank)
-  sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0;
+  std::vector<cost::GroupPlacement> cp_place_;  // per stage: the cp group of replica 0
+  std::vector<OpId> scratch_step_ops_;
+  sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0,
+               cat_cp_ = 0;
   std::uint8_t mem_weights_ = 0, mem_grads_ = 0, mem_optimizer_ = 0, mem_act_ = 0, mem_zero3_ = 0;
 };
 
@@ -152,6 +163,7 @@ void Builder::add_devices() {
           st.send_bwd.push_back(w.add_stream(dev, "pp-send-bwd" + suffix));
         }
         st.dp = w.add_stream(dev, "dp-comm");
+        st.cp = sc_.parallel.cp > 1 ? w.add_stream(dev, "cp-comm") : st.tp;
         const std::string p = fmt::format("gpu{}.", rank);
         st.links[kIntraOut] = w.add_link(p + "nvlink-out", c.intra_node.bandwidth.bytes_per_s);
         st.links[kIntraIn] = w.add_link(p + "nvlink-in", c.intra_node.bandwidth.bytes_per_s);
@@ -176,7 +188,7 @@ void Builder::set_base_memory() {
     const double params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                           embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, s, pp_);
     const auto state =
-        cost::model_state_bytes(params, sc_.parallel.dp, sc_.parallel.zero_stage, mixed);
+        cost::model_state_bytes(params, replicas_, sc_.parallel.zero_stage, mixed);
     w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(state.weights.value));
     w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(state.gradients.value));
     w.set_base_memory(dev, mem_optimizer_, static_cast<std::int64_t>(state.optimizer.value));
@@ -231,12 +243,24 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
                          sim::LabelId category, int mb, std::vector<OpId>& chain,
                          std::vector<OpId>& first) {
   auto& w = out_.workload;
-  auto link = [&](std::size_t k, OpId op) {
-    if (chain[k] != kNone) w.add_dependency(chain[k], op);
-    if (pending_[k] != kNone) {
-      w.add_dependency(pending_[k], op);
-      pending_[k] = kNone;
+  const std::size_t ranks = chain.size();
+  // Ops of each step on each simulated rank, for steps that wait on others than the previous.
+  auto& step_ops = scratch_step_ops_;
+  step_ops.assign(steps.size() * ranks, kNone);
+  auto link = [&](std::size_t k, std::size_t si, OpId op) {
+    const LayerStep& step = steps[si];
+    if (step.after.empty() || si == 0) {
+      if (chain[k] != kNone) w.add_dependency(chain[k], op);
+      if (pending_[k] != kNone) {
+        w.add_dependency(pending_[k], op);
+        pending_[k] = kNone;
+      }
+    } else {
+      for (int j : step.after) {
+        w.add_dependency(step_ops[static_cast<std::size_t>(j) * ranks + k], op);
+      }
     }
+    step_ops[si * ranks + k] = op;
     if (first[k] == kNone) first[k] = op;
     chain[k] = op;
   };
@@ -256,8 +280,33 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       for (int d = 0; d < dp_sim_; ++d) {
         for (int r = 0; r < tp_sim_; ++r) {
           const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
-          link(k, w.add_compute(streams_[index(stage, d, r)].compute, step.compute.time, label,
-                                category, mb, queue_));
+          link(k, si, w.add_compute(streams_[index(stage, d, r)].compute, step.compute.time, label,
+                                    category, mb, queue_));
+        }
+      }
+      continue;
+    }
+    if (step.group == StepGroup::kContextParallel) {
+      // Over the cp ranks of one data-parallel replica, for each TP rank: a ring (send-recv
+      // shifts every member's block to the next) or an all-gather along the sequence.
+      const int cp = sc_.parallel.cp;
+      const int groups = std::max(1, dp_sim_ / cp);
+      const int members_per_group = dp_sim_ / groups;
+      for (int g = 0; g < groups; ++g) {
+        for (int r = 0; r < tp_sim_; ++r) {
+          const cost::GroupPlacement& place = cp_place_[static_cast<std::size_t>(stage)];
+          const auto plan =
+              costs_.collective(step.collective.kind, step.collective.message, place);
+          std::vector<std::size_t> members;
+          for (int c = 0; c < members_per_group; ++c) members.push_back(index(stage, g * members_per_group + c, r));
+          const sim::GroupId gid = emit_collective(members, &DeviceStreams::cp, plan, labels[si],
+                                                   cat_cp_, mb, CommKind::kContextParallel, cp,
+                                                   queue_);
+          for (int c = 0; c < members_per_group; ++c) {
+            const int d = g * members_per_group + c;
+            link(static_cast<std::size_t>(d * tp_sim_ + r), si,
+                 w.members(gid)[static_cast<std::size_t>(c)]);
+          }
         }
       }
       continue;
@@ -280,7 +329,8 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
                                              cat_tp_, mb, CommKind::kTensorParallel,
                                              sc_.parallel.tp, queue_);
       for (int r = 0; r < tp_sim_; ++r) {
-        link(static_cast<std::size_t>(d * tp_sim_ + r), w.members(g)[static_cast<std::size_t>(r)]);
+        link(static_cast<std::size_t>(d * tp_sim_ + r), si,
+             w.members(g)[static_cast<std::size_t>(r)]);
       }
     }
   }
@@ -291,7 +341,7 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
   auto& w = out_.workload;
   const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
                              cost::bytes_per_element(sc_.training.precision);
-  const double dp = sc_.parallel.dp;
+  const double dp = replicas_;
   for (int r = 0; r < tp_sim_; ++r) {
     const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{layer_bytes},
                                         layout_.dp_group(stage, r));
@@ -299,7 +349,7 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
     for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
     const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
                                            where + "zero3 all-gather", cat_dp_, mb,
-                                           CommKind::kDataParallel, sc_.parallel.dp);
+                                           CommKind::kDataParallel, replicas_);
     for (int d = 0; d < dp_sim_; ++d) {
       const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
       const OpId op = w.members(g)[static_cast<std::size_t>(d)];
@@ -322,7 +372,7 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
     for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
     const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
                                            where + "zero3 reduce-scatter", cat_dp_, mb,
-                                           CommKind::kDataParallel, sc_.parallel.dp);
+                                           CommKind::kDataParallel, replicas_);
     for (int d = 0; d < dp_sim_; ++d) {
       w.add_dependency(chain[static_cast<std::size_t>(d * tp_sim_ + r)],
                        w.members(g)[static_cast<std::size_t>(d)]);
@@ -345,12 +395,12 @@ Builder::ActivationBytes Builder::activation_bytes() const {
   a.stored = layer_.activation_stored_bytes;
   a.full = layer_.activation_full_bytes;
   a.transient = a.full - a.stored;
-  const double logit_elements = static_cast<double>(sc_.training.micro_batch) *
-                                sc_.model.seq_len * sc_.model.vocab / sc_.parallel.tp;
+  const double tokens = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len /
+                        sc_.parallel.cp;  // this rank's share of the sequence
+  const double logit_elements = tokens * sc_.model.vocab / sc_.parallel.tp;
   a.logits = logit_elements * (cost::bytes_per_element(sc_.training.precision) + 4.0);
   a.loss_fp32 = logit_elements * 4.0;
-  a.stage_input = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
-                  sc_.model.hidden * cost::bytes_per_element(sc_.training.precision) /
+  a.stage_input = tokens * sc_.model.hidden * cost::bytes_per_element(sc_.training.precision) /
                   (sc_.parallel.sequence_parallel ? sc_.parallel.tp : 1);
   return a;
 }
@@ -467,7 +517,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   const ActivationBytes act = activation_bytes();
   const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
                              cost::bytes_per_element(sc_.training.precision);
-  const double zero3_buffer = layer_bytes * (sc_.parallel.dp - 1) / sc_.parallel.dp;
+  const double zero3_buffer = layer_bytes * (replicas_ - 1) / replicas_;
   std::vector<OpId> prev_layer_first = chain;
 
   if (item.kind == ItemKind::kForward) {
@@ -621,14 +671,15 @@ sim::Time Builder::stage_optimizer_time(int stage) const {
   const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
   const double params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                         embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
-  const double updated = sc_.parallel.zero_stage >= 1 ? params / sc_.parallel.dp : params;
+  const double updated = sc_.parallel.zero_stage >= 1 ? params / replicas_ : params;
   return costs_.memory_bound(cost::Bytes{adamw_step_bytes(updated, mixed)});
 }
 
 void Builder::emit_p2p() {
   auto& w = out_.workload;
-  const double bytes = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len *
-                       sc_.model.hidden * cost::bytes_per_element(sc_.training.precision) /
+  const double bytes = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len /
+                       sc_.parallel.cp * sc_.model.hidden *
+                       cost::bytes_per_element(sc_.training.precision) /
                        sc_.parallel.tp;  // Megatron's scatter-gather: each TP rank sends 1/t
   const auto& c = sc_.cluster;
   const int virtual_stages = pp_ * chunks_;
@@ -699,13 +750,13 @@ void Builder::emit_data_parallel(int stage) {
     for (std::size_t c = 0; c < chunks.size(); ++c) {
       bucket += chunks[c].second * grad_elem;
       const bool flush = bucket >= sc_.parallel.dp_bucket.value || c + 1 == chunks.size();
-      if (!flush || sc_.parallel.dp == 1) continue;
+      if (!flush || replicas_ == 1) continue;
       const auto plan = costs_.collective(reduce, cost::Bytes{bucket}, layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan,
                                      zero >= 1 ? "grad reduce-scatter" : "grad all-reduce",
-                                     cat_dp_, bucket_index++, CommKind::kDataParallel, sc_.parallel.dp);
+                                     cat_dp_, bucket_index++, CommKind::kDataParallel, replicas_);
       for (int d = 0; d < dp_sim_; ++d) {
         const OpId member = w.members(g)[static_cast<std::size_t>(d)];
         w.add_dependency(grad_ready_[index(stage, d, r)][c].first, member);
@@ -722,7 +773,7 @@ void Builder::emit_data_parallel(int stage) {
       for (OpId m : waits[static_cast<std::size_t>(d)]) w.add_dependency(m, op);
       steps.push_back(op);
     }
-    if (zero >= 1 && zero <= 2 && sc_.parallel.dp > 1) {
+    if (zero >= 1 && zero <= 2 && replicas_ > 1) {
       // Updated bf16 weights all-gathered back to every replica (gathered size: whole stage).
       const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
                                           cost::Bytes{stage_params * grad_elem},
@@ -730,7 +781,7 @@ void Builder::emit_data_parallel(int stage) {
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather",
-                                     cat_dp_, -1, CommKind::kDataParallel, sc_.parallel.dp);
+                                     cat_dp_, -1, CommKind::kDataParallel, replicas_);
       for (int d = 0; d < dp_sim_; ++d) {
         w.add_dependency(steps[static_cast<std::size_t>(d)],
                          w.members(g)[static_cast<std::size_t>(d)]);
@@ -747,6 +798,7 @@ BuiltWorkload Builder::build() {
   cat_pp_ = w.intern("pp-comm");
   cat_dp_ = w.intern("dp-comm");
   cat_opt_ = w.intern("optimizer");
+  cat_cp_ = w.intern("cp-comm");
   out_.optimizer_category = cat_opt_;
   mem_weights_ = w.memory_category("weights");
   mem_grads_ = w.memory_category("gradients");
@@ -762,6 +814,7 @@ BuiltWorkload Builder::build() {
   set_base_memory();
   for (int s = 0; s < pp_; ++s) {
     for (int d = 0; d < dp_sim_; ++d) tp_place_.push_back(layout_.tp_group(s, d));
+    cp_place_.push_back(layout_.replica_block_group(s, 0, sc_.parallel.cp));
   }
   const std::size_t n = out_.devices.size();
   out_.steps = async_steps(sc_.parallel.schedule, pp_, m_);
@@ -781,9 +834,9 @@ BuiltWorkload Builder::build() {
 
   // FLOPs per step for the whole cluster: each simulated program stands for dp*tp/(dp_sim*tp_sim)
   // GPUs.
-  out_.full = dp_sim_ * tp_sim_ == sc_.parallel.dp * sc_.parallel.tp;
+  out_.full = dp_sim_ * tp_sim_ == replicas_ * sc_.parallel.tp;  // replicas = dp x cp
   out_.gpus_per_simulated_device =
-      static_cast<double>(sc_.parallel.dp) * sc_.parallel.tp / (dp_sim_ * tp_sim_);
+      static_cast<double>(replicas_) * sc_.parallel.tp / (dp_sim_ * tp_sim_);
   auto executed = [](const std::vector<LayerStep>& steps) {
     cost::Flops f;
     for (const auto& s : steps) {
@@ -791,7 +844,7 @@ BuiltWorkload Builder::build() {
     }
     return f;
   };
-  const double gpus_per_stage = static_cast<double>(sc_.parallel.dp) * sc_.parallel.tp;
+  const double gpus_per_stage = static_cast<double>(replicas_) * sc_.parallel.tp;
   const double per_stage_layers = static_cast<double>(layers_) * m_ * gpus_per_stage;
   out_.model_flops_per_step =
       cost::Flops{pp_ * per_stage_layers * layer_.model_flops.value +
@@ -816,17 +869,21 @@ const char* comm_kind_name(CommKind kind) {
     case CommKind::kTensorParallel: return "tp";
     case CommKind::kPipeline: return "pp";
     case CommKind::kDataParallel: return "dp";
+    case CommKind::kContextParallel: return "cp";
   }
   return "?";
 }
 
 std::size_t estimate_op_count(const Scenario& sc, const BuildOptions& options) {
   const double replicas =
-      options.full ? static_cast<double>(sc.parallel.dp) * sc.parallel.tp : 1.0;
+      options.full ? static_cast<double>(sc.replicas()) * sc.parallel.tp : 1.0;
   // Per layer and micro-batch: at most 8 compute blocks and 12 collectives forward, backward and
-  // recompute together, plus ZeRO-3's three; pipeline transfers two per boundary.
-  const double per_device = static_cast<double>(sc.micro_batches()) *
-                            (sc.layers_per_stage() * 24.0 + 16.0);
+  // recompute together, plus ZeRO-3's three, plus 4 per context-parallel ring step; pipeline
+  // transfers two per boundary; asynchronous schedules run several steps.
+  const double per_layer = 24.0 + 4.0 * (sc.parallel.cp > 1 ? sc.parallel.cp : 0);
+  const double steps = async_steps(sc.parallel.schedule, sc.parallel.pp, sc.micro_batches()).total;
+  const double per_device = static_cast<double>(sc.micro_batches()) * steps *
+                            (sc.layers_per_stage() * per_layer + 16.0);
   const double total = per_device * sc.parallel.pp * replicas;
   return total > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(total);
 }

@@ -36,9 +36,9 @@ struct BuildOptions {
   bool full = false;  // simulate every GPU instead of one replica per stage
 };
 
-enum class CommKind : std::uint8_t { kTensorParallel, kPipeline, kDataParallel };
-const char* comm_kind_name(CommKind kind);  // "tp", "pp", "dp"
-constexpr int kCommKinds = 3;
+enum class CommKind : std::uint8_t { kTensorParallel, kPipeline, kDataParallel, kContextParallel };
+const char* comm_kind_name(CommKind kind);  // "tp", "pp", "dp", "cp"
+constexpr int kCommKinds = 4;
 
 struct SimulatedDevice {
   int stage = 0;

@@ -233,7 +233,8 @@ TEST_CASE("simulate --json FILE writes the result JSON with the documented keys"
     CAPTURE(key);
     const json& c = j.at(key);
     REQUIRE(c.is_object());
-    CHECK(c.size() == 3);
+    CHECK(c.size() == 4);  // tp, pp, dp, cp
+    CHECK(c.at("cp").get<double>() == 0);  // no context parallelism here
     for (const char* kind : {"tp", "pp", "dp"}) {
       CAPTURE(kind);
       REQUIRE(c.contains(kind));
