@@ -47,7 +47,8 @@ struct CollectiveStep {
 };
 
 // Which group a collective runs over, and so on which stream it is issued.
-enum class StepGroup : std::uint8_t { kTensorParallel, kContextParallel };
+// kWeights: TSP's weight transfers, over the tensor-parallel group on their own stream.
+enum class StepGroup : std::uint8_t { kTensorParallel, kContextParallel, kWeights };
 
 struct LayerStep {
   bool is_collective = false;

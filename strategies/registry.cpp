@@ -38,6 +38,12 @@ std::vector<RegistryEntry> build_registry() {
        "Liu et al. 2023, Ring Attention, arXiv 2310.01889",
        {{"cp", "GPUs", "1", "context-parallel ranks"},
         {"cp_variant", "", "ring", "ring or allgather"}}},
+      {"parallel", "tp_placement: tsp",
+       "TSP: tensor and sequence parallelism folded on tp = D ranks; attention in D rounds "
+       "(weight shard broadcast, K/V all-gather per head shard, no all-reduce), MLP as a weight "
+       "ring; 4 B S h k + 32 h^2 k bytes per rank per layer forward, fewer than TP when B S > 8h",
+       "Zyphra 2026, TSP, arXiv 2604.26294",
+       {{"tp", "GPUs", "1", "D, the folded degree"}}},
       {"schedule", "gpipe",
        "all forwards, then all backwards; bubble (P-1)/(m+P-1); m activation sets per stage",
        "Huang et al. 2019, GPipe, arXiv 1811.06965",

@@ -42,7 +42,8 @@ constexpr PipelineSchedule kAllSchedules[] = {
 // row-split: all-reduces of [b,s,d] after Q, K, V, O, [b,s,d_ff] after gate and up, [b,s,d] after
 // down) or BTP, bottleneck-aware (chunks shifted so that every all-reduce carries r-wide
 // activations: [b,s,3r] QKV, [b,s,r] O, [b,s,2r] gate+up, [b,s,r] down).
-enum class TpPlacement { kMegatron, kVanilla, kBtp };
+// kTsp: TSP (arXiv 2604.26294), tp = D ranks each holding 1/D of the weights and of the sequence.
+enum class TpPlacement { kMegatron, kVanilla, kBtp, kTsp };
 const char* tp_placement_name(TpPlacement p);
 
 // PACI's two memory modes: perf keeps every activation; mem keeps only each stage's input and

@@ -236,9 +236,10 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
   if (auto mode = r.choice("paci_mode", false, {"perf", "mem"})) {
     p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
   }
-  if (auto pl = r.choice("tp_placement", false, {"megatron", "vanilla", "btp"})) {
+  if (auto pl = r.choice("tp_placement", false, {"megatron", "vanilla", "btp", "tsp"})) {
     p.tp_placement = *pl == "btp"       ? TpPlacement::kBtp
                      : *pl == "vanilla" ? TpPlacement::kVanilla
+                     : *pl == "tsp"     ? TpPlacement::kTsp
                                         : TpPlacement::kMegatron;
   }
   assign(p.online_rmsnorm, r.boolean("online_rmsnorm", false));
@@ -315,7 +316,16 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
     d.add("/parallel/tp_placement", "a low-rank model needs \"tp_placement\": \"vanilla\" or "
                                     "\"btp\" (megatron is for dense models)");
   }
-  if (!low_rank && p.tp_placement != TpPlacement::kMegatron) {
+  if (p.tp_placement == TpPlacement::kTsp) {
+    if (low_rank || p.sequence_parallel || p.cp > 1 || t.attention != AttentionKind::kFlash ||
+        m.seq_len % p.tp != 0 || p.zero_stage == 3 || p.schedule == PipelineSchedule::kZbH1 ||
+        p.schedule == PipelineSchedule::kZbH2 || t.recompute != cost::Recompute::kNone) {
+      d.add("/parallel/tp_placement",
+            "tsp folds sequence and tensor parallelism on tp = D ranks: it needs a dense model, "
+            "\"attention\": \"flash\", seq_len divisible by tp, and no sequence_parallel, cp, "
+            "zero_stage 3, zero-bubble schedule or recompute");
+    }
+  } else if (!low_rank && p.tp_placement != TpPlacement::kMegatron) {
     d.add("/parallel/tp_placement", fmt::format("\"{}\" needs a low-rank model (add "
                                                 "/model/low_rank)",
                                                 tp_placement_name(p.tp_placement)));
@@ -365,10 +375,10 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
       d.add("/training/attention", "context parallelism runs with \"attention\": \"flash\" "
                                    "(ring attention exchanges K/V blocks of a fused kernel)");
     }
-    if (p.sequence_parallel || m.low_rank.enabled() || p.zero_stage == 3 || p.chunks > 1 ||
+    if (m.low_rank.enabled() || p.zero_stage == 3 || p.chunks > 1 ||
         p.schedule == PipelineSchedule::kZbH1 || p.schedule == PipelineSchedule::kZbH2) {
-      d.add("/parallel/cp", "cp > 1 is modelled without sequence_parallel, low-rank placements, "
-                            "zero_stage 3, interleaving or zero-bubble schedules");
+      d.add("/parallel/cp", "cp > 1 is modelled without low-rank placements, zero_stage 3, "
+                            "interleaving or zero-bubble schedules");
     }
   }
   const int gpn = s.cluster.gpus_per_node;
@@ -425,6 +435,7 @@ const char* tp_placement_name(TpPlacement p) {
     case TpPlacement::kMegatron: return "megatron";
     case TpPlacement::kVanilla: return "vanilla";
     case TpPlacement::kBtp: return "btp";
+    case TpPlacement::kTsp: return "tsp";
   }
   return "?";
 }

@@ -114,6 +114,7 @@ struct Dims {
   bool dropout;
   bool flash = false;  // FlashAttention core (Dao et al. 2022, arXiv 2205.14135), causal
   double cp = 1;       // context-parallel ranks; s is then this rank's share, s_total / cp
+  bool tsp = false;    // TSP: tokens are local, the embedding and head see the whole vocabulary
   bool cp_allgather = false;
   double tokens() const { return b * s; }
   double act(double elements) const { return elements * e; }
@@ -123,7 +124,10 @@ inline Dims dims_of(const Scenario& sc) {
   const auto& m = sc.model;
   Dims x{};
   x.b = sc.training.micro_batch;
-  x.s = static_cast<double>(m.seq_len) / sc.parallel.cp;  // tokens of this rank
+  // Tokens of this rank: context parallelism splits the sequence over cp, TSP over its D = tp.
+  x.s = static_cast<double>(m.seq_len) / sc.parallel.cp /
+        (sc.parallel.tp_placement == TpPlacement::kTsp ? sc.parallel.tp : 1);
+  x.tsp = sc.parallel.tp_placement == TpPlacement::kTsp;
   x.cp = sc.parallel.cp;
   x.cp_allgather = sc.parallel.cp_allgather;
   x.h = m.hidden;

@@ -24,7 +24,7 @@ using sim::OpId;
 enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
 
 struct DeviceStreams {
-  sim::StreamId compute, tp, dp, cp;
+  sim::StreamId compute, tp, dp, cp, weights;
   std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
   std::array<sim::LinkId, kLinkSlots> links;
 };
@@ -164,6 +164,9 @@ void Builder::add_devices() {
         }
         st.dp = w.add_stream(dev, "dp-comm");
         st.cp = sc_.parallel.cp > 1 ? w.add_stream(dev, "cp-comm") : st.tp;
+        st.weights = sc_.parallel.tp_placement == TpPlacement::kTsp
+                         ? w.add_stream(dev, "weight-comm")
+                         : st.tp;
         const std::string p = fmt::format("gpu{}.", rank);
         st.links[kIntraOut] = w.add_link(p + "nvlink-out", c.intra_node.bandwidth.bytes_per_s);
         st.links[kIntraIn] = w.add_link(p + "nvlink-in", c.intra_node.bandwidth.bytes_per_s);
@@ -325,9 +328,9 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       std::vector<std::size_t>& members = scratch_members_;
       members.clear();
       for (int r = 0; r < tp_sim_; ++r) members.push_back(index(stage, d, r));
-      const sim::GroupId g = emit_collective(members, &DeviceStreams::tp, plan, labels[si],
-                                             cat_tp_, mb, CommKind::kTensorParallel,
-                                             sc_.parallel.tp, queue_);
+      const sim::GroupId g = emit_collective(
+          members, step.group == StepGroup::kWeights ? &DeviceStreams::weights : &DeviceStreams::tp,
+          plan, labels[si], cat_tp_, mb, CommKind::kTensorParallel, sc_.parallel.tp, queue_);
       for (int r = 0; r < tp_sim_; ++r) {
         link(static_cast<std::size_t>(d * tp_sim_ + r), si,
              w.members(g)[static_cast<std::size_t>(r)]);

@@ -1,0 +1,171 @@
+#include "strategies/tsp_layer.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "strategies/step_writer.hpp"
+
+namespace parasim::strat {
+namespace {
+
+using namespace detail;
+
+int last(const std::vector<LayerStep>& out) { return static_cast<int>(out.size()) - 1; }
+
+void collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind, double bytes,
+                StepGroup group, std::vector<int> after) {
+  StepWriter::collective(out, std::move(label), kind, bytes);
+  out.back().group = group;
+  out.back().after = std::move(after);
+}
+
+void close_after(StepWriter& w, std::vector<LayerStep>& out, const std::string& label,
+                 std::vector<int> after) {
+  w.close(out, label);
+  out.back().after = std::move(after);
+}
+
+struct Tsp {
+  double T, b, s, h, kvd, f, a, d, D, e;
+  double act(double elements) const { return elements * e; }
+  double attn_shard() const { return act((h * (h + 2 * kvd) + h * h) / D); }  // packed Q,K,V,O
+  double mlp_shard() const { return act(3 * h * f / D); }                      // gate, up, down
+  double kv_gathered() const { return act(2 * b * s * kvd / D); }               // one head shard
+};
+
+// One round's attention compute: Q, K, V for head shard r on the local tokens.
+void qkv(StepWriter& w, const Tsp& z, bool backward) {
+  if (backward) {
+    w.gemm_backward(z.T, (z.h + 2 * z.kvd) / z.D, z.h);
+  } else {
+    w.gemm(z.T, (z.h + 2 * z.kvd) / z.D, z.h);
+  }
+}
+
+// Local queries against every key of head shard r (FlashAttention, causal), then O's shard.
+void attend(StepWriter& w, const Tsp& z, bool backward) {
+  const double heads = z.b * z.a / z.D;
+  const std::array<double, 4> qk{z.s / z.D, z.s, z.d, heads}, pv{z.s / z.D, z.d, z.s, heads};
+  if (backward) {
+    w.fused({qk, qk, qk, pv, pv}, 0.5);
+    w.gemm_backward(z.T, z.h, z.h / z.D);
+  } else {
+    w.fused({qk, pv}, 0.5);
+    w.gemm(z.T, z.h, z.h / z.D);
+  }
+}
+
+void mlp_step(StepWriter& w, const Tsp& z, bool backward) {
+  if (backward) {
+    w.gemm_backward(z.T, z.h, z.f / z.D);
+    w.memory(z.act(5 * z.T * z.f / z.D));
+    w.gemm_backward(z.T, 2 * z.f / z.D, z.h);
+  } else {
+    w.gemm(z.T, 2 * z.f / z.D, z.h);
+    w.memory(z.act(3 * z.T * z.f / z.D));
+    w.gemm(z.T, z.h, z.f / z.D);
+  }
+}
+
+void attention(StepWriter& w, const Tsp& z, bool backward, std::vector<LayerStep>& out) {
+  w.memory(z.act((backward ? 3 : 2) * z.T * z.h));  // norm
+  w.close(out, backward ? "attn norm bwd" : "attn norm");
+  int compute = last(out), weights = compute, kv = compute;
+  const int rounds = static_cast<int>(z.D);
+  const std::string dir = backward ? " bwd" : "";
+  for (int r = 0; r < rounds; ++r) {
+    const std::string round = fmt::format(" {}", r);
+    collective(out, "attn weights broadcast" + dir, CollectiveKind::kBroadcast, z.attn_shard(),
+               StepGroup::kWeights, {weights});
+    weights = last(out);
+    if (!backward) {
+      qkv(w, z, false);
+      close_after(w, out, "attn qkv" + round, {compute, weights});
+      const int q = last(out);
+      collective(out, "attn kv all-gather", CollectiveKind::kAllGather, z.kv_gathered(),
+                 StepGroup::kTensorParallel, {q, kv});
+      kv = last(out);
+      attend(w, z, false);
+      close_after(w, out, "attn round" + round, {q, kv});
+      compute = last(out);
+    } else {
+      // The backward regathers K/V, computes the round's gradients, then reduces its dK/dV
+      // along the sequence and its weight-gradient shard to the owner.
+      collective(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, z.kv_gathered(),
+                 StepGroup::kTensorParallel, {kv});
+      kv = last(out);
+      attend(w, z, true);
+      qkv(w, z, true);
+      close_after(w, out, "attn round bwd" + round, {compute, weights, kv});
+      compute = last(out);
+      collective(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter, z.kv_gathered(),
+                 StepGroup::kTensorParallel, {compute});
+      kv = last(out);
+      collective(out, "attn wgrad reduce", CollectiveKind::kBroadcast, z.attn_shard(),
+                 StepGroup::kWeights, {compute, weights});
+      weights = last(out);
+    }
+  }
+  w.memory(z.act(3 * z.T * z.h));  // residual
+  close_after(w, out, backward ? "attn out bwd" : "attn out", {compute, kv, weights});
+}
+
+void mlp(StepWriter& w, const Tsp& z, bool backward, std::vector<LayerStep>& out) {
+  w.memory(z.act((backward ? 3 : 2) * z.T * z.h));  // norm
+  w.close(out, backward ? "mlp norm bwd" : "mlp norm");
+  int compute = last(out), ring = compute, grads = compute;
+  const int steps = static_cast<int>(z.D);
+  for (int j = 0; j < steps; ++j) {
+    mlp_step(w, z, backward);
+    close_after(w, out, fmt::format("{} {}", backward ? "mlp ring bwd" : "mlp ring", j),
+                {compute, ring});
+    compute = last(out);
+    if (j + 1 < steps) {
+      collective(out, backward ? "mlp weights ring bwd" : "mlp weights ring",
+                 CollectiveKind::kSendRecv, z.mlp_shard(), StepGroup::kWeights, {ring});
+      ring = last(out);
+    }
+    if (backward) {  // the shard's accumulated gradient moves on after this step
+      collective(out, "mlp wgrad ring", CollectiveKind::kSendRecv, z.mlp_shard(),
+                 StepGroup::kWeights, {compute, grads});
+      grads = last(out);
+    }
+  }
+  w.memory(z.act(3 * z.T * z.h));  // residual
+  close_after(w, out, backward ? "mlp out bwd" : "mlp out", {compute, ring, grads});
+}
+
+}  // namespace
+
+LayerProgram tsp_layer_program(const Scenario& sc, const cost::CostModel& costs) {
+  const Dims x = dims_of(sc);
+  const double D = sc.parallel.tp;
+  Tsp z{x.b * sc.model.seq_len / D, x.b, static_cast<double>(sc.model.seq_len), x.h,
+        x.kv * x.d, x.f, x.a, x.d, D, x.e};
+  StepWriter w(costs, sc.training.precision);
+  LayerProgram p;
+  attention(w, z, false, p.forward);
+  mlp(w, z, false, p.forward);
+  mlp(w, z, true, p.backward);
+  attention(w, z, true, p.backward);
+  p.backward_input = p.backward;
+  cost::Flops fwd;
+  for (const auto& s : p.forward) {
+    if (!s.is_collective) fwd += s.compute.flops;
+  }
+  p.model_flops = fwd * 3.0;
+  // Activations: the unsharded layer's (FlashAttention, so Korthikanti's selective figure) over
+  // D; transients: one round's gathered K/V and two weight buffers of each kind.
+  auto shape = activation_shape(sc);
+  shape.seq_len = sc.model.seq_len / D;
+  shape.tp = 1;
+  shape.sequence_parallel = false;
+  p.activation_stored_bytes =
+      cost::activation_bytes_per_layer(shape, cost::Recompute::kSelective).value;
+  p.activation_full_bytes =
+      p.activation_stored_bytes + z.kv_gathered() + 2 * z.attn_shard() + 2 * z.mlp_shard();
+  return p;
+}
+
+}  // namespace parasim::strat

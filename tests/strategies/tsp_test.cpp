@@ -1,0 +1,129 @@
+// TSP (arXiv 2604.26294; seed-papers.md 3.3-3.4): per-layer forward bytes per rank
+// 4 B S h k + 32 h^2 k (bf16, SwiGLU with f = 4h, MHA, k = (D-1)/D), against Megatron TP's
+// 8 B S h k and context parallelism's 4 B S h k; 1/D of the weights and activations per rank.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "costmodel/activation_memory.hpp"
+#include "costmodel/cost_model.hpp"
+#include "scenario_builder.hpp"
+#include "sim/engine.hpp"
+#include "strategies/layer_program.hpp"
+#include "strategies/step_report.hpp"
+#include "strategies/workload_builder.hpp"
+
+using namespace parasim;
+
+namespace {
+
+strat::Scenario tsp_scenario(int d, int seq_len, strat::TpPlacement placement) {
+  auto sc = test::small_scenario(1, d, 1, 1, 1, d);
+  sc.model.hidden = 1024;
+  sc.model.heads = 16;
+  sc.model.kv_heads = 16;
+  sc.model.ffn_hidden = 4 * 1024;
+  sc.model.seq_len = seq_len;
+  sc.training.attention = strat::AttentionKind::kFlash;
+  sc.parallel.tp_placement = placement;
+  return sc;
+}
+
+// Bytes one rank moves in a layer's forward: its share of each broadcast and all-gather
+// ((D-1)/D of the message: the shards it does not own), every ring shift it takes part in, and
+// nccl-tests' per-rank volume of an all-reduce.
+double forward_bytes(const strat::LayerProgram& p, int d) {
+  const double k = (d - 1.0) / d;
+  double bytes = 0;
+  for (const auto& s : p.forward) {
+    if (!s.is_collective) continue;
+    const double msg = s.collective.message.value;
+    switch (s.collective.kind) {
+      case cost::CollectiveKind::kBroadcast:
+      case cost::CollectiveKind::kAllGather:
+      case cost::CollectiveKind::kReduceScatter: bytes += msg * k; break;
+      case cost::CollectiveKind::kAllReduce: bytes += 2 * msg * k; break;
+      case cost::CollectiveKind::kSendRecv: bytes += msg; break;
+      default: break;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("TSP moves 4 B S h k + 32 h^2 k bytes per rank per layer forward; TP 8 B S h k") {
+  for (int d : {2, 4, 8}) {
+    for (int s : {4096, 16384}) {
+      CAPTURE(d);
+      CAPTURE(s);
+      const auto tsp = tsp_scenario(d, s, strat::TpPlacement::kTsp);
+      const cost::CostModel costs(tsp.cluster);
+      const double h = 1024, B = 1, S = s, k = (d - 1.0) / d;
+      CHECK(forward_bytes(strat::transformer_layer_program(tsp, costs), d) ==
+            doctest::Approx(4 * B * S * h * k + 32 * h * h * k).epsilon(1e-12));
+      const auto tp = tsp_scenario(d, s, strat::TpPlacement::kMegatron);
+      CHECK(forward_bytes(strat::transformer_layer_program(tp, costs), d) ==
+            doctest::Approx(8 * B * S * h * k).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("TSP moves fewer bytes than TP exactly when B S > 8 h") {
+  const int d = 8;
+  const double h = 1024;
+  for (int s : {static_cast<int>(8 * h) - 512, static_cast<int>(8 * h), static_cast<int>(8 * h) + 512}) {
+    CAPTURE(s);
+    const auto tsp = tsp_scenario(d, s, strat::TpPlacement::kTsp);
+    const cost::CostModel costs(tsp.cluster);
+    const double t = forward_bytes(strat::transformer_layer_program(tsp, costs), d);
+    const double m = forward_bytes(
+        strat::transformer_layer_program(tsp_scenario(d, s, strat::TpPlacement::kMegatron), costs),
+        d);
+    if (s > 8 * h) CHECK(t < m);
+    if (s == 8 * h) CHECK(t == doctest::Approx(m).epsilon(1e-12));
+    if (s < 8 * h) CHECK(t > m);
+  }
+}
+
+TEST_CASE("TSP holds 1/D of the activations and of the weight matrices per rank") {
+  const int d = 8, s = 16384;
+  auto one = tsp_scenario(1, s, strat::TpPlacement::kMegatron);
+  const auto tsp = tsp_scenario(d, s, strat::TpPlacement::kTsp);
+  const cost::CostModel costs(tsp.cluster);
+  const auto p = strat::transformer_layer_program(tsp, costs);
+  // Unsharded layer with FlashAttention: Korthikanti's selective figure for the whole sequence.
+  const double unsharded =
+      cost::activation_bytes_per_layer(strat::activation_shape(one), cost::Recompute::kSelective)
+          .value;
+  CHECK(p.activation_stored_bytes == doctest::Approx(unsharded / d).epsilon(1e-12));
+  // Transients beyond that: one head shard's gathered K/V and two buffers of each weight shard.
+  const double h = 1024, e = 2;
+  const double kv = 2 * s * h / d * e, attn = 4 * h * h / d * e, mlp = 12 * h * h / d * e;
+  CHECK(p.activation_full_bytes - p.activation_stored_bytes ==
+        doctest::Approx(kv + 2 * attn + 2 * mlp).epsilon(1e-12));
+  // Weights: every matrix / D; only the two norm scales (2h) stay whole.
+  const double full = static_cast<double>(tsp.model.params_per_layer());
+  CHECK(strat::layer_params_per_tp_rank(tsp.model, d) == doctest::Approx(full / d + 2 * h * (1 - 1.0 / d)));
+}
+
+TEST_CASE("TSP: symmetric and full simulation agree; weight transfers overlap compute") {
+  auto sc = tsp_scenario(4, 16384, strat::TpPlacement::kTsp);
+  sc.model.layers = 2;
+  const cost::CostModel costs(sc.cluster);
+  auto run = [&](bool full) {
+    auto built = strat::build_workload(sc, costs, {full});
+    auto result = sim::Engine(built.workload).run();
+    return strat::make_step_report(sc, built, result);
+  };
+  const auto sym = run(false);
+  const auto full = run(true);
+  CHECK(sym.step_time_s == full.step_time_s);
+  // The weight stream runs beside the compute: less of the TP-group traffic is exposed than its
+  // transfers take.
+  double transfers = 0;
+  for (const auto& c : sym.collectives) {
+    if (c.kind == "tp") transfers += c.mean_time_s * c.count_per_gpu;
+  }
+  CHECK(sym.exposed_comm_s[static_cast<std::size_t>(strat::CommKind::kTensorParallel)] < transfers);
+}
