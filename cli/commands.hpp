@@ -28,6 +28,8 @@ struct CompareOptions {
   std::string scenario;
   std::string schedules = "1f1b,interleaved-1f1b,zb-h1,zb-h2,pipedream,pipedream-2bw,paci";
   std::string placements;  // non-empty: compare TP placements (megatron,vanilla,btp) instead
+  std::string layouts;     // non-empty: compare layouts of the tp x cp group (tsp,tp,cp,tpNxspM)
+  std::string seq_lens;    // with layouts: repeat each at these sequence lengths
   int chunks = 2;         // v for interleaved-1f1b when the scenario does not set one
   std::string profile;
   std::string json;       // "-": standard output

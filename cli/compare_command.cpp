@@ -1,5 +1,8 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -8,6 +11,7 @@
 #include "cli/output_file.hpp"
 #include "cli/report_format.hpp"
 #include "cli/svg_plots.hpp"
+#include "cli/svg_sweep.hpp"
 #include "costmodel/profile.hpp"
 #include "sim/engine.hpp"
 #include "strategies/scenario_parser.hpp"
@@ -160,6 +164,51 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     cost::Diagnostics problems(o.scenario);
     std::vector<strat::Scenario> variants;
     std::vector<std::string> labels;
+    // Layouts of one group of G = tp x cp GPUs: tsp (folded), tp (Megatron), cp (context
+    // parallel), tpNxspM (N-way TP with SP inside, M-way sequence sharding).
+    if (!o.layouts.empty()) {
+      const int g = base.parallel.tp * base.parallel.cp;
+      std::vector<std::pair<std::string, strat::Scenario>> layouts;
+      for (const auto& name : split_list(o.layouts)) {
+        strat::Scenario s = base;
+        s.parallel.sequence_parallel = false;
+        s.parallel.tp_placement = strat::TpPlacement::kMegatron;
+        int t = 0, m = 0;
+        if (name == "tsp") {
+          s.parallel.tp = g, s.parallel.cp = 1;
+          s.parallel.tp_placement = strat::TpPlacement::kTsp;
+        } else if (name == "tp") {
+          s.parallel.tp = g, s.parallel.cp = 1;
+        } else if (name == "cp") {
+          s.parallel.tp = 1, s.parallel.cp = g;
+        } else if (std::sscanf(name.c_str(), "tp%dxsp%d", &t, &m) == 2 && t * m == g) {
+          s.parallel.tp = t, s.parallel.cp = m;
+          s.parallel.sequence_parallel = t > 1;
+        } else {
+          problems.add("/parallel", fmt::format("--layouts: \"{}\" is not tsp, tp, cp or tpNxspM "
+                                                "with N x M = {}",
+                                                name, g));
+          continue;
+        }
+        layouts.emplace_back(name, std::move(s));
+      }
+      for (const auto& length : split_list(o.seq_lens.empty() ? std::to_string(base.model.seq_len)
+                                                              : o.seq_lens)) {
+        for (const auto& [name, layout] : layouts) {
+          strat::Scenario s = layout;
+          s.model.seq_len = std::atoi(length.c_str());
+          cost::Diagnostics d(o.scenario);
+          strat::check_scenario(s, d);
+          for (const auto& p : d.problems()) {
+            problems.add(p.json_path, fmt::format("with layout {} at {} tokens: {}", name,
+                                                  s.model.seq_len, p.message));
+          }
+          labels.push_back(o.seq_lens.empty() ? name
+                                              : fmt::format("{}@{}K", name, s.model.seq_len / 1024));
+          variants.push_back(std::move(s));
+        }
+      }
+    }
     for (const auto& name : by_placement ? names : std::vector<std::string>{}) {
       // Placements: megatron runs the dense model; vanilla and btp the low-rank one (the
       // scenario's low_rank, or r = hidden/4 when it has none, BOOST's setting).
@@ -190,7 +239,8 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       variants.push_back(std::move(s));
       labels.push_back(name);
     }
-    for (const auto& name : by_placement ? std::vector<std::string>{} : names) {
+    for (const auto& name : by_placement || !o.layouts.empty() ? std::vector<std::string>{}
+                                                                : names) {
       strat::Scenario s = base;
       if (!strat::schedule_from_name(name, &s.parallel.schedule)) {
         std::string known;
@@ -212,7 +262,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       }
       variants.push_back(std::move(s));
     }
-    if (names.empty()) problems.add("/parallel/schedule", "--schedules or --placements names nothing");
+    if (names.empty() && o.layouts.empty()) {
+      problems.add("/parallel/schedule", "--schedules or --placements names nothing");
+    }
     if (!problems.ok()) throw cost::InputError(std::move(problems));
 
     std::vector<Row> rows;
@@ -232,6 +284,26 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<std::unique_ptr<OutputFile>> files;
     if (!o.svg_dir.empty()) {
       std::filesystem::create_directories(o.svg_dir);
+      if (!o.seq_lens.empty()) {  // peak memory against sequence length, one line per layout
+        std::vector<SweepSeries> series;
+        for (const auto& row : rows) {
+          const std::string name = row.label.substr(0, row.label.find('@'));
+          auto it = std::find_if(series.begin(), series.end(),
+                                 [&](const SweepSeries& s) { return s.name == name; });
+          if (it == series.end()) {
+            series.push_back({name, {}});
+            it = series.end() - 1;
+          }
+          double peak = 0;
+          for (const auto& m : row.report.memory) peak = std::max(peak, m.peak_bytes);
+          it->points.emplace_back(row.scenario.model.seq_len, peak);
+        }
+        files.push_back(std::make_unique<OutputFile>(
+            (std::filesystem::path(o.svg_dir) / "memory-vs-sequence.svg").string()));
+        files.back()->stage(svg_sweep(fmt::format("{}: peak memory per GPU against sequence length",
+                                                  base.name),
+                                      series, base.cluster.device.hbm_capacity.value));
+      }
       for (const auto& row : rows) {
         const std::string stem = (std::filesystem::path(o.svg_dir) / row.label).string();
         files.push_back(std::make_unique<OutputFile>(stem + "-timeline.svg"));

@@ -55,6 +55,12 @@ int main(int argc, char** argv) {
   compare->add_option("--placements", cmp.placements,
                       "Compare tensor-parallel placements instead of schedules: megatron (dense "
                       "model), vanilla, btp (low-rank model; r = hidden/4 if the scenario has none)");
+  compare->add_option("--layouts", cmp.layouts,
+                      "Compare layouts of the scenario's tp x cp GPUs instead: tsp (folded), tp, "
+                      "cp, tpNxspM (N-way TP with SP, M-way sequence sharding)");
+  compare->add_option("--seq-lens", cmp.seq_lens,
+                      "With --layouts: repeat every layout at these sequence lengths (tokens, "
+                      "comma-separated); --svg then also draws peak memory against length");
   compare->add_option("--chunks", cmp.chunks,
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()
