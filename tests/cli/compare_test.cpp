@@ -90,3 +90,36 @@ TEST_CASE("simulate: an output that cannot be written leaves no other output beh
   CHECK(tmp.entries() == std::vector<std::string>{"result.json"});
   CHECK(out.str().empty());
 }
+
+TEST_CASE("compare --layouts with --seq-lens: TSP lowest in memory, a sweep plot") {
+  TempDir tmp;
+  write_text(tmp.path() / "s.json", R"({
+    "name": "layouts", "model": {"preset": "llama2-7b", "layers": 2, "seq_len": 16384},
+    "cluster": "mi300x-8x", "training": {"global_batch": 1, "attention": "flash"},
+    "parallel": {"tp": 8, "tp_placement": "tsp"}})");
+  CompareOptions o;
+  o.scenario = (tmp.path() / "s.json").string();
+  o.layouts = "tsp,tp,tp4xsp2,cp";
+  o.seq_lens = "8192,16384";
+  o.json = tmp.file("out.json");
+  o.svg_dir = tmp.file("svg");
+  std::ostringstream out, err;
+  REQUIRE_MESSAGE(run_compare(o, out, err) == kExitOk, err.str());
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 8);
+  CHECK(fs::exists(tmp.path() / "svg" / "memory-vs-sequence.svg"));
+  // Within each sequence length, TSP's peak is the lowest.
+  for (std::size_t base : {std::size_t{0}, std::size_t{4}}) {
+    const double tsp = j.at("rows")[base].at("peak_memory_bytes")[0].get<double>();
+    for (std::size_t i = 1; i < 4; ++i) {
+      CHECK(tsp < j.at("rows")[base + i].at("peak_memory_bytes")[0].get<double>());
+    }
+  }
+  CompareOptions bad = o;
+  bad.layouts = "tp3xsp3";
+  bad.json = tmp.file("bad.json");
+  bad.svg_dir.clear();
+  std::ostringstream out2, err2;
+  CHECK(run_compare(bad, out2, err2) == kExitBadInput);
+  CHECK(err2.str().find("tp3xsp3") != std::string::npos);
+}
