@@ -319,11 +319,12 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
   if (p.tp_placement == TpPlacement::kTsp) {
     if (low_rank || p.sequence_parallel || p.cp > 1 || t.attention != AttentionKind::kFlash ||
         m.seq_len % p.tp != 0 || p.zero_stage == 3 || p.schedule == PipelineSchedule::kZbH1 ||
-        p.schedule == PipelineSchedule::kZbH2 || t.recompute != cost::Recompute::kNone) {
+        p.schedule == PipelineSchedule::kZbH2 || t.recompute == cost::Recompute::kSelective) {
       d.add("/parallel/tp_placement",
             "tsp folds sequence and tensor parallelism on tp = D ranks: it needs a dense model, "
             "\"attention\": \"flash\", seq_len divisible by tp, and no sequence_parallel, cp, "
-            "zero_stage 3, zero-bubble schedule or recompute");
+            "zero_stage 3, zero-bubble schedule or selective recompute (FlashAttention leaves "
+            "nothing for it; \"full\" is supported)");
     }
   } else if (!low_rank && p.tp_placement != TpPlacement::kMegatron) {
     d.add("/parallel/tp_placement", fmt::format("\"{}\" needs a low-rank model (add "

@@ -147,8 +147,21 @@ LayerProgram tsp_layer_program(const Scenario& sc, const cost::CostModel& costs)
   LayerProgram p;
   attention(w, z, false, p.forward);
   mlp(w, z, false, p.forward);
-  mlp(w, z, true, p.backward);
-  attention(w, z, true, p.backward);
+  const bool full_recompute = sc.training.recompute == cost::Recompute::kFull;
+  if (full_recompute) {  // the layer's forward again, weight transfers and K/V gathers included
+    p.backward = p.forward;
+    for (auto& s : p.backward) {
+      (s.is_collective ? s.collective.label : s.compute.label).insert(0, "recompute ");
+    }
+  }
+  const int offset = static_cast<int>(p.backward.size());
+  std::vector<LayerStep> backward;
+  mlp(w, z, true, backward);
+  attention(w, z, true, backward);
+  for (auto& s : backward) {
+    for (int& a : s.after) a += offset;  // indices move with the recompute prefix
+    p.backward.push_back(std::move(s));
+  }
   p.backward_input = p.backward;
   cost::Flops fwd;
   for (const auto& s : p.forward) {
@@ -161,10 +174,10 @@ LayerProgram tsp_layer_program(const Scenario& sc, const cost::CostModel& costs)
   shape.seq_len = sc.model.seq_len / D;
   shape.tp = 1;
   shape.sequence_parallel = false;
+  const double all = cost::activation_bytes_per_layer(shape, cost::Recompute::kSelective).value;
   p.activation_stored_bytes =
-      cost::activation_bytes_per_layer(shape, cost::Recompute::kSelective).value;
-  p.activation_full_bytes =
-      p.activation_stored_bytes + z.kv_gathered() + 2 * z.attn_shard() + 2 * z.mlp_shard();
+      full_recompute ? cost::activation_bytes_per_layer(shape, cost::Recompute::kFull).value : all;
+  p.activation_full_bytes = all + z.kv_gathered() + 2 * z.attn_shard() + 2 * z.mlp_shard();
   return p;
 }
 

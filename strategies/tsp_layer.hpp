@@ -13,7 +13,8 @@
 // while sending that shard (3 h f / D elements) to its neighbour for step j+1.
 // Per rank per layer forward, bf16, k = (D-1)/D: weights 8h^2 k + 24 h^2 k (f = 4h) and K/V
 // 4 B S h k: 4 B S h k + 32 h^2 k bytes.
-// Backward: weights fetched again the same way, weight-gradient shards reduced to their owners
+// Full recompute: only the layer input (2 T h bytes) is kept and the backward first runs the
+// forward again, transfers included. Backward: weights fetched again the same way, weight-gradient shards reduced to their owners
 // (attention, after each round) or passed along the ring (MLP), dK/dV reduce-scattered per round,
 // FlashAttention's backward and every GEMM's two gradients.
 

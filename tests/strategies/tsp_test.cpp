@@ -127,3 +127,19 @@ TEST_CASE("TSP: symmetric and full simulation agree; weight transfers overlap co
   }
   CHECK(sym.exposed_comm_s[static_cast<std::size_t>(strat::CommKind::kTensorParallel)] < transfers);
 }
+
+TEST_CASE("TSP with full recompute keeps only the layer input and reruns the forward's transfers") {
+  auto sc = tsp_scenario(4, 16384, strat::TpPlacement::kTsp);
+  const cost::CostModel costs(sc.cluster);
+  const auto plain = strat::transformer_layer_program(sc, costs);
+  sc.training.recompute = cost::Recompute::kFull;
+  const auto full = strat::transformer_layer_program(sc, costs);
+  const double T = 16384.0 / 4, h = 1024, e = 2;
+  CHECK(full.activation_stored_bytes == T * h * e);  // Korthikanti's 2sbh: the layer input
+  CHECK(full.activation_full_bytes == plain.activation_full_bytes);
+  int plain_collectives = 0, full_collectives = 0, forward_collectives = 0;
+  for (const auto& s : plain.backward) plain_collectives += s.is_collective;
+  for (const auto& s : full.backward) full_collectives += s.is_collective;
+  for (const auto& s : plain.forward) forward_collectives += s.is_collective;
+  CHECK(full_collectives == plain_collectives + forward_collectives);
+}
