@@ -53,6 +53,10 @@ struct ClusterSpec {
   int nodes = 1;
   LinkSpec intra_node;         // NVLink / Infinity Fabric
   LinkSpec inter_node;         // NIC per GPU (InfiniBand / RoCE / Slingshot)
+  // Rails-only fabric (no spine): a NIC reaches only the NICs of the same local index on other
+  // nodes. Collectives' inter-node phases already pair same-index GPUs; point-to-point hops
+  // between nodes must then stay on a rail too (checked by the scenario parser).
+  bool rails_only = false;
 
   int total_gpus() const { return gpus_per_node * nodes; }
 };

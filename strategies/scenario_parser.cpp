@@ -193,6 +193,7 @@ void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits
   assign(c.nodes, r.integer("nodes", false, 1, limits.max_gpus));
   read_link(r, "intra_node", req, d, c.intra_node);
   read_link(r, "inter_node", req, d, c.inter_node);
+  assign(c.rails_only, r.boolean("rails_only", false));
   r.finish();
   if (static_cast<long long>(c.gpus_per_node) * c.nodes > limits.max_gpus) {
     d.add(path, fmt::format("{} GPUs is over the limit of {} GPUs per scenario",
@@ -413,6 +414,16 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
                                         "GPUs on every node",
                                         replicas, gpn, p.tp));
     }
+  }
+  // Rails-only: a pipeline hop goes from rank x to x + tp*dp*cp; between nodes it must keep its
+  // local index, so that stride must be a multiple of gpus_per_node.
+  if (s.cluster.rails_only && p.pp > 1 && s.cluster.nodes > 1 && gpn > 0 &&
+      (static_cast<long long>(p.tp) * p.dp * p.cp) % gpn != 0 &&
+      static_cast<long long>(p.tp) * p.dp * p.cp * p.pp > gpn) {
+    d.add("/cluster/rails_only",
+          fmt::format("on a rails-only fabric pipeline hops between nodes must stay on a rail: "
+                      "tp x dp x cp ({}) must be a multiple of gpus_per_node ({})",
+                      static_cast<long long>(p.tp) * p.dp * p.cp, gpn));
   }
   if (m.hidden > 0 && (m.hidden % p.tp != 0 || m.ffn_hidden % p.tp != 0)) {
     d.add("/parallel/tp", fmt::format("tp ({}) must divide hidden ({}) and ffn_hidden ({})", p.tp,

@@ -172,3 +172,16 @@ TEST_CASE("Data-parallel groups spread unevenly over nodes are refused before si
   CHECK_FALSE(d.ok());
   CHECK(d.to_string().find("/parallel/dp") != std::string::npos);
 }
+
+TEST_CASE("Rails-only fabric: pipeline hops between nodes must stay on a rail") {
+  auto sc = test::small_scenario(1, 4, 4, 4, 1, 8);  // 16 GPUs on 2 nodes; hops of 4 GPUs
+  sc.cluster.rails_only = true;
+  cost::Diagnostics d("t.json");
+  strat::check_scenario(sc, d);
+  CHECK(d.to_string().find("/cluster/rails_only") != std::string::npos);
+  auto aligned = test::small_scenario(1, 8, 2, 4, 1, 8);  // hops of 8 GPUs: same local index
+  aligned.cluster.rails_only = true;
+  cost::Diagnostics ok("t.json");
+  strat::check_scenario(aligned, ok);
+  CHECK(ok.ok());
+}
