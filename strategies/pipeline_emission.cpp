@@ -1,0 +1,320 @@
+// Workload builder: pipeline items per stage (queues, gates, cross-item dependencies) and the point-to-point transfers between stages.
+#include "strategies/workload_builder_impl.hpp"
+
+namespace parasim::strat::detail {
+
+void Builder::emit_stage(int stage) {
+  const std::size_t ranks = static_cast<std::size_t>(dp_sim_ * tp_sim_);
+  const StagePlan& plan = plans_by_stage_[static_cast<std::size_t>(stage)];
+  // One fixed order: items follow each other on the compute chain. Several queues: each item
+  // stands alone and the streams' priority rule orders them at run time.
+  bool dynamic = false;
+  for (const auto& item : plan.items) dynamic = dynamic || item.queue != 0;
+  std::vector<OpId> chain(ranks, kNone);
+  pending_.assign(ranks, kNone);
+  // For gradient buckets (flush schedules): the last backward-type item of each chunk.
+  std::vector<int> last_grad_item(static_cast<std::size_t>(chunks_), -1);
+  const ItemKind grad_kind = split_ ? ItemKind::kWeightGrad : ItemKind::kBackward;
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    if (plan.items[i].kind == grad_kind) last_grad_item[static_cast<std::size_t>(plan.items[i].chunk)] = static_cast<int>(i);
+  }
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    const PipelineItem& item = plan.items[i];
+    if (dynamic) chain.assign(ranks, kNone);
+    const bool final_pass =
+        !async_ && static_cast<int>(i) == last_grad_item[static_cast<std::size_t>(item.chunk)];
+    emit_item(stage, item, final_pass, chain);
+  }
+  // Cross-item dependencies: a backward needs its forward, a weight gradient its backward, an
+  // optimizer step the backward before it, a gated forward the release of an earlier one.
+  for (int d = 0; d < dp_sim_; ++d) {
+    for (int r = 0; r < tp_sim_; ++r) {
+      const std::size_t dev = index(stage, d, r);
+      int forwards = 0;
+      OpId last_backward = kNone;
+      for (const auto& item : plan.items) {
+        auto& w = out_.workload;
+        switch (item.kind) {
+          case ItemKind::kForward: {
+            const auto& f = item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch);
+            const int released = forwards++ - plan.gate_in_flight;
+            if (plan.gate_in_flight > 0 && released >= 0) {
+              w.add_dependency(item_ops(dev, plan.gate_release, item.chunk, released).last, f.first);
+            }
+            break;
+          }
+          case ItemKind::kBackward: {
+            const auto& b = item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch);
+            w.add_dependency(item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch).last,
+                             b.first);
+            last_backward = b.last;
+            break;
+          }
+          case ItemKind::kWeightGrad:
+            w.add_dependency(item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch).last,
+                             item_ops(dev, ItemKind::kWeightGrad, item.chunk, item.micro_batch).first);
+            break;
+          case ItemKind::kOptimizer:
+            w.add_dependency(last_backward, optimizer_ops_[dev][static_cast<std::size_t>(item.step - 1)]);
+            break;
+        }
+      }
+    }
+  }
+}
+
+
+void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
+                        std::vector<OpId>& chain) {
+  const std::size_t ranks = chain.size();
+  const int mb = item.micro_batch;
+  queue_ = item.queue;
+  std::vector<OpId> first(ranks, kNone);
+  auto for_each_rank = [&](auto&& fn) {
+    for (int d = 0; d < dp_sim_; ++d) {
+      for (int r = 0; r < tp_sim_; ++r) fn(static_cast<std::size_t>(d * tp_sim_ + r), d, r);
+    }
+  };
+  auto record = [&]() {
+    for_each_rank([&](std::size_t k, int d, int r) {
+      const std::size_t dev = index(stage, d, r);
+      if (item.kind != ItemKind::kOptimizer) item_ops(dev, item.kind, item.chunk, mb) = {first[k], chain[k]};
+      out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), first[k], chain[k],
+                                        item.kind, mb, item.chunk, item.step});
+      if (item.kind != ItemKind::kForward && item.kind != ItemKind::kOptimizer) {
+        final_backward_[dev] = chain[k];
+      }
+    });
+  };
+  if (item.kind == ItemKind::kOptimizer) {
+    auto& w = out_.workload;
+    for_each_rank([&](std::size_t k, int d, int r) {
+      const std::size_t dev = index(stage, d, r);
+      const OpId op = w.add_compute(streams_[dev].compute, stage_optimizer_time(stage),
+                                    w.intern("optimizer step"), cat_opt_, item.step, queue_);
+      optimizer_ops_[dev].push_back(op);
+      first[k] = op;
+      chain[k] = op;
+    });
+    record();
+    return;
+  }
+  const int vstage = item.chunk * pp_ + stage;
+  const int last_vstage = pp_ * chunks_ - 1;
+  const int lc = sc_.layers_per_chunk();
+  const bool zero3 = sc_.parallel.zero_stage == 3;
+  const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
+                        sc_.parallel.paci_mode == PaciMode::kMem;
+  const ActivationBytes act = activation_bytes();
+  const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
+                             cost::bytes_per_element(sc_.training.precision);
+  const double zero3_buffer = layer_bytes * (replicas_ - 1) / replicas_;
+  std::vector<OpId> prev_layer_first = chain;
+
+  if (item.kind == ItemKind::kForward) {
+    if (vstage == 0) emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first);
+    for (int l = 0; l < lc; ++l) {
+      const std::string where = fmt::format("F L{} ", vstage * lc + l);
+      if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
+      std::vector<OpId> layer_first(ranks, kNone);
+      emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first);
+      for_each_rank([&](std::size_t k, int, int) {
+        if (paci_mem) {
+          if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
+        } else {
+          alloc(layer_first[k], mem_act_, act.stored, true);
+        }
+        if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+        if (first[k] == kNone) first[k] = layer_first[k];
+      });
+      prev_layer_first = layer_first;
+    }
+    if (vstage == last_vstage) {
+      std::vector<OpId> head_first(ranks, kNone);
+      emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first);
+      for_each_rank([&](std::size_t k, int, int) {
+        alloc(head_first[k], mem_act_, act.logits, true);
+        if (first[k] == kNone) first[k] = head_first[k];
+      });
+    }
+    record();
+    return;
+  }
+
+  if (item.kind == ItemKind::kWeightGrad) {
+    // Zero-bubble W: the weight-gradient GEMMs; the activations they read are freed here.
+    if (vstage == last_vstage) {
+      emit_steps(stage, head_.weight_grad, "W ", cat_bwd_, mb, chain, first);
+      for_each_rank([&](std::size_t k, int d, int r) {
+        alloc(chain[k], mem_act_, act.logits - act.loss_fp32, false);  // the rest freed after B
+        if (final_pass) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+        }
+      });
+    }
+    for (int l = lc - 1; l >= 0; --l) {
+      emit_steps(stage, layer_.weight_grad, fmt::format("W L{} ", vstage * lc + l), cat_bwd_, mb,
+                 chain, first);
+      for_each_rank([&](std::size_t k, int d, int r) {
+        alloc(chain[k], mem_act_, act.stored, false);
+        if (final_pass) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+        }
+      });
+    }
+    if (vstage == 0) {
+      emit_steps(stage, embed_.weight_grad, "W embed ", cat_bwd_, mb, chain, first);
+      if (final_pass) {
+        for_each_rank([&](std::size_t k, int d, int r) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+        });
+      }
+    }
+    record();
+    return;
+  }
+
+  // Backward (the input-gradient half only when weight gradients are split off).
+  const auto& layer_bwd = split_ ? layer_.backward_input : layer_.backward;
+  const auto& head_bwd = split_ ? head_.backward_input : head_.backward;
+  if (vstage == last_vstage) {
+    emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, first);
+    for_each_rank([&](std::size_t k, int d, int r) {
+      // With a B/W split, W still needs the logit gradients (bf16); the fp32 loss inputs go now.
+      alloc(chain[k], mem_act_, split_ ? act.loss_fp32 : act.logits, false);
+      if (final_pass && !split_) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+      }
+    });
+  }
+  if (paci_mem) {
+    // PACI mem mode: the stage's forward runs again (without its head) before the backward.
+    for (int l = 0; l < lc; ++l) {
+      std::vector<OpId> layer_first(ranks, kNone);
+      emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", vstage * lc + l), cat_bwd_,
+                 mb, chain, layer_first);
+      for_each_rank([&](std::size_t k, int, int) {
+        alloc(layer_first[k], mem_act_, act.full, true);
+        if (first[k] == kNone) first[k] = layer_first[k];
+      });
+    }
+  }
+  // ZeRO-3: a layer's gradient reduce-scatter is queued on the dp stream after the next layer's
+  // weight gather, so that the gather (prefetch) is not stuck behind it.
+  std::string reduce_where;
+  std::vector<OpId> reduce_after;
+  for (int l = lc - 1; l >= 0; --l) {
+    const std::string where = fmt::format("B L{} ", vstage * lc + l);
+    if (zero3) {
+      zero3_gather(stage, mb, where, prev_layer_first);
+      if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
+    }
+    std::vector<OpId> layer_first(ranks, kNone);
+    emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first);
+    for_each_rank([&](std::size_t k, int d, int r) {
+      if (paci_mem) {
+        alloc(chain[k], mem_act_, act.full, false);
+      } else {
+        if (act.transient > 0) {
+          alloc(layer_first[k], mem_act_, act.transient, true);
+          alloc(chain[k], mem_act_, act.transient, false);
+        }
+        if (!split_) alloc(chain[k], mem_act_, act.stored, false);
+      }
+      if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+      if (first[k] == kNone) first[k] = layer_first[k];
+      if (final_pass && !zero3 && !split_) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+      }
+    });
+    if (zero3) {
+      reduce_where = where;
+      reduce_after = chain;
+    }
+    prev_layer_first = layer_first;
+  }
+  if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
+  if (paci_mem) {
+    for_each_rank([&](std::size_t k, int, int) { alloc(chain[k], mem_act_, act.stage_input, false); });
+  }
+  if (vstage == 0 && split_) {
+    // The embedding's input-gradient part is only its collective (SP all-gather), if any.
+    emit_steps(stage, embed_.backward_input, "B embed ", cat_bwd_, mb, chain, first);
+  }
+  if (vstage == 0 && !split_) {
+    emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first);
+    if (final_pass) {
+      for_each_rank([&](std::size_t k, int d, int r) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+      });
+    }
+  }
+  record();
+}
+
+
+void Builder::emit_p2p() {
+  auto& w = out_.workload;
+  const double bytes = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len /
+                       sc_.parallel.cp * sc_.model.hidden *
+                       cost::bytes_per_element(sc_.training.precision) /
+                       sc_.parallel.tp;  // Megatron's scatter-gather: each TP rank sends 1/t
+  const auto& c = sc_.cluster;
+  const int virtual_stages = pp_ * chunks_;
+  for (int vs = 0; vs + 1 < virtual_stages; ++vs) {
+    const int s = vs % pp_, chunk = vs / pp_;
+    const int s_next = (vs + 1) % pp_, chunk_next = (vs + 1) / pp_;
+    for (int d = 0; d < dp_sim_; ++d) {
+      for (int r = 0; r < tp_sim_; ++r) {
+        const std::size_t a = index(s, d, r), b = index(s_next, d, r);
+        const bool inter = layout_.node(layout_.rank(s, d, r)) !=
+                           layout_.node(layout_.rank(s_next, d, r));
+        const sim::Time latency = inter ? c.inter_node.latency : c.intra_node.latency;
+        auto transfer = [&](std::size_t from, std::size_t to, sim::StreamId send,
+                            sim::StreamId recv, const char* label, int mb) {
+          const std::array<sim::StreamId, 2> members{send, recv};
+          const std::array<sim::PhaseSpec, 1> phases{sim::PhaseSpec{latency, 0, 1}};
+          const std::array<sim::FlowSpec, 1> flows{sim::FlowSpec{
+              {streams_[from].links[inter ? kInterOut : kIntraOut],
+               streams_[to].links[inter ? kInterIn : kIntraIn]},
+              bytes}};
+          const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
+                                             true, bytes);
+          out_.groups.push_back(
+              GroupInfo{CommKind::kPipeline, cost::CollectiveKind::kSendRecv, bytes, 2});
+          return g;
+        };
+        // Activations forward and gradients backward, each in the order the sender runs them
+        // (the receiver consumes them in the same order on every schedule here).
+        for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s)].items) {
+          if (item.kind != ItemKind::kForward || item.chunk != chunk) continue;
+          const auto g = transfer(a, b, streams_[a].send_fwd[static_cast<std::size_t>(chunk)],
+                                  streams_[b].recv_fwd[static_cast<std::size_t>(chunk_next)],
+                                  "send activations", item.micro_batch);
+          w.add_dependency(item_ops(a, ItemKind::kForward, chunk, item.micro_batch).last,
+                           w.members(g)[0]);
+          w.add_dependency(w.members(g)[1],
+                           item_ops(b, ItemKind::kForward, chunk_next, item.micro_batch).first);
+        }
+        for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s_next)].items) {
+          if (item.kind != ItemKind::kBackward || item.chunk != chunk_next) continue;
+          const auto g = transfer(b, a, streams_[b].send_bwd[static_cast<std::size_t>(chunk_next)],
+                                  streams_[a].recv_bwd[static_cast<std::size_t>(chunk)],
+                                  "send gradients", item.micro_batch);
+          w.add_dependency(item_ops(b, ItemKind::kBackward, chunk_next, item.micro_batch).last,
+                           w.members(g)[0]);
+          w.add_dependency(w.members(g)[1],
+                           item_ops(a, ItemKind::kBackward, chunk, item.micro_batch).first);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace parasim::strat::detail

@@ -1,0 +1,154 @@
+#pragma once
+// Internal to strategies/: the workload builder's state and steps, split over
+// workload_builder.cpp (devices, memory, layer steps and collectives, build), pipeline_emission.cpp
+// (pipeline items, gates, point-to-point transfers) and data_parallel_emission.cpp (gradient
+// buckets, ZeRO, the optimizer step). Not a public header: use workload_builder.hpp.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "costmodel/model_state_memory.hpp"
+#include "strategies/layer_program.hpp"
+#include "strategies/optimizer_adamw.hpp"
+#include "strategies/pipeline_schedule.hpp"
+#include "strategies/rank_layout.hpp"
+#include "strategies/workload_builder.hpp"
+
+namespace parasim::strat::detail {
+
+using sim::kNone;
+using sim::OpId;
+
+enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
+
+struct DeviceStreams {
+  sim::StreamId compute, tp, dp, cp, weights;
+  std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
+  std::array<sim::LinkId, kLinkSlots> links;
+};
+
+// The rank layout sees dp x cp replicas (Megatron's order tp-cp-dp-pp: cp ranks are adjacent).
+inline ParallelSpec replica_spec(ParallelSpec p) {
+  p.dp *= p.cp;
+  return p;
+}
+
+// First and last op of one pipeline item on one device.
+struct PassOps {
+  OpId first = kNone;
+  OpId last = kNone;
+};
+
+class Builder {
+ public:
+  Builder(const Scenario& sc, const cost::CostModel& costs, const BuildOptions& options,
+          std::size_t op_estimate)
+      : op_estimate_(op_estimate),
+        sc_(sc),
+        costs_(costs),
+        layout_(replica_spec(sc.parallel), sc.cluster.gpus_per_node),
+        replicas_(sc.replicas()),
+        dp_sim_(options.full ? sc.replicas() : 1),
+        tp_sim_(options.full ? sc.parallel.tp : 1),
+        pp_(sc.parallel.pp),
+        m_(sc.micro_batches()),
+        chunks_(sc.parallel.chunks),
+        async_(is_asynchronous(sc.parallel.schedule)),
+        split_(splits_weight_gradient(sc.parallel.schedule)),
+        layers_(sc.layers_per_stage()),
+        layer_(transformer_layer_program(sc, costs)),
+        embed_(embedding_program(sc, costs)),
+        head_(head_program(sc, costs)) {}
+
+  BuiltWorkload build();
+
+ private:
+  // Index of the simulated device of (stage, dp, tp) among the simulated ones.
+  std::size_t index(int stage, int d, int r) const {
+    return (static_cast<std::size_t>(stage) * dp_sim_ + d) * tp_sim_ + r;
+  }
+  void add_devices();
+  void set_base_memory();
+  struct ActivationBytes;
+  ActivationBytes activation_bytes() const;
+  PassOps& item_ops(std::size_t dev, ItemKind kind, int chunk, int mb);
+  void emit_stage(int stage);
+  void emit_item(int stage, const PipelineItem& item, bool final_pass, std::vector<OpId>& chain);
+  sim::Time stage_optimizer_time(int stage) const;
+  // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
+  // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
+  void emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
+                  sim::LabelId category, int mb, std::vector<OpId>& chain,
+                  std::vector<OpId>& first);
+  // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
+  // gather may start once prefetch_after[k] has finished (one layer ahead).
+  void zero3_gather(int stage, int mb, const std::string& where,
+                    const std::vector<OpId>& prefetch_after);
+  void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);
+  sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
+                               const cost::CollectivePlan& plan, const std::string& label,
+                               sim::LabelId category, int mb, CommKind kind, int group_size);
+  sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
+                               const cost::CollectivePlan& plan, sim::LabelId label,
+                               sim::LabelId category, int mb, CommKind kind, int group_size,
+                               std::uint8_t queue = 0);
+  void emit_p2p();
+  void emit_data_parallel(int stage);
+  void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
+
+  std::size_t op_estimate_;
+  const Scenario& sc_;
+  const cost::CostModel& costs_;
+  RankLayout layout_;
+  int replicas_;  // dp x cp: GPUs of a stage holding the same weights
+  int dp_sim_, tp_sim_, pp_, m_, chunks_;
+  bool async_, split_;
+  int layers_;
+  int total_mb_ = 0;      // micro-batches over all simulated steps
+  std::uint8_t queue_ = 0;  // queue of the item being emitted
+  std::vector<StagePlan> plans_by_stage_;
+  std::vector<PassOps> item_ops_;                 // see item_ops()
+  std::vector<std::vector<OpId>> optimizer_ops_;  // per device, stage-local steps in order
+  LayerProgram layer_, embed_, head_;
+  BuiltWorkload out_;
+  std::vector<DeviceStreams> streams_;
+  // [device][k]: last op of the backward of parameter chunk k (head, layers L-1..0, embedding)
+  // for the micro-batch whose backward runs last.
+  std::vector<std::vector<std::pair<OpId, double>>> grad_ready_;
+  std::vector<OpId> final_backward_;  // per device: last backward op of the step
+  std::vector<OpId> pending_;         // per (d, r) of the stage being emitted: extra dependency
+  // Caches: the same (where, steps) and (step, placement) repeat for every micro-batch.
+  std::map<std::pair<const std::vector<LayerStep>*, std::string>, std::vector<sim::LabelId>>
+      step_labels_;
+  std::map<std::tuple<const LayerStep*, int, int, int>, cost::CollectivePlan> plans_;
+  std::vector<sim::StreamId> scratch_streams_;
+  std::vector<sim::PhaseSpec> scratch_phases_;
+  std::vector<sim::FlowSpec> scratch_flows_;
+  std::vector<std::size_t> scratch_members_;
+  std::vector<cost::GroupPlacement> tp_place_;  // per (stage, dp rank)
+  std::vector<cost::GroupPlacement> cp_place_;  // per stage: the cp group of replica 0
+  std::vector<OpId> scratch_step_ops_;
+  sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0,
+               cat_cp_ = 0;
+  std::uint8_t mem_weights_ = 0, mem_grads_ = 0, mem_optimizer_ = 0, mem_act_ = 0, mem_zero3_ = 0;
+};
+
+// Memory an item allocates and frees, per simulated rank (bytes).
+struct Builder::ActivationBytes {
+  double stored = 0;     // kept from a layer's forward to its backward
+  double transient = 0;  // re-materialised inside a layer's backward (recompute)
+  double full = 0;       // every activation of a layer (recompute none)
+  double logits = 0;     // head logits and loss inputs, to the head's backward
+  double loss_fp32 = 0;  // the fp32 part of `logits` (loss inputs), no longer needed after B
+  double stage_input = 0;  // PACI mem mode: the only thing a forward keeps
+};
+
+}  // namespace parasim::strat::detail
