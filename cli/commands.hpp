@@ -30,6 +30,7 @@ struct CompareOptions {
   std::string placements;  // non-empty: compare TP placements (megatron,vanilla,btp) instead
   std::string layouts;     // non-empty: compare layouts of the tp x cp group (tsp,tp,cp,tpNxspM)
   std::string seq_lens;    // with layouts: repeat each at these sequence lengths
+  std::string optimizers;  // non-empty: compare optimizers NAME/SOLVER/PRECISION[/BLOCK[/SCALING]]
   int chunks = 2;         // v for interleaved-1f1b when the scenario does not set one
   std::string profile;
   std::string json;       // "-": standard output

@@ -141,6 +141,19 @@ std::string table(const std::vector<Row>& rows) {
     for (double b : per_stage) o += fmt::format(" {:>7.2f}", b / (1024.0 * 1024 * 1024));
     o += "\n";
   }
+  if (rows.front().report.optimizer_breakdown_s.size() > 1 ||
+      rows.back().report.optimizer_breakdown_s.size() > 1) {
+    o += "\nOptimizer step per GPU (ms), by part\n";
+    for (const auto& row : rows) {
+      double total = 0;
+      std::string parts;
+      for (const auto& [name, s] : row.report.optimizer_breakdown_s) {
+        total += s;
+        parts += fmt::format("{}{} {:.1f}", parts.empty() ? "" : ", ", name, s * 1e3);
+      }
+      o += fmt::format("{:<34} {:>9.1f}   [{}]\n", row.label, total * 1e3, parts);
+    }
+  }
   for (const auto& row : rows) {
     if (row.report.asynchronous) {
       o += fmt::format("\n{}: {} global batches simulated, {} warm-up excluded\n",
@@ -164,6 +177,62 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     cost::Diagnostics problems(o.scenario);
     std::vector<strat::Scenario> variants;
     std::vector<std::string> labels;
+    // Optimizer variants: NAME/SOLVER/PRECISION[/BLOCK[/SCALING]], NAME one of adamw, shampoo,
+    // dash-layer, dash-gpu.
+    for (const auto& spec : split_list(o.optimizers)) {
+      std::vector<std::string> f;
+      std::stringstream in(spec);
+      for (std::string part; std::getline(in, part, '/');) f.push_back(part);
+      strat::Scenario s = base;
+      auto& opt = s.optimizer;
+      const std::string& name = f.empty() ? spec : f[0];
+      bool ok = true;
+      if (name == "adamw") {
+        opt.kind = strat::OptimizerKind::kAdamW;
+      } else if (name == "shampoo" || name == "dash-layer" || name == "dash-gpu") {
+        opt.kind = name == "shampoo" ? strat::OptimizerKind::kShampoo : strat::OptimizerKind::kDash;
+        opt.stacking = name == "shampoo"      ? strat::Stacking::kNone
+                       : name == "dash-layer" ? strat::Stacking::kLayer
+                                              : strat::Stacking::kGpu;
+        if (f.size() > 1) {
+          if (f[1] == "evd") opt.solver = strat::RootSolver::kEvd;
+          else if (f[1] == "coupled-newton") opt.solver = strat::RootSolver::kCoupledNewton;
+          else if (f[1] == "newton-db") opt.solver = strat::RootSolver::kNewtonDb;
+          else if (f[1] == "chebyshev") opt.solver = strat::RootSolver::kChebyshev;
+          else ok = false;
+        }
+        if (f.size() > 2) {
+          if (f[2] == "fp32") opt.precision = cost::Dtype::kFp32;
+          else if (f[2] == "fp16") opt.precision = cost::Dtype::kFp16;
+          else if (f[2] == "bf16") opt.precision = cost::Dtype::kBf16;
+          else ok = false;
+        }
+        if (f.size() > 3) opt.block_size = std::atoi(f[3].c_str());
+        if (f.size() > 4) {
+          if (f[4] == "frobenius") opt.scaling = strat::RootScaling::kFrobenius;
+          else if (f[4] == "power-iteration") opt.scaling = strat::RootScaling::kPowerIteration;
+          else ok = false;
+        }
+        if (opt.block_size < 16 || f.size() > 5) ok = false;
+      } else {
+        ok = false;
+      }
+      if (!ok) {
+        problems.add("/optimizer", fmt::format("--optimizers: \"{}\" is not NAME/SOLVER/PRECISION"
+                                               "[/BLOCK[/SCALING]] (NAME adamw, shampoo, "
+                                               "dash-layer, dash-gpu; SOLVER evd, coupled-newton, "
+                                               "newton-db, chebyshev; PRECISION fp32, fp16, bf16)",
+                                               spec));
+        continue;
+      }
+      cost::Diagnostics d(o.scenario);
+      strat::check_scenario(s, d);
+      for (const auto& p : d.problems()) {
+        problems.add(p.json_path, fmt::format("with optimizer {}: {}", spec, p.message));
+      }
+      labels.push_back(spec);
+      variants.push_back(std::move(s));
+    }
     // Layouts of one group of G = tp x cp GPUs: tsp (folded), tp (Megatron), cp (context
     // parallel), tpNxspM (N-way TP with SP inside, M-way sequence sharding).
     if (!o.layouts.empty()) {
@@ -239,8 +308,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       variants.push_back(std::move(s));
       labels.push_back(name);
     }
-    for (const auto& name : by_placement || !o.layouts.empty() ? std::vector<std::string>{}
-                                                                : names) {
+    for (const auto& name : by_placement || !o.layouts.empty() || !o.optimizers.empty()
+                                ? std::vector<std::string>{}
+                                : names) {
       strat::Scenario s = base;
       if (!strat::schedule_from_name(name, &s.parallel.schedule)) {
         std::string known;
@@ -262,7 +332,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       }
       variants.push_back(std::move(s));
     }
-    if (names.empty() && o.layouts.empty()) {
+    if (names.empty() && o.layouts.empty() && o.optimizers.empty()) {
       problems.add("/parallel/schedule", "--schedules or --placements names nothing");
     }
     if (!problems.ok()) throw cost::InputError(std::move(problems));

@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
   compare->add_option("--seq-lens", cmp.seq_lens,
                       "With --layouts: repeat every layout at these sequence lengths (tokens, "
                       "comma-separated); --svg then also draws peak memory against length");
+  compare->add_option("--optimizers", cmp.optimizers,
+                      "Compare optimizers instead: NAME/SOLVER/PRECISION[/BLOCK[/SCALING]] with "
+                      "NAME adamw, shampoo, dash-layer, dash-gpu (e.g. shampoo/coupled-newton/fp32/"
+                      "1024,dash-gpu/coupled-newton/fp16/1024)");
   compare->add_option("--chunks", cmp.chunks,
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()

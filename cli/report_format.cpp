@@ -53,6 +53,13 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
        100 * r.hfu);
   line(o, "  pipeline (to last backward) {}, optimizer step {}", seconds(r.pipeline_time_s),
        seconds(r.optimizer_s));
+  if (r.optimizer_breakdown_s.size() > 1) {
+    std::string parts;
+    for (const auto& [name, s] : r.optimizer_breakdown_s) {
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", name, seconds(s));
+    }
+    line(o, "  optimizer step by part: {}", parts);
+  }
   line(o, "");
   line(o, "Bubble fraction per stage (idle share of the pipeline time)");
   std::string bubbles = " ";
@@ -129,6 +136,9 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   j["model_flops_per_step"] = r.model_flops_per_step;
   j["pipeline_time_s"] = r.pipeline_time_s;
   j["optimizer_step_s"] = r.optimizer_s;
+  nlohmann::ordered_json parts = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : r.optimizer_breakdown_s) parts[name] = s;
+  j["optimizer_breakdown_s"] = parts;
   j["micro_batches"] = r.micro_batches;
   j["total_gpus"] = r.total_gpus;
   j["simulated_devices"] = r.simulated_devices;

@@ -1,4 +1,5 @@
 // Workload builder: data parallelism (gradient buckets, ZeRO 1-3) and the optimizer step.
+#include "strategies/optimizer_shampoo.hpp"
 #include "strategies/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
@@ -90,6 +91,10 @@ void Builder::emit_data_parallel(int stage) {
       bucket = 0;
     }
     std::vector<OpId> steps;
+    if (sc_.optimizer.kind != OptimizerKind::kAdamW) {
+      emit_shampoo(stage, r, waits);
+      continue;
+    }
     for (int d = 0; d < dp_sim_; ++d) {
       const std::size_t dev = index(stage, d, r);
       const OpId op = w.add_compute(streams_[dev].compute, step_time, w.intern("adamw step"),
@@ -112,6 +117,41 @@ void Builder::emit_data_parallel(int stage) {
                          w.members(g)[static_cast<std::size_t>(d)]);
       }
     }
+  }
+}
+
+// Shampoo / DASH: factor update, inverse roots and preconditioning on the compute stream, then
+// the all-gather of the updates each rank computed for its blocks (optimizer_shampoo.hpp).
+void Builder::emit_shampoo(int stage, int r, const std::vector<std::vector<OpId>>& waits) {
+  auto& w = out_.workload;
+  const ShampooStepCost c = shampoo_step_cost(sc_, costs_, stage);
+  std::vector<OpId> last;
+  for (int d = 0; d < dp_sim_; ++d) {
+    const std::size_t dev = index(stage, d, r);
+    OpId prev = final_backward_[dev];
+    bool first = true;
+    for (const auto& [label, time] : {std::pair{"factor update", c.factor_update},
+                                      std::pair{"inverse roots", c.inverse_roots},
+                                      std::pair{"precondition and grafting", c.precondition}}) {
+      const OpId op = w.add_compute(streams_[dev].compute, time, w.intern(label), cat_opt_);
+      w.add_dependency(prev, op);
+      if (first) {
+        for (OpId m : waits[static_cast<std::size_t>(d)]) w.add_dependency(m, op);
+        first = false;
+      }
+      prev = op;
+    }
+    last.push_back(prev);
+  }
+  if (replicas_ <= 1) return;
+  const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
+                                      cost::Bytes{c.update_bytes}, layout_.dp_group(stage, r));
+  std::vector<std::size_t> members;
+  for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+  const auto g = emit_collective(members, &DeviceStreams::dp, plan, "optimizer update all-gather",
+                                 cat_dp_, -1, CommKind::kDataParallel, replicas_);
+  for (int d = 0; d < dp_sim_; ++d) {
+    w.add_dependency(last[static_cast<std::size_t>(d)], w.members(g)[static_cast<std::size_t>(d)]);
   }
 }
 

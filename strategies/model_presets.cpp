@@ -72,6 +72,16 @@ std::vector<ModelPreset> build_presets() {
       "and 50257-token BPE vocabulary). Dense attention throughout; the paper's alternating "
       "locally banded sparse layers are not modelled.",
       gpt("gpt3-175b", 96, 12288, 96, 2048)));
+  {
+    ModelSpec m = llama2("llama-953m", 16, 2048, 16, 16, 5632);
+    m.seq_len = 1024;
+    presets.push_back(preset(
+        "Llama-953M (DASH's model): 16 layers, hidden 2048, 16 heads, SwiGLU 5632, context 1024",
+        "DASH, arXiv 2602.02016, sec. 5 and the IST-DASLab/DASH repository (16 layers, d 2048, "
+        "16 heads, vocab 32000, sequence 1024); ffn 5632 (= 2.75 d) makes the parameter count "
+        "953M with untied embeddings (ours, from the name)",
+        m));
+  }
   presets.push_back(preset(
       "Llama 2 7B: 32 layers, hidden 4096, 32 heads (MHA), SwiGLU 11008, context 4096",
       std::string(kLlama2Paper) +

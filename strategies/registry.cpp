@@ -90,6 +90,18 @@ std::vector<RegistryEntry> build_registry() {
        "Korthikanti et al. 2022, arXiv 2205.05198", {}},
       {"recompute", "full", "only each layer's input kept; the layer's forward rerun in backward",
        "Chen et al. 2016, arXiv 1604.06174", {}},
+      {"optimizer", "shampoo",
+       "Distributed Shampoo: L, R factors per block of at most B x B, inverse 4th roots every f "
+       "steps (EVD, coupled Newton, Newton-DB, Chebyshev), Adam grafting, blocks spread over "
+       "data-parallel ranks and updates all-gathered; one kernel per block and matmul",
+       "Shi et al. 2023, arXiv 2309.06497",
+       {{"block_size", "", "1024", "max_preconditioner_dim"},
+        {"solver", "", "coupled-newton", "evd, coupled-newton, newton-db, chebyshev"}}},
+      {"optimizer", "dash",
+       "DASH: Shampoo with blocks stacked into 3-D tensors (per layer or per GPU) for batched "
+       "kernels, Newton-DB or Chebyshev roots, power-iteration scaling",
+       "DASH 2026, arXiv 2602.02016",
+       {{"stacking", "", "layer", "layer or gpu"}, {"solver", "", "newton-db", "as shampoo"}}},
       {"optimizer", "adamw",
        "memory-bound step over the parameters a GPU owns: fp32 master weights and two moments "
        "(30 bytes moved per parameter in mixed precision)",

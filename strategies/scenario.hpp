@@ -85,10 +85,29 @@ struct ParallelSpec {
   cost::Bytes dp_bucket{25e6};  // gradient all-reduce bucket (PyTorch DDP default 25 MB)
 };
 
-enum class OptimizerKind { kAdamW };
+// AdamW; Distributed Shampoo (blocks processed one by one; Shi et al. 2023, arXiv 2309.06497);
+// DASH (blocks stacked into 3-D tensors for batched kernels; arXiv 2602.02016).
+enum class OptimizerKind { kAdamW, kShampoo, kDash };
+enum class RootSolver { kEvd, kCoupledNewton, kNewtonDb, kChebyshev };
+enum class RootScaling { kFrobenius, kPowerIteration };
+// DASH's stacking: none (block by block, Distributed Shampoo), layer (DashLayerwise: the blocks
+// of one layer in one stack), gpu (DashGpu: every block of a GPU in one stack per size).
+enum class Stacking { kNone, kLayer, kGpu };
+const char* optimizer_name(OptimizerKind k);
+const char* root_solver_name(RootSolver s);
+const char* stacking_name(Stacking s);
 
 struct OptimizerSpec {
   OptimizerKind kind = OptimizerKind::kAdamW;
+  // Shampoo and DASH:
+  int block_size = 1024;             // max_preconditioner_dim
+  int precondition_frequency = 1;    // inverse roots every f steps
+  RootSolver solver = RootSolver::kCoupledNewton;
+  int iterations = 10;               // Newton iterations (per run for Newton-DB)
+  int chebyshev_degree = 60;
+  RootScaling scaling = RootScaling::kFrobenius;
+  cost::Dtype precision = cost::Dtype::kFp32;  // of the root solver's matmuls
+  Stacking stacking = Stacking::kNone;
 };
 
 struct Scenario {

@@ -256,8 +256,42 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
 
 void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
   JsonObjectReader r(node, "/optimizer", d);
-  if (auto name = r.choice("name", true, {"adamw"})) o.kind = OptimizerKind::kAdamW;
+  if (auto name = r.choice("name", true, {"adamw", "shampoo", "dash"})) {
+    o.kind = *name == "shampoo" ? OptimizerKind::kShampoo
+             : *name == "dash"  ? OptimizerKind::kDash
+                                : OptimizerKind::kAdamW;
+    if (o.kind == OptimizerKind::kDash) {  // DASH's defaults (arXiv 2602.02016)
+      o.stacking = Stacking::kLayer;
+      o.solver = RootSolver::kNewtonDb;
+    }
+  }
+  assign(o.block_size, r.integer("block_size", false, 16, 1 << 16));
+  assign(o.precondition_frequency, r.integer("precondition_frequency", false, 1, 1 << 20));
+  if (auto s = r.choice("solver", false, {"evd", "coupled-newton", "newton-db", "chebyshev"})) {
+    o.solver = *s == "evd"              ? RootSolver::kEvd
+               : *s == "coupled-newton" ? RootSolver::kCoupledNewton
+               : *s == "newton-db"      ? RootSolver::kNewtonDb
+                                        : RootSolver::kChebyshev;
+  }
+  assign(o.iterations, r.integer("iterations", false, 1, 1000));
+  assign(o.chebyshev_degree, r.integer("chebyshev_degree", false, 2, 1000));
+  if (auto s = r.choice("scaling", false, {"frobenius", "power-iteration"})) {
+    o.scaling = *s == "power-iteration" ? RootScaling::kPowerIteration : RootScaling::kFrobenius;
+  }
+  if (auto p = r.choice("precision", false, {"fp32", "fp16", "bf16"})) {
+    o.precision = *p == "fp16" ? cost::Dtype::kFp16
+                  : *p == "bf16" ? cost::Dtype::kBf16
+                                 : cost::Dtype::kFp32;
+  }
+  r.choice("grafting", false, {"adam"});
+  if (auto s = r.choice("stacking", false, {"none", "layer", "gpu"})) {
+    o.stacking = *s == "gpu" ? Stacking::kGpu : *s == "layer" ? Stacking::kLayer : Stacking::kNone;
+  }
   r.finish();
+  if (o.kind == OptimizerKind::kShampoo && o.stacking != Stacking::kNone) {
+    d.add("/optimizer/stacking", "Distributed Shampoo processes blocks one by one; stacking "
+                                 "\"layer\" or \"gpu\" is DASH (\"name\": \"dash\")");
+  }
 }
 
 bool splits_weight_gradient_schedule(PipelineSchedule s) {
@@ -299,6 +333,12 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
           fmt::format("interleaved-1f1b needs the micro-batch count ({}) to be a multiple of pp "
                       "({})",
                       t.global_batch / (t.micro_batch * p.dp), p.pp));
+  }
+  if (async && s.optimizer.kind != OptimizerKind::kAdamW) {
+    d.add("/optimizer/name", fmt::format("{} steps each stage's optimizer on its own; parasim "
+                                         "models that with adamw (got {})",
+                                         schedule_name(p.schedule),
+                                         optimizer_name(s.optimizer.kind)));
   }
   if (async && (p.dp != 1 || p.zero_stage != 0)) {
     d.add("/parallel/schedule",
@@ -441,6 +481,34 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
 }
 
 }  // namespace
+
+const char* optimizer_name(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::kAdamW: return "adamw";
+    case OptimizerKind::kShampoo: return "shampoo";
+    case OptimizerKind::kDash: return "dash";
+  }
+  return "?";
+}
+
+const char* root_solver_name(RootSolver s) {
+  switch (s) {
+    case RootSolver::kEvd: return "evd";
+    case RootSolver::kCoupledNewton: return "coupled-newton";
+    case RootSolver::kNewtonDb: return "newton-db";
+    case RootSolver::kChebyshev: return "chebyshev";
+  }
+  return "?";
+}
+
+const char* stacking_name(Stacking s) {
+  switch (s) {
+    case Stacking::kNone: return "none";
+    case Stacking::kLayer: return "layer";
+    case Stacking::kGpu: return "gpu";
+  }
+  return "?";
+}
 
 const char* tp_placement_name(TpPlacement p) {
   switch (p) {

@@ -268,11 +268,21 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   }
 
   // Optimizer time (first device) and critical path by category.
+  std::map<std::string, double> parts;
   for (OpId o : w.stream_ops(built.devices[0].compute_stream)) {
     if (w.op(o).category == built.optimizer_category) {
-      rep.optimizer_s += (r.op_end[o] - r.op_start[o]).to_seconds();
+      const double s = (r.op_end[o] - r.op_start[o]).to_seconds();
+      rep.optimizer_s += s;
+      parts[w.text(w.op(o).label)] += s;
     }
   }
+  for (sim::GroupId g = 0; g < w.group_count(); ++g) {
+    const OpId m = w.members(g)[0];
+    if (w.device_of(m) == 0 && w.text(w.op(m).label) == "optimizer update all-gather") {
+      parts["update all-gather"] += (r.op_end[m] - starts[g]).to_seconds();
+    }
+  }
+  for (const auto& [name, s] : parts) rep.optimizer_breakdown_s.emplace_back(name, s * per_step);
   // Consecutive path ops can overlap in time (both members of a transfer are on the path);
   // each moment is counted once, for the op that ends it.
   rep.optimizer_s *= per_step;

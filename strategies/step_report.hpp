@@ -80,7 +80,10 @@ struct StepReport {
   double model_tflops_per_gpu = 0;   // model TFLOP/s per GPU
   double mfu = 0;
   double hfu = 0;                    // executed (recompute included) over peak
-  double optimizer_s = 0;            // optimizer step time on stage 0
+  double optimizer_s = 0;            // optimizer step time on stage 0 (compute)
+  // The optimizer step on the first device by part: AdamW's one op, or Shampoo/DASH's factor
+  // update, inverse roots, preconditioning and grafting, and the update all-gather.
+  std::vector<std::pair<std::string, double>> optimizer_breakdown_s;
   std::vector<double> bubble_fraction;                 // per stage
   std::vector<StageStaleness> staleness;               // per stage
   std::vector<int> weight_versions;                    // per stage: versions held at once

@@ -1,4 +1,5 @@
 // Workload builder: devices and links, base memory, layer steps and collectives, build().
+#include "strategies/optimizer_shampoo.hpp"
 #include "strategies/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
@@ -64,7 +65,11 @@ void Builder::set_base_memory() {
         cost::model_state_bytes(params, replicas_, sc_.parallel.zero_stage, mixed);
     w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(state.weights.value));
     w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(state.gradients.value));
-    w.set_base_memory(dev, mem_optimizer_, static_cast<std::int64_t>(state.optimizer.value));
+    double optimizer = state.optimizer.value;
+    if (sc_.optimizer.kind != OptimizerKind::kAdamW) {  // factors and roots of the owned blocks
+      optimizer += shampoo_step_cost(sc_, costs_, s).state_bytes;
+    }
+    w.set_base_memory(dev, mem_optimizer_, static_cast<std::int64_t>(optimizer));
   }
 }
 

@@ -102,6 +102,7 @@ class Builder {
                                std::uint8_t queue = 0);
   void emit_p2p();
   void emit_data_parallel(int stage);
+  void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
   void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
 
   std::size_t op_estimate_;
