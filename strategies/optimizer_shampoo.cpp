@@ -123,7 +123,9 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
                                       static_cast<double>(b.cols) * b.cols);  // factor + root
     }
   }
-  const auto fp32 = cost::Dtype::kFp32;
+  const auto fp32 = o.allow_tf32 ? cost::Dtype::kTf32 : cost::Dtype::kFp32;
+  const auto solver_dtype =
+      o.precision == cost::Dtype::kFp32 && o.allow_tf32 ? cost::Dtype::kTf32 : o.precision;
   for (const auto& [key, count] : block_stacks) {
     const double b1 = key.second.first, b2 = key.second.second;
     // L += G G^T and R += G^T G; then L^-1/4 G and (.) R^-1/4.
@@ -152,7 +154,7 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
                (stacked ? 1 : count);
       root_kernels += stacked ? 1 : count;
     }
-    roots += gemms(costs, n, n, n, count, root_matmuls(o), stacked, o.precision, root_kernels);
+    roots += gemms(costs, n, n, n, count, root_matmuls(o), stacked, solver_dtype, root_kernels);
   }
   out.inverse_roots = sim::Time::seconds(roots.to_seconds() / f);
   kernels += static_cast<int>(std::lround(root_kernels / f));

@@ -7,7 +7,7 @@
 // data-parallel ranks by greedy load balance (largest first onto the least loaded rank): block by
 // block for Distributed Shampoo, layer by layer for DASH (its layers are the unit it stacks).
 // Per step, on the most loaded rank:
-//   factor update  L += G G^T, R += G^T G (fp32 GEMMs);
+//   factor update  L += G G^T, R += G^T G (fp32 GEMMs; TF32 with optimizer.allow_tf32);
 //   inverse roots  every f steps (amortised: / f), per factor n x n, from the solver's matmul count:
 //                  coupled Newton 4 per iteration (p = 4); Newton-DB two chained runs of
 //                  1 + 3 (k - 1) (p = 4 as a square root then an inverse square root); Chebyshev

@@ -108,6 +108,9 @@ struct OptimizerSpec {
   RootScaling scaling = RootScaling::kFrobenius;
   cost::Dtype precision = cost::Dtype::kFp32;  // of the root solver's matmuls
   Stacking stacking = Stacking::kNone;
+  // fp32 matmuls (factor updates, preconditioning, fp32 solvers) run on TF32 tensor cores, as
+  // PyTorch's torch.backends.cuda.matmul.allow_tf32 = True makes them (DASH's runs set it).
+  bool allow_tf32 = false;
 };
 
 struct Scenario {

@@ -284,6 +284,7 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
                                  : cost::Dtype::kFp32;
   }
   r.choice("grafting", false, {"adam"});
+  assign(o.allow_tf32, r.boolean("allow_tf32", false));
   if (auto s = r.choice("stacking", false, {"none", "layer", "gpu"})) {
     o.stacking = *s == "gpu" ? Stacking::kGpu : *s == "layer" ? Stacking::kLayer : Stacking::kNone;
   }
