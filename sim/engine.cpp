@@ -320,6 +320,14 @@ SimResult Run::execute() {
 
 }  // namespace
 
+std::vector<Time> group_start_times(const Workload& w, const SimResult& r) {
+  std::vector<Time> start(w.group_count(), Time::zero());
+  for (GroupId g = 0; g < w.group_count(); ++g) {
+    for (OpId m : w.members(g)) start[g] = max(start[g], r.op_start[m]);
+  }
+  return start;
+}
+
 Engine::Engine(const Workload& workload, EngineOptions options)
     : workload_(workload), options_(options) {}
 

@@ -48,6 +48,10 @@ struct SimResult {
   std::uint64_t events_processed = 0;
 };
 
+// When each group really started: its last member's arrival (members keep their own arrival as
+// op_start, which includes waiting at the stream head for the others).
+std::vector<Time> group_start_times(const Workload& workload, const SimResult& result);
+
 class Engine {
  public:
   explicit Engine(const Workload& workload, EngineOptions options = {});

@@ -63,10 +63,7 @@ void write_chrome_trace(std::ostream& out, const Workload& w, const SimResult& r
   }
   // A group member is drawn from the moment the group starts (its last member arrives): the time
   // a member waited at its stream head for the others is not communication.
-  std::vector<Time> group_start(w.group_count(), Time::zero());
-  for (GroupId g = 0; g < w.group_count(); ++g) {
-    for (OpId m : w.members(g)) group_start[g] = max(group_start[g], r.op_start[m]);
-  }
+  const std::vector<Time> group_start = group_start_times(w, r);
   for (OpId o = 0; o < w.op_count(); ++o) {
     const Op& op = w.op(o);
     const Stream& st = w.stream(op.stream);

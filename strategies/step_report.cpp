@@ -11,15 +11,6 @@ namespace {
 using sim::OpId;
 using sim::Time;
 
-// When a group really ran: from the last member's arrival to its end.
-std::vector<Time> group_starts(const sim::Workload& w, const sim::SimResult& r) {
-  std::vector<Time> start(w.group_count(), Time::zero());
-  for (sim::GroupId g = 0; g < w.group_count(); ++g) {
-    for (OpId m : w.members(g)) start[g] = sim::max(start[g], r.op_start[m]);
-  }
-  return start;
-}
-
 // Length of [a, b) not covered by the sorted, disjoint intervals `busy`.
 double uncovered(Time a, Time b, const std::vector<std::pair<Time, Time>>& busy) {
   if (b <= a) return 0;
@@ -188,7 +179,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   }
 
   // Exposed communication and bytes.
-  const auto starts = group_starts(w, r);
+  const auto starts = sim::group_start_times(w, r);
   std::vector<std::vector<std::pair<Time, Time>>> compute_busy(w.device_count());
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
     for (OpId o : w.stream_ops(built.devices[d].compute_stream)) {
