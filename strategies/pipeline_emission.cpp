@@ -273,8 +273,8 @@ void Builder::emit_p2p() {
     for (int d = 0; d < dp_sim_; ++d) {
       for (int r = 0; r < tp_sim_; ++r) {
         const std::size_t a = index(s, d, r), b = index(s_next, d, r);
-        const bool inter = layout_.node(layout_.rank(s, d, r)) !=
-                           layout_.node(layout_.rank(s_next, d, r));
+        const bool inter =
+            layout_.pipeline_link(s, s_next, d, r) == cost::LinkClass::kInterNode;
         const sim::Time latency = inter ? c.inter_node.latency : c.intra_node.latency;
         auto transfer = [&](std::size_t from, std::size_t to, sim::StreamId send,
                             sim::StreamId recv, const char* label, int mb) {

@@ -25,10 +25,10 @@ cost::GroupPlacement RankLayout::replica_block_group(int stage, int first, int c
   return placement(count, [&](int i) { return rank(stage, first + i, 0); });
 }
 
-cost::LinkClass RankLayout::pipeline_link(int stage, int dp_rank, int tp_rank) const {
-  const int from = rank(stage, dp_rank, tp_rank);
-  const int to = rank(stage + 1, dp_rank, tp_rank);
-  return node(from) == node(to) ? cost::LinkClass::kIntraNode : cost::LinkClass::kInterNode;
+cost::LinkClass RankLayout::pipeline_link(int from, int to, int dp_rank, int tp_rank) const {
+  return node(rank(from, dp_rank, tp_rank)) == node(rank(to, dp_rank, tp_rank))
+             ? cost::LinkClass::kIntraNode
+             : cost::LinkClass::kInterNode;
 }
 
 }  // namespace parasim::strat

@@ -28,8 +28,9 @@ class RankLayout {
   // `count` consecutive replicas from `first` (tp rank 0): a context-parallel group when the
   // layout's dp is dp x cp.
   cost::GroupPlacement replica_block_group(int stage, int first, int count) const;
-  // Whether the pipeline hop stage -> stage+1 of (dp_rank, tp_rank) leaves the node.
-  cost::LinkClass pipeline_link(int stage, int dp_rank, int tp_rank) const;
+  // Whether the pipeline hop from stage `from` to stage `to` of (dp_rank, tp_rank) leaves the node
+  // (stages need not be adjacent: interleaving wraps from the last stage to the first).
+  cost::LinkClass pipeline_link(int from, int to, int dp_rank, int tp_rank) const;
 
  private:
   template <typename RankOf>
