@@ -29,13 +29,30 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
        static_cast<double>(sc.model.total_params()) / 1e9, sc.model.layers, sc.model.seq_len);
   line(o, "  cluster {}: {} nodes x {} GPUs = {} x {}", sc.cluster.name, sc.cluster.nodes,
        sc.cluster.gpus_per_node, r.total_gpus, sc.cluster.device.name);
-  line(o, "  parallel dp {} tp {} pp {}{}, schedule {}{}, ZeRO {}, recompute {}, {}", p.dp, p.tp,
-       p.pp, p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
+  line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, ZeRO {}, recompute {}, {}", p.dp,
+       p.tp, p.tp_placement == strat::TpPlacement::kTsp ? " (TSP)" : "", p.pp,
+       p.cp > 1 ? fmt::format(" cp {}{}", p.cp, p.cp_allgather ? " (all-gather)" : " (ring)")
+                : std::string(),
+       p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
        p.chunks > 1 ? fmt::format(" (v = {})", p.chunks) : std::string(),
        p.zero_stage, cost::recompute_name(sc.training.recompute),
        cost::dtype_name(sc.training.precision));
   line(o, "  batch {} sequences = {} micro-batches of {} per replica", sc.training.global_batch,
        r.micro_batches, sc.training.micro_batch);
+  if (sc.model.low_rank.enabled()) {
+    line(o, "  low-rank {} ranks {} (attention) / {} (MLP), placement {}",
+         strat::low_rank_variant_name(sc.model.low_rank.variant), sc.model.low_rank.attn_rank,
+         sc.model.low_rank.mlp_rank, strat::tp_placement_name(p.tp_placement));
+  }
+  const auto& opt = sc.optimizer;
+  if (opt.kind == strat::OptimizerKind::kAdamW) {
+    line(o, "  optimizer adamw");
+  } else {
+    line(o, "  optimizer {}: {} x {} iterations at {}{}, blocks of {}, every {} step(s), stacking {}",
+         strat::optimizer_name(opt.kind), strat::root_solver_name(opt.solver), opt.iterations,
+         cost::dtype_name(opt.precision), opt.allow_tf32 ? " (fp32 as TF32)" : "",
+         opt.block_size, opt.precondition_frequency, strat::stacking_name(opt.stacking));
+  }
   line(o, "  simulated {} of {} GPUs ({}), {} ops, {} events", r.simulated_devices, r.total_gpus,
        r.full ? "full" : "symmetric", r.ops, r.events);
   if (r.asynchronous) {
