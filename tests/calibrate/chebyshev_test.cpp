@@ -7,6 +7,7 @@
 //   condition 1e1: ~1e-13, 1e2: ~1e-5 (p = 4) / ~4e-5 (p = 2), 1e4: ~0.1-0.2, 1e6: ~0.4-0.7
 // (relative Frobenius error against Eigen's SelfAdjointEigenSolver, spectral scaling, interval
 // cap = c / lambda_min), and that raising the degree recovers accuracy.
+#include "eigen_reference.hpp"
 #include "calibrate/chebyshev.hpp"
 
 #include <doctest/doctest.h>
@@ -21,6 +22,8 @@
 #include "calibrate/inverse_root.hpp"
 
 using namespace parasim::calib;
+using parasim::test::eigen_reference;
+using parasim::test::relative_error;
 
 namespace {
 
@@ -29,17 +32,6 @@ constexpr double kLambdaMax = 3.0;
 Eigen::MatrixXd test_matrix(Eigen::Index n, double condition) {
   return spd_with_spectrum(geometric_spectrum(n, kLambdaMax, condition),
                            0xCAB0ULL + static_cast<std::uint64_t>(n));
-}
-
-Eigen::MatrixXd eigen_reference(const Eigen::MatrixXd& a, int p) {
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(a);
-  REQUIRE(eig.info() == Eigen::Success);
-  const Eigen::VectorXd powered = eig.eigenvalues().array().pow(-1.0 / static_cast<double>(p));
-  return eig.eigenvectors() * powered.asDiagonal() * eig.eigenvectors().transpose();
-}
-
-double relative_error(const Eigen::MatrixXd& x, const Eigen::MatrixXd& reference) {
-  return (x - reference).norm() / reference.norm();
 }
 
 // The tightest interval cap for a test matrix: c / lambda_min with Chebyshev's scale c.

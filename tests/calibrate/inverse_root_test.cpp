@@ -11,6 +11,7 @@
 // 512 x 512 product is ~15 ms here, and a p = 4 Newton-DB solve at condition 1e6 needs ~110),
 // sizes 16..128 run the full grid (condition 1e2, 1e4, 1e6; p = 2, 4; both scalings), 256 runs
 // condition 1e6 with p = 2 and 4, and 512 runs condition 1e6 with p = 4 only.
+#include "eigen_reference.hpp"
 #include "calibrate/inverse_root.hpp"
 
 #include <doctest/doctest.h>
@@ -27,6 +28,8 @@
 #include "calibrate/power_iteration.hpp"
 
 using namespace parasim::calib;
+using parasim::test::eigen_reference;
+using parasim::test::relative_error;
 
 namespace {
 
@@ -42,19 +45,6 @@ std::uint64_t matrix_seed(Eigen::Index n, double condition) {
 
 Eigen::MatrixXd test_matrix(Eigen::Index n, double condition) {
   return spd_with_spectrum(geometric_spectrum(n, kLambdaMax, condition), matrix_seed(n, condition));
-}
-
-// A^(-1/p) from Eigen's SelfAdjointEigenSolver, written out here rather than through
-// inverse_root_evd so the reference is independent of the code under test.
-Eigen::MatrixXd eigen_reference(const Eigen::MatrixXd& a, int p) {
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(a);
-  REQUIRE(eig.info() == Eigen::Success);
-  const Eigen::VectorXd powered = eig.eigenvalues().array().pow(-1.0 / static_cast<double>(p));
-  return eig.eigenvectors() * powered.asDiagonal() * eig.eigenvectors().transpose();
-}
-
-double relative_error(const Eigen::MatrixXd& x, const Eigen::MatrixXd& reference) {
-  return (x - reference).norm() / reference.norm();
 }
 
 const char* solver_name(Solver s) {

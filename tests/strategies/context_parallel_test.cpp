@@ -60,14 +60,8 @@ TEST_CASE("Context parallelism: symmetric == full, activations 1/cp, K/V traffic
   for (bool allgather : {false, true}) {
     CAPTURE(allgather);
     const auto sc = cp_scenario(4, allgather, 2);
-    const cost::CostModel costs(sc.cluster);
-    auto run = [&](bool full) {
-      auto built = strat::build_workload(sc, costs, {full});
-      auto result = sim::Engine(built.workload).run();
-      return strat::make_step_report(sc, built, result);
-    };
-    const auto sym = run(false);
-    const auto full = run(true);
+    const auto sym = test::simulate_report(sc, false);
+    const auto full = test::simulate_report(sc, true);
     CHECK(sym.step_time_s == full.step_time_s);
     CHECK(full.comm_bytes[static_cast<std::size_t>(strat::CommKind::kContextParallel)] > 0);
   }
@@ -88,10 +82,7 @@ TEST_CASE("Ring attention hides K/V transfers when a block's compute outlasts th
     auto sc = cp_scenario(8, false);
     sc.model.layers = 2;
     sc.model.seq_len = seq_len;
-    const cost::CostModel costs(sc.cluster);
-    auto built = strat::build_workload(sc, costs, {});
-    auto result = sim::Engine(built.workload).run();
-    const auto r = strat::make_step_report(sc, built, result);
+    const auto r = test::simulate_report(sc);
     double transfer_time = 0;
     for (const auto& c : r.collectives) {
       if (c.kind == "cp") transfer_time += c.mean_time_s * c.count_per_gpu;

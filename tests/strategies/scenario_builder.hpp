@@ -1,6 +1,10 @@
 #pragma once
 // Builds small Scenarios in code for the strategy tests, with the invariants of scenario.hpp.
 #include "costmodel/cluster_presets.hpp"
+#include "costmodel/cost_model.hpp"
+#include "sim/engine.hpp"
+#include "strategies/step_report.hpp"
+#include "strategies/workload_builder.hpp"
 #include "strategies/model_presets.hpp"
 #include "strategies/scenario.hpp"
 
@@ -26,6 +30,14 @@ inline strat::Scenario small_scenario(int dp, int tp, int pp, int global_batch, 
   s.parallel.tp = tp;
   s.parallel.pp = pp;
   return s;
+}
+
+// Builds, simulates and reports a scenario with the analytical cost model.
+inline strat::StepReport simulate_report(const strat::Scenario& sc, bool full = false) {
+  const cost::CostModel costs(sc.cluster);
+  const auto built = strat::build_workload(sc, costs, {full});
+  const auto result = sim::Engine(built.workload).run();
+  return strat::make_step_report(sc, built, result);
 }
 
 }  // namespace parasim::test

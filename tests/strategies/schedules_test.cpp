@@ -150,17 +150,11 @@ TEST_CASE("PACI steady-state speedup over 1F1B-flush is (a+P-1)/a within 2%") {
 TEST_CASE("PACI holds 1F1B-flush's peak activation memory on every stage; mem mode less") {
   auto sc = test::small_scenario(1, 1, 4, 8, 1, 4);
   sc.parallel.schedule = PipelineSchedule::kOneFOneB;
-  const cost::CostModel costs(sc.cluster);
-  auto run = [&](const strat::Scenario& s) {
-    auto built = strat::build_workload(s, costs, {});
-    auto result = sim::Engine(built.workload).run();
-    return strat::make_step_report(s, built, result);
-  };
-  const auto flush = run(sc);
+  const auto flush = test::simulate_report(sc);
   sc.parallel.schedule = PipelineSchedule::kPaci;
-  const auto paci = run(sc);
+  const auto paci = test::simulate_report(sc);
   sc.parallel.paci_mode = strat::PaciMode::kMem;
-  const auto mem = run(sc);
+  const auto mem = test::simulate_report(sc);
   auto activations = [](const strat::DeviceMemory& m) {
     for (const auto& [name, bytes] : m.breakdown_bytes) {
       if (name == "activations") return bytes;

@@ -110,14 +110,8 @@ TEST_CASE("TSP holds 1/D of the activations and of the weight matrices per rank"
 TEST_CASE("TSP: symmetric and full simulation agree; weight transfers overlap compute") {
   auto sc = tsp_scenario(4, 16384, strat::TpPlacement::kTsp);
   sc.model.layers = 2;
-  const cost::CostModel costs(sc.cluster);
-  auto run = [&](bool full) {
-    auto built = strat::build_workload(sc, costs, {full});
-    auto result = sim::Engine(built.workload).run();
-    return strat::make_step_report(sc, built, result);
-  };
-  const auto sym = run(false);
-  const auto full = run(true);
+  const auto sym = test::simulate_report(sc, false);
+  const auto full = test::simulate_report(sc, true);
   CHECK(sym.step_time_s == full.step_time_s);
   // The weight stream runs beside the compute: less of the TP-group traffic is exposed than its
   // transfers take.
