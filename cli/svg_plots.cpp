@@ -687,4 +687,6 @@ std::string svg_memory(const std::string& title, const std::vector<MemorySeries>
   return o;
 }
 
+std::string svg_escape(std::string_view text) { return escape(text); }
+
 }  // namespace parasim::cli

@@ -65,4 +65,8 @@ struct MemorySeries {
 std::string svg_memory(const std::string& title, const std::vector<MemorySeries>& series,
                        double span_s, double capacity_bytes);
 
+// Text as SVG/XML character data or attribute value (markup escaped, characters XML does not
+// allow replaced by '?'); for other SVG writers of parasim.
+std::string svg_escape(std::string_view text);
+
 }  // namespace parasim::cli

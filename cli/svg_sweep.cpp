@@ -14,19 +14,6 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr const char* kColours[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
                                     "#56B4E9", "#F0E442", "#000000"};
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -57,7 +44,7 @@ std::string svg_sweep(const std::string& title, const std::vector<SweepSeries>& 
       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">{3}</text>\n",
-      width, height, width / 2, escape(title));
+      width, height, width / 2, svg_escape(title));
   for (int i = 0; i <= 5; ++i) {  // y grid in GiB
     const double v = y_top * i / 5.0;
     const double y = py(v * kGiB);
@@ -94,13 +81,13 @@ std::string svg_sweep(const std::string& title, const std::vector<SweepSeries>& 
     for (const auto& [x, y] : series[i].points) {
       o += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"3.5\" fill=\"{}\"><title>{} at "
                        "{:.0f}K: {:.1f} GiB</title></circle>\n",
-                       px(x), py(y), colour, escape(series[i].name), x / 1024.0, y / kGiB);
+                       px(x), py(y), colour, svg_escape(series[i].name), x / 1024.0, y / kGiB);
     }
     const double lx = left + 150.0 * static_cast<double>(i % 5);
     const double ly = top + plot_h + 60 + 20.0 * static_cast<double>(i / 5);
     o += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"14\" height=\"4\" fill=\"{}\"/>"
                      "<text x=\"{:.2f}\" y=\"{:.2f}\">{}</text>\n",
-                     lx, ly - 4, colour, lx + 20, ly, escape(series[i].name));
+                     lx, ly - 4, colour, lx + 20, ly, svg_escape(series[i].name));
   }
   o += "</svg>\n";
   return o;
