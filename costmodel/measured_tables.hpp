@@ -1,0 +1,116 @@
+#pragma once
+// parasim::cost measured tables — what `parasim calibrate` measured, as held in a version 2
+// profile (docs/profile.md) and read back by the cost model.
+//
+// Every time is the median of the samples, in seconds, with its 20th and 80th percentiles
+// (conventions.md section 2.2). Shapes and sizes use the cost model's own conventions: GemmShape
+// (compute_cost.hpp) and nccl-tests message sizes (collective_cost.hpp). The raw points are kept;
+// fits are stored beside them, never instead of them.
+//
+// Invariants (checked when a profile is read): times > 0 and p20 <= median <= p80; a collective
+// series has one (kind, placement) and its points strictly increasing in message size; solver
+// and norm points have positive sizes.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/collective_cost.hpp"
+#include "costmodel/compute_cost.hpp"
+
+namespace parasim::cost {
+
+struct MeasuredTime {
+  double median_s = 0;
+  double p20_s = 0;
+  double p80_s = 0;
+  int samples = 0;
+};
+
+struct GemmPoint {
+  GemmShape shape;
+  bool transpose_a = false;
+  bool transpose_b = false;
+  MeasuredTime time;
+};
+
+struct CollectivePoint {
+  Bytes message;  // nccl-tests S
+  bool in_place = false;
+  MeasuredTime time;  // the slowest rank's median, as nccl-tests reports
+  bool correct = true;
+};
+
+// t(S) = alpha + beta * S, least squares on the measured medians (calibrate/fit.hpp).
+struct AlphaBeta {
+  double alpha_s = 0;          // seconds
+  double beta_s_per_byte = 0;  // seconds per byte (1 / bandwidth)
+};
+
+struct CollectiveSeries {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  GroupPlacement group;
+  std::vector<CollectivePoint> points;  // increasing message; in-place and out-of-place apart
+  std::optional<AlphaBeta> fit;
+};
+
+struct SolverPoint {
+  std::string solver;   // "newton-db", "coupled-newton", "chebyshev", "evd"
+  int block = 0;        // B
+  int batch = 0;        // N blocks in the stack
+  int iterations = 0;   // per run (Newton), degree (Chebyshev), 0 (EVD)
+  Dtype dtype = Dtype::kFp32;
+  bool batched = true;  // false: block by block
+  MeasuredTime time;    // the whole stack
+};
+
+struct NormPoint {
+  std::int64_t rows = 0;
+  std::int64_t hidden = 0;
+  bool fused_statistic = false;
+  Bytes moved;          // reads plus writes
+  MeasuredTime time;
+};
+
+struct OverlapPoint {
+  GemmShape gemm;
+  Bytes allreduce_message;
+  double gemm_alone_s = 0, gemm_overlapped_s = 0;
+  double allreduce_alone_s = 0, allreduce_overlapped_s = 0;
+};
+
+// Where the numbers come from (printed by `parasim calibrate`, kept in the file).
+struct Provenance {
+  std::string backend;        // "cuda" or "cpu"
+  std::string device;         // "NVIDIA H200", or the CPU model
+  int device_count = 0;       // devices (GPUs) or MPI ranks measured together
+  int ranks = 0;              // MPI ranks
+  int nodes = 0;              // distinct hosts among the ranks
+  std::string driver;         // versions as text, "" when not applicable
+  std::string cuda;
+  std::string cublas;
+  std::string nccl;
+  std::string mpi;
+  std::string clocks;         // e.g. "sm 1980 MHz, memory 2619 MHz"
+  std::string date;           // ISO 8601 UTC
+  std::string command_line;
+  std::string parasim_version;
+};
+
+struct MeasuredTables {
+  Provenance provenance;
+  bool complete = false;  // false while (or when) a calibration run was interrupted
+  std::vector<GemmPoint> gemm;
+  std::vector<CollectiveSeries> collectives;
+  std::vector<SolverPoint> solvers;
+  std::vector<NormPoint> norms;
+  std::optional<MeasuredTime> launch_overhead;  // per kernel
+  std::vector<OverlapPoint> overlap;
+
+  bool empty() const {
+    return gemm.empty() && collectives.empty() && solvers.empty() && norms.empty() &&
+           !launch_overhead && overlap.empty();
+  }
+};
+
+}  // namespace parasim::cost
