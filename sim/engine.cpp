@@ -65,6 +65,11 @@ class Run {
   std::vector<std::uint8_t> queue_of_;     // per op: its queue on its stream
   std::vector<std::int64_t> memory_;       // device * categories
   std::vector<std::int64_t> memory_total_; // per device
+  // Overlap interference (Workload::set_overlap_slowdown), kept only when a factor is not 1.
+  bool interference_ = false;
+  std::vector<std::uint32_t> computing_;      // per device: compute ops running
+  std::vector<std::uint32_t> communicating_;  // per device: group ops in flight
+  std::vector<FlowSpec> scaled_flows_;        // scratch
   std::size_t finished_ = 0;
 };
 
@@ -143,7 +148,16 @@ void Run::start_op(OpId o, OpId enabler) {
   result_.op_start[o] = now_;
   apply_memory(o, true);
   if (op.kind == OpKind::kCompute) {
-    queue_.push(now_ + op.duration, 0, kOpEnd, o);
+    Time duration = op.duration;
+    if (interference_) {
+      const DeviceId d = w_.device_of(o);
+      if (communicating_[d] > 0) {
+        duration = Time::ps(static_cast<std::int64_t>(
+            static_cast<double>(duration.picoseconds()) * w_.compute_slowdown() + 0.5));
+      }
+      ++computing_[d];
+    }
+    queue_.push(now_ + duration, 0, kOpEnd, o);
     return;
   }
   const GroupId g = op.group;
@@ -156,6 +170,9 @@ void Run::start_group(GroupId g) {
   // arrival); for the critical path, every earlier member was waiting for the last arrival.
   for (OpId m : w_.members(g)) {
     if (m != last_arrival_[g]) cause_[m] = last_arrival_[g];
+  }
+  if (interference_) {
+    for (OpId m : w_.members(g)) ++communicating_[w_.device_of(m)];
   }
   phase_[g] = 0;
   start_phase(g);
@@ -179,7 +196,17 @@ void Run::start_phase(GroupId g) {
 void Run::begin_flows(GroupId g) {
   const PhaseSpec& p = w_.phases(g)[phase_[g]];
   flows_left_[g] = 0;
-  for (const FlowSpec& f : w_.flows(p)) {
+  std::span<const FlowSpec> flows = w_.flows(p);
+  if (interference_) {
+    bool overlapped = false;
+    for (OpId m : w_.members(g)) overlapped = overlapped || computing_[w_.device_of(m)] > 0;
+    if (overlapped) {
+      scaled_flows_.assign(flows.begin(), flows.end());
+      for (FlowSpec& f : scaled_flows_) f.bytes *= w_.communication_slowdown();
+      flows = scaled_flows_;
+    }
+  }
+  for (const FlowSpec& f : flows) {
     if (f.bytes <= 0) continue;
     network_.start(f, now_, g);
     ++flows_left_[g];
@@ -203,6 +230,14 @@ void Run::finish_op(OpId o) {
   result_.op_end[o] = now_;
   ++finished_;
   apply_memory(o, false);
+  if (interference_) {
+    const DeviceId d = w_.device_of(o);
+    if (w_.op(o).kind == OpKind::kCompute) {
+      --computing_[d];
+    } else {
+      --communicating_[d];
+    }
+  }
   const StreamId s = w_.op(o).stream;
   busy_[s] = 0;
   ++cursor_[queue_begin_[s] + queue_of_[o]];
@@ -238,6 +273,9 @@ SimResult Run::execute() {
   last_arrival_.assign(w_.group_count(), kNone);
   phase_.assign(w_.group_count(), 0);
   flows_left_.assign(w_.group_count(), 0);
+  interference_ = w_.compute_slowdown() != 1.0 || w_.communication_slowdown() != 1.0;
+  computing_.assign(interference_ ? w_.device_count() : 0, 0);
+  communicating_.assign(interference_ ? w_.device_count() : 0, 0);
   cause_.assign(n, kNone);
   memory_.assign(w_.device_count() * kMaxMemoryCategories, 0);
   memory_total_.assign(w_.device_count(), 0);

@@ -154,4 +154,12 @@ std::string Workload::op_name(OpId o) const {
   return labels_[op.label] + "[" + std::to_string(op.index) + "]";
 }
 
+void Workload::set_overlap_slowdown(double compute, double communication) {
+  if (!(compute >= 1.0) || !(communication >= 1.0)) {
+    throw std::invalid_argument("overlap slowdown factors must be >= 1");
+  }
+  compute_slowdown_ = compute;
+  communication_slowdown_ = communication;
+}
+
 }  // namespace parasim::sim

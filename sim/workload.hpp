@@ -126,6 +126,17 @@ class Workload {
   std::uint8_t memory_category(std::string_view name);  // interned, at most kMaxMemoryCategories
   void set_base_memory(DeviceId device, std::uint8_t category, std::int64_t bytes);
 
+  // Interference between computation and communication on one device, as `parasim calibrate`'s
+  // overlap probe measures it (1 = none, the default; both >= 1). A compute op that starts while
+  // a group op of its device is in flight lasts `compute` x its duration; a group phase whose
+  // flows start while a compute op runs on one of its members' devices pushes `communication` x
+  // its bytes through the links (so link byte counts include the slowdown). Each factor applies
+  // when the op or phase starts and is not re-evaluated while it runs (an approximation: an op
+  // that outlives the overlap stays slowed). Throws std::invalid_argument for a factor < 1.
+  void set_overlap_slowdown(double compute, double communication);
+  double compute_slowdown() const { return compute_slowdown_; }
+  double communication_slowdown() const { return communication_slowdown_; }
+
   // Read access.
   std::size_t device_count() const { return devices_.size(); }
   std::size_t stream_count() const { return streams_.size(); }
@@ -187,6 +198,8 @@ class Workload {
   std::vector<std::int64_t> base_memory_;  // device * kMaxMemoryCategories + category
   std::vector<std::string> labels_;
   std::unordered_map<std::string, LabelId> label_ids_;
+  double compute_slowdown_ = 1.0;
+  double communication_slowdown_ = 1.0;
 };
 
 }  // namespace parasim::sim
