@@ -11,10 +11,17 @@
 // Data type float (fp32, sum), as nccl-tests' default. Send/recv: every rank sends S to rank+1
 // and receives from rank-1 (a ring shift, nccl-tests' sendrecv_perf).
 // Timing per sample: one CUDA event pair around the collective on the communicator's stream after
-// `warmup` untimed runs; the local times are returned, the caller reduces across ranks.
-// Correctness: buffers are filled with rank-dependent values and the result of the last run is
-// compared with the expected values; `correct` is false when any element differs by more than
-// 1e-5 relative (sums of small integers are exact in fp32).
+// `warmup` untimed runs; samples are enqueued back to back (no host wait in between, so after the
+// first the ranks run in step); the local times are returned, the caller reduces across ranks.
+// Correctness: after timing the buffers are filled again with rank-dependent values (outputs
+// with a sentinel), the collective runs once more and its result is compared on the device with
+// the expected values (repeated in-place all-reduces would grow the values without bound);
+// `correct` is false when any element differs by more than 1e-5 relative (sums of small integers
+// are exact in fp32).
+// Overlap probe: GEMM on its own stream, in-place all-reduce on the communicator's stream; each
+// timed alone, then both released together (a short spin kernel holds the GEMM stream while both
+// are enqueued, and the all-reduce stream waits on an event after it); medians of each one's own
+// events.
 // algbw = S / t, busbw = algbw x busbw factor (all-reduce 2(n-1)/n; all-gather, reduce-scatter,
 // all-to-all (n-1)/n; broadcast, send/recv 1), computed by the caller (costmodel::busbw).
 
@@ -32,7 +39,16 @@ enum class NcclCollective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, 
 
 struct CollectiveMeasurement {
   TimingStats time;  // this rank's
+  // No element of the checked output was wrong. True without a check (see `checked`), so that
+  // "all ranks correct" stays the pass criterion.
   bool correct = false;
+  // Whether the output was compared: not for in-place all-to-all and send/recv, where the send
+  // and receive regions are the same buffer and the result is undefined (nccl-tests times them
+  // and reports no error count either: alltoall.cu, sendrecv.cu "We don't support in-place").
+  bool checked = false;
+  // S actually moved: the element count is rounded down to a multiple of the ranks (all-gather,
+  // reduce-scatter, all-to-all) and to whole fp32 elements, as nccl-tests does.
+  std::size_t message_bytes = 0;
 };
 
 // GEMM and all-reduce run at once on two streams of one GPU: each one's time alone and together.
@@ -56,7 +72,9 @@ class NcclCommunicator {
   int rank() const;
   int world() const;
 
-  // Every rank must call with the same arguments, in the same order.
+  // Every rank must call with the same arguments, in the same order. Throws
+  // std::invalid_argument when S holds less than one fp32 element per rank, or options are
+  // invalid (before any collective call, so all ranks throw alike).
   CollectiveMeasurement measure(NcclCollective kind, std::size_t message_bytes, bool in_place,
                                 const TimingOptions& options);
   // The overlap probe: `gemm` (bf16) and an in-place all-reduce of `allreduce_bytes` per rank.

@@ -1,6 +1,7 @@
 // probe_devices() with the CUDA runtime (built only when PARASIM_HAVE_CUDA).
 #include "kernels/device_probe.hpp"
 
+#include <cublasLt.h>
 #include <cuda_runtime.h>
 
 #if PARASIM_HAVE_NCCL
@@ -60,6 +61,8 @@ DeviceProbe probe_devices() {
   if (cudaDriverGetVersion(&probe.driver_version) != cudaSuccess) {
     probe.driver_version = 0;
   }
+  // A library query: works without a driver or device.
+  probe.cublas_version = static_cast<int>(cublasLtGetVersion());
 #if PARASIM_HAVE_NCCL
   if (ncclGetVersion(&probe.nccl_version) != ncclSuccess) {
     probe.nccl_version = 0;

@@ -29,6 +29,9 @@ struct DeviceProbe {
   int runtime_version = 0;  // CUDA runtime parasim links against
   int driver_version = 0;   // highest CUDA version the loaded driver supports; 0 = no driver
   int nccl_version = 0;     // ncclGetVersion() code (22809 = 2.28.9); 0 without NCCL
+  // cublasLtGetVersion(): cuBLAS's own encoding 10000*major + 100*minor + patch (130100 = 13.1.0,
+  // cublas_api.h CUBLAS_VERSION), for calibration provenance; 0 without CUDA.
+  int cublas_version = 0;
   std::vector<DeviceInfo> devices;
   // Why `devices` is empty, in plain words. With devices present it is empty unless some
   // device could not be queried (then it says which and why).

@@ -7,7 +7,7 @@
 // Timing: CUDA events around each sample on one stream, after `warmup` untimed runs; with
 // flush_l2 a buffer of twice the L2 size is overwritten (cudaMemsetAsync, outside the events)
 // before every sample; the workspace is 32 MiB; the heuristic's first algorithm is used.
-// Correctness: inputs are filled with seeded uniform values in [-1, 1); after timing, `checks`
+// Correctness: inputs are filled with seeded uniform values in [-1, 1) (`seed`); after timing, `checks`
 // output elements are recomputed on the host in double from the same inputs and the largest
 // relative error (|c - ref| / max(|ref|, 1e-3 * sqrt(k))) is reported.
 
@@ -27,6 +27,7 @@ struct GemmRequest {
   bool transpose_b = false;
   bool allow_tf32 = false;  // fp32 only
   int checks = 64;          // output elements verified on the host (0: none)
+  std::uint64_t seed = 1;   // of the seeded inputs (same seed, same inputs)
 };
 
 struct GemmMeasurement {
