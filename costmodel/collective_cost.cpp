@@ -23,6 +23,15 @@ const char* collective_name(CollectiveKind kind) {
   return "?";
 }
 
+std::optional<CollectiveKind> parse_collective_kind(std::string_view name) {
+  for (CollectiveKind k :
+       {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+        CollectiveKind::kBroadcast, CollectiveKind::kAllToAll, CollectiveKind::kSendRecv}) {
+    if (name == collective_name(k)) return k;
+  }
+  return std::nullopt;
+}
+
 const char* algorithm_name(CollectiveAlgorithm algorithm) {
   switch (algorithm) {
     case CollectiveAlgorithm::kRing:
@@ -106,7 +115,7 @@ double flat_fraction(Kind kind, int n) {
 
 CollectivePhase make_phase(LinkClass link, Bytes bytes, int steps, const char* what,
                            const ClusterSpec& cluster) {
-  return {link, bytes, link_spec(link, cluster).latency * steps, steps, what};
+  return {link, bytes, link_spec(link, cluster).latency * steps, steps, what, 1.0};
 }
 
 // Two-level decomposition for g > 1 GPUs per node over N > 1 nodes (header).
@@ -203,7 +212,12 @@ sim::Time estimate_time(const CollectivePlan& plan, const ClusterSpec& cluster) 
       throw std::invalid_argument(std::string(collective_name(plan.kind)) + ": " +
                                   link_name(phase.link) + " bandwidth must be positive");
     }
-    total += phase.bytes_sent_per_rank / bw;
+    if (!(phase.link_efficiency > 0)) {
+      throw std::invalid_argument(std::string(collective_name(plan.kind)) + ": " + phase.what +
+                                  ": link efficiency must be positive");
+    }
+    // bw x 1.0 is bw exactly, so analytical plans cost what they always did.
+    total += phase.bytes_sent_per_rank / (bw * phase.link_efficiency);
   }
   return total;
 }

@@ -8,8 +8,12 @@
 //     `link` (its NVLink port for kIntraNode, its NIC for kInterNode; both are per GPU and per
 //     direction, see hardware.hpp). The simulator turns each phase into one flow per rank on that
 //     rank's link resource and adds `latency` (= steps x per-hop latency) once per phase.
+//   * A phase achieves `link_efficiency` x the link bandwidth when uncontended (1 in analytical
+//     plans; a calibrated plan, measured_collectives.hpp, sets it so that the plan reproduces a
+//     measured time). The simulator pushes bytes_sent_per_rank / link_efficiency through the link;
+//     bytes_sent_per_rank stays the true traffic, for reports.
 //   * Uncontended, the simulated time therefore equals estimate_time(): the sum over phases of
-//     latency + bytes_sent_per_rank / bandwidth(link).
+//     latency + bytes_sent_per_rank / (link_efficiency x bandwidth(link)).
 //   * A group of size 1 has no phases: it is free.
 //
 // Message size S follows nccl-tests (conventions.md section 1.2): S is the bytes per rank for
@@ -62,6 +66,8 @@
 // Latency per phase = steps x per-hop latency of that link class (NCCL's ring model,
 // conventions.md section 1.3, without its base latency, which calibration adds on top).
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "costmodel/hardware.hpp"
@@ -80,6 +86,8 @@ enum class CollectiveKind {
 };
 // "all-reduce", "all-gather", "reduce-scatter", "broadcast", "all-to-all", "send-recv".
 const char* collective_name(CollectiveKind kind);
+// The kind whose collective_name() is `name`; std::nullopt for any other text.
+std::optional<CollectiveKind> parse_collective_kind(std::string_view name);
 
 enum class CollectiveAlgorithm { kRing, kTree, kDirect };
 // "ring", "tree", "direct".
@@ -92,6 +100,8 @@ struct GroupPlacement {
   int size = 1;
   int gpus_per_node_in_group = 1;
   int nodes_spanned = 1;
+
+  bool operator==(const GroupPlacement&) const = default;
 };
 
 enum class LinkClass { kIntraNode, kInterNode };
@@ -99,13 +109,17 @@ enum class LinkClass { kIntraNode, kInterNode };
 const char* link_name(LinkClass link);
 
 // One step of the plan: every rank sends bytes_sent_per_rank over its own `link`; latency is
-// steps x per-hop latency of that link class. `what` is a static label ("intra reduce-scatter").
+// steps x per-hop latency of that link class (scaled in a calibrated plan). `what` is a static
+// label ("intra reduce-scatter"). link_efficiency > 0: the fraction of the link's bandwidth the
+// phase achieves uncontended (may exceed 1 when a measurement beats the link figure; +infinity
+// when a calibrated plan's measured time leaves nothing to the bandwidth term).
 struct CollectivePhase {
   LinkClass link = LinkClass::kIntraNode;
   Bytes bytes_sent_per_rank;
   sim::Time latency;
   int steps = 0;
   const char* what = "";
+  double link_efficiency = 1.0;
 };
 
 struct CollectivePlan {
@@ -120,9 +134,10 @@ struct CollectivePlan {
 CollectivePlan plan_collective(CollectiveKind kind, CollectiveAlgorithm algorithm, Bytes message,
                                const GroupPlacement& group, const ClusterSpec& cluster);
 
-// Closed form, no contention: sum over phases of latency + bytes_sent_per_rank / bandwidth of the
-// phase's link class. The simulator's uncontended result equals this. Throws
-// std::invalid_argument when a phase sends bytes over a link of non-positive bandwidth.
+// Closed form, no contention: sum over phases of latency + bytes_sent_per_rank / (link_efficiency
+// x bandwidth of the phase's link class). The simulator's uncontended result equals this. Throws
+// std::invalid_argument when a phase sends bytes over a link of non-positive bandwidth or with a
+// link_efficiency that is not > 0.
 sim::Time estimate_time(const CollectivePlan& plan, const ClusterSpec& cluster);
 
 // Bytes each rank sends over links of class `link`, summed over the phases.

@@ -3,8 +3,8 @@
 //
 // Three kinds of kernel are costed here:
 //   * GEMMs, through the GemmCostModel interface. RooflineGemmModel is the analytical default;
-//     calibrated tables (measured cuBLASLt timings, docs in conventions.md section 2) will
-//     implement the same interface later and replace it where a profile exists.
+//     MeasuredGemmModel (measured_gemm_model.hpp: measured cuBLASLt timings of a version 2
+//     profile, conventions.md section 2) implements the same interface and corrects it.
 //   * Memory-bound kernels (norms, activations, optimizer updates): bytes moved over achievable
 //     HBM bandwidth, memory_bound_time().
 //   * Launch overhead: kernel_time() adds DeviceSpec::kernel_launch_overhead to a kernel body.
@@ -57,6 +57,8 @@ struct GemmShape {
   // Minimum HBM traffic: A and B read once, C written once, at bytes_per_element(dtype) each:
   // (m*k + k*n + m*n) * batch * bytes_per_element. Re-reads served from L2 are not counted.
   Bytes bytes() const;
+
+  bool operator==(const GemmShape&) const = default;
 };
 
 // Throws std::invalid_argument when a dimension is below 1.

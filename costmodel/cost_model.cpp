@@ -1,16 +1,36 @@
 #include "costmodel/cost_model.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "costmodel/measured_solvers.hpp"
+
 namespace parasim::cost {
 
 CostModel::CostModel(ClusterSpec cluster, GemmEfficiencyParams gemm_params,
                      double memory_efficiency)
     : cluster_(std::move(cluster)),
       gemm_(std::make_shared<RooflineGemmModel>(cluster_.device, gemm_params)),
-      memory_efficiency_(memory_efficiency) {}
+      memory_efficiency_(memory_efficiency),
+      warnings_(std::make_shared<CostWarnings>()) {}
 
 CostModel::CostModel(ClusterSpec cluster, std::shared_ptr<const GemmCostModel> gemm,
                      double memory_efficiency)
-    : cluster_(std::move(cluster)), gemm_(std::move(gemm)), memory_efficiency_(memory_efficiency) {}
+    : CostModel(std::move(cluster), std::move(gemm), memory_efficiency, {}, nullptr) {}
+
+CostModel::CostModel(ClusterSpec cluster, std::shared_ptr<const GemmCostModel> gemm,
+                     double memory_efficiency, MeasuredInputs measured,
+                     std::shared_ptr<CostWarnings> warnings)
+    : cluster_(std::move(cluster)),
+      gemm_(std::move(gemm)),
+      memory_efficiency_(memory_efficiency),
+      measured_(std::move(measured)),
+      warnings_(warnings ? std::move(warnings) : std::make_shared<CostWarnings>()) {
+  if (!(measured_.compute_slowdown >= 1.0) || !(measured_.communication_slowdown >= 1.0)) {
+    throw std::invalid_argument("cost model: overlap slowdowns must be >= 1");
+  }
+}
 
 sim::Time CostModel::gemm(const GemmShape& shape) const {
   return kernel_time(gemm_->gemm_time(shape), cluster_.device);
@@ -24,7 +44,42 @@ sim::Time CostModel::memory_bound(Bytes moved) const {
 CollectivePlan CostModel::collective(CollectiveKind kind, Bytes message,
                                      const GroupPlacement& group,
                                      CollectiveAlgorithm algorithm) const {
-  return plan_collective(kind, algorithm, message, group, cluster_);
+  CollectivePlan plan = plan_collective(kind, algorithm, message, group, cluster_);
+  if (!measured_.collectives || plan.phases.empty()) return plan;
+  const auto t = measured_.collectives->time(kind, group, message);
+  if (!t) {
+    warnings_->add(fmt::format("no measured {} in the profile; its plan is analytical",
+                               describe_series(kind, group)));
+    return plan;
+  }
+  if (t->range != MeasuredRange::kInside) {
+    warnings_->add(fmt::format(
+        "measured {}: messages {} the measured range ({} to {}) are extrapolated with {}",
+        describe_series(kind, group), t->range == MeasuredRange::kBelow ? "below" : "above",
+        format_bytes(Bytes{t->min_bytes}), format_bytes(Bytes{t->max_bytes}),
+        t->from_fit ? "the alpha-beta fit" : "the line through the smallest and largest points"));
+  }
+  calibrate_plan(plan, t->seconds, t->alpha_s, cluster_);
+  return plan;
+}
+
+std::optional<sim::Time> CostModel::measured_solver_time(std::string_view solver, int block,
+                                                         int batch, int iterations, Dtype dtype,
+                                                         bool batched) const {
+  if (!measured_.solvers) return std::nullopt;
+  const SolverQuery query{solver, block, batch, iterations, dtype, batched};
+  const auto e = estimate_solver_time(*measured_.solvers, query);
+  if (!e) return std::nullopt;
+  if (e->extrapolated) {
+    const bool iterative = is_iterative_solver(solver);
+    warnings_->add(fmt::format(
+        "measured solver table: {} ({}, {}) for block {}, batch {}{} is outside the measured "
+        "range; scaled from block {}, batch {}{}",
+        solver, dtype_name(dtype), batched ? "batched" : "block by block", block, batch,
+        iterative ? fmt::format(", iterations {}", iterations) : "", e->from->block, e->from->batch,
+        iterative ? fmt::format(", iterations {}", e->from->iterations) : ""));
+  }
+  return sim::Time::seconds(e->seconds);
 }
 
 }  // namespace parasim::cost

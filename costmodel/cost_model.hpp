@@ -1,19 +1,37 @@
 #pragma once
 // parasim::cost::CostModel — the one object strategies ask "how long does this take?".
 //
-// It bundles the cluster description, a GEMM model (the analytical roofline by default; calibrated
-// tables plug in through GemmCostModel), memory-bound kernel cost and collective planning. It is a
-// plain value (copyable, no globals): many can exist side by side on different threads.
+// It bundles the cluster description, a GEMM model (the analytical roofline by default;
+// MeasuredGemmModel when a profile has measured GEMMs), memory-bound kernel cost, collective
+// planning (calibrated to measured series when a profile has them, measured_collectives.hpp),
+// measured solver times and overlap slowdowns. It is a plain value (copyable, no globals): many
+// can exist side by side on different threads. Copies share the measured tables (immutable) and
+// one warning sink (thread-safe).
 //
 // Every kernel time returned here includes the device's launch overhead once.
+// make_cost_model (profile.hpp) builds one from a cluster and a profile.
 
 #include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "costmodel/collective_cost.hpp"
 #include "costmodel/compute_cost.hpp"
+#include "costmodel/cost_warnings.hpp"
 #include "costmodel/hardware.hpp"
+#include "costmodel/measured_collectives.hpp"
+#include "costmodel/measured_tables.hpp"
 
 namespace parasim::cost {
+
+// What measured tables add to the analytical model; default: nothing.
+struct MeasuredInputs {
+  std::shared_ptr<const MeasuredCollectives> collectives;   // null: analytical plans
+  std::shared_ptr<const std::vector<SolverPoint>> solvers;  // null: no solver times
+  double compute_slowdown = 1.0;                            // >= 1
+  double communication_slowdown = 1.0;                      // >= 1
+};
 
 class CostModel {
  public:
@@ -21,6 +39,10 @@ class CostModel {
                      double memory_efficiency = kDefaultMemoryEfficiency);
   CostModel(ClusterSpec cluster, std::shared_ptr<const GemmCostModel> gemm,
             double memory_efficiency);
+  // `warnings` null: a fresh sink. Throws std::invalid_argument for a slowdown below 1.
+  CostModel(ClusterSpec cluster, std::shared_ptr<const GemmCostModel> gemm,
+            double memory_efficiency, MeasuredInputs measured,
+            std::shared_ptr<CostWarnings> warnings);
 
   const ClusterSpec& cluster() const { return cluster_; }
   const DeviceSpec& device() const { return cluster_.device; }
@@ -31,14 +53,36 @@ class CostModel {
   sim::Time gemm(const GemmShape& shape) const;
   // One memory-bound kernel moving `moved` bytes (reads plus writes), plus launch overhead.
   sim::Time memory_bound(Bytes moved) const;
-  // A collective over a group placed as `group` (phases for the simulator to run).
+  // A collective over a group placed as `group` (phases for the simulator to run). With measured
+  // collectives: the analytical plan calibrated to the measured time of the series of this kind
+  // and placement (measured_collectives.hpp; warnings when extrapolated or when there is no
+  // series). The algorithm only shapes the phases then: the measurement is whatever NCCL chose.
   CollectivePlan collective(CollectiveKind kind, Bytes message, const GroupPlacement& group,
                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing) const;
+
+  // Slowdown factors (>= 1; 1 without measurements) of a compute kernel while communication runs
+  // on its device, and of communication while a compute kernel runs: the median ratio
+  // overlapped / alone of the profile's overlap points (measured_scalars.hpp).
+  double compute_slowdown_when_overlapped() const { return measured_.compute_slowdown; }
+  double communication_slowdown_when_overlapped() const { return measured_.communication_slowdown; }
+
+  // A stack of `batch` inverse roots of `block` x `block` matrices by `solver` ("newton-db",
+  // "coupled-newton", "chebyshev", "evd") with `iterations` (per run; the degree for chebyshev;
+  // ignored for evd), scaled from the nearest measured point of the same solver, dtype and
+  // batched flag (measured_solvers.hpp; a warning when extrapolating). The whole stack, launch
+  // overheads included as measured. std::nullopt when no such point exists.
+  std::optional<sim::Time> measured_solver_time(std::string_view solver, int block, int batch,
+                                                int iterations, Dtype dtype, bool batched) const;
+
+  // What the measured paths had to guess (extrapolations, fall-backs), for the CLI to print.
+  const CostWarnings& warnings() const { return *warnings_; }
 
  private:
   ClusterSpec cluster_;
   std::shared_ptr<const GemmCostModel> gemm_;
   double memory_efficiency_;
+  MeasuredInputs measured_;
+  std::shared_ptr<CostWarnings> warnings_;
 };
 
 }  // namespace parasim::cost

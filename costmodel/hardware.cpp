@@ -13,6 +13,13 @@ const char* dtype_name(Dtype d) {
   return "?";
 }
 
+std::optional<Dtype> parse_dtype(std::string_view name) {
+  for (Dtype d : {Dtype::kFp32, Dtype::kTf32, Dtype::kBf16, Dtype::kFp16, Dtype::kFp8}) {
+    if (name == dtype_name(d)) return d;
+  }
+  return std::nullopt;
+}
+
 FlopRate DeviceSpec::peak(Dtype d) const {
   switch (d) {
     case Dtype::kFp32: return peak_fp32;

@@ -6,7 +6,9 @@
 // NIC bandwidth per GPU (e.g. 400 Gb/s = 50 GB/s for ConnectX-7 NDR). Figures in presets are
 // datasheet figures (see cluster_presets.cpp for sources).
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "costmodel/units.hpp"
 #include "sim/time.hpp"
@@ -25,6 +27,8 @@ constexpr double bytes_per_element(Dtype d) {
   return 4;
 }
 const char* dtype_name(Dtype d);
+// The Dtype whose dtype_name() is `name`; std::nullopt for any other text.
+std::optional<Dtype> parse_dtype(std::string_view name);
 
 struct DeviceSpec {
   std::string name;            // "H100-SXM5-80GB"

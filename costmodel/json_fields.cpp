@@ -7,16 +7,6 @@
 namespace parasim::cost {
 namespace {
 
-std::string type_name(const nlohmann::json& j) {
-  if (j.is_null()) return "null";
-  if (j.is_boolean()) return "a boolean";
-  if (j.is_number_integer() || j.is_number_unsigned()) return "an integer";
-  if (j.is_number_float()) return "a number";
-  if (j.is_string()) return "a string";
-  if (j.is_array()) return "an array";
-  return "an object";
-}
-
 // RFC 6901: "~" -> "~0", "/" -> "~1".
 std::string escape_pointer(std::string_view key) {
   std::string out;
@@ -43,6 +33,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::string json_type_name(const nlohmann::json& j) {
+  if (j.is_null()) return "null";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_number_integer() || j.is_number_unsigned()) return "an integer";
+  if (j.is_number_float()) return "a number";
+  if (j.is_string()) return "a string";
+  if (j.is_array()) return "an array";
+  return "an object";
+}
+
 std::string closest_match(std::string_view word, const std::set<std::string, std::less<>>& options) {
   // Smallest edit distance wins; on a tie, a candidate that starts like the word ("tpp" -> "tp",
   // not "pp"), since typos are rarer in the first letter.
@@ -63,7 +63,7 @@ JsonObjectReader::JsonObjectReader(const nlohmann::json& node, std::string path,
                                    Diagnostics& diagnostics)
     : node_(node), path_(std::move(path)), diagnostics_(diagnostics) {
   if (!node_.is_object()) {
-    diagnostics_.add(path_, "expected an object, got " + type_name(node_));
+    diagnostics_.add(path_, "expected an object, got " + json_type_name(node_));
     valid_ = false;
   }
 }
@@ -96,7 +96,8 @@ std::optional<std::int64_t> JsonObjectReader::integer(std::string_view key, bool
   const nlohmann::json* j = lookup(key, required);
   if (j == nullptr) return std::nullopt;
   if (!(j->is_number_integer() || j->is_number_unsigned())) {
-    diagnostics_.add(child_path(key), fmt::format("expected an integer, got {}", type_name(*j)));
+    diagnostics_.add(child_path(key),
+                     fmt::format("expected an integer, got {}", json_type_name(*j)));
     return std::nullopt;
   }
   if (j->is_number_unsigned() && j->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
@@ -113,11 +114,23 @@ std::optional<std::int64_t> JsonObjectReader::integer(std::string_view key, bool
   return v;
 }
 
+std::optional<double> JsonObjectReader::number(std::string_view key, bool required, double min,
+                                               double max) {
+  const nlohmann::json* j = lookup(key, required);
+  if (j == nullptr) return std::nullopt;
+  if (!j->is_number() || !(j->get<double>() >= min && j->get<double>() <= max)) {
+    diagnostics_.add(child_path(key),
+                     fmt::format("expected a number in [{}, {}], got {}", min, max, j->dump()));
+    return std::nullopt;
+  }
+  return j->get<double>();
+}
+
 std::optional<bool> JsonObjectReader::boolean(std::string_view key, bool required) {
   const nlohmann::json* j = lookup(key, required);
   if (j == nullptr) return std::nullopt;
   if (!j->is_boolean()) {
-    diagnostics_.add(child_path(key), "expected true or false, got " + type_name(*j));
+    diagnostics_.add(child_path(key), "expected true or false, got " + json_type_name(*j));
     return std::nullopt;
   }
   return j->get<bool>();
@@ -127,7 +140,7 @@ std::optional<std::string> JsonObjectReader::string(std::string_view key, bool r
   const nlohmann::json* j = lookup(key, required);
   if (j == nullptr) return std::nullopt;
   if (!j->is_string()) {
-    diagnostics_.add(child_path(key), "expected a string, got " + type_name(*j));
+    diagnostics_.add(child_path(key), "expected a string, got " + json_type_name(*j));
     return std::nullopt;
   }
   return j->get<std::string>();
@@ -157,8 +170,8 @@ std::optional<T> JsonObjectReader::quantity(std::string_view key, bool required,
     return std::nullopt;
   }
   if (!j->is_string()) {
-    diagnostics_.add(child_path(key), "expected a quantity with a unit as a string, got " +
-                                          type_name(*j));
+    diagnostics_.add(child_path(key),
+                     "expected a quantity with a unit as a string, got " + json_type_name(*j));
     return std::nullopt;
   }
   std::string why;

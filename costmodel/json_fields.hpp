@@ -31,6 +31,8 @@ class JsonObjectReader {
 
   std::optional<std::int64_t> integer(std::string_view key, bool required, std::int64_t min,
                                       std::int64_t max);
+  // A plain JSON number (integer or not) in [min, max].
+  std::optional<double> number(std::string_view key, bool required, double min, double max);
   std::optional<bool> boolean(std::string_view key, bool required);
   std::optional<std::string> string(std::string_view key, bool required);
   // A string that must be one of `allowed`.
@@ -57,6 +59,9 @@ class JsonObjectReader {
   bool valid_ = true;
   std::set<std::string, std::less<>> known_;
 };
+
+// "an integer", "a string", ...: a JSON value's type for messages.
+std::string json_type_name(const nlohmann::json& j);
 
 // Closest candidate by edit distance, for "did you mean" hints; empty when nothing is close.
 std::string closest_match(std::string_view word, const std::set<std::string, std::less<>>& options);

@@ -7,10 +7,17 @@
 // (compute_cost.hpp) and nccl-tests message sizes (collective_cost.hpp). The raw points are kept;
 // fits are stored beside them, never instead of them.
 //
-// Invariants (checked when a profile is read): times > 0 and p20 <= median <= p80; a collective
-// series has one (kind, placement) and its points strictly increasing in message size; solver
-// and norm points have positive sizes.
+// Invariants (checked when a profile is read, costmodel/measured_tables_reader.hpp): times > 0
+// and p20 <= median <= p80, samples >= 1; GEMM dimensions >= 1; a collective series has one
+// (kind, placement), no other series has the same, and its out-of-place points and its in-place
+// points each strictly increase in message size (> 0); a fit has alpha_s >= 0 and
+// beta_s_per_byte >= 0; solver and norm points have positive sizes (iterations >= 1 for the
+// iterative solvers, 0 allowed for "evd"); overlap times > 0.
+//
+// The JSON form of each struct (the "measurements" object of a version 2 profile) is listed in
+// docs/profile.md; field names there are the member names here, times keep their "_s" suffix.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +32,8 @@ struct MeasuredTime {
   double p20_s = 0;
   double p80_s = 0;
   int samples = 0;
+
+  bool operator==(const MeasuredTime&) const = default;
 };
 
 struct GemmPoint {
@@ -32,6 +41,8 @@ struct GemmPoint {
   bool transpose_a = false;
   bool transpose_b = false;
   MeasuredTime time;
+
+  bool operator==(const GemmPoint&) const = default;
 };
 
 struct CollectivePoint {
@@ -39,12 +50,16 @@ struct CollectivePoint {
   bool in_place = false;
   MeasuredTime time;  // the slowest rank's median, as nccl-tests reports
   bool correct = true;
+
+  bool operator==(const CollectivePoint&) const = default;
 };
 
 // t(S) = alpha + beta * S, least squares on the measured medians (calibrate/fit.hpp).
 struct AlphaBeta {
   double alpha_s = 0;          // seconds
   double beta_s_per_byte = 0;  // seconds per byte (1 / bandwidth)
+
+  bool operator==(const AlphaBeta&) const = default;
 };
 
 struct CollectiveSeries {
@@ -52,6 +67,8 @@ struct CollectiveSeries {
   GroupPlacement group;
   std::vector<CollectivePoint> points;  // increasing message; in-place and out-of-place apart
   std::optional<AlphaBeta> fit;
+
+  bool operator==(const CollectiveSeries&) const = default;
 };
 
 struct SolverPoint {
@@ -62,6 +79,8 @@ struct SolverPoint {
   Dtype dtype = Dtype::kFp32;
   bool batched = true;  // false: block by block
   MeasuredTime time;    // the whole stack
+
+  bool operator==(const SolverPoint&) const = default;
 };
 
 struct NormPoint {
@@ -70,6 +89,8 @@ struct NormPoint {
   bool fused_statistic = false;
   Bytes moved;          // reads plus writes
   MeasuredTime time;
+
+  bool operator==(const NormPoint&) const = default;
 };
 
 struct OverlapPoint {
@@ -77,6 +98,8 @@ struct OverlapPoint {
   Bytes allreduce_message;
   double gemm_alone_s = 0, gemm_overlapped_s = 0;
   double allreduce_alone_s = 0, allreduce_overlapped_s = 0;
+
+  bool operator==(const OverlapPoint&) const = default;
 };
 
 // Where the numbers come from (printed by `parasim calibrate`, kept in the file).
@@ -95,6 +118,8 @@ struct Provenance {
   std::string date;           // ISO 8601 UTC
   std::string command_line;
   std::string parasim_version;
+
+  bool operator==(const Provenance&) const = default;
 };
 
 struct MeasuredTables {
@@ -106,6 +131,8 @@ struct MeasuredTables {
   std::vector<NormPoint> norms;
   std::optional<MeasuredTime> launch_overhead;  // per kernel
   std::vector<OverlapPoint> overlap;
+
+  bool operator==(const MeasuredTables&) const = default;
 
   bool empty() const {
     return gemm.empty() && collectives.empty() && solvers.empty() && norms.empty() &&

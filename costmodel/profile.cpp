@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "costmodel/json_fields.hpp"
+#include "costmodel/measured_tables_reader.hpp"
 
 namespace parasim::cost {
 namespace {
@@ -16,15 +17,25 @@ void assign(T& field, const std::optional<U>& value) {
 }
 
 // A number in [lo, hi] (profiles carry dimensionless fractions as plain numbers).
-std::optional<double> fraction(JsonObjectReader& r, std::string_view key, double lo, double hi,
-                               Diagnostics& d) {
-  const nlohmann::json* j = r.child(key, false);
-  if (j == nullptr) return std::nullopt;
-  if (!j->is_number() || j->get<double>() < lo || j->get<double>() > hi) {
-    d.add(r.child_path(key), fmt::format("expected a number in [{}, {}], got {}", lo, hi, j->dump()));
-    return std::nullopt;
+std::optional<double> fraction(JsonObjectReader& r, std::string_view key, double lo, double hi) {
+  return r.number(key, false, lo, hi);
+}
+
+// provenance, complete and measurements (version 2 only).
+void read_version_2(JsonObjectReader& r, const std::optional<std::int64_t>& version, Diagnostics& d,
+                    Profile& p) {
+  for (const char* key : {"provenance", "complete", "measurements"}) {
+    if (r.has(key) && version && *version < 2) {
+      d.add(r.child_path(key), "needs \"parasim_profile\": 2 (measured tables are version 2)");
+    }
   }
-  return j->get<double>();
+  if (const auto* prov = r.child("provenance", false)) {
+    read_provenance(*prov, r.child_path("provenance"), d, p.measured.provenance);
+  }
+  assign(p.measured.complete, r.boolean("complete", false));
+  if (const auto* m = r.child("measurements", false)) {
+    read_measurements(*m, r.child_path("measurements"), d, p.measured);
+  }
 }
 
 }  // namespace
@@ -57,8 +68,10 @@ Profile parse_profile(const std::string& text, const std::string& file_name) {
   p.file = file_name;
   JsonObjectReader r(root, "", d);
   if (!r.valid()) throw InputError(std::move(d));
-  if (auto v = r.integer("parasim_profile", true, 1, 1000); v && *v != 1) {
-    d.add("/parasim_profile", fmt::format("this parasim reads profile version 1, got {}", *v));
+  const auto version = r.integer("parasim_profile", true, 1, 1000);
+  if (version && *version > kProfileVersion) {
+    d.add("/parasim_profile",
+          fmt::format("this parasim reads profile versions 1 and 2, got {}", *version));
   }
   assign(p.source, r.string("source", false));
   r.string("$schema", false);
@@ -88,16 +101,17 @@ Profile parse_profile(const std::string& text, const std::string& file_name) {
   }
   if (const auto* gemm = r.child("gemm", false)) {
     JsonObjectReader gr(*gemm, "/gemm", d);
-    assign(p.gemm.ceiling, fraction(gr, "ceiling", 1e-3, 1.0, d));
+    assign(p.gemm.ceiling, fraction(gr, "ceiling", 1e-3, 1.0));
     assign(p.gemm.tile_m, gr.integer("tile_m", false, 1, 4096));
     assign(p.gemm.tile_n, gr.integer("tile_n", false, 1, 4096));
     assign(p.gemm.ctas_per_sm, gr.integer("ctas_per_sm", false, 1, 64));
-    assign(p.gemm.k_half, fraction(gr, "k_half", 0.0, 1e9, d));
-    assign(p.gemm.k_ref, fraction(gr, "k_ref", 1.0, 1e9, d));
-    assign(p.gemm.memory_efficiency, fraction(gr, "memory_efficiency", 1e-3, 1.0, d));
+    assign(p.gemm.k_half, fraction(gr, "k_half", 0.0, 1e9));
+    assign(p.gemm.k_ref, fraction(gr, "k_ref", 1.0, 1e9));
+    assign(p.gemm.memory_efficiency, fraction(gr, "memory_efficiency", 1e-3, 1.0));
     gr.finish();
   }
-  assign(p.memory_efficiency, fraction(r, "memory_efficiency", 1e-3, 1.0, d));
+  p.memory_efficiency = fraction(r, "memory_efficiency", 1e-3, 1.0);
+  read_version_2(r, version, d, p);
   r.finish();
   if (!d.ok()) throw InputError(std::move(d));
   return p;
@@ -113,11 +127,6 @@ Profile load_profile(const std::string& path) {
   std::ostringstream buf;
   buf << in.rdbuf();
   return parse_profile(buf.str(), path);
-}
-
-CostModel make_cost_model(const ClusterSpec& cluster, const Profile* profile) {
-  if (profile == nullptr) return CostModel(cluster);
-  return CostModel(profile->apply(cluster), profile->gemm, profile->memory_efficiency);
 }
 
 }  // namespace parasim::cost

@@ -60,6 +60,18 @@ int root_matmuls(const OptimizerSpec& o) {
   return 0;
 }
 
+// The iterations a measured solver point is compared by (solver_bench.hpp): per run for the
+// Newton solvers, the degree for Chebyshev, none for EVD.
+int solver_iterations(const OptimizerSpec& o) {
+  switch (o.solver) {
+    case RootSolver::kCoupledNewton:
+    case RootSolver::kNewtonDb: return o.iterations;
+    case RootSolver::kChebyshev: return o.chebyshev_degree;
+    case RootSolver::kEvd: return 0;
+  }
+  return 0;
+}
+
 // Runs `count` kernels each on `batch` n x n x k GEMMs: batched when stacked (one launch per
 // kernel), one launch per GEMM otherwise.
 sim::Time gemms(const cost::CostModel& costs, double n, double k, double m_rows, int batch,
@@ -138,23 +150,30 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
   sim::Time roots;
   for (const auto& [key, count] : stacks) {
     const double n = key.second;
+    sim::Time stack;  // the analytical time of this stack's roots
     if (o.solver == RootSolver::kEvd) {
       // Tridiagonal reduction: n column steps, memory-bound, one launch each; then GEMM-like work.
       const double read = n * n * n / 3.0 * 4.0;
       const sim::Time reduction = costs.memory_bound(cost::Bytes{read / n}) * std::llround(n);
       const cost::GemmShape work{std::llround(n), std::llround(n), std::llround(3 * n), 1, fp32};
-      roots += (reduction + costs.gemm(work)) * count;  // EVD is not batched in either
+      stack = (reduction + costs.gemm(work)) * count;  // EVD is not batched in either
       root_kernels += static_cast<int>(n + 1) * count;
-      continue;
-    }
-    if (o.scaling == RootScaling::kPowerIteration) {
-      roots += gemms(costs, 16, n, n, count, 10, stacked, cost::Dtype::kBf16, root_kernels);
     } else {
-      roots += costs.memory_bound(cost::Bytes{n * n * 4.0 * (stacked ? count : 1)}) *
-               (stacked ? 1 : count);
-      root_kernels += stacked ? 1 : count;
+      if (o.scaling == RootScaling::kPowerIteration) {
+        stack += gemms(costs, 16, n, n, count, 10, stacked, cost::Dtype::kBf16, root_kernels);
+      } else {
+        stack += costs.memory_bound(cost::Bytes{n * n * 4.0 * (stacked ? count : 1)}) *
+                 (stacked ? 1 : count);
+        root_kernels += stacked ? 1 : count;
+      }
+      stack += gemms(costs, n, n, n, count, root_matmuls(o), stacked, solver_dtype, root_kernels);
     }
-    roots += gemms(costs, n, n, n, count, root_matmuls(o), stacked, solver_dtype, root_kernels);
+    // A measured stack of this solver (scaling included) replaces the analytical time; launches
+    // are still counted as above.
+    const auto measured =
+        costs.measured_solver_time(root_solver_name(o.solver), key.second, count,
+                                   solver_iterations(o), solver_dtype, stacked);
+    roots += measured ? *measured : stack;
   }
   out.inverse_roots = sim::Time::seconds(roots.to_seconds() / f);
   kernels += static_cast<int>(std::lround(root_kernels / f));

@@ -15,7 +15,10 @@
 //                  Frobenius scaling one memory-bound pass, power-iteration scaling 10 GEMMs of
 //                  n x n x 16 (16 vectors, bf16); EVD: a tridiagonal reduction of n memory-bound
 //                  column steps (n^3/3 fp32 elements read, one launch each; an assumption standing
-//                  for cuSOLVER's latency-bound sytrd) plus 6 n^3 FLOPs of GEMM-like work;
+//                  for cuSOLVER's latency-bound sytrd) plus 6 n^3 FLOPs of GEMM-like work.
+//                  When the profile has measured solver stacks, each stack of c factors n x n
+//                  takes CostModel::measured_solver_time(solver, n, c, iterations, precision,
+//                  batched = DASH) instead (scaling included; launches counted as above);
 //   precondition   L^-1/4 G R^-1/4 (two GEMMs per block) and Adam grafting (memory-bound);
 //   communication  all-gather of the fp32 updates over the data-parallel group.
 // Execution: Distributed Shampoo launches one kernel per block and matmul; DASH runs one batched

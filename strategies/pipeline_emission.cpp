@@ -1,4 +1,6 @@
 // Workload builder: pipeline items per stage (queues, gates, cross-item dependencies) and the point-to-point transfers between stages.
+#include <optional>
+
 #include "strategies/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
@@ -265,7 +267,19 @@ void Builder::emit_p2p() {
                        sc_.parallel.cp * sc_.model.hidden *
                        cost::bytes_per_element(sc_.training.precision) /
                        sc_.parallel.tp;  // Megatron's scatter-gather: each TP rank sends 1/t
-  const auto& c = sc_.cluster;
+  // A transfer between two GPUs is a send/recv of a 2-rank group, intra- or inter-node; the cost
+  // model gives its latency and achieved share of the link (calibrated when measured). Planned
+  // on first use, so that a link class no transfer uses is never asked about.
+  std::optional<cost::CollectivePlan> plans[2];  // intra, inter
+  auto p2p_phase = [&](bool inter) -> const cost::CollectivePhase& {
+    auto& plan = plans[inter ? 1 : 0];
+    if (!plan) {
+      plan = costs_.collective(cost::CollectiveKind::kSendRecv, cost::Bytes{bytes},
+                               inter ? cost::GroupPlacement{2, 1, 2}
+                                     : cost::GroupPlacement{2, 2, 1});
+    }
+    return plan->phases.front();
+  };
   const int virtual_stages = pp_ * chunks_;
   for (int vs = 0; vs + 1 < virtual_stages; ++vs) {
     const int s = vs % pp_, chunk = vs / pp_;
@@ -275,15 +289,15 @@ void Builder::emit_p2p() {
         const std::size_t a = index(s, d, r), b = index(s_next, d, r);
         const bool inter =
             layout_.pipeline_link(s, s_next, d, r) == cost::LinkClass::kInterNode;
-        const sim::Time latency = inter ? c.inter_node.latency : c.intra_node.latency;
+        const cost::CollectivePhase& phase = p2p_phase(inter);
         auto transfer = [&](std::size_t from, std::size_t to, sim::StreamId send,
                             sim::StreamId recv, const char* label, int mb) {
           const std::array<sim::StreamId, 2> members{send, recv};
-          const std::array<sim::PhaseSpec, 1> phases{sim::PhaseSpec{latency, 0, 1}};
+          const std::array<sim::PhaseSpec, 1> phases{sim::PhaseSpec{phase.latency, 0, 1}};
           const std::array<sim::FlowSpec, 1> flows{sim::FlowSpec{
               {streams_[from].links[inter ? kInterOut : kIntraOut],
                streams_[to].links[inter ? kInterIn : kIntraIn]},
-              bytes}};
+              bytes / phase.link_efficiency}};
           const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
                                              true, bytes);
           out_.groups.push_back(

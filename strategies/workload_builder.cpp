@@ -105,9 +105,11 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
       // sends on its egress and receives on its ingress.
       const auto& from = streams_[members[i]].links;
       const auto& to = streams_[members[(i + 1) % n]].links;
+      // A calibrated phase reaches link_efficiency x the link's bandwidth: it pushes
+      // bytes / efficiency through it (x / 1.0 is x exactly, so analytical plans are unchanged).
       flows.push_back(sim::FlowSpec{{from[inter ? kInterOut : kIntraOut],
                                      to[inter ? kInterIn : kIntraIn]},
-                                    ph.bytes_sent_per_rank.value});
+                                    ph.bytes_sent_per_rank.value / ph.link_efficiency});
     }
   }
   double per_member = 0;
@@ -262,6 +264,9 @@ BuiltWorkload Builder::build() {
   constexpr std::size_t kMaxReserve = 16'000'000;
   const std::size_t reserve = std::min(op_estimate_, kMaxReserve);
   w.reserve(reserve, reserve, reserve);
+  // Measured GEMM / all-reduce interference (1 and 1 without a calibrated profile).
+  w.set_overlap_slowdown(costs_.compute_slowdown_when_overlapped(),
+                         costs_.communication_slowdown_when_overlapped());
   add_devices();
   set_base_memory();
   for (int s = 0; s < pp_; ++s) {

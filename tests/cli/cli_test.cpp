@@ -398,7 +398,7 @@ TEST_CASE("simulate --profile: an empty profile changes nothing, a lower GEMM ce
 TEST_CASE("simulate --profile with a bad profile: exit 2 naming the profile and the JSON paths") {
   TempDir tmp;
   const std::string bad = tmp.file("bad-profile.json");
-  write_text(bad, R"({"parasim_profile": 2,
+  write_text(bad, R"({"parasim_profile": 3,
       "gemm": {"ceiling": 2.0},
       "device": {"hbm_bandwith": "3 TB/s"},
       "inter_node": {"bandwidth": "45 GB"}})");
