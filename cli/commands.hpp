@@ -3,7 +3,8 @@
 // tests can run them without a process. Only main() exits.
 //
 // Exit codes: 0 success; 2 bad input (every problem of the file reported, nothing written);
-// 1 anything else (a broken invariant, an I/O failure), with a message on stderr.
+// 1 anything else (a broken invariant, an I/O failure), with a message on stderr; 3 `calibrate
+// --backend cuda` found no GPU (one line says why).
 
 #include <ostream>
 #include <string>
@@ -13,6 +14,7 @@ namespace parasim::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitNoDevice = 3;
 
 struct SimulateOptions {
   std::string scenario;
@@ -39,6 +41,23 @@ struct CompareOptions {
 
 // The same scenario under several pipeline schedules, side by side.
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
+struct CalibrateOptions {
+  std::string backend = "cuda";  // "cuda" or "cpu"
+  bool quick = false;
+  std::string ops;        // comma-separated families; empty: all
+  std::string min_bytes;  // -b, nccl-tests syntax (8, 64K, 128M, 1G); empty: the default
+  std::string max_bytes;  // -e
+  double factor = 0;      // -f; 0: the default
+  int iterations = 20;    // -n
+  int warmup = 5;         // -w
+  std::string out;        // --out: the profile to write
+  std::string check;      // --check: the profile to check (instead of --out)
+  std::string command_line;  // for provenance
+};
+
+// Measures this machine (every MPI rank calls it) and writes a version 2 profile, rewritten
+// after every point; or, with --check, compares held-out measurements with a profile.
+int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostream& err);
 int run_validate(const std::string& scenario, std::ostream& out, std::ostream& err);
 int run_list(const std::string& what, std::ostream& out, std::ostream& err);
 int run_devices(std::ostream& out);

@@ -413,6 +413,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     if (!o.svg_dir.empty()) {
       text << fmt::format("\npictures: {}/<variant>-timeline.svg and -memory.svg\n", o.svg_dir);
     }
+    for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
     return kExitOk;
   } catch (const cost::InputError& e) {
     err << e.what();

@@ -27,7 +27,7 @@ int run_devices(std::ostream& out) {
   out << "\n";
   if (probe.devices.empty()) {
     out << "No GPUs visible: " << probe.reason << "\n"
-        << "Simulation does not need a GPU; only measuring one (calibration, to come) does.\n";
+        << "Simulation does not need a GPU; only measuring one (parasim calibrate) does.\n";
     return kExitOk;
   }
   for (const auto& d : probe.devices) {

@@ -1,6 +1,7 @@
 // parasim: simulate and plan parallel training of large models. See `parasim --help`.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.hpp"
 
@@ -88,6 +89,48 @@ int main(int argc, char** argv) {
   list->add_option("topic", list_what, "presets or strategies (default: both)")
       ->check(CLI::IsMember({"presets", "strategies"}));
 
+  CalibrateOptions cal;
+  auto* calibrate = app.add_subcommand(
+      "calibrate",
+      "Measure this machine's GEMMs, collectives, optimizer solvers, RMSNorm bandwidth, launch "
+      "overhead and compute/communication overlap, and write a profile for --profile "
+      "(docs/profile.md). Run one process per GPU under MPI, e.g.\n"
+      "  mpirun -np 8 parasim calibrate --out h100.json\n"
+      "  mpirun -np 2 parasim calibrate --backend cpu --quick --out cpu.json   (any machine)\n"
+      "  parasim calibrate --check h100.json   held-out points: predicted against measured\n"
+      "The profile is rewritten after every point: an interrupted run leaves a valid profile of "
+      "what was measured, marked \"complete\": false. Exit code 3: no GPU (cuda backend).");
+  calibrate->add_option("--backend", cal.backend,
+                        "cuda: cuBLASLt, NCCL and CUDA solvers on the GPUs; cpu: Eigen, MPI and "
+                        "the CPU reference solvers on this host")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cuda", "cpu"}));
+  calibrate->add_flag("--quick", cal.quick,
+                      "Fewer points (coarser grids, fewer sizes): minutes instead of an hour on "
+                      "a GPU node");
+  calibrate->add_option("--ops", cal.ops,
+                        "Comma-separated measurements: gemm, collectives, solvers, norm, launch, "
+                        "overlap (default: all the backend can do)");
+  calibrate->add_option("-b,--min-bytes", cal.min_bytes,
+                        "Smallest collective message, nccl-tests sizes: bytes with K, M or G "
+                        "(default cuda 1K, cpu 1K; --quick 64K / 4K)");
+  calibrate->add_option("-e,--max-bytes", cal.max_bytes,
+                        "Largest collective message (default cuda 1G, cpu 64M; --quick 256M / 4M)");
+  calibrate->add_option("-f,--step-factor", cal.factor,
+                        "Multiplication factor between message sizes (default 2; --quick 4)")
+      ->check(CLI::PositiveNumber);
+  calibrate->add_option("-n,--iters", cal.iterations, "Timed samples per point (median, p20, p80)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  calibrate->add_option("-w,--warmup-iters", cal.warmup, "Untimed warm-up runs per point")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
+  calibrate->add_option("--out", cal.out, "Profile JSON to write (version 2, docs/profile.md)");
+  calibrate->add_option("--check", cal.check,
+                        "Instead of calibrating: measure points held out of PROFILE's fit and "
+                        "print predicted against measured with the error in percent")
+      ->check(CLI::ExistingFile);
+
   auto* devices = app.add_subcommand(
       "devices", "Show the GPUs this machine has, or say plainly why there are none");
 
@@ -103,5 +146,9 @@ int main(int argc, char** argv) {
   if (*validate) return run_validate(validate_path, std::cout, std::cerr);
   if (*list) return run_list(list_what, std::cout, std::cerr);
   if (*devices) return run_devices(std::cout);
+  if (*calibrate) {
+    for (int i = 0; i < argc; ++i) cal.command_line += (i ? " " : "") + std::string(argv[i]);
+    return run_calibrate(cal, std::cout, std::cerr);
+  }
   return kExitFailure;
 }

@@ -54,6 +54,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     std::ostream& text = json_file.is_stdout() || trace_file.is_stdout() ? err : out;
     text << format_text_report(scenario, report);
     if (!o.profile.empty()) text << "cost model: profile " << o.profile << "\n";
+    for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
     if (!o.trace.empty()) text << "trace: " << o.trace << " (open in https://ui.perfetto.dev)\n";
     return kExitOk;
   } catch (const cost::InputError& e) {

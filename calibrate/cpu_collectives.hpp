@@ -1,0 +1,20 @@
+#pragma once
+// parasim::calib CPU collectives — MPI collectives on MPI_COMM_WORLD timed the way nccl-tests
+// times NCCL's (conventions.md section 1): fp32 sum, nccl-tests message sizes (bytes per rank
+// for all-reduce, broadcast and send/recv; total gathered size for all-gather, reduce-scatter and
+// all-to-all), in place or out of place, `warmup` untimed runs, then per sample: a barrier, the
+// collective timed on each rank, and the sample's time is the slowest rank's. Correctness: the
+// buffers hold rank-dependent small integers and the last run's result is compared exactly.
+// Built without MPI (cpu_collectives_nompi.cpp) it throws std::runtime_error saying so.
+
+#include "calibrate/process_group.hpp"
+#include "costmodel/measured_tables.hpp"
+#include "kernels/timing_stats.hpp"
+
+namespace parasim::calib {
+
+cost::CollectivePoint measure_cpu_collective(const ProcessGroup& group, cost::CollectiveKind kind,
+                                             cost::Bytes message, bool in_place,
+                                             const kernels::TimingOptions& options);
+
+}  // namespace parasim::calib

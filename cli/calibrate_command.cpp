@@ -1,0 +1,215 @@
+// `parasim calibrate`: measure this machine and write a profile (docs/profile.md), or check a
+// profile against held-out measurements.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <sstream>
+
+#include "calibrate/check.hpp"
+#include "calibrate/cpu_backend.hpp"
+#include "calibrate/cuda_backend.hpp"
+#include "calibrate/harness.hpp"
+#include "cli/commands.hpp"
+#include "cli/output_file.hpp"
+#include "costmodel/diagnostics.hpp"
+#include "costmodel/profile_writer.hpp"
+#include "kernels/gpu_error.hpp"
+
+namespace parasim::cli {
+namespace {
+
+// nccl-tests' size syntax: a number with an optional K, M or G suffix (powers of 1024).
+double parse_size(const std::string& text, const char* flag) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  double unit = 1;
+  if (used > 0 && used + 1 == text.size()) {
+    switch (text.back()) {
+      case 'K': case 'k': unit = 1024.0; break;
+      case 'M': case 'm': unit = 1024.0 * 1024; break;
+      case 'G': case 'g': unit = 1024.0 * 1024 * 1024; break;
+      default: used = 0;
+    }
+  } else if (used != text.size()) {
+    used = 0;
+  }
+  if (used == 0 || !(value > 0)) {
+    throw std::invalid_argument(fmt::format(
+        "{} '{}': expected a positive size in bytes, optionally with K, M or G (1024-based), "
+        "e.g. 8, 64K, 128M, 1G", flag, text));
+  }
+  return value * unit;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+calib::SweepOptions sweep_options(const CalibrateOptions& o) {
+  calib::SweepOptions s;
+  s.quick = o.quick;
+  if (!o.ops.empty()) s.ops = calib::parse_op_families(o.ops);
+  if (!o.min_bytes.empty()) s.min_bytes = parse_size(o.min_bytes, "-b");
+  if (!o.max_bytes.empty()) s.max_bytes = parse_size(o.max_bytes, "-e");
+  if (o.factor > 0) s.factor = o.factor;
+  if (s.factor && *s.factor <= 1) {
+    throw std::invalid_argument(fmt::format("-f must be > 1, got {}", *s.factor));
+  }
+  if (s.min_bytes && s.max_bytes && *s.max_bytes < *s.min_bytes) {
+    throw std::invalid_argument(fmt::format("-e ({}) is below -b ({})", o.max_bytes, o.min_bytes));
+  }
+  return s;
+}
+
+std::unique_ptr<calib::MeasurementBackend> make_backend(const std::string& name,
+                                                        const calib::ProcessGroup& group) {
+  if (name == "cpu") return std::make_unique<calib::CpuBackend>(group);
+  return std::make_unique<calib::CudaBackend>(group);
+}
+
+// Rewrites the profile after every point: a valid file of what was measured, marked incomplete
+// until the end.
+void write_tables(const std::string& path, const cost::MeasuredTables& tables) {
+  cost::Profile profile;
+  profile.source = fmt::format("parasim calibrate ({} backend) on {}, {}",
+                               tables.provenance.backend, tables.provenance.device,
+                               tables.provenance.date);
+  profile.measured = tables;
+  OutputFile file(path);
+  file.stage(cost::format_profile(profile));
+  file.check_target();
+  std::ostringstream ignored;
+  file.commit(ignored);
+}
+
+void print_summary(std::FILE* out, const cost::MeasuredTables& t, const std::string& path) {
+  std::size_t collective_points = 0, wrong = 0;
+  for (const auto& s : t.collectives) {
+    collective_points += s.points.size();
+    for (const auto& p : s.points) wrong += p.correct ? 0 : 1;
+  }
+  std::fprintf(out,
+               "wrote %s: %zu GEMM, %zu collective (%zu series), %zu solver, %zu RMSNorm "
+               "points%s%s\n",
+               path.c_str(), t.gemm.size(), collective_points, t.collectives.size(),
+               t.solvers.size(), t.norms.size(), t.launch_overhead ? ", launch overhead" : "",
+               t.overlap.empty() ? "" : ", overlap");
+  if (wrong > 0) {
+    std::fprintf(out, "warning: %zu collective points returned WRONG results (marked "
+                      "\"correct\": false; the cost model ignores them)\n", wrong);
+  }
+  for (const auto& s : t.collectives) {
+    if (!s.fit) continue;
+    std::fprintf(out, "  %-15s %d ranks (%d per node): alpha %.2f us, 1/beta %.3f GB/s\n",
+                 cost::collective_name(s.kind), s.group.size, s.group.gpus_per_node_in_group,
+                 s.fit->alpha_s * 1e6,
+                 s.fit->beta_s_per_byte > 0 ? 1e-9 / s.fit->beta_s_per_byte : 0.0);
+  }
+}
+
+}  // namespace
+
+int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
+  calib::SweepOptions sweep;
+  try {
+    sweep = sweep_options(o);
+    if (o.backend != "cuda" && o.backend != "cpu") {
+      throw std::invalid_argument("--backend must be cuda or cpu, got '" + o.backend + "'");
+    }
+    if (o.out.empty() == o.check.empty()) {
+      throw std::invalid_argument(
+          "give exactly one of --out FILE (measure and write a profile) and --check PROFILE "
+          "(measure held-out points and compare them with the profile's predictions)");
+    }
+    if (o.iterations < 1 || o.warmup < 0) {
+      throw std::invalid_argument("-n must be >= 1 and -w >= 0");
+    }
+  } catch (const std::invalid_argument& e) {
+    err << "parasim calibrate: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  cost::Profile checked;
+  if (!o.check.empty()) {
+    try {
+      checked = cost::load_profile(o.check);
+    } catch (const cost::InputError& e) {
+      err << e.what();
+      return kExitBadInput;
+    }
+  }
+  calib::ProcessGroup group(nullptr, nullptr);
+  const bool root = group.rank() == 0;
+  std::FILE* progress_stream = root ? stderr : nullptr;
+  try {
+    std::unique_ptr<calib::MeasurementBackend> backend;
+    try {
+      backend = make_backend(o.backend, group);
+    } catch (const kernels::GpuUnavailable& e) {
+      if (root) {
+        err << "parasim calibrate: no GPU to calibrate: " << e.what()
+            << " (use --backend cpu to calibrate the CPU instead)\n";
+      }
+      return kExitNoDevice;
+    }
+    kernels::TimingOptions timing;
+    timing.iterations = o.iterations;
+    timing.warmup = o.warmup;
+    if (!o.check.empty()) {
+      const calib::SweepPlan plan = calib::make_check_plan(*backend, sweep);
+      calib::Progress progress(progress_stream, calib::stream_is_terminal(progress_stream),
+                               plan.size());
+      const calib::CheckReport report =
+          calib::check_profile(*backend, group, checked, plan, timing, progress);
+      if (root) out << calib::format_check_report(report);
+      return kExitOk;
+    }
+    const calib::SweepPlan plan = calib::make_sweep_plan(*backend, sweep);
+    cost::Provenance provenance = backend->provenance();
+    provenance.date = utc_now();
+    provenance.command_line = o.command_line;
+    provenance.parasim_version = PARASIM_VERSION;
+    if (root) {
+      err << fmt::format("calibrating {} ({} backend, {} rank{} on {} node{}): {} points -> {}\n",
+                         provenance.device, backend->name(), group.size(),
+                         group.size() == 1 ? "" : "s", group.nodes(), group.nodes() == 1 ? "" : "s",
+                         plan.size(), o.out);
+      if (!backend->has_collectives() && sweep.ops.count(calib::OpFamily::kCollectives) > 0) {
+        err << (calib::ProcessGroup::has_mpi()
+                    ? "note: one rank, so no collectives are measured (run under mpirun -np N)\n"
+                    : "note: parasim was built without MPI, so no collectives are measured\n");
+      }
+    }
+    calib::Progress progress(progress_stream, calib::stream_is_terminal(progress_stream),
+                             plan.size());
+    const cost::MeasuredTables tables = calib::run_calibration(
+        *backend, group, plan, timing, provenance, progress,
+        [&](const cost::MeasuredTables& t) { write_tables(o.out, t); });
+    if (root) print_summary(stdout, tables, o.out);
+    return kExitOk;
+  } catch (const std::invalid_argument& e) {
+    if (root) err << "parasim calibrate: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    if (root) {
+      err << "parasim calibrate: " << e.what() << "\n";
+      if (o.check.empty()) err << "(" << o.out << " holds what was measured, marked incomplete)\n";
+    }
+    return kExitFailure;
+  }
+}
+
+}  // namespace parasim::cli
