@@ -184,21 +184,34 @@ void enqueue_collective(const CollectiveCase& c, const CaseBuffers& b, ncclComm_
       NCCL_CHECK(ncclBroadcast(b.send, b.recv, c.count, ncclFloat, 0, comm, stream));
       return;
     case NcclCollective::kAllToAll:  // nccl-tests' grouped send/recv (ncclAlltoAll is 2.28+)
+    {
+      // The group is always closed, even when a call inside it failed; the first failure is
+      // reported after ncclGroupEnd.
       NCCL_CHECK(ncclGroupStart());
-      for (int peer = 0; peer < c.world; ++peer) {
+      ncclResult_t first = ncclSuccess;
+      for (int peer = 0; peer < c.world && first == ncclSuccess; ++peer) {
         const std::size_t at = c.count * to_size(peer);
-        NCCL_CHECK(ncclSend(b.send + at, c.count, ncclFloat, peer, comm, stream));
-        NCCL_CHECK(ncclRecv(b.recv + at, c.count, ncclFloat, peer, comm, stream));
+        first = ncclSend(b.send + at, c.count, ncclFloat, peer, comm, stream);
+        if (first == ncclSuccess) first = ncclRecv(b.recv + at, c.count, ncclFloat, peer, comm, stream);
       }
-      NCCL_CHECK(ncclGroupEnd());
+      const ncclResult_t ended = ncclGroupEnd();
+      NCCL_CHECK(first);
+      NCCL_CHECK(ended);
       return;
+    }
     case NcclCollective::kSendRecv:  // ring shift: to rank + 1, from rank - 1
+    {
       NCCL_CHECK(ncclGroupStart());
-      NCCL_CHECK(ncclSend(b.send, c.count, ncclFloat, (c.rank + 1) % c.world, comm, stream));
-      NCCL_CHECK(ncclRecv(b.recv, c.count, ncclFloat, (c.rank + c.world - 1) % c.world, comm,
-                          stream));
-      NCCL_CHECK(ncclGroupEnd());
+      ncclResult_t first = ncclSend(b.send, c.count, ncclFloat, (c.rank + 1) % c.world, comm, stream);
+      if (first == ncclSuccess) {
+        first = ncclRecv(b.recv, c.count, ncclFloat, (c.rank + c.world - 1) % c.world, comm,
+                         stream);
+      }
+      const ncclResult_t ended = ncclGroupEnd();
+      NCCL_CHECK(first);
+      NCCL_CHECK(ended);
       return;
+    }
   }
 }
 
