@@ -122,6 +122,27 @@ struct Provenance {
   bool operator==(const Provenance&) const = default;
 };
 
+// Calls text(json_key, string member) or count(json_key, int member) for every Provenance field,
+// in file order: the one list the profile reader and writer share. P is Provenance or const
+// Provenance.
+template <typename P, typename Text, typename Count>
+void visit_provenance(P& p, Text&& text, Count&& count) {
+  text("backend", p.backend);
+  text("device", p.device);
+  count("device_count", p.device_count);
+  count("ranks", p.ranks);
+  count("nodes", p.nodes);
+  text("driver", p.driver);
+  text("cuda", p.cuda);
+  text("cublas", p.cublas);
+  text("nccl", p.nccl);
+  text("mpi", p.mpi);
+  text("clocks", p.clocks);
+  text("date", p.date);
+  text("command_line", p.command_line);
+  text("parasim_version", p.parasim_version);
+}
+
 struct MeasuredTables {
   Provenance provenance;
   bool complete = false;  // false while (or when) a calibration run was interrupted

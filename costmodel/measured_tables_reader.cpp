@@ -287,20 +287,7 @@ void read_provenance(const nlohmann::json& node, const std::string& path, Diagno
   auto count = [&](const char* key, int& field) {
     if (auto v = r.integer(key, false, 0, kMaxCount)) field = static_cast<int>(*v);
   };
-  text("backend", p.backend);
-  text("device", p.device);
-  count("device_count", p.device_count);
-  count("ranks", p.ranks);
-  count("nodes", p.nodes);
-  text("driver", p.driver);
-  text("cuda", p.cuda);
-  text("cublas", p.cublas);
-  text("nccl", p.nccl);
-  text("mpi", p.mpi);
-  text("clocks", p.clocks);
-  text("date", p.date);
-  text("command_line", p.command_line);
-  text("parasim_version", p.parasim_version);
+  visit_provenance(p, text, count);
   r.finish();
 }
 

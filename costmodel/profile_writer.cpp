@@ -88,20 +88,7 @@ Json provenance_json(const Provenance& p) {
   auto count = [&](const char* key, int v) {
     if (v != 0) j[key] = v;
   };
-  text("backend", p.backend);
-  text("device", p.device);
-  count("device_count", p.device_count);
-  count("ranks", p.ranks);
-  count("nodes", p.nodes);
-  text("driver", p.driver);
-  text("cuda", p.cuda);
-  text("cublas", p.cublas);
-  text("nccl", p.nccl);
-  text("mpi", p.mpi);
-  text("clocks", p.clocks);
-  text("date", p.date);
-  text("command_line", p.command_line);
-  text("parasim_version", p.parasim_version);
+  visit_provenance(p, text, count);
   return j;
 }
 
