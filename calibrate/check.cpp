@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "calibrate/harness.hpp"
@@ -27,19 +28,8 @@ CheckReport check_profile(MeasurementBackend& backend, const ProcessGroup& group
   const cost::CostModel costs = cost::make_cost_model(cluster, &profile);
   CheckReport report;
   const bool root = group.rank() == 0;
-  auto on_rank0 = [&](const std::string& what, auto&& body) {
-    progress.step(what);
-    std::string error;
-    if (root) {
-      try {
-        body();
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-    }
-    if (!group.all(error.empty())) {
-      throw std::runtime_error(fmt::format("{}: {}", what, error.empty() ? "failed" : error));
-    }
+  auto on_rank0 = [&](const std::string& what, const std::function<void()>& body) {
+    run_on_rank0(group, progress, what, body);
   };
   for (const auto& c : plan.gemms) {
     on_rank0(describe(c), [&] {

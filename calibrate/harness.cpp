@@ -25,22 +25,9 @@ class Run {
 
   cost::MeasuredTables& tables() { return tables_; }
 
-  // Runs `measure` on rank 0 only; every rank learns whether it worked.
   template <typename Measure>
   void on_rank0(const std::string& what, Measure&& measure) {
-    progress_.step(what);
-    std::string error;
-    if (group_.rank() == 0) {
-      try {
-        measure();
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-    }
-    if (!group_.all(error.empty())) {
-      throw std::runtime_error(error.empty() ? fmt::format("{}: failed on rank 0", what)
-                                             : fmt::format("{}: {}", what, error));
-    }
+    run_on_rank0(group_, progress_, what, measure);
     updated();
   }
 
@@ -89,6 +76,23 @@ class Run {
 };
 
 }  // namespace
+
+void run_on_rank0(const ProcessGroup& group, Progress& progress, const std::string& what,
+                  const std::function<void()>& measure) {
+  progress.step(what);
+  std::string error;
+  if (group.rank() == 0) {
+    try {
+      measure();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  if (!group.all(error.empty())) {
+    throw std::runtime_error(error.empty() ? fmt::format("{}: failed on rank 0", what)
+                                           : fmt::format("{}: {}", what, error));
+  }
+}
 
 std::string describe(const GemmCase& c) {
   const auto& s = c.shape;

@@ -30,6 +30,11 @@ cost::MeasuredTables run_calibration(MeasurementBackend& backend, const ProcessG
                                      cost::Provenance provenance, Progress& progress,
                                      const TablesCallback& on_update);
 
+// Runs `measure` on rank 0 only, after advancing `progress` with `what`; every rank learns
+// whether it worked, and all throw std::runtime_error("what: cause") when it did not.
+void run_on_rank0(const ProcessGroup& group, Progress& progress, const std::string& what,
+                  const std::function<void()>& measure);
+
 // Short descriptions used by the progress bar and error messages ("gemm 4096x4096x1024 bf16").
 std::string describe(const GemmCase& c);
 std::string describe(const CollectiveCase& c);
