@@ -5,6 +5,8 @@
 #include <map>
 
 #include "costmodel/compute_cost.hpp"
+#include "costmodel/eager_issue.hpp"
+#include "strategies/inverse_root_ops.hpp"
 #include "strategies/optimizer_adamw.hpp"
 
 namespace parasim::strat {
@@ -49,17 +51,6 @@ double factor_work(const Block& b) {
   return std::pow(static_cast<double>(b.rows), 3) + std::pow(static_cast<double>(b.cols), 3);
 }
 
-// Matmuls one inverse 4th root of one factor takes.
-int root_matmuls(const OptimizerSpec& o) {
-  switch (o.solver) {
-    case RootSolver::kCoupledNewton: return 4 * o.iterations;
-    case RootSolver::kNewtonDb: return 2 * (1 + 3 * (o.iterations - 1));
-    case RootSolver::kChebyshev: return o.chebyshev_degree - 1;
-    case RootSolver::kEvd: return 0;
-  }
-  return 0;
-}
-
 // The iterations a measured solver point is compared by (solver_bench.hpp): per run for the
 // Newton solvers, the degree for Chebyshev, none for EVD.
 int solver_iterations(const OptimizerSpec& o) {
@@ -70,20 +61,6 @@ int solver_iterations(const OptimizerSpec& o) {
     case RootSolver::kEvd: return 0;
   }
   return 0;
-}
-
-// Runs `count` kernels each on `batch` n x n x k GEMMs: batched when stacked (one launch per
-// kernel), one launch per GEMM otherwise.
-sim::Time gemms(const cost::CostModel& costs, double n, double k, double m_rows, int batch,
-                int count, bool stacked, cost::Dtype dtype, int& kernels) {
-  const cost::GemmShape one{std::llround(m_rows), std::llround(n), std::llround(k), 1, dtype};
-  if (stacked) {
-    const cost::GemmShape many{one.m, one.n, one.k, batch, dtype};
-    kernels += count;
-    return costs.gemm(many) * count;
-  }
-  kernels += count * batch;
-  return costs.gemm(one) * (static_cast<std::int64_t>(count) * batch);
 }
 
 }  // namespace
@@ -120,16 +97,17 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
 
   const bool stacked = o.kind == OptimizerKind::kDash;
   const double f = o.precondition_frequency;
-  int kernels = 0;
   // Stacks: per (unit, size) for layer stacking, per size for GPU stacking, per factor otherwise.
   std::map<std::pair<int, int>, int> stacks;  // (unit or 0, n) -> factors
   std::map<std::pair<int, std::pair<int, int>>, int> block_stacks;  // (unit, (b1, b2)) -> blocks
+  int blocks_on_rank = 0;
   for (std::size_t u = 0; u < mine.size(); ++u) {
     const int unit = o.stacking == Stacking::kGpu ? 0 : static_cast<int>(u);
     for (const auto& b : mine[u]) {
       ++stacks[{unit, b.rows}];
       ++stacks[{unit, b.cols}];
       ++block_stacks[{unit, {b.rows, b.cols}}];
+      ++blocks_on_rank;
       out.factors_on_rank += 2;
       out.state_bytes += 2.0 * 4.0 * (static_cast<double>(b.rows) * b.rows +
                                       static_cast<double>(b.cols) * b.cols);  // factor + root
@@ -138,53 +116,81 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
   const auto fp32 = o.allow_tf32 ? cost::Dtype::kTf32 : cost::Dtype::kFp32;
   const auto solver_dtype =
       o.precision == cost::Dtype::kFp32 && o.allow_tf32 ? cost::Dtype::kTf32 : o.precision;
+  const sim::Time launch = costs.device().kernel_launch_overhead;
+  const sim::Time host_per_op = o.host_op_overhead + launch;
+  // Each part is issued by the eager host loop from an idle GPU (eager_issue.hpp).
+  cost::EagerIssue update(host_per_op), precondition(host_per_op);
+  auto gemm_body = [&](double m, double n, double k, int batch) {
+    const cost::GemmShape s{std::llround(m), std::llround(n), std::llround(k), batch, fp32};
+    return costs.gemm(s) - launch;
+  };
   for (const auto& [key, count] : block_stacks) {
     const double b1 = key.second.first, b2 = key.second.second;
-    // L += G G^T and R += G^T G; then L^-1/4 G and (.) R^-1/4.
-    out.factor_update += gemms(costs, b1, b2, b1, count, 1, stacked, fp32, kernels);
-    out.factor_update += gemms(costs, b2, b1, b2, count, 1, stacked, fp32, kernels);
-    out.precondition += gemms(costs, b2, b1, b1, count, 1, stacked, fp32, kernels);
-    out.precondition += gemms(costs, b2, b2, b1, count, 1, stacked, fp32, kernels);
-  }
-  int root_kernels = 0;
-  sim::Time roots;
-  for (const auto& [key, count] : stacks) {
-    const double n = key.second;
-    sim::Time stack;  // the analytical time of this stack's roots
-    if (o.solver == RootSolver::kEvd) {
-      // Tridiagonal reduction: n column steps, memory-bound, one launch each; then GEMM-like work.
-      const double read = n * n * n / 3.0 * 4.0;
-      const sim::Time reduction = costs.memory_bound(cost::Bytes{read / n}) * std::llround(n);
-      const cost::GemmShape work{std::llround(n), std::llround(n), std::llround(3 * n), 1, fp32};
-      stack = (reduction + costs.gemm(work)) * count;  // EVD is not batched in either
-      root_kernels += static_cast<int>(n + 1) * count;
-    } else {
-      if (o.scaling == RootScaling::kPowerIteration) {
-        stack += gemms(costs, 16, n, n, count, 10, stacked, cost::Dtype::kBf16, root_kernels);
-      } else {
-        stack += costs.memory_bound(cost::Bytes{n * n * 4.0 * (stacked ? count : 1)}) *
-                 (stacked ? 1 : count);
-        root_kernels += stacked ? 1 : count;
-      }
-      stack += gemms(costs, n, n, n, count, root_matmuls(o), stacked, solver_dtype, root_kernels);
+    // L = beta L + (1 - beta) G G^T and R likewise (one GEMM each); then L^-1/4 G and (.) R^-1/4.
+    const int batch = stacked ? count : 1;
+    for (int unit = 0; unit < (stacked ? 1 : count); ++unit) {
+      update.op(gemm_body(b1, b1, b2, batch));
+      update.op(gemm_body(b2, b2, b1, batch));
+      precondition.op(gemm_body(b1, b2, b1, batch));
+      precondition.op(gemm_body(b1, b2, b2, batch));
     }
-    // A measured stack of this solver (scaling included) replaces the analytical time; launches
-    // are still counted as above.
+  }
+  // Adam grafting and the update over the stage's parameters on this rank: one memory-bound
+  // pass, issued as 6 ops per block (second moment, its root, the division, two norms and the
+  // rescale) by Distributed Shampoo and per stack by DASH; the bytes are the same.
+  double params = 0;
+  for (const auto& b : blocks) params += static_cast<double>(b.rows) * b.cols;
+  const sim::Time grafting =
+      costs.memory_bound(cost::Bytes{adamw_step_bytes(
+          params / ranks, sc.training.precision != cost::Dtype::kFp32)}) - launch;
+  const int grafting_ops =
+      std::max(1, 6 * (stacked ? static_cast<int>(block_stacks.size()) : blocks_on_rank));
+  precondition.ops(sim::Time::ps(grafting.picoseconds() / grafting_ops), grafting_ops);
+  out.factor_update = update.elapsed();
+  out.precondition = precondition.elapsed();
+
+  cost::EagerIssue roots_issue(host_per_op);
+  sim::Time measured_roots;
+  std::int64_t measured_ops = 0;
+  for (const auto& [key, count] : stacks) {
+    // A measured stack of this solver (scaling included, timed from C++, so without the
+    // framework's host cost) replaces the issued sequence; its ops are still counted.
     const auto measured =
         costs.measured_solver_time(root_solver_name(o.solver), key.second, count,
                                    solver_iterations(o), solver_dtype, stacked);
-    roots += measured ? *measured : stack;
+    if (measured) {
+      cost::EagerIssue counted(sim::Time::zero());
+      issue_inverse_roots(o, costs, key.second, count, stacked, solver_dtype, fp32, counted);
+      measured_roots += *measured;
+      measured_ops += counted.ops();
+    } else if (stacked) {
+      issue_inverse_roots(o, costs, key.second, count, true, solver_dtype, fp32, roots_issue);
+    } else {
+      // Distributed Shampoo wraps every factor's root (shampoo_preconditioner_list.py,
+      // amortized_computation): the bias-corrected copy, a finite check of the factor read back
+      // on the host, the root, a finite check of the result read back, and the copy into place.
+      const double elements = static_cast<double>(key.second) * key.second;
+      const sim::Time copy = costs.memory_bound(cost::Bytes{8 * elements}) - launch;
+      const sim::Time check = costs.memory_bound(cost::Bytes{5 * elements}) - launch;
+      for (int factor = 0; factor < count; ++factor) {
+        roots_issue.op(copy);
+        roots_issue.op(check);
+        roots_issue.op(sim::Time::zero());  // .all()
+        roots_issue.sync();
+        issue_inverse_roots(o, costs, key.second, 1, false, solver_dtype, fp32, roots_issue);
+        roots_issue.op(check);
+        roots_issue.op(sim::Time::zero());
+        roots_issue.sync();
+        roots_issue.op(copy);
+      }
+    }
   }
-  out.inverse_roots = sim::Time::seconds(roots.to_seconds() / f);
-  kernels += static_cast<int>(std::lround(root_kernels / f));
-  // Grafting (Adam) and applying the update over the stage's parameters on this rank.
-  double params = 0;
-  for (const auto& b : blocks) params += static_cast<double>(b.rows) * b.cols;
-  out.precondition += costs.memory_bound(
-      cost::Bytes{adamw_step_bytes(params / ranks, sc.training.precision != cost::Dtype::kFp32)});
-  ++kernels;
+  out.inverse_roots =
+      sim::Time::seconds((roots_issue.elapsed() + measured_roots).to_seconds() / f);
   out.update_bytes = params * 4.0;
-  out.kernels = kernels;
+  out.kernels = static_cast<int>(update.ops() + precondition.ops() +
+                                 std::llround(static_cast<double>(roots_issue.ops() + measured_ops) / f));
+  out.host_syncs = static_cast<int>(std::llround(static_cast<double>(roots_issue.syncs()) / f));
   return out;
 }
 

@@ -7,23 +7,22 @@
 // data-parallel ranks by greedy load balance (largest first onto the least loaded rank): block by
 // block for Distributed Shampoo, layer by layer for DASH (its layers are the unit it stacks).
 // Per step, on the most loaded rank:
-//   factor update  L += G G^T, R += G^T G (fp32 GEMMs; TF32 with optimizer.allow_tf32);
-//   inverse roots  every f steps (amortised: / f), per factor n x n, from the solver's matmul count:
-//                  coupled Newton 4 per iteration (p = 4); Newton-DB two chained runs of
-//                  1 + 3 (k - 1) (p = 4 as a square root then an inverse square root); Chebyshev
-//                  degree - 1 (Clenshaw); each an n x n x n GEMM at the solver's precision;
-//                  Frobenius scaling one memory-bound pass, power-iteration scaling 10 GEMMs of
-//                  n x n x 16 (16 vectors, bf16); EVD: a tridiagonal reduction of n memory-bound
-//                  column steps (n^3/3 fp32 elements read, one launch each; an assumption standing
-//                  for cuSOLVER's latency-bound sytrd) plus 6 n^3 FLOPs of GEMM-like work.
+//   factor update  L = b L + (1 - b) G G^T, R likewise (fp32 GEMMs; TF32 with optimizer.allow_tf32);
+//   inverse roots  every f steps (amortised: / f), per factor n x n (or per stack), the op
+//                  sequence of the solver's Python implementation (inverse_root_ops.hpp: matmul
+//                  counts, elementwise ops, host syncs such as coupled Newton's convergence test).
 //                  When the profile has measured solver stacks, each stack of c factors n x n
 //                  takes CostModel::measured_solver_time(solver, n, c, iterations, precision,
-//                  batched = DASH) instead (scaling included; launches counted as above);
+//                  batched = DASH) instead (scaling included; its ops still counted);
 //   precondition   L^-1/4 G R^-1/4 (two GEMMs per block) and Adam grafting (memory-bound);
 //   communication  all-gather of the fp32 updates over the data-parallel group.
-// Execution: Distributed Shampoo launches one kernel per block and matmul; DASH runs one batched
-// GEMM per stack (layer stacking: one stack per layer and block size; GPU stacking: one per block
-// size for the whole GPU), so small GEMMs fill the GPU and launches are few.
+// Execution: both optimizers are eager PyTorch loops, so every op costs the host
+// optimizer.host_op_overhead + the device's launch overhead, and each part's time is that of an
+// EagerIssue (costmodel/eager_issue.hpp): the GPU's kernel bodies, or the host when it cannot
+// keep ahead, with syncs draining the GPU. Distributed Shampoo issues every sequence once per
+// block or factor; DASH once per stack (layer stacking: one stack per layer and block size; GPU
+// stacking: one per block size for the whole GPU), so its host cost and syncs are few and its
+// batched GEMMs fill the GPU.
 
 #include <string>
 #include <vector>
@@ -42,6 +41,7 @@ struct ShampooStepCost {
   int blocks = 0;               // blocks of the stage (all ranks)
   int factors_on_rank = 0;      // factors of the most loaded rank
   int kernels = 0;              // launches per step on that rank (roots amortised)
+  int host_syncs = 0;           // host reads of a device value per step (roots amortised)
 };
 
 // Cost of one optimizer step of `stage` (0..pp-1) for Shampoo or DASH on the most loaded

@@ -111,6 +111,14 @@ struct OptimizerSpec {
   // fp32 matmuls (factor updates, preconditioning, fp32 solvers) run on TF32 tensor cores, as
   // PyTorch's torch.backends.cuda.matmul.allow_tf32 = True makes them (DASH's runs set it).
   bool allow_tf32 = false;
+  // Host time the optimizer's eager framework spends on one operation before and besides the
+  // CUDA launch (Python, the PyTorch dispatcher, the allocator); the launch itself is the
+  // device's kernel_launch_overhead. Default 6 us: the middle of the 4-9 us that the per-op CPU
+  // costs of eager PyTorch under no_grad add up to (Python ~1, binding ~1, dispatcher 1-2,
+  // backend selection 1-5 us; jiahuanglin.xyz, "From PyTorch op to kernel launch", which puts the
+  // whole path, launch and autograd included, at 5-25 us). Zero models a host that never limits
+  // (CUDA graphs, a fused C++ optimizer). See costmodel/eager_issue.hpp.
+  sim::Time host_op_overhead = sim::Time::us(6);
 };
 
 struct Scenario {

@@ -285,6 +285,7 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
   }
   r.choice("grafting", false, {"adam"});
   assign(o.allow_tf32, r.boolean("allow_tf32", false));
+  assign(o.host_op_overhead, r.time("host_op_overhead", false));
   if (auto s = r.choice("stacking", false, {"none", "layer", "gpu"})) {
     o.stacking = *s == "gpu" ? Stacking::kGpu : *s == "layer" ? Stacking::kLayer : Stacking::kNone;
   }
