@@ -31,8 +31,8 @@ std::vector<FitPoint> synthetic(double noise) {
 
 TEST_CASE("Fit: exact on noiseless data") {
   const auto r = calib::fit_alpha_beta(synthetic(0.0));
-  CHECK(r.fit.alpha_s == doctest::Approx(kAlpha).epsilon(1e-10));
-  CHECK(r.fit.beta_s_per_byte == doctest::Approx(kBeta).epsilon(1e-10));
+  CHECK(r.fit.alpha_s == doctest::Approx(kAlpha).epsilon(1e-10).scale(0));
+  CHECK(r.fit.beta_s_per_byte == doctest::Approx(kBeta).epsilon(1e-10).scale(0));
   CHECK(r.max_relative_residual < 1e-10);
 }
 
@@ -42,7 +42,7 @@ TEST_CASE("Fit: recovers alpha and beta within 1 % with +-2 % noise over 1 KB ..
   for (const auto& p : pts) {
     worst = std::max(worst, std::abs(p.seconds / (kAlpha + kBeta * p.bytes) - 1));
   }
-  REQUIRE(worst == doctest::Approx(0.02));  // the noise is really there
+  REQUIRE(worst == doctest::Approx(0.02).scale(0));  // the noise is really there
   const auto r = calib::fit_alpha_beta(pts);
   CHECK(std::abs(r.fit.alpha_s / kAlpha - 1) < 0.01);
   CHECK(std::abs(r.fit.beta_s_per_byte / kBeta - 1) < 0.01);
@@ -56,7 +56,7 @@ TEST_CASE("Fit: alpha is clamped at 0 and beta refitted") {
   const auto r = calib::fit_alpha_beta(pts);
   CHECK(r.fit.alpha_s == 0.0);
   CHECK(r.fit.beta_s_per_byte > 0.0);
-  CHECK(r.fit.beta_s_per_byte == doctest::Approx(1.0 / 100e9).epsilon(0.05));
+  CHECK(r.fit.beta_s_per_byte == doctest::Approx(1.0 / 100e9).epsilon(0.05).scale(0));
 }
 
 TEST_CASE("Fit: errors on fewer than two points or sizes, and on bad values") {
@@ -76,9 +76,9 @@ TEST_CASE("fit_series: out-of-place points, in-place only without them; none bel
   }
   const auto fit = calib::fit_series(s);
   REQUIRE(fit);
-  CHECK(fit->alpha_s == doctest::Approx(kAlpha).epsilon(1e-9));
+  CHECK(fit->alpha_s == doctest::Approx(kAlpha).epsilon(1e-9).scale(0));
   std::erase_if(s.points, [](const cost::CollectivePoint& p) { return !p.in_place; });
-  CHECK(calib::fit_series(s)->alpha_s == doctest::Approx(3 * kAlpha).epsilon(1e-9));
+  CHECK(calib::fit_series(s)->alpha_s == doctest::Approx(3 * kAlpha).epsilon(1e-9).scale(0));
   s.points.resize(1);
   CHECK(!calib::fit_series(s));
 }

@@ -137,13 +137,13 @@ const Run& find_run(const Run& like, Scaling scaling) {
 
 TEST_CASE("geometric_spectrum and spd_with_spectrum build the requested SPD matrix") {
   const Eigen::VectorXd lambda = geometric_spectrum(64, kLambdaMax, 1e6);
-  CHECK(lambda(0) == doctest::Approx(kLambdaMax));
-  CHECK(lambda(63) == doctest::Approx(kLambdaMax / 1e6));
-  CHECK(lambda(1) / lambda(0) == doctest::Approx(lambda(63) / lambda(62)));
+  CHECK(lambda(0) == doctest::Approx(kLambdaMax).scale(0));
+  CHECK(lambda(63) == doctest::Approx(kLambdaMax / 1e6).scale(0));
+  CHECK(lambda(1) / lambda(0) == doctest::Approx(lambda(63) / lambda(62)).scale(0));
   const Eigen::MatrixXd a = spd_with_spectrum(lambda, 7);
   CHECK(a == a.transpose());
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(a);
-  CHECK(eig.eigenvalues().maxCoeff() == doctest::Approx(kLambdaMax).epsilon(1e-12));
+  CHECK(eig.eigenvalues().maxCoeff() == doctest::Approx(kLambdaMax).epsilon(1e-12).scale(0));
   // The smallest eigenvalue is recovered to ~eps * lambda_max absolute.
   CHECK(std::abs(eig.eigenvalues().minCoeff() - kLambdaMax / 1e6) < 1e-13);
   CHECK(spd_with_spectrum(lambda, 7) == a);  // deterministic
@@ -158,12 +158,12 @@ TEST_CASE("scale_estimate: Frobenius bounds lambda_max from above, spectral just
     const double frobenius = scale_estimate(a, Scaling::kFrobenius);
     const double spectral = scale_estimate(a, Scaling::kSpectral);
     CAPTURE(n);
-    CHECK(frobenius == doctest::Approx(a.norm()));
+    CHECK(frobenius == doctest::Approx(a.norm()).scale(0));
     CHECK(frobenius >= kLambdaMax);
     CHECK(spectral <= kLambdaMax * (1.0 + 1e-12));  // Rayleigh quotients bound from below
     CHECK(spectral >= 0.95 * kLambdaMax);
     CHECK(scale_estimate(a, Scaling::kSpectral, 2.0) ==
-          doctest::Approx(std::min(frobenius, 2.0 * spectral)));
+          doctest::Approx(std::min(frobenius, 2.0 * spectral)).scale(0));
     CHECK(scale_estimate(a, Scaling::kSpectral) == spectral);  // fixed seed
   }
   CHECK_THROWS_AS(scale_estimate(Eigen::MatrixXd::Zero(3, 3), Scaling::kFrobenius),

@@ -189,7 +189,7 @@ TEST_CASE("simulate --json FILE writes the result JSON with the documented keys"
   }
   const double step = j.at("step_time_s").get<double>();
   CHECK(j.at("tokens_per_s").get<double>() ==
-        doctest::Approx(j.at("tokens_per_step").get<double>() / step).epsilon(1e-12));
+        doctest::Approx(j.at("tokens_per_step").get<double>() / step).epsilon(1e-12).scale(0));
   CHECK(j.at("tokens_per_step").get<double>() == 64.0 * 4096);
   CHECK(j.at("mfu").get<double>() < 1.0);
   CHECK(j.at("hfu").get<double>() >= j.at("mfu").get<double>());
@@ -227,7 +227,7 @@ TEST_CASE("simulate --json FILE writes the result JSON with the documented keys"
     for (const auto& [key, value] : b.items()) {
       if (key != "device" && key != "stage") sum += value.get<double>();
     }
-    CHECK(sum == doctest::Approx(peak).epsilon(1e-12));  // the breakdown is at the peak
+    CHECK(sum == doctest::Approx(peak).epsilon(1e-12).scale(0));  // the breakdown is at the peak
   }
   for (const char* key : {"comm_bytes", "exposed_comm_s"}) {
     CAPTURE(key);
@@ -494,17 +494,19 @@ TEST_CASE("every shipped scenario: the result JSON is consistent with itself") {
     for (const auto& [kind, bytes] : j.at("comm_bytes").items()) comm += bytes.get<double>();
     const double links = j.at("link_bytes").at("intra_node").get<double>() +
                          j.at("link_bytes").at("inter_node").get<double>();
+    // Byte counts, so scale 1 is already relative; no .scale(0): a one-GPU scenario sends 0.
     CHECK(links == doctest::Approx(comm).epsilon(1e-9));
     // The critical path covers the simulated run once: its categories add up to its length (the
     // step for flush schedules; several steps for asynchronous ones).
     const double run = j.at("simulated_time_s").get<double>();
-    if (!j.at("asynchronous").get<bool>()) CHECK(run == doctest::Approx(step).epsilon(1e-12));
+    if (!j.at("asynchronous").get<bool>())
+      CHECK(run == doctest::Approx(step).epsilon(1e-12).scale(0));
     double path = 0;
     for (const auto& [category, seconds] : j.at("critical_path_s").items()) {
       CHECK(seconds.get<double>() >= 0);
       path += seconds.get<double>();
     }
-    CHECK_MESSAGE(path == doctest::Approx(run).epsilon(1e-9),
+    CHECK_MESSAGE(path == doctest::Approx(run).epsilon(1e-9).scale(0),
                   "critical_path_s adds up to " << path << " s, the run is " << run << " s");
     for (const auto& c : j.at("collectives")) {
       CHECK(c.at("count_per_gpu").get<double>() > 0);
@@ -538,7 +540,7 @@ TEST_CASE("simulate --full gives the symmetric result for every GPU") {
     CHECK(full.at("mode") == "full");
     CHECK(full.at("simulated_devices") == full.at("total_gpus"));
     CHECK(full.at("step_time_s").get<double>() == sym.at("step_time_s").get<double>());
-    for (const char* kind : {"tp", "pp", "dp"}) {
+    for (const char* kind : {"tp", "pp", "dp"}) {  // no .scale(0): dp 1 (custom-cluster) sends 0
       CHECK(full.at("comm_bytes").at(kind).get<double>() ==
             doctest::Approx(sym.at("comm_bytes").at(kind).get<double>()).epsilon(1e-12));
     }

@@ -83,7 +83,7 @@ TEST_CASE("one tile past a full wave costs more per FLOP than the exact multiple
   CHECK(b_exact.wave == 1.0);
   CHECK(b_more.tiles == 272);
   CHECK(b_more.waves == 3);
-  CHECK(b_more.wave == doctest::Approx(272.0 / 396.0));
+  CHECK(b_more.wave == doctest::Approx(272.0 / 396.0).scale(0));
 
   // Both shapes are compute-bound, so time per FLOP follows efficiency.
   CHECK(model.compute_time(exact) > model.memory_time(exact));
@@ -98,7 +98,7 @@ TEST_CASE("tile quantization: one row past a tile multiple wastes a tile row") {
   const GemmShape aligned = bf16(4096, 4096, 8192);
   const GemmShape ragged = bf16(4097, 4096, 8192);
   CHECK(model.breakdown(aligned).tile == 1.0);
-  CHECK(model.breakdown(ragged).tile == doctest::Approx(4097.0 / 4224.0));
+  CHECK(model.breakdown(ragged).tile == doctest::Approx(4097.0 / 4224.0).scale(0));
   CHECK(model.efficiency(ragged) < model.efficiency(aligned));
   CHECK(seconds_per_flop(model, ragged) > seconds_per_flop(model, aligned));
 }
@@ -122,7 +122,7 @@ TEST_CASE("large bf16 GEMMs on H100 run at ceiling x peak when shapes are exact 
   CHECK(b.tile == 1.0);
   CHECK(b.small_k == 1.0);
   CHECK(b.waves == 32);
-  CHECK(model.efficiency(cube) == doctest::Approx(ceiling * 4096.0 / 4224.0));
+  CHECK(model.efficiency(cube) == doctest::Approx(ceiling * 4096.0 / 4224.0).scale(0));
   const double expected_cube = cube.flops().value / (989.4e12 * ceiling * 4096.0 / 4224.0);
   CHECK(rel_diff(model.gemm_time(cube).to_seconds(), expected_cube) < 1e-9);
 
@@ -149,7 +149,7 @@ TEST_CASE("small-K penalty follows k / (k + k_half), normalized at k_ref") {
   const RooflineGemmModel model(preset_device("dgx-h100"));
   const GemmEfficiencyParams& p = model.params();
   const double r_ref = p.k_ref / (p.k_ref + p.k_half);
-  CHECK(model.breakdown(bf16(4096, 4096, 128)).small_k == doctest::Approx(0.5 / r_ref));
+  CHECK(model.breakdown(bf16(4096, 4096, 128)).small_k == doctest::Approx(0.5 / r_ref).scale(0));
   CHECK(model.breakdown(bf16(4096, 4096, 4096)).small_k == 1.0);
   CHECK(model.breakdown(bf16(4096, 4096, 65536)).small_k == 1.0);
 }
@@ -160,7 +160,7 @@ TEST_CASE("batched GEMMs schedule batch x tiles thread blocks") {
   CHECK(b.tiles == 132);
   CHECK(b.waves == 1);
   CHECK(b.wave == 1.0);
-  CHECK(model.breakdown(bf16(128, 128, 4096, 1)).wave == doctest::Approx(1.0 / 132.0));
+  CHECK(model.breakdown(bf16(128, 128, 4096, 1)).wave == doctest::Approx(1.0 / 132.0).scale(0));
 }
 
 TEST_CASE("the roofline model is usable through the GemmCostModel interface") {

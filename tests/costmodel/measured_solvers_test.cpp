@@ -29,16 +29,16 @@ TEST_CASE("Solver time: exact at a point, scaled by batch, block^3 and iteration
   CHECK(t("newton-db", 1024, 32, 10)->seconds == 0.1);
   CHECK(!t("newton-db", 1024, 32, 10)->extrapolated);
   // Batch and iterations scale linearly from the nearest point.
-  CHECK(t("newton-db", 1024, 64, 10)->seconds == doctest::Approx(0.2));
+  CHECK(t("newton-db", 1024, 64, 10)->seconds == doctest::Approx(0.2).scale(0));
   CHECK(t("newton-db", 1024, 64, 10)->extrapolated);  // batch 64 is above every measured batch
-  CHECK(t("newton-db", 1024, 32, 5)->seconds == doctest::Approx(0.05));
+  CHECK(t("newton-db", 1024, 32, 5)->seconds == doctest::Approx(0.05).scale(0));
   // Block 1536 lies between the two blocks, nearer 2048 in the cubic metric: scaled from it.
   const auto mid = t("newton-db", 1536, 32, 10);
   CHECK(mid->from->block == 2048);
-  CHECK(mid->seconds == doctest::Approx(0.9 * 0.75 * 0.75 * 0.75));
+  CHECK(mid->seconds == doctest::Approx(0.9 * 0.75 * 0.75 * 0.75).scale(0));
   CHECK(!mid->extrapolated);
   // EVD has no iterations: they are ignored.
-  CHECK(t("evd", 512, 32, 99)->seconds == doctest::Approx(2.0 / 8));
+  CHECK(t("evd", 512, 32, 99)->seconds == doctest::Approx(2.0 / 8).scale(0));
   // Another solver, dtype or mode: nothing.
   CHECK(!t("chebyshev", 1024, 32, 10));
   CHECK(!estimate_solver_time(pts, {"newton-db", 1024, 32, 10, Dtype::kBf16, true}));

@@ -29,5 +29,5 @@ TEST_CASE("FlashAttention stores Korthikanti's selective activations and halves 
   };
   const double b = 1, a = sc.model.heads, s = sc.model.seq_len, d = sc.model.head_dim();
   CHECK(flops(unfused.forward) - flops(flash.forward) ==
-        doctest::Approx(0.5 * 4 * b * a * s * s * d).epsilon(1e-12));
+        doctest::Approx(0.5 * 4 * b * a * s * s * d).epsilon(1e-12).scale(0));
 }

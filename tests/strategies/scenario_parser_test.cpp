@@ -161,15 +161,15 @@ TEST_CASE("the custom-cluster scenario reads every field without presets") {
   CHECK(s.model.heads == 16);
   CHECK(s.cluster.name == "perlmutter-a100-40gb");
   CHECK(s.cluster.device.name == "A100-SXM4-40GB");
-  CHECK(s.cluster.device.hbm_capacity.value == doctest::Approx(40e9));
-  CHECK(s.cluster.device.peak_fp32.flop_per_s == doctest::Approx(19.5e12));
+  CHECK(s.cluster.device.hbm_capacity.value == doctest::Approx(40e9).scale(0));
+  CHECK(s.cluster.device.peak_fp32.flop_per_s == doctest::Approx(19.5e12).scale(0));
   CHECK(s.cluster.device.peak_fp8.flop_per_s == 0);
   CHECK(s.cluster.device.sm_count == 108);
   CHECK(s.cluster.device.kernel_launch_overhead == sim::Time::us(4));
-  CHECK(s.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(25e9));  // 200 Gb/s
+  CHECK(s.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(25e9).scale(0));  // 200 Gb/s
   CHECK(s.cluster.intra_node.latency == sim::Time::us(1));
   CHECK(s.cluster.total_gpus() == 8);
-  CHECK(s.parallel.dp_bucket.value == doctest::Approx(25e6));
+  CHECK(s.parallel.dp_bucket.value == doctest::Approx(25e6).scale(0));
 }
 
 TEST_CASE("every malformed fixture fails with exactly the expected problems") {
@@ -227,13 +227,13 @@ TEST_CASE("unit text keeps GB and GiB apart, reads bits, and rejects bare number
   CHECK(bytes_of("80 GB") == 80e9);
   CHECK(bytes_of("80GiB") == 80.0 * 1024 * 1024 * 1024);
   CHECK(bytes_of("25 MB") == 25e6);
-  CHECK(bytes_per_s_of("400 Gb/s") == doctest::Approx(50e9));
-  CHECK(bytes_per_s_of("400 Gbit/s") == doctest::Approx(50e9));
-  CHECK(bytes_per_s_of("450 GB/s") == doctest::Approx(450e9));
+  CHECK(bytes_per_s_of("400 Gb/s") == doctest::Approx(50e9).scale(0));
+  CHECK(bytes_per_s_of("400 Gbit/s") == doctest::Approx(50e9).scale(0));
+  CHECK(bytes_per_s_of("450 GB/s") == doctest::Approx(450e9).scale(0));
   std::string why;
   const auto peak = cost::parse_flop_rate("989.4 TFLOP/s", &why);
   REQUIRE(peak.has_value());
-  CHECK(peak->flop_per_s == doctest::Approx(989.4e12));
+  CHECK(peak->flop_per_s == doctest::Approx(989.4e12).scale(0));
   CHECK(cost::parse_time("5 us", &why) == sim::Time::us(5));
 
   CHECK_FALSE(cost::parse_bytes("80", &why).has_value());
@@ -249,14 +249,14 @@ TEST_CASE("unit text keeps GB and GiB apart, reads bits, and rejects bare number
     CAPTURE(v);
     const auto back = cost::parse_bytes(cost::format_bytes(cost::Bytes{v}), &why);
     REQUIRE(back.has_value());
-    CHECK(back->value == doctest::Approx(v).epsilon(1e-3));
+    CHECK(back->value == doctest::Approx(v).epsilon(1e-3).scale(0));
     const auto back_si = cost::parse_bytes(cost::format_bytes_si(cost::Bytes{v}), &why);
     REQUIRE(back_si.has_value());
-    CHECK(back_si->value == doctest::Approx(v).epsilon(1e-3));
+    CHECK(back_si->value == doctest::Approx(v).epsilon(1e-3).scale(0));
   }
   const auto bw = cost::parse_bandwidth(cost::format_bandwidth(cost::Bandwidth{50e9}), &why);
   REQUIRE(bw.has_value());
-  CHECK(bw->bytes_per_s == doctest::Approx(50e9));
+  CHECK(bw->bytes_per_s == doctest::Approx(50e9).scale(0));
 
   // The same through a scenario: GiB vs GB capacity, bits on the NIC.
   const Scenario gib =
@@ -265,7 +265,7 @@ TEST_CASE("unit text keeps GB and GiB apart, reads bits, and rejects bare number
       parse_scenario(with_cluster(explicit_cluster("80 GB", "400 Gb/s"), R"({"dp": 8})"), "x");
   CHECK(gib.cluster.device.hbm_capacity.value == 80.0 * 1024 * 1024 * 1024);
   CHECK(gb.cluster.device.hbm_capacity.value == 80e9);
-  CHECK(gib.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(50e9));
+  CHECK(gib.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(50e9).scale(0));
   CHECK(gib.cluster.name == "custom");
 
   // A bare number in a scenario names the field and asks for a unit.
@@ -294,21 +294,21 @@ TEST_CASE("a preset with overrides keeps the preset's fields and changes only th
       with_cluster(R"({"preset": "dgx-h100", "nodes": 4})", R"({"dp": 32})"), "x");
   CHECK(s.cluster.name == "dgx-h100");
   CHECK(s.cluster.device.name == "H100-SXM5-80GB");
-  CHECK(s.cluster.device.peak_bf16.flop_per_s == doctest::Approx(989.4e12));
+  CHECK(s.cluster.device.peak_bf16.flop_per_s == doctest::Approx(989.4e12).scale(0));
   CHECK(s.cluster.gpus_per_node == 8);
   CHECK(s.cluster.nodes == 4);
   CHECK(s.cluster.total_gpus() == 32);
-  CHECK(s.cluster.intra_node.bandwidth.bytes_per_s == doctest::Approx(450e9));
-  CHECK(s.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(50e9));
+  CHECK(s.cluster.intra_node.bandwidth.bytes_per_s == doctest::Approx(450e9).scale(0));
+  CHECK(s.cluster.inter_node.bandwidth.bytes_per_s == doctest::Approx(50e9).scale(0));
 
   // A nested override replaces one device field and keeps the rest.
   const Scenario hbm = parse_scenario(
       with_cluster(R"({"preset": "dgx-h100", "device": {"hbm_capacity": "96 GB"}})",
                    R"({"dp": 8})"),
       "x");
-  CHECK(hbm.cluster.device.hbm_capacity.value == doctest::Approx(96e9));
+  CHECK(hbm.cluster.device.hbm_capacity.value == doctest::Approx(96e9).scale(0));
   CHECK(hbm.cluster.device.name == "H100-SXM5-80GB");
-  CHECK(hbm.cluster.device.hbm_bandwidth.bytes_per_s == doctest::Approx(3350e9));
+  CHECK(hbm.cluster.device.hbm_bandwidth.bytes_per_s == doctest::Approx(3350e9).scale(0));
 
   // The plain preset name is one node.
   const Scenario one = parse_scenario(with_cluster(R"("dgx-h100")", R"({"dp": 8})"), "x");
@@ -348,7 +348,7 @@ TEST_CASE("defaults of optional fields") {
   CHECK(s.parallel.schedule == PipelineSchedule::kOneFOneB);
   CHECK(s.parallel.zero_stage == 0);
   CHECK_FALSE(s.parallel.sequence_parallel);
-  CHECK(s.parallel.dp_bucket.value == doctest::Approx(25e6));
+  CHECK(s.parallel.dp_bucket.value == doctest::Approx(25e6).scale(0));
   CHECK(s.optimizer.kind == OptimizerKind::kAdamW);
   CHECK(s.cluster.total_gpus() == 1);
   CHECK(s.micro_batches() == 8);

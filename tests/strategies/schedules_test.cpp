@@ -110,7 +110,7 @@ TEST_CASE("Interleaved 1F1B: bubble (P-1)/(v m) of the ideal time") {
             test::equal_stage_scenario(PipelineSchedule::kInterleaved, p, m, 1, v));
         const double ideal = m * v * 18e-6;
         CHECK(s.report.pipeline_time_s ==
-              doctest::Approx(ideal * (1.0 + (p - 1.0) / (v * m))).epsilon(1e-9));
+              doctest::Approx(ideal * (1.0 + (p - 1.0) / (v * m))).epsilon(1e-9).scale(0));
       }
     }
   }
@@ -126,9 +126,11 @@ TEST_CASE("Zero-bubble H1 and H2: bubbles (P-1)(tF+tB-tW) and (P-1)(tF+tB-2tW)")
       CAPTURE(m);
       const double ideal = m * (tf + tb + tw);
       const auto h1 = test::simulate_with(test::equal_stage_scenario(PipelineSchedule::kZbH1, p, m));
-      CHECK(h1.report.pipeline_time_s == doctest::Approx(ideal + (p - 1) * (tf + tb - tw)).epsilon(1e-9));
+      CHECK(h1.report.pipeline_time_s ==
+            doctest::Approx(ideal + (p - 1) * (tf + tb - tw)).epsilon(1e-9).scale(0));
       const auto h2 = test::simulate_with(test::equal_stage_scenario(PipelineSchedule::kZbH2, p, m));
-      CHECK(h2.report.pipeline_time_s == doctest::Approx(ideal + (p - 1) * (tf + tb - 2 * tw)).epsilon(1e-9));
+      CHECK(h2.report.pipeline_time_s ==
+            doctest::Approx(ideal + (p - 1) * (tf + tb - 2 * tw)).epsilon(1e-9).scale(0));
     }
   }
 }
@@ -142,7 +144,7 @@ TEST_CASE("PACI steady-state speedup over 1F1B-flush is (a+P-1)/a within 2%") {
       const auto flush =
           test::simulate_with(test::equal_stage_scenario(PipelineSchedule::kOneFOneB, p, a));
       const double speedup = flush.report.step_time_s / paci.report.step_time_s;
-      CHECK(speedup == doctest::Approx((a + p - 1.0) / a).epsilon(0.02));
+      CHECK(speedup == doctest::Approx((a + p - 1.0) / a).epsilon(0.02).scale(0));
     }
   }
 }
@@ -182,9 +184,10 @@ TEST_CASE("Zero-bubble memory: at most P (H1) and 2P-1 (H2) micro-batches of act
     }
     return most;
   };
-  CHECK(most_in_flight(test::simulate_with(sc)) == doctest::Approx(p).epsilon(1e-6));
+  CHECK(most_in_flight(test::simulate_with(sc)) == doctest::Approx(p).epsilon(1e-6).scale(0));
   sc.parallel.schedule = PipelineSchedule::kZbH2;
-  CHECK(most_in_flight(test::simulate_with(sc)) == doctest::Approx(2 * p - 1).epsilon(1e-6));
+  CHECK(most_in_flight(test::simulate_with(sc)) ==
+        doctest::Approx(2 * p - 1).epsilon(1e-6).scale(0));
 }
 
 TEST_CASE("Interleaved 1F1B stage-0 activations: L layers x (1 + (P-1)/(P v)) (Korthikanti et al.)") {
@@ -204,7 +207,9 @@ TEST_CASE("Interleaved 1F1B stage-0 activations: L layers x (1 + (P-1)/(P v)) (K
       for (const auto& [name, bytes] : s.report.memory[0].breakdown_bytes) {
         if (name == "activations") stage0 = bytes;
       }
-      CHECK(stage0 == doctest::Approx(layers * per_layer * (1.0 + (p - 1.0) / (p * v))).epsilon(1e-6));
+      CHECK(
+          stage0 ==
+          doctest::Approx(layers * per_layer * (1.0 + (p - 1.0) / (p * v))).epsilon(1e-6).scale(0));
     }
   }
 }

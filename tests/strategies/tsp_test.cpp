@@ -61,10 +61,10 @@ TEST_CASE("TSP moves 4 B S h k + 32 h^2 k bytes per rank per layer forward; TP 8
       const cost::CostModel costs(tsp.cluster);
       const double h = 1024, B = 1, S = s, k = (d - 1.0) / d;
       CHECK(forward_bytes(strat::transformer_layer_program(tsp, costs), d) ==
-            doctest::Approx(4 * B * S * h * k + 32 * h * h * k).epsilon(1e-12));
+            doctest::Approx(4 * B * S * h * k + 32 * h * h * k).epsilon(1e-12).scale(0));
       const auto tp = tsp_scenario(d, s, strat::TpPlacement::kMegatron);
       CHECK(forward_bytes(strat::transformer_layer_program(tp, costs), d) ==
-            doctest::Approx(8 * B * S * h * k).epsilon(1e-12));
+            doctest::Approx(8 * B * S * h * k).epsilon(1e-12).scale(0));
     }
   }
 }
@@ -81,7 +81,7 @@ TEST_CASE("TSP moves fewer bytes than TP exactly when B S > 8 h") {
         strat::transformer_layer_program(tsp_scenario(d, s, strat::TpPlacement::kMegatron), costs),
         d);
     if (s > 8 * h) CHECK(t < m);
-    if (s == 8 * h) CHECK(t == doctest::Approx(m).epsilon(1e-12));
+    if (s == 8 * h) CHECK(t == doctest::Approx(m).epsilon(1e-12).scale(0));
     if (s < 8 * h) CHECK(t > m);
   }
 }
@@ -96,15 +96,16 @@ TEST_CASE("TSP holds 1/D of the activations and of the weight matrices per rank"
   const double unsharded =
       cost::activation_bytes_per_layer(strat::activation_shape(one), cost::Recompute::kSelective)
           .value;
-  CHECK(p.activation_stored_bytes == doctest::Approx(unsharded / d).epsilon(1e-12));
+  CHECK(p.activation_stored_bytes == doctest::Approx(unsharded / d).epsilon(1e-12).scale(0));
   // Transients beyond that: one head shard's gathered K/V and two buffers of each weight shard.
   const double h = 1024, e = 2;
   const double kv = 2 * s * h / d * e, attn = 4 * h * h / d * e, mlp = 12 * h * h / d * e;
   CHECK(p.activation_full_bytes - p.activation_stored_bytes ==
-        doctest::Approx(kv + 2 * attn + 2 * mlp).epsilon(1e-12));
+        doctest::Approx(kv + 2 * attn + 2 * mlp).epsilon(1e-12).scale(0));
   // Weights: every matrix / D; only the two norm scales (2h) stay whole.
   const double full = static_cast<double>(tsp.model.params_per_layer());
-  CHECK(strat::layer_params_per_tp_rank(tsp.model, d) == doctest::Approx(full / d + 2 * h * (1 - 1.0 / d)));
+  CHECK(strat::layer_params_per_tp_rank(tsp.model, d) ==
+        doctest::Approx(full / d + 2 * h * (1 - 1.0 / d)).scale(0));
 }
 
 TEST_CASE("TSP: symmetric and full simulation agree; weight transfers overlap compute") {
