@@ -17,12 +17,15 @@
 //
 // elapsed() = max(host, gpu). When bodies are long the GPU bounds the time (sum of bodies plus
 // the first issue); when they are short the host does (ops x host_per_op); syncs stop the host
-// from running ahead and so expose both. Invariant: elapsed() is non-decreasing and at least
-// both ops() x host_per_op and the sum of the bodies.
+// from running ahead and so expose both.
+//
+// Preconditions: host costs and bodies are >= 0 (asserted). Invariants under them: elapsed()
+// never decreases, and it is at least both the summed host costs and the summed bodies.
 //
 // Units: sim::Time. host_per_op is the whole host cost of one op, launch included.
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 
 #include "sim/time.hpp"
@@ -31,35 +34,52 @@ namespace parasim::cost {
 
 class EagerIssue {
  public:
-  explicit EagerIssue(sim::Time host_per_op) : host_per_op_(host_per_op) {}
+  explicit EagerIssue(sim::Time host_per_op) : host_per_op_(host_per_op) {
+    assert(host_per_op >= sim::Time::zero());
+  }
 
   // One op whose kernel runs `body` on the GPU (no launch overhead in it).
-  void op(sim::Time body) {
-    host_ += host_per_op_;
+  void op(sim::Time body) { op(body, host_per_op_); }
+  // One op with its own host cost (for example the further launches of one foreach call).
+  void op(sim::Time body, sim::Time host) {
+    assert(body >= sim::Time::zero() && host >= sim::Time::zero());
+    host_ += host;
     gpu_ = std::max(gpu_, host_) + body;
-    ++ops_;
+    ++op_count_;
   }
   // `count` ops of `body` each.
-  void ops(sim::Time body, std::int64_t count) {
+  void repeat(sim::Time body, std::int64_t count) {
     for (std::int64_t i = 0; i < count; ++i) op(body);
+  }
+  // A sequence of `ops` ops timed as a whole on the GPU (`body`, e.g. a measured solver run)
+  // containing `syncs` read-backs: the host issues all of them, the GPU starts after the first
+  // issue, and the host's waits inside are approximated by one wait for the GPU at the end.
+  void sequence(sim::Time body, std::int64_t ops, std::int64_t syncs) {
+    assert(body >= sim::Time::zero() && ops >= 1 && syncs >= 0);
+    const sim::Time first_issued = host_ + host_per_op_;
+    host_ += host_per_op_ * ops;
+    gpu_ = std::max(gpu_, first_issued) + body;
+    op_count_ += ops;
+    if (syncs > 0) host_ = std::max(host_, gpu_);
+    sync_count_ += syncs;
   }
   // A value read back on the host: one copy op, then the host waits for the GPU.
   void sync() {
     op(sim::Time::zero());
     host_ = std::max(host_, gpu_);
-    ++syncs_;
+    ++sync_count_;
   }
 
   sim::Time elapsed() const { return std::max(host_, gpu_); }
-  std::int64_t ops() const { return ops_; }
-  std::int64_t syncs() const { return syncs_; }
+  std::int64_t op_count() const { return op_count_; }
+  std::int64_t sync_count() const { return sync_count_; }
 
  private:
   sim::Time host_per_op_;
   sim::Time host_;
   sim::Time gpu_;
-  std::int64_t ops_ = 0;
-  std::int64_t syncs_ = 0;
+  std::int64_t op_count_ = 0;
+  std::int64_t sync_count_ = 0;
 };
 
 }  // namespace parasim::cost

@@ -1,28 +1,35 @@
 #include "strategies/inverse_root_ops.hpp"
 
-#include <cmath>
-
 namespace parasim::strat {
 namespace {
 
-// Bodies (GPU time without launch overhead) of the ops of one sequence over `batch` matrices.
+constexpr double kUnaryBytes = 8, kBinaryBytes = 12, kReductionBytes = 4, kCastBytes = 6;
+constexpr double kBf16ReductionBytes = 2;
+constexpr double kFiniteCheckBytes = 5;  // isfinite: fp32 read, bool write
+constexpr int kPowerIterationSteps = 10;  // DASH's matrix_scaling_pi_steps
+constexpr int kPowerIterationVectors = 16;
+
+// Issues the ops of one sequence over `batch` n x n matrices, with their GPU bodies (no launch).
 class RootOps {
  public:
   RootOps(const cost::CostModel& costs, int n, int batch, cost::EagerIssue& issue)
       : costs_(costs), n_(n), batch_(batch), issue_(issue) {}
 
-  void gemm(cost::Dtype dtype, int cols = 0) {
-    const std::int64_t n = n_;
-    const cost::GemmShape s{n, cols > 0 ? cols : n, n, batch_, dtype};
+  // A GEMM n x cols x n per matrix of the batch.
+  void gemm(cost::Dtype dtype, std::int64_t cols) {
+    const cost::GemmShape s{n_, cols, n_, batch_, dtype};
     issue_.op(costs_.gemm(s) - launch());
   }
-  // An elementwise op moving `bytes_per_element` per matrix element.
+  void gemm(cost::Dtype dtype) { gemm(dtype, n_); }
+  // `count` elementwise ops moving `bytes_per_element` per matrix element.
   void elementwise(double bytes_per_element, int count = 1) {
     const double bytes =
-        static_cast<double>(n_) * n_ * static_cast<double>(batch_) * bytes_per_element;
-    issue_.ops(costs_.memory_bound(cost::Bytes{bytes}) - launch(), count);
+        static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(batch_) *
+        bytes_per_element;
+    issue_.repeat(costs_.memory_bound(cost::Bytes{bytes}) - launch(), count);
   }
-  void scalar(int count = 1) { issue_.ops(sim::Time::zero(), count); }
+  // Ops on scalars or on n-element vectors: host cost only.
+  void small(int count = 1) { issue_.repeat(sim::Time::zero(), count); }
   void body(sim::Time t) { issue_.op(t); }
   void sync() { issue_.sync(); }
 
@@ -30,88 +37,121 @@ class RootOps {
   sim::Time launch() const { return costs_.device().kernel_launch_overhead; }
 
   const cost::CostModel& costs_;
-  int n_;
+  std::int64_t n_;
   std::int64_t batch_;
   cost::EagerIssue& issue_;
 };
 
-constexpr double kUnary = 8, kBinary = 12, kReduction = 4, kCast = 6;
+bool sixteen_bit(const OptimizerSpec& spec) { return spec.precision != cost::Dtype::kFp32; }
 
-void scaling(const OptimizerSpec& o, RootOps& ops) {
-  if (o.scaling == RootScaling::kPowerIteration) {
-    for (int step = 0; step < 10; ++step) {
-      ops.gemm(cost::Dtype::kBf16, 16);
-      ops.scalar(2);
-    }
-    ops.scalar(3);
-  } else {
-    ops.elementwise(kReduction);
-    ops.scalar(2);
+// DASH's scaler (scalers.py): the bf16 copy, then its norm or multi-power-iteration.
+void dash_scaling(const OptimizerSpec& spec, RootOps& ops) {
+  ops.elementwise(kCastBytes);
+  if (spec.scaling != RootScaling::kPowerIteration) {
+    ops.elementwise(kBf16ReductionBytes);
+    return;
   }
+  ops.small(4);  // diagonal damping, random vectors, their norms, the division
+  for (int step = 0; step < kPowerIterationSteps; ++step) {
+    ops.gemm(cost::Dtype::kBf16, kPowerIterationVectors);
+    ops.small(2);
+  }
+  ops.gemm(cost::Dtype::kBf16, kPowerIterationVectors);
+  ops.small(5);  // Rayleigh quotients, max, gather, cast, safety factor
 }
 
-void coupled_newton(const OptimizerSpec& o, cost::Dtype matmul, cost::Dtype fp32, RootOps& ops) {
-  const bool sixteen_bit = o.precision != cost::Dtype::kFp32;
-  ops.elementwise(kBinary);  // ridge
-  scaling(o, ops);
-  ops.elementwise(kUnary, 2);  // X = z^(1/p) I, M = z A
-  for (int it = 0; it < o.iterations; ++it) {
-    ops.elementwise(kUnary);   // a M
-    ops.elementwise(kBinary);  // + (1 - a) I
-    ops.gemm(sixteen_bit ? fp32 : matmul);  // X M'
-    if (sixteen_bit) ops.elementwise(kCast, 2);
-    ops.gemm(matmul, 0);  // M'^2
-    ops.gemm(matmul, 0);  // M'^2 M'^2 (or M'^2 M)
-    ops.gemm(matmul, 0);  // ... M
-    ops.elementwise(kBinary);     // M - I
-    ops.elementwise(kReduction);  // ||.||_inf
-    ops.sync();                   // error < tol
-  }
-  ops.elementwise(kUnary);  // out = X
+// One coupled-Newton iteration's update of X and M (inv_cn.py; Distributed Shampoo's fp32 loop
+// has the same ops).
+void coupled_newton_step(const OptimizerSpec& spec, const RootStack& s, RootOps& ops) {
+  ops.elementwise(kUnaryBytes);   // a M
+  ops.elementwise(kBinaryBytes);  // + (1 - a) I
+  ops.gemm(sixteen_bit(spec) ? s.fp32_dtype : s.solver_dtype);  // X M'
+  if (sixteen_bit(spec)) ops.elementwise(kCastBytes, 2);           // M, M' cast down
+  ops.gemm(s.solver_dtype, s.n);  // M'^2
+  ops.gemm(s.solver_dtype, s.n);  // M'^4
+  ops.gemm(s.solver_dtype, s.n);  // M'^4 M
+  ops.elementwise(kBinaryBytes);     // M - I
+  ops.elementwise(kReductionBytes);  // ||.||_inf
 }
 
-void newton_db(const OptimizerSpec& o, cost::Dtype matmul, RootOps& ops) {
-  const bool sixteen_bit = o.precision != cost::Dtype::kFp32;
-  scaling(o, ops);
+void shampoo_coupled_newton(const OptimizerSpec& spec, const RootStack& s, RootOps& ops) {
+  ops.elementwise(kUnaryBytes);   // identity
+  ops.elementwise(kBinaryBytes);  // A + eps I
+  ops.elementwise(kReductionBytes);  // ||A||_F
+  ops.small(2);                      // z
+  ops.small();                       // z^(1/p)
+  ops.elementwise(kUnaryBytes, 2);   // X = (.) I, M = z A
+  ops.elementwise(kBinaryBytes);     // M - I
+  ops.elementwise(kReductionBytes);  // ||.||_inf
+  for (int it = 0; it < spec.iterations; ++it) {
+    ops.small();  // error > tol
+    ops.sync();
+    coupled_newton_step(spec, s, ops);
+  }
+  ops.small();  // error > tol, false: the loop ends
+  ops.sync();
+  ops.small();  // error <= tol for the convergence flag
+  ops.sync();
+}
+
+void dash_coupled_newton(const OptimizerSpec& spec, const RootStack& s, RootOps& ops) {
+  ops.elementwise(kBinaryBytes);  // A + eps I
+  dash_scaling(spec, ops);
+  ops.small(2);                     // z, z^(1/p)
+  ops.elementwise(kUnaryBytes, 2);  // X, M
+  for (int it = 0; it < spec.iterations; ++it) {
+    coupled_newton_step(spec, s, ops);
+    ops.sync();  // error < tol
+  }
+  ops.elementwise(kUnaryBytes);  // out = X
+}
+
+void newton_db(const OptimizerSpec& spec, const RootStack& s, RootOps& ops) {
+  const bool low = sixteen_bit(spec);
+  dash_scaling(spec, ops);
   for (int run = 0; run < 2; ++run) {
-    if (run == 1) ops.scalar();  // sqrt of the scale
-    ops.elementwise(kUnary, 2);  // A / c, E = -A/2
-    ops.scalar();                // E += 1.5 I (diagonal)
-    ops.gemm(matmul);            // Y = A E
-    ops.elementwise(sixteen_bit ? kCast : kUnary);  // Z = E
-    for (int it = 1; it < o.iterations; ++it) {
-      ops.gemm(matmul);  // E = Z Y
-      ops.elementwise(kUnary);
-      ops.scalar();
-      if (sixteen_bit) ops.elementwise(kCast);
-      ops.gemm(matmul);
-      ops.elementwise(kUnary);
-      ops.gemm(matmul);
-      ops.elementwise(kUnary);
+    if (run == 1) ops.small();        // sqrt of the scale
+    ops.elementwise(kUnaryBytes, 2);  // A / c, E = -A/2
+    ops.small();                      // E += 1.5 I (diagonal)
+    ops.gemm(s.fp32_dtype);           // Y = A E
+    if (low) ops.elementwise(kCastBytes);
+    ops.elementwise(low ? kCastBytes : kUnaryBytes);  // Z = E
+    for (int it = 1; it < spec.iterations; ++it) {
+      ops.gemm(s.solver_dtype);  // E = Z Y
+      ops.elementwise(kUnaryBytes);
+      ops.small();
+      if (low) ops.elementwise(kCastBytes);
+      ops.gemm(s.solver_dtype);  // tmp = Y E
+      ops.elementwise(kUnaryBytes);
+      ops.gemm(s.solver_dtype);  // tmp = E Z
+      ops.elementwise(kUnaryBytes);
     }
-    ops.elementwise(kUnary, 2);  // out = Y or Z, unscaled
+    ops.elementwise(kUnaryBytes, 2);  // out = Y or Z, unscaled
   }
 }
 
-void chebyshev(const OptimizerSpec& o, cost::Dtype matmul, RootOps& ops) {
-  scaling(o, ops);
-  ops.elementwise(kUnary, 2);
-  for (int k = 1; k < o.chebyshev_degree; ++k) {
-    ops.gemm(matmul);
-    ops.elementwise(kBinary, 2);
+void chebyshev(const OptimizerSpec& spec, const RootStack& s, RootOps& ops) {
+  const bool low = sixteen_bit(spec);
+  dash_scaling(spec, ops);
+  ops.small();                      // 2 / scale
+  ops.elementwise(kUnaryBytes);     // S = (.) A
+  ops.small();                      // S -= I (diagonal)
+  ops.elementwise(kUnaryBytes, 2);  // B_d (zeros), B_(d-1) = 2 c_d S
+  ops.small(2);                     // their diagonals
+  if (low) ops.elementwise(kCastBytes);
+  for (int k = 1; k < spec.chebyshev_degree; ++k) {
+    if (low) ops.elementwise(kCastBytes);
+    ops.gemm(s.solver_dtype);
+    ops.elementwise(kUnaryBytes);   // 2 (.)
+    ops.elementwise(kBinaryBytes);  // - B_(k+2)
+    ops.small();                    // + c_k I
   }
 }
 
-void evd(const cost::CostModel& costs, int n, cost::Dtype fp32, RootOps& ops) {
-  ops.body(evd_body(costs, n, fp32));
-  ops.sync();  // eigh checks its info on the host
-  ops.scalar(3);
-  ops.elementwise(kBinary);
-  ops.gemm(fp32);
-}
-
-}  // namespace
-
+// GPU time of one EVD of an n x n fp32 matrix (no launch overhead): the tridiagonal reduction as
+// n memory-bound column steps reading n^3/3 fp32 elements in all, each with a kernel launch of
+// cuSOLVER's own (issued from C++, so GPU-side time here), plus 6 n^3 FLOPs of GEMM-like work.
+// An assumption standing for cuSOLVER's latency-bound sytrd, not a measurement.
 sim::Time evd_body(const cost::CostModel& costs, int n, cost::Dtype fp32) {
   const double nn = n;
   const double read = nn * nn * nn / 3.0 * 4.0;
@@ -120,19 +160,88 @@ sim::Time evd_body(const cost::CostModel& costs, int n, cost::Dtype fp32) {
   return column * n + costs.gemm(work) - costs.device().kernel_launch_overhead;
 }
 
-void issue_inverse_roots(const OptimizerSpec& o, const cost::CostModel& costs, int n, int count,
-                         bool stacked, cost::Dtype matmul, cost::Dtype fp32,
-                         cost::EagerIssue& issue) {
-  // EVD is not batched in either implementation (one eigh per factor).
-  const bool batched = stacked && o.solver != RootSolver::kEvd;
-  RootOps ops(costs, n, batched ? count : 1, issue);
-  for (int unit = 0; unit < (batched ? 1 : count); ++unit) {
-    switch (o.solver) {
-      case RootSolver::kCoupledNewton: coupled_newton(o, matmul, fp32, ops); break;
-      case RootSolver::kNewtonDb: newton_db(o, matmul, ops); break;
-      case RootSolver::kChebyshev: chebyshev(o, matmul, ops); break;
-      case RootSolver::kEvd: evd(costs, n, fp32, ops); break;
-    }
+void shampoo_evd(const cost::CostModel& costs, const RootStack& s, RootOps& ops) {
+  ops.body(evd_body(costs, s.n, s.fp32_dtype));
+  ops.sync();  // eigh checks its info on the host
+  ops.small(4);
+  ops.elementwise(kBinaryBytes);  // Q * L
+  ops.gemm(s.fp32_dtype);         // (Q L) Q^T
+}
+
+void dash_evd(const cost::CostModel& costs, const RootStack& s, RootOps& ops) {
+  ops.elementwise(kBinaryBytes);  // A + eps I
+  ops.body(evd_body(costs, s.n, s.fp32_dtype) * s.count);
+  ops.sync();
+  ops.small(4);                  // heuristic on the eigenvalues, pow
+  ops.elementwise(kUnaryBytes / 2);  // diag_embed (a write)
+  ops.gemm(s.fp32_dtype);
+  ops.gemm(s.fp32_dtype);
+  ops.elementwise(kUnaryBytes);  // out = (.)
+}
+
+// The solver's own ops over one unit (a factor for Shampoo, the stack for DASH).
+void solver(const OptimizerSpec& spec, RootImplementation impl, const RootStack& s,
+            const cost::CostModel& costs, RootOps& ops) {
+  const bool shampoo = impl == RootImplementation::kDistributedShampoo;
+  switch (spec.solver) {
+    case RootSolver::kCoupledNewton:
+      if (shampoo && !sixteen_bit(spec)) {
+        shampoo_coupled_newton(spec, s, ops);
+      } else {
+        dash_coupled_newton(spec, s, ops);
+      }
+      break;
+    case RootSolver::kNewtonDb: newton_db(spec, s, ops); break;
+    case RootSolver::kChebyshev: chebyshev(spec, s, ops); break;
+    case RootSolver::kEvd:
+      if (shampoo) {
+        shampoo_evd(costs, s, ops);
+      } else {
+        dash_evd(costs, s, ops);
+      }
+      break;
+  }
+}
+
+// The solver's ops over one unit, with `measured` as their GPU time when given.
+void unit(const OptimizerSpec& spec, RootImplementation impl, const RootStack& s, int batch,
+          const cost::CostModel& costs, std::optional<sim::Time> measured,
+          cost::EagerIssue& issue) {
+  if (!measured) {
+    RootOps ops(costs, s.n, batch, issue);
+    solver(spec, impl, s, costs, ops);
+    return;
+  }
+  cost::EagerIssue counted(sim::Time::zero());
+  RootOps ops(costs, s.n, batch, counted);
+  solver(spec, impl, s, costs, ops);
+  issue.sequence(*measured, counted.op_count(), counted.sync_count());
+}
+
+}  // namespace
+
+void issue_inverse_roots(const OptimizerSpec& spec, RootImplementation implementation,
+                         const RootStack& stack, const cost::CostModel& costs,
+                         std::optional<sim::Time> measured, cost::EagerIssue& issue) {
+  if (implementation == RootImplementation::kDash) {
+    unit(spec, implementation, stack, stack.count, costs, measured, issue);
+    return;
+  }
+  // Distributed Shampoo: factor by factor, each wrapped by amortized_computation's checks.
+  const std::optional<sim::Time> per_factor =
+      measured ? std::optional<sim::Time>(sim::Time::ps(measured->picoseconds() / stack.count))
+               : std::nullopt;
+  RootOps wrapper(costs, stack.n, 1, issue);
+  for (int factor = 0; factor < stack.count; ++factor) {
+    wrapper.elementwise(kUnaryBytes);  // factor / bias correction
+    wrapper.elementwise(kFiniteCheckBytes);  // isfinite
+    wrapper.small();                           // .all()
+    wrapper.sync();
+    unit(spec, implementation, stack, 1, costs, per_factor, issue);
+    wrapper.elementwise(kFiniteCheckBytes);
+    wrapper.small();
+    wrapper.sync();
+    wrapper.elementwise(kUnaryBytes);  // copy into place
   }
 }
 

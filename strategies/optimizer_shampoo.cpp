@@ -17,6 +17,22 @@ struct Block {
   int group;       // the layer (or embedding/head) it belongs to
 };
 
+// Bytes per element of the optimizer's elementwise passes over fp32 state.
+constexpr double kUnaryBytes = 8, kBinaryBytes = 12, kLerpBytes = 12;
+// torch._foreach_* launches (PyTorch aten/src/ATen/native/cuda/MultiTensorApply.cuh): tensors are
+// cut into chunks of 65536 elements, one launch covers at most 320 chunks and, for three tensor
+// lists (depth 3), 48 tensors.
+constexpr std::int64_t kForeachChunkElements = 65536;
+constexpr std::int64_t kForeachChunksPerLaunch = 320;
+constexpr std::int64_t kForeachTensorsPerLaunch = 48;
+// Adam grafting and the update as issued: Distributed Shampoo's foreach calls per step (second
+// moment, its root, the division, two norms, the rescale, the weight update: about 9 calls in
+// distributed_shampoo.py and adagrad_preconditioner_list.py); DASH's ops per stack
+// (gpu_processor_2d.py: the second moment's mul and addcmul, the grafting direction's four ops,
+// its norm and copy, the Shampoo direction's norm, scale, rescale and copy).
+constexpr int kShampooGraftingForeachCalls = 9;
+constexpr std::int64_t kDashGraftingOpsPerStack = 12;
+
 // Blocks of a rows x cols matrix with blocks of at most b x b.
 void cut(int rows, int cols, int b, int group, std::vector<Block>& out) {
   for (int r = 0; r < rows; r += b) {
@@ -116,81 +132,105 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
   const auto fp32 = o.allow_tf32 ? cost::Dtype::kTf32 : cost::Dtype::kFp32;
   const auto solver_dtype =
       o.precision == cost::Dtype::kFp32 && o.allow_tf32 ? cost::Dtype::kTf32 : o.precision;
+  const auto implementation =
+      stacked ? RootImplementation::kDash : RootImplementation::kDistributedShampoo;
   const sim::Time launch = costs.device().kernel_launch_overhead;
   const sim::Time host_per_op = o.host_op_overhead + launch;
-  // Each part is issued by the eager host loop from an idle GPU (eager_issue.hpp).
-  cost::EagerIssue update(host_per_op), precondition(host_per_op);
-  auto gemm_body = [&](double m, double n, double k, int batch) {
-    const cost::GemmShape s{std::llround(m), std::llround(n), std::llround(k), batch, fp32};
-    return costs.gemm(s) - launch;
+  // One host loop issues the whole step; the parts are read off it (eager_issue.hpp).
+  cost::EagerIssue issue(host_per_op);
+  auto gemm_body = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+    return costs.gemm(cost::GemmShape{m, n, k, batch, fp32}) - launch;
   };
-  for (const auto& [key, count] : block_stacks) {
-    const double b1 = key.second.first, b2 = key.second.second;
-    // L = beta L + (1 - beta) G G^T and R likewise (one GEMM each); then L^-1/4 G and (.) R^-1/4.
-    const int batch = stacked ? count : 1;
-    for (int unit = 0; unit < (stacked ? 1 : count); ++unit) {
-      update.op(gemm_body(b1, b1, b2, batch));
-      update.op(gemm_body(b2, b2, b1, batch));
-      precondition.op(gemm_body(b1, b2, b1, batch));
-      precondition.op(gemm_body(b1, b2, b2, batch));
-    }
-  }
-  // Adam grafting and the update over the stage's parameters on this rank: one memory-bound
-  // pass, issued as 6 ops per block (second moment, its root, the division, two norms and the
-  // rescale) by Distributed Shampoo and per stack by DASH; the bytes are the same.
-  double params = 0;
-  for (const auto& b : blocks) params += static_cast<double>(b.rows) * b.cols;
-  const sim::Time grafting =
-      costs.memory_bound(cost::Bytes{adamw_step_bytes(
-          params / ranks, sc.training.precision != cost::Dtype::kFp32)}) - launch;
-  const int grafting_ops =
-      std::max(1, 6 * (stacked ? static_cast<int>(block_stacks.size()) : blocks_on_rank));
-  precondition.ops(sim::Time::ps(grafting.picoseconds() / grafting_ops), grafting_ops);
-  out.factor_update = update.elapsed();
-  out.precondition = precondition.elapsed();
+  auto pass_body = [&](double bytes) { return costs.memory_bound(cost::Bytes{bytes}) - launch; };
+  // One torch._foreach_* call over `tensors` tensors of `elements` in all: PyTorch's
+  // multi_tensor_apply launches a kernel per kForeachChunksPerLaunch chunks of
+  // kForeachChunkElements (and at most kForeachTensorsPerLaunch tensors); the Python call costs
+  // the host once, every further launch its launch overhead.
+  auto foreach_call = [&](double bytes, int tensors, double elements) {
+    const auto launches = std::max<std::int64_t>(
+        {1, (tensors + kForeachTensorsPerLaunch - 1) / kForeachTensorsPerLaunch,
+         std::llround(std::ceil(elements / kForeachChunkElements / kForeachChunksPerLaunch))});
+    const sim::Time body = sim::Time::ps(pass_body(bytes).picoseconds() / launches);
+    issue.op(body);
+    for (std::int64_t i = 1; i < launches; ++i) issue.op(body, launch);
+  };
 
-  cost::EagerIssue roots_issue(host_per_op);
-  sim::Time measured_roots;
-  std::int64_t measured_ops = 0;
-  for (const auto& [key, count] : stacks) {
-    // A measured stack of this solver (scaling included, timed from C++, so without the
-    // framework's host cost) replaces the issued sequence; its ops are still counted.
-    const auto measured =
-        costs.measured_solver_time(root_solver_name(o.solver), key.second, count,
-                                   solver_iterations(o), solver_dtype, stacked);
-    if (measured) {
-      cost::EagerIssue counted(sim::Time::zero());
-      issue_inverse_roots(o, costs, key.second, count, stacked, solver_dtype, fp32, counted);
-      measured_roots += *measured;
-      measured_ops += counted.ops();
-    } else if (stacked) {
-      issue_inverse_roots(o, costs, key.second, count, true, solver_dtype, fp32, roots_issue);
+  // Factor update: L = b L + (1 - b) G G^T and R likewise. DASH: one batched GEMM and one lerp
+  // per stack and side (dash/processors: bmm then lerp); Distributed Shampoo: one GEMM per factor,
+  // then the decay and the add as foreach calls over all factors.
+  double factor_elements = 0;
+  for (const auto& [key, count] : block_stacks) {
+    const std::int64_t b1 = key.second.first, b2 = key.second.second;
+    factor_elements += static_cast<double>(count) * static_cast<double>(b1 * b1 + b2 * b2);
+    if (stacked) {
+      issue.op(gemm_body(b1, b1, b2, count));
+      issue.op(pass_body(kLerpBytes * static_cast<double>(count * b1 * b1)));
+      issue.op(gemm_body(b2, b2, b1, count));
+      issue.op(pass_body(kLerpBytes * static_cast<double>(count * b2 * b2)));
     } else {
-      // Distributed Shampoo wraps every factor's root (shampoo_preconditioner_list.py,
-      // amortized_computation): the bias-corrected copy, a finite check of the factor read back
-      // on the host, the root, a finite check of the result read back, and the copy into place.
-      const double elements = static_cast<double>(key.second) * key.second;
-      const sim::Time copy = costs.memory_bound(cost::Bytes{8 * elements}) - launch;
-      const sim::Time check = costs.memory_bound(cost::Bytes{5 * elements}) - launch;
-      for (int factor = 0; factor < count; ++factor) {
-        roots_issue.op(copy);
-        roots_issue.op(check);
-        roots_issue.op(sim::Time::zero());  // .all()
-        roots_issue.sync();
-        issue_inverse_roots(o, costs, key.second, 1, false, solver_dtype, fp32, roots_issue);
-        roots_issue.op(check);
-        roots_issue.op(sim::Time::zero());
-        roots_issue.sync();
-        roots_issue.op(copy);
+      for (int block = 0; block < count; ++block) {
+        issue.op(gemm_body(b1, b1, b2, 1));
+        issue.op(gemm_body(b2, b2, b1, 1));
       }
     }
   }
-  out.inverse_roots =
-      sim::Time::seconds((roots_issue.elapsed() + measured_roots).to_seconds() / f);
+  if (!stacked) {
+    foreach_call(kUnaryBytes * factor_elements, out.factors_on_rank, factor_elements);
+    foreach_call(kBinaryBytes * factor_elements, out.factors_on_rank, factor_elements);
+  }
+  const sim::Time after_update = issue.elapsed();
+  const std::int64_t ops_after_update = issue.op_count();
+  const std::int64_t syncs_after_update = issue.sync_count();
+
+  // Inverse roots, every f steps.
+  for (const auto& [key, count] : stacks) {
+    // A measured stack of this solver (scaling included, timed from C++) replaces the GPU time
+    // of the solver's ops, which are still issued.
+    const auto measured =
+        costs.measured_solver_time(root_solver_name(o.solver), key.second, count,
+                                   solver_iterations(o), solver_dtype, stacked);
+    issue_inverse_roots(o, implementation, RootStack{key.second, count, solver_dtype, fp32}, costs,
+                        measured, issue);
+  }
+  const sim::Time after_roots = issue.elapsed();
+  const std::int64_t root_ops = issue.op_count() - ops_after_update;
+  const std::int64_t root_syncs = issue.sync_count() - syncs_after_update;
+
+  // Preconditioning L^-1/4 G R^-1/4 (two GEMMs per block or stack) and Adam grafting with the
+  // update over the stage's parameters on this rank (one memory-bound pass in bytes):
+  // DASH issues it as kDashGraftingOpsPerStack ops per stack, Distributed Shampoo as
+  // kShampooGraftingForeachCalls foreach calls over its blocks.
+  for (const auto& [key, count] : block_stacks) {
+    const std::int64_t b1 = key.second.first, b2 = key.second.second;
+    for (int unit = 0; unit < (stacked ? 1 : count); ++unit) {
+      issue.op(gemm_body(b1, b2, b1, stacked ? count : 1));
+      issue.op(gemm_body(b1, b2, b2, stacked ? count : 1));
+    }
+  }
+  double params = 0, params_on_rank = 0;
+  for (const auto& b : blocks) params += static_cast<double>(b.rows) * b.cols;
+  for (const auto& unit : mine) {
+    for (const auto& b : unit) params_on_rank += static_cast<double>(b.rows) * b.cols;
+  }
+  const double grafting_bytes =
+      adamw_step_bytes(params / ranks, sc.training.precision != cost::Dtype::kFp32);
+  if (stacked) {
+    const auto ops = static_cast<std::int64_t>(block_stacks.size()) * kDashGraftingOpsPerStack;
+    issue.repeat(sim::Time::ps(pass_body(grafting_bytes).picoseconds() / std::max<std::int64_t>(1, ops)),
+                 std::max<std::int64_t>(1, ops));
+  } else {
+    for (int call = 0; call < kShampooGraftingForeachCalls; ++call) {
+      foreach_call(grafting_bytes / kShampooGraftingForeachCalls, blocks_on_rank, params_on_rank);
+    }
+  }
+
+  out.factor_update = after_update;
+  out.inverse_roots = sim::Time::seconds((after_roots - after_update).to_seconds() / f);
+  out.precondition = issue.elapsed() - after_roots;
   out.update_bytes = params * 4.0;
-  out.kernels = static_cast<int>(update.ops() + precondition.ops() +
-                                 std::llround(static_cast<double>(roots_issue.ops() + measured_ops) / f));
-  out.host_syncs = static_cast<int>(std::llround(static_cast<double>(roots_issue.syncs()) / f));
+  auto amortised = [f](std::int64_t n) { return std::llround(static_cast<double>(n) / f); };
+  out.host_ops = static_cast<int>(issue.op_count() - root_ops + amortised(root_ops));
+  out.host_syncs = static_cast<int>(issue.sync_count() - root_syncs + amortised(root_syncs));
   return out;
 }
 

@@ -8,21 +8,21 @@
 // block for Distributed Shampoo, layer by layer for DASH (its layers are the unit it stacks).
 // Per step, on the most loaded rank:
 //   factor update  L = b L + (1 - b) G G^T, R likewise (fp32 GEMMs; TF32 with optimizer.allow_tf32);
-//   inverse roots  every f steps (amortised: / f), per factor n x n (or per stack), the op
-//                  sequence of the solver's Python implementation (inverse_root_ops.hpp: matmul
-//                  counts, elementwise ops, host syncs such as coupled Newton's convergence test).
-//                  When the profile has measured solver stacks, each stack of c factors n x n
-//                  takes CostModel::measured_solver_time(solver, n, c, iterations, precision,
-//                  batched = DASH) instead (scaling included; its ops still counted);
+//   inverse roots  every f steps (amortised: / f), the op sequences of inverse_root_ops.hpp
+//                  (solver ops, host syncs such as coupled Newton's convergence test, Distributed
+//                  Shampoo's per-factor finite checks). When the profile has measured solver
+//                  stacks, each stack of c factors n x n takes CostModel::measured_solver_time(
+//                  solver, n, c, iterations, precision, batched = DASH) as the GPU time of its
+//                  solver ops (scaling included), which are still issued by the host;
 //   precondition   L^-1/4 G R^-1/4 (two GEMMs per block) and Adam grafting (memory-bound);
 //   communication  all-gather of the fp32 updates over the data-parallel group.
-// Execution: both optimizers are eager PyTorch loops, so every op costs the host
-// optimizer.host_op_overhead + the device's launch overhead, and each part's time is that of an
-// EagerIssue (costmodel/eager_issue.hpp): the GPU's kernel bodies, or the host when it cannot
-// keep ahead, with syncs draining the GPU. Distributed Shampoo issues every sequence once per
-// block or factor; DASH once per stack (layer stacking: one stack per layer and block size; GPU
-// stacking: one per block size for the whole GPU), so its host cost and syncs are few and its
-// batched GEMMs fill the GPU.
+// Execution: both optimizers are eager PyTorch loops, so the step is one EagerIssue
+// (costmodel/eager_issue.hpp): every op costs the host optimizer.host_op_overhead + the device's
+// launch overhead, kernel bodies run on the GPU once issued, syncs drain it; the parts are read
+// off its clock. Distributed Shampoo issues GEMMs and root sequences per block or factor and its
+// elementwise state updates as torch._foreach_* calls; DASH issues everything per stack (layer
+// stacking: one stack per layer and block size; GPU stacking: one per block size for the whole
+// GPU), so its host cost and syncs are few and its batched GEMMs fill the GPU.
 
 #include <string>
 #include <vector>
@@ -40,8 +40,9 @@ struct ShampooStepCost {
   double state_bytes = 0;       // factors and roots this rank owns, fp32
   int blocks = 0;               // blocks of the stage (all ranks)
   int factors_on_rank = 0;      // factors of the most loaded rank
-  int kernels = 0;              // launches per step on that rank (roots amortised)
-  int host_syncs = 0;           // host reads of a device value per step (roots amortised)
+  int host_ops = 0;    // ops the host issues per step on that rank: kernel launches, device-to-
+                      // host copies, scalar ops (roots amortised)
+  int host_syncs = 0;  // host reads of a device value per step (roots amortised)
 };
 
 // Cost of one optimizer step of `stage` (0..pp-1) for Shampoo or DASH on the most loaded

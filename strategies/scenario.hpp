@@ -116,8 +116,8 @@ struct OptimizerSpec {
   // device's kernel_launch_overhead. Default 6 us: the middle of the 4-9 us that the per-op CPU
   // costs of eager PyTorch under no_grad add up to (Python ~1, binding ~1, dispatcher 1-2,
   // backend selection 1-5 us; jiahuanglin.xyz, "From PyTorch op to kernel launch", which puts the
-  // whole path, launch and autograd included, at 5-25 us). Zero models a host that never limits
-  // (CUDA graphs, a fused C++ optimizer). See costmodel/eager_issue.hpp.
+  // whole path, launch and autograd included, at 5-25 us). Zero leaves only the device's launch
+  // overhead per op (a C++ loop); syncs still drain the GPU. See costmodel/eager_issue.hpp.
   sim::Time host_op_overhead = sim::Time::us(6);
 };
 

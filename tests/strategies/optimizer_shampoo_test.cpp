@@ -50,26 +50,26 @@ TEST_CASE("Stacking cuts launches; the solvers' matmul counts show in them") {
   const auto shampoo = launches(K::kShampoo, S::kNone, R::kCoupledNewton, 10);
   const auto layer = launches(K::kDash, S::kLayer, R::kCoupledNewton, 10);
   const auto gpu = launches(K::kDash, S::kGpu, R::kCoupledNewton, 10);
-  CHECK(gpu.kernels < layer.kernels);
-  CHECK(layer.kernels < shampoo.kernels);
+  CHECK(gpu.host_ops < layer.host_ops);
+  CHECK(layer.host_ops < shampoo.host_ops);
   CHECK(gpu.inverse_roots < shampoo.inverse_roots);
   // Block by block, per factor (inverse_root_ops.hpp): one more 16-bit coupled-Newton iteration
   // issues 11 ops (a M, + I, X M', two casts, three products, M - I, the norm, the read-back
   // copy) and one more host sync.
   const auto cn11 = launches(K::kShampoo, S::kNone, R::kCoupledNewton, 11);
-  CHECK(cn11.kernels - shampoo.kernels == 11 * shampoo.factors_on_rank);
+  CHECK(cn11.host_ops - shampoo.host_ops == 11 * shampoo.factors_on_rank);
   CHECK(cn11.host_syncs - shampoo.host_syncs == shampoo.factors_on_rank);
   // Distributed Shampoo reads back `iterations` convergence tests and two finite checks per
   // factor; DASH one test per iteration per stack (GPU stacking: one stack per block size).
   CHECK(shampoo.host_syncs == (10 + 2) * shampoo.factors_on_rank);
   const auto gpu11 = launches(K::kDash, S::kGpu, R::kCoupledNewton, 11);
-  CHECK(gpu11.host_syncs - gpu.host_syncs == gpu.host_syncs / 10);
-  CHECK(gpu.host_syncs < 10 * 4);
+  CHECK(gpu.host_syncs == 2 * 10);  // two stacks on the busiest rank: 1024 and 256
+  CHECK(gpu11.host_syncs - gpu.host_syncs == 2);
   // Newton-DB: two runs of 3 GEMMs, 3 copies or scalings and one diagonal op per iteration, plus
   // the cast of E in 16 bits: one more iteration adds 2 x 8 ops per factor and no sync.
   const auto db10 = launches(K::kShampoo, S::kNone, R::kNewtonDb, 10);
   const auto db11 = launches(K::kShampoo, S::kNone, R::kNewtonDb, 11);
-  CHECK(db11.kernels - db10.kernels == 16 * db10.factors_on_rank);
+  CHECK(db11.host_ops - db10.host_ops == 16 * db10.factors_on_rank);
   CHECK(db10.host_syncs == 2 * db10.factors_on_rank);  // the finite checks only
   CHECK(launches(K::kDash, S::kGpu, R::kNewtonDb, 10).host_syncs == 0);
   // Every factor's state (factor and root, fp32) is counted on its owner.
@@ -80,21 +80,26 @@ TEST_CASE("The host cost per op bounds block-by-block Shampoo, not DASH's stacks
   // Distributed Shampoo issues tens of thousands of short kernels: at a large host cost per op
   // its step is that cost times the op count (the GPU idles); DASH's few long batched kernels
   // hardly notice (eager_issue.hpp).
-  auto cost = [](strat::OptimizerKind kind, strat::Stacking stacking, double host_us) {
+  auto scenario = [](strat::OptimizerKind kind, strat::Stacking stacking, double host_us) {
     auto sc = dash_scenario(kind, stacking, strat::RootSolver::kCoupledNewton);
     sc.optimizer.host_op_overhead = sim::Time::us(host_us);
-    const cost::CostModel costs(sc.cluster);
-    return strat::shampoo_step_cost(sc, costs, 0);
+    return sc;
+  };
+  auto cost = [&](strat::OptimizerKind kind, strat::Stacking stacking, double host_us) {
+    const auto sc = scenario(kind, stacking, host_us);
+    return strat::shampoo_step_cost(sc, cost::CostModel(sc.cluster), 0);
   };
   using K = strat::OptimizerKind;
   const auto slow = cost(K::kShampoo, strat::Stacking::kNone, 100);
-  const double launch_us = 4;  // dgx-h100's kernel_launch_overhead
+  const double launch_us =
+      scenario(K::kShampoo, strat::Stacking::kNone, 100).cluster.device.kernel_launch_overhead.to_seconds() * 1e6;
   // The op count does not depend on the host cost.
-  CHECK(slow.kernels == cost(K::kShampoo, strat::Stacking::kNone, 0).kernels);
+  CHECK(slow.host_ops == cost(K::kShampoo, strat::Stacking::kNone, 0).host_ops);
   // Host-bound: every op's host time is on the critical path, the GPU bodies hide behind it.
-  const double host_bound_s = slow.kernels * (100 + launch_us) * 1e-6;
+  // (A foreach call's further launches cost the host only the launch: under 1 % of the ops.)
+  const double host_bound_s = slow.host_ops * (100 + launch_us) * 1e-6;
   const double step_s = (slow.factor_update + slow.inverse_roots + slow.precondition).to_seconds();
-  CHECK(step_s >= host_bound_s);
+  CHECK(step_s > host_bound_s * 0.99);
   CHECK(step_s < host_bound_s * 1.05);
   const auto dash_fast = cost(K::kDash, strat::Stacking::kGpu, 0);
   const auto dash_slow = cost(K::kDash, strat::Stacking::kGpu, 100);
