@@ -92,8 +92,16 @@ void emit_backward(const std::vector<Op>& ops, StepWriter& w, const Dims& x,
 
 struct Sizes {
   double T, h, kvd, f, ra, rm, t, e;
-  bool cola;
+  bool cola;  // an activation on the bottleneck (cola, lax)
+  bool lax;   // LaX's latent crossing: the previous pair's latent added to this one's
   double act(double elements) const { return elements * e; }
+  // The ops on one pair's r-wide latent of `width` elements per token: CoLA's activation; LaX's
+  // crossing h_i + h_(i-1) before the up-projection (Zhang et al., arXiv 2505.21732), one
+  // elementwise add (two reads, one write) local to the rank in both placements.
+  void latent(Forward& fw, double width) const {
+    if (cola) fw.memory(act(2 * T * width));
+    if (lax) fw.memory(act(3 * T * width));
+  }
 };
 
 // Vanilla: replicated residual stream; pairs column-split on r.
@@ -101,7 +109,7 @@ void vanilla(const Sizes& z, bool grouped, Forward& fw) {
   const double T = z.T, t = z.t;
   fw.memory(z.act(2 * T * z.h));                                        // norm (replicated)
   fw.group({{T, z.ra / t, z.h}, {T, z.ra / t, z.h}, {T, z.ra / t, z.h}}, grouped);  // Q,K,V down
-  if (z.cola) fw.memory(z.act(2 * T * 3 * z.ra / t));
+  z.latent(fw, 3 * z.ra / t);
   fw.group({{T, z.h, z.ra / t}, {T, z.kvd, z.ra / t}, {T, z.kvd, z.ra / t}}, grouped);  // ups
   fw.close("attn qkv");
   if (grouped) {
@@ -113,14 +121,14 @@ void vanilla(const Sizes& z, bool grouped, Forward& fw) {
   }
   fw.core();
   fw.gemm(T, z.ra / t, z.h);                                            // O down
-  if (z.cola) fw.memory(z.act(2 * T * z.ra / t));
+  z.latent(fw, z.ra / t);
   fw.gemm(T, z.h, z.ra / t);                                            // O up
   fw.close("attn o");
   fw.all_reduce("attn o all-reduce", z.act(T * z.h));
   fw.memory(z.act(3 * T * z.h));                                        // residual add
   fw.memory(z.act(2 * T * z.h));                                        // norm
   fw.group({{T, z.rm / t, z.h}, {T, z.rm / t, z.h}}, grouped);          // gate, up down
-  if (z.cola) fw.memory(z.act(2 * T * 2 * z.rm / t));
+  z.latent(fw, 2 * z.rm / t);
   fw.group({{T, z.f, z.rm / t}, {T, z.f, z.rm / t}}, grouped);          // gate, up up
   fw.close("mlp gate-up");
   if (grouped) {
@@ -131,7 +139,7 @@ void vanilla(const Sizes& z, bool grouped, Forward& fw) {
   }
   fw.memory(z.act(3 * T * z.f));                                        // SwiGLU, replicated
   fw.gemm(T, z.rm / t, z.f);                                            // down's down
-  if (z.cola) fw.memory(z.act(2 * T * z.rm / t));
+  z.latent(fw, z.rm / t);
   fw.gemm(T, z.h, z.rm / t);                                            // down's up
   fw.close("mlp down");
   fw.all_reduce("mlp down all-reduce", z.act(T * z.h));
@@ -157,13 +165,13 @@ void btp(const Sizes& z, bool grouped, bool online, Forward& fw) {
     fw.all_reduce("attn k all-reduce", z.act(T * z.ra));
     fw.all_reduce("attn v all-reduce", z.act(T * z.ra));
   }
-  if (z.cola) fw.memory(z.act(2 * T * 3 * z.ra));
+  z.latent(fw, 3 * z.ra);
   fw.group({{T, z.h / t, z.ra}, {T, z.kvd / t, z.ra}, {T, z.kvd / t, z.ra}}, grouped);  // col-par ups
   fw.core();
   fw.gemm(T, z.ra, z.h / t);                                            // O down, row-parallel
   fw.close("attn o down");
   fw.all_reduce("attn o all-reduce", z.act(T * z.ra));
-  if (z.cola) fw.memory(z.act(2 * T * z.ra));
+  z.latent(fw, z.ra);
   fw.gemm(T, z.h / t, z.ra);                                            // O up
   fw.memory(z.act(3 * T * z.h / t));                                    // residual add
   fw.memory(z.act(2 * T * z.h / t));                                    // norm
@@ -179,13 +187,13 @@ void btp(const Sizes& z, bool grouped, bool online, Forward& fw) {
     fw.all_reduce("mlp gate all-reduce", z.act(T * z.rm) + extra);
     fw.all_reduce("mlp up all-reduce", z.act(T * z.rm));
   }
-  if (z.cola) fw.memory(z.act(2 * T * 2 * z.rm));
+  z.latent(fw, 2 * z.rm);
   fw.group({{T, z.f / t, z.rm}, {T, z.f / t, z.rm}}, grouped);          // gate, up ups
   fw.memory(z.act(3 * T * z.f / t));                                    // SwiGLU, sharded
   fw.gemm(T, z.rm, z.f / t);                                            // down's down
   fw.close("mlp down");
   fw.all_reduce("mlp down all-reduce", z.act(T * z.rm));
-  if (z.cola) fw.memory(z.act(2 * T * z.rm));
+  z.latent(fw, z.rm);
   fw.gemm(T, z.h / t, z.rm);                                            // down's up
   fw.memory(z.act(3 * T * z.h / t));                                    // residual add
   fw.close("mlp up");
@@ -221,7 +229,8 @@ LayerProgram low_rank_layer_program(const Scenario& sc, const cost::CostModel& c
   const auto& lr = sc.model.low_rank;
   const auto& par = sc.parallel;
   Sizes z{x.tokens(), x.h, x.kv * x.d, x.f, static_cast<double>(lr.attn_rank),
-          static_cast<double>(lr.mlp_rank), x.t, x.e, lr.variant != LowRankVariant::kSvd};
+          static_cast<double>(lr.mlp_rank), x.t, x.e, lr.variant != LowRankVariant::kSvd,
+          lr.variant == LowRankVariant::kLax};
   const bool is_btp = par.tp_placement == TpPlacement::kBtp;
   Forward fw;
   if (is_btp) {

@@ -14,8 +14,9 @@ enum class NormKind { kLayerNorm, kRmsNorm };   // layernorm has a bias, rmsnorm
 
 // Low-rank (bottleneck) linears (BOOST, arXiv 2512.12131, sec. 2): every dense d_in -> d_out of
 // attention (Q, K, V, O) and MLP (gate, up, down) becomes d_in -> r -> d_out. svd: no
-// nonlinearity between; cola: an activation on the r-wide bottleneck (CoLA); lax: modelled as
-// cola (same shapes and kernels; its cross-layer latent path is not modelled).
+// nonlinearity between; cola: an activation on the r-wide bottleneck (CoLA); lax: CoLA plus LaX's
+// latent crossing (arXiv 2505.21732), the previous pair's latent added to this pair's before the
+// up-projection (one elementwise add per pair; LaX's optional gates are not modelled).
 enum class LowRankVariant { kSvd, kCola, kLax };
 const char* low_rank_variant_name(LowRankVariant v);
 

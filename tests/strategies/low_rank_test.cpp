@@ -169,3 +169,30 @@ TEST_CASE("Low-rank parameter count: every d_in -> d_out becomes d_in*r + r*d_ou
   // The dense layer has 202,383,360: r = d/4 keeps 39.5 % of it.
   CHECK(strat::find_model_preset("llama2-7b")->spec.params_per_layer() == 202'383'360);
 }
+
+TEST_CASE("LaX adds one latent crossing per low-rank pair, local to the rank") {
+  // LaX (arXiv 2505.21732): y_i = B_i (h_i + h_(i-1)); per pair one elementwise add on the r-wide
+  // latent (two reads, one write, bf16), on the replicated latent under BTP and on the r/t shard
+  // under vanilla, no extra communication; the QKV and gate/up latents are crossed as one tensor.
+  const cost::CostModel costs(test::small_scenario(1, 4, 1, 4, 4, 4).cluster);
+  for (auto placement : {strat::TpPlacement::kVanilla, strat::TpPlacement::kBtp}) {
+    CAPTURE(strat::tp_placement_name(placement));
+    auto sc = boost_layer("llama2-7b", 4, placement);
+    sc.model.low_rank.variant = strat::LowRankVariant::kCola;
+    const auto cola = strat::transformer_layer_program(sc, costs);
+    sc.model.low_rank.variant = strat::LowRankVariant::kLax;
+    const auto lax = strat::transformer_layer_program(sc, costs);
+    CHECK(kernels(lax.forward) - kernels(cola.forward) == 4);
+    CHECK(kernels(lax.backward) - kernels(cola.backward) == 4);
+    CHECK(forward_collectives(lax).activation_bytes == forward_collectives(cola).activation_bytes);
+    const double T = 4 * 4096.0, r = 1024, t = placement == strat::TpPlacement::kBtp ? 1 : 4;
+    sim::Time adds;
+    for (double width : {3 * r / t, r / t, 2 * r / t, r / t}) {
+      adds += costs.memory_bound(cost::Bytes{3 * T * width * 2});
+    }
+    sim::Time cola_time, lax_time;
+    for (const auto& s : cola.forward) cola_time += s.is_collective ? sim::Time::zero() : s.compute.time;
+    for (const auto& s : lax.forward) lax_time += s.is_collective ? sim::Time::zero() : s.compute.time;
+    CHECK(lax_time - cola_time == adds);
+  }
+}
