@@ -143,13 +143,17 @@ std::string table(const std::vector<Row>& rows) {
   }
   if (rows.front().report.optimizer_breakdown_s.size() > 1 ||
       rows.back().report.optimizer_breakdown_s.size() > 1) {
-    o += "\nOptimizer step per GPU (ms), by part\n";
+    o += "\nOptimizer step per GPU (ms), by part, and its host loop per step (busiest rank)\n";
     for (const auto& row : rows) {
       double total = 0;
       std::string parts;
       for (const auto& [name, s] : row.report.optimizer_breakdown_s) {
         total += s;
         parts += fmt::format("{}{} {:.1f}", parts.empty() ? "" : ", ", name, s * 1e3);
+      }
+      if (row.report.optimizer_host_ops > 0) {
+        parts += fmt::format("; host {} ops, {} syncs", row.report.optimizer_host_ops,
+                             row.report.optimizer_host_syncs);
       }
       o += fmt::format("{:<34} {:>9.1f}   [{}]\n", row.label, total * 1e3, parts);
     }

@@ -77,6 +77,10 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
     }
     line(o, "  optimizer step by part: {}", parts);
   }
+  if (r.optimizer_host_ops > 0) {
+    line(o, "  optimizer host loop: {} ops and {} host syncs per step on the busiest rank",
+         r.optimizer_host_ops, r.optimizer_host_syncs);
+  }
   line(o, "");
   line(o, "Bubble fraction per stage (idle share of the pipeline time)");
   std::string bubbles = " ";
@@ -156,6 +160,8 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   nlohmann::ordered_json parts = nlohmann::ordered_json::object();
   for (const auto& [name, s] : r.optimizer_breakdown_s) parts[name] = s;
   j["optimizer_breakdown_s"] = parts;
+  j["optimizer_host_ops"] = r.optimizer_host_ops;
+  j["optimizer_host_syncs"] = r.optimizer_host_syncs;
   j["micro_batches"] = r.micro_batches;
   j["total_gpus"] = r.total_gpus;
   j["simulated_devices"] = r.simulated_devices;

@@ -125,6 +125,10 @@ void Builder::emit_data_parallel(int stage) {
 void Builder::emit_shampoo(int stage, int r, const std::vector<std::vector<OpId>>& waits) {
   auto& w = out_.workload;
   const ShampooStepCost c = shampoo_step_cost(sc_, costs_, stage);
+  if (stage == 0) {
+    out_.optimizer_host_ops = c.host_ops;
+    out_.optimizer_host_syncs = c.host_syncs;
+  }
   std::vector<OpId> last;
   for (int d = 0; d < dp_sim_; ++d) {
     const std::size_t dev = index(stage, d, r);

@@ -274,6 +274,8 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     }
   }
   for (const auto& [name, s] : parts) rep.optimizer_breakdown_s.emplace_back(name, s * per_step);
+  rep.optimizer_host_ops = built.optimizer_host_ops;
+  rep.optimizer_host_syncs = built.optimizer_host_syncs;
   // Consecutive path ops can overlap in time (both members of a transfer are on the path);
   // each moment is counted once, for the op that ends it.
   rep.optimizer_s *= per_step;

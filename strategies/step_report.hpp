@@ -84,6 +84,8 @@ struct StepReport {
   // The optimizer step on the first device by part: AdamW's one op, or Shampoo/DASH's factor
   // update, inverse roots, preconditioning and grafting, and the update all-gather.
   std::vector<std::pair<std::string, double>> optimizer_breakdown_s;
+  int optimizer_host_ops = 0;    // Shampoo/DASH: ops the host issues per step (stage 0)
+  int optimizer_host_syncs = 0;  // and host reads of device values; 0 for AdamW
   std::vector<double> bubble_fraction;                 // per stage
   std::vector<StageStaleness> staleness;               // per stage
   std::vector<int> weight_versions;                    // per stage: versions held at once

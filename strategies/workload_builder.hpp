@@ -82,6 +82,10 @@ struct BuiltWorkload {
   cost::Flops model_flops_per_step;           // whole cluster, recompute excluded
   cost::Flops executed_flops_per_step;        // whole cluster, recompute included
   sim::LabelId optimizer_category = 0;
+  // Shampoo/DASH on stage 0's busiest rank: ops its eager host loop issues per step and host
+  // reads of device values (optimizer_shampoo.hpp); 0 for AdamW.
+  int optimizer_host_ops = 0;
+  int optimizer_host_syncs = 0;
 };
 
 // Throws std::length_error when the workload would exceed `max_ops` ops (a named limit instead

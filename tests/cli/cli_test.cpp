@@ -196,6 +196,8 @@ TEST_CASE("simulate --json FILE writes the result JSON with the documented keys"
   CHECK(j.at("pipeline_time_s").get<double>() <= step);
   CHECK(j.at("micro_batches") == 16);
   CHECK(j.at("total_gpus") == 8);
+  CHECK(j.at("optimizer_host_ops") == 0);  // AdamW: no eager host loop is modelled
+  CHECK(j.at("optimizer_host_syncs") == 0);
 
   const int devices = j.at("simulated_devices").get<int>();
   CHECK(devices == 2);  // symmetric: one device per stage
@@ -614,6 +616,20 @@ TEST_CASE("devices lists GPUs or says why there are none") {
     CHECK_MESSAGE(text.find("  GPU 0: ") != std::string::npos,
                   "neither GPUs nor a reason in:\n" << text);
   }
+}
+
+TEST_CASE("simulate reports the Shampoo/DASH host loop: ops and syncs per step") {
+  SimulateOptions o;
+  o.scenario = (kSourceDir / "scenarios" / "dash-llama-953m.json").string();
+  o.json = "-";
+  const Run r = simulate(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const json j = parse_json(r.out, "the result JSON");
+  // DASH with GPU stacking, coupled Newton x 10: one convergence read-back per iteration per
+  // stack, two stacks (1024 and 256) on the busiest rank.
+  CHECK(j.at("optimizer_host_syncs") == 20);
+  CHECK(j.at("optimizer_host_ops").get<int>() > 20);
+  CHECK(r.err.find("optimizer host loop: ") != std::string::npos);
 }
 
 }  // namespace parasim::cli
