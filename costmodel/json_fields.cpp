@@ -189,8 +189,16 @@ std::optional<Bandwidth> JsonObjectReader::bandwidth(std::string_view key, bool 
 std::optional<FlopRate> JsonObjectReader::flop_rate(std::string_view key, bool required) {
   return quantity<FlopRate>(key, required, parse_flop_rate);
 }
-std::optional<sim::Time> JsonObjectReader::time(std::string_view key, bool required) {
-  return quantity<sim::Time>(key, required, parse_time);
+std::optional<sim::Time> JsonObjectReader::time(std::string_view key, bool required,
+                                                sim::Time max) {
+  auto t = quantity<sim::Time>(key, required, parse_time);
+  if (t && *t > max) {
+    diagnostics_.add(child_path(key), fmt::format("expected a duration of at most {}, got \"{}\"",
+                                                  format_time(max), node_.at(std::string(key))
+                                                                        .get<std::string>()));
+    return std::nullopt;
+  }
+  return t;
 }
 
 void JsonObjectReader::finish() {

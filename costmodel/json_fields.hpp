@@ -41,7 +41,8 @@ class JsonObjectReader {
   std::optional<Bytes> bytes(std::string_view key, bool required);
   std::optional<Bandwidth> bandwidth(std::string_view key, bool required);
   std::optional<FlopRate> flop_rate(std::string_view key, bool required);
-  std::optional<sim::Time> time(std::string_view key, bool required);
+  // A duration of at most `max` (per-event costs: latencies, launch and host overheads).
+  std::optional<sim::Time> time(std::string_view key, bool required, sim::Time max);
   // The raw child (any type), marked known; nullptr when absent (reported when required).
   const nlohmann::json* child(std::string_view key, bool required);
 
@@ -59,6 +60,10 @@ class JsonObjectReader {
   bool valid_ = true;
   std::set<std::string, std::less<>> known_;
 };
+
+// The largest per-event duration a file may set (a latency, a launch or host overhead): beyond it
+// the value is a typo, and step times would overflow int64 picoseconds.
+inline constexpr sim::Time kMaxPerEventDuration = sim::Time::seconds(1);
 
 // "an integer", "a string", ...: a JSON value's type for messages.
 std::string json_type_name(const nlohmann::json& j);

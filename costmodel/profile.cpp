@@ -87,7 +87,7 @@ Profile parse_profile(const std::string& text, const std::string& file_name) {
       pr.finish();
     }
     p.hbm_bandwidth = dr.bandwidth("hbm_bandwidth", false);
-    p.kernel_launch_overhead = dr.time("kernel_launch_overhead", false);
+    p.kernel_launch_overhead = dr.time("kernel_launch_overhead", false, kMaxPerEventDuration);
     dr.finish();
   }
   for (const char* key : {"intra_node", "inter_node"}) {
@@ -96,7 +96,7 @@ Profile parse_profile(const std::string& text, const std::string& file_name) {
     JsonObjectReader lr(*link, r.child_path(key), d);
     const bool intra = std::string_view(key) == "intra_node";
     (intra ? p.intra_bandwidth : p.inter_bandwidth) = lr.bandwidth("bandwidth", false);
-    (intra ? p.intra_latency : p.inter_latency) = lr.time("latency", false);
+    (intra ? p.intra_latency : p.inter_latency) = lr.time("latency", false, kMaxPerEventDuration);
     lr.finish();
   }
   if (const auto* gemm = r.child("gemm", false)) {

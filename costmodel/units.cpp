@@ -127,6 +127,12 @@ std::optional<FlopRate> parse_flop_rate(std::string_view text, std::string* why)
 std::optional<sim::Time> parse_time(std::string_view text, std::string* why) {
   auto v = parse_with(text, kTimeUnits, "a duration", "2 us", why);
   if (!v) return std::nullopt;
+  // Times are int64 picoseconds: refuse what would not fit (about 106 days) instead of wrapping.
+  constexpr double kMaxSeconds = 1e6;
+  if (*v > kMaxSeconds) {
+    if (why) *why = fmt::format("expected a duration of at most {:g} s, got \"{}\"", kMaxSeconds, text);
+    return std::nullopt;
+  }
   return sim::Time::seconds(*v);
 }
 

@@ -131,7 +131,7 @@ void read_link(JsonObjectReader& parent, std::string_view key, bool required, Di
     if (bw->bytes_per_s > 0) link.bandwidth = *bw;
     else d.add(r.child_path("bandwidth"), "expected a positive bandwidth");
   }
-  assign(link.latency, r.time("latency", required));
+  assign(link.latency, r.time("latency", required, cost::kMaxPerEventDuration));
   r.finish();
 }
 
@@ -157,7 +157,8 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
     if (bw->bytes_per_s > 0) dev.hbm_bandwidth = *bw;
     else d.add(r.child_path("hbm_bandwidth"), "expected a positive bandwidth");
   }
-  assign(dev.kernel_launch_overhead, r.time("kernel_launch_overhead", false));
+  assign(dev.kernel_launch_overhead,
+         r.time("kernel_launch_overhead", false, cost::kMaxPerEventDuration));
   assign(dev.sm_count, r.integer("sm_count", false, 0, 1 << 16));
   r.finish();
 }
@@ -285,7 +286,7 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
   }
   r.choice("grafting", false, {"adam"});
   assign(o.allow_tf32, r.boolean("allow_tf32", false));
-  assign(o.host_op_overhead, r.time("host_op_overhead", false));
+  assign(o.host_op_overhead, r.time("host_op_overhead", false, cost::kMaxPerEventDuration));
   if (auto s = r.choice("stacking", false, {"none", "layer", "gpu"})) {
     o.stacking = *s == "gpu" ? Stacking::kGpu : *s == "layer" ? Stacking::kLayer : Stacking::kNone;
   }

@@ -12,7 +12,7 @@ TEST_CASE("JsonObjectReader reports every problem with its path, and unknown key
   CHECK_FALSE(r.integer("tp", true, 1, 64).has_value());
   CHECK_FALSE(r.bandwidth("bw", true).has_value());
   CHECK_FALSE(r.bytes("size", true).has_value());
-  CHECK(r.time("ok", true) == parasim::sim::Time::us(2));
+  CHECK(r.time("ok", true, kMaxPerEventDuration) == parasim::sim::Time::us(2));
   CHECK_FALSE(r.integer("pp", true, 1, 64).has_value());  // missing
   r.finish();
   const auto text = d.to_string();
@@ -28,4 +28,20 @@ TEST_CASE("JsonObjectReader reports every problem with its path, and unknown key
 TEST_CASE("closest_match stays quiet when nothing is close") {
   CHECK(closest_match("zzzzzz", {"layers", "hidden"}).empty());
   CHECK(closest_match("hiden", {"layers", "hidden"}) == "hidden");
+}
+
+TEST_CASE("Durations: per-event costs capped at 1 s, and nothing that overflows picoseconds") {
+  const auto j = nlohmann::json::parse(R"({"a": "2 s", "b": "1e9 s", "c": "1 s"})");
+  Diagnostics d("f.json");
+  JsonObjectReader r(j, "/optimizer", d);
+  CHECK_FALSE(r.time("a", true, kMaxPerEventDuration).has_value());
+  CHECK_FALSE(r.time("b", true, kMaxPerEventDuration).has_value());
+  CHECK(r.time("c", true, kMaxPerEventDuration) == parasim::sim::Time::seconds(1));
+  r.finish();
+  const auto text = d.to_string();
+  CHECK(d.problems().size() == 2);
+  CHECK(text.find("/optimizer/a: expected a duration of at most 1.000 s, got \"2 s\"") !=
+        std::string::npos);
+  CHECK(text.find("/optimizer/b: expected a duration of at most 1e+06 s, got \"1e9 s\"") !=
+        std::string::npos);
 }
