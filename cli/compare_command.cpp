@@ -422,6 +422,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;
+  } catch (const sim::TimeRangeError& e) {
+    err << o.scenario << ": " << e.what() << kTimeRangeHint << "\n";
+    return kExitBadInput;
   } catch (const std::length_error& e) {
     err << o.scenario << ": " << e.what() << "\n";
     return std::string(e.what()).find("over the limit") != std::string::npos ? kExitBadInput

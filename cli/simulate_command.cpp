@@ -60,6 +60,9 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;
+  } catch (const sim::TimeRangeError& e) {
+    err << o.scenario << ": " << e.what() << kTimeRangeHint << "\n";
+    return kExitBadInput;
   } catch (const sim::WorkloadError& e) {
     err << o.scenario << ": internal error, the generated workload cannot run: " << e.what()
         << "\n";

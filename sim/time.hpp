@@ -4,13 +4,23 @@
 // Invariants: exact integer arithmetic; 1 ps resolution; range about +-106 days, far beyond any
 // training step. There is no implicit conversion to or from double: construct with the named
 // constructors (Time::us(1.5)) and read back with to_seconds() / to_us() for reports only.
+// A conversion from a double outside +-kMaxSeconds (or not a number) throws TimeRangeError
+// instead of wrapping: such a duration comes from absurd inputs (a bandwidth of bytes per
+// second), and the caller reports it as bad input.
 
 #include <cmath>
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace parasim::sim {
+
+class TimeRangeError : public std::range_error {
+ public:
+  using std::range_error::range_error;
+};
 
 class Time {
  public:
@@ -23,6 +33,9 @@ class Time {
   static constexpr Time seconds(double v) { return from_scaled(v, 1e12); }
   static constexpr Time zero() { return Time(0); }
   static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
+  // The largest duration a double converts to (well inside the int64 range, so that sums of a
+  // few such durations cannot wrap either).
+  static constexpr double kMaxSeconds = 1e6;
 
   constexpr std::int64_t picoseconds() const { return ps_; }
   constexpr double to_seconds() const { return static_cast<double>(ps_) * 1e-12; }
@@ -30,11 +43,16 @@ class Time {
   constexpr double to_us() const { return static_cast<double>(ps_) * 1e-6; }
 
   constexpr auto operator<=>(const Time&) const = default;
-  constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
-  constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
-  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
-  constexpr Time operator*(std::int64_t k) const { return Time(ps_ * k); }
+  // Checked: a result outside int64 picoseconds throws TimeRangeError instead of wrapping.
+  constexpr Time operator+(Time o) const { return Time(checked_add(ps_, o.ps_)); }
+  constexpr Time operator-(Time o) const { return Time(checked_sub(ps_, o.ps_)); }
+  constexpr Time& operator+=(Time o) { ps_ = checked_add(ps_, o.ps_); return *this; }
+  constexpr Time& operator-=(Time o) { ps_ = checked_sub(ps_, o.ps_); return *this; }
+  constexpr Time operator*(std::int64_t k) const {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(ps_, k, &r)) overflow();
+    return Time(r);
+  }
   // Ratio of two durations (for fractions in reports).
   constexpr double operator/(Time o) const {
     return static_cast<double>(ps_) / static_cast<double>(o.ps_);
@@ -45,7 +63,25 @@ class Time {
   // Rounds to the nearest picosecond; negative inputs are allowed (differences).
   static constexpr Time from_scaled(double v, double ps_per_unit) {
     double scaled = v * ps_per_unit;
+    if (!(scaled < kMaxSeconds * 1e12 && scaled > -kMaxSeconds * 1e12)) {
+      throw TimeRangeError("a duration of " + std::to_string(v * ps_per_unit * 1e-12) +
+                           " s is outside the simulator's range of 1e6 s");
+    }
     return Time(static_cast<std::int64_t>(scaled < 0 ? scaled - 0.5 : scaled + 0.5));
+  }
+
+  [[noreturn]] static void overflow() {
+    throw TimeRangeError("a simulated time left the int64 picosecond range (about 106 days)");
+  }
+  static constexpr std::int64_t checked_add(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) overflow();
+    return r;
+  }
+  static constexpr std::int64_t checked_sub(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(a, b, &r)) overflow();
+    return r;
   }
 
   std::int64_t ps_ = 0;

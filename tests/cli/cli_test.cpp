@@ -632,4 +632,20 @@ TEST_CASE("simulate reports the Shampoo/DASH host loop: ops and syncs per step")
   CHECK(r.err.find("optimizer host loop: ") != std::string::npos);
 }
 
+TEST_CASE("simulate: hardware figures that push times out of range are bad input, nothing written") {
+  TempDir tmp;
+  const std::string path = tmp.file("slow.json");
+  std::ofstream(path) << R"({"model": "gpt2-medium",
+    "cluster": {"preset": "dgx-a100-80gb", "device": {"hbm_bandwidth": "1 B/s"}},
+    "training": {"global_batch": 8}, "parallel": {"dp": 8}})";
+  SimulateOptions o;
+  o.scenario = path;
+  o.json = tmp.file("result.json");
+  const Run r = simulate(o);
+  CHECK(r.code == kExitBadInput);
+  CHECK(r.err.find("outside the simulator's range") != std::string::npos);
+  CHECK(r.err.find("a bandwidth or FLOP rate far too small") != std::string::npos);
+  CHECK(!fs::exists(o.json));
+}
+
 }  // namespace parasim::cli

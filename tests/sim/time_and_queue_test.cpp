@@ -26,3 +26,21 @@ TEST_CASE("EventQueue: order is (time, priority, insertion sequence)") {
   while (!q.empty()) order.push_back(q.pop().a);
   CHECK(order == std::vector<std::uint32_t>{30, 31, 20, 21, 10});
 }
+
+TEST_CASE("Time refuses to wrap: conversions and arithmetic outside the range throw") {
+  using parasim::sim::Time;
+  using parasim::sim::TimeRangeError;
+  CHECK_THROWS_AS(Time::seconds(2e6), TimeRangeError);
+  CHECK_THROWS_AS(Time::seconds(std::numeric_limits<double>::quiet_NaN()), TimeRangeError);
+  CHECK(Time::seconds(1e5).to_seconds() == 1e5);
+  const Time big = Time::seconds(9e5);
+  Time sum = big;
+  CHECK_THROWS_AS(
+      [&] {
+        for (int i = 0; i < 20; ++i) sum += big;  // 1.89e7 s > 9.2e6 s
+      }(),
+      TimeRangeError);
+  CHECK_THROWS_AS(big * 100, TimeRangeError);
+  CHECK_THROWS_AS(Time::zero() - big - big - big - big - big - big - big - big - big - big - big,
+                  TimeRangeError);
+}
