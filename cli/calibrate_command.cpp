@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "calibrate/check.hpp"
+#include "sim/time.hpp"
 #include "calibrate/cpu_backend.hpp"
 #include "calibrate/cuda_backend.hpp"
 #include "calibrate/harness.hpp"
@@ -148,6 +149,9 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
       checked = cost::load_profile(o.check);
     } catch (const cost::InputError& e) {
       err << e.what();
+      return kExitBadInput;
+    } catch (const sim::TimeRangeError& e) {
+      err << o.check << ": " << e.what() << "\n";
       return kExitBadInput;
     }
   }

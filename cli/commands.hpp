@@ -14,11 +14,12 @@ namespace parasim::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitNoDevice = 3;
+
 // Appended to a sim::TimeRangeError (a simulated time beyond the engine's range): what to check.
 inline constexpr const char* kTimeRangeHint =
     "; check the scenario's and the profile's hardware figures (a bandwidth or FLOP rate far too "
     "small, a latency far too large?)";
-constexpr int kExitNoDevice = 3;
 
 struct SimulateOptions {
   std::string scenario;

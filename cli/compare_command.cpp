@@ -143,7 +143,7 @@ std::string table(const std::vector<Row>& rows) {
   }
   if (rows.front().report.optimizer_breakdown_s.size() > 1 ||
       rows.back().report.optimizer_breakdown_s.size() > 1) {
-    o += "\nOptimizer step per GPU (ms), by part, and its host loop per step (busiest rank)\n";
+    o += "\nOptimizer step per GPU (ms), by part, and its host loop per step (stage 0, busiest rank)\n";
     for (const auto& row : rows) {
       double total = 0;
       std::string parts;

@@ -9,7 +9,7 @@ namespace {
 
 using cost::Bytes;
 
-std::string seconds(double s) { return cost::format_time(sim::Time::seconds(s)); }
+std::string seconds(double s) { return cost::format_seconds(s); }
 std::string gib(double bytes) { return cost::format_bytes(Bytes{bytes}); }
 std::string si(double bytes) { return cost::format_bytes_si(Bytes{bytes}); }
 
@@ -78,7 +78,7 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
     line(o, "  optimizer step by part: {}", parts);
   }
   if (r.optimizer_host_ops > 0) {
-    line(o, "  optimizer host loop: {} ops and {} host syncs per step on the busiest rank",
+    line(o, "  optimizer host loop: {} ops and {} host syncs per step (stage 0, busiest rank)",
          r.optimizer_host_ops, r.optimizer_host_syncs);
   }
   line(o, "");

@@ -49,10 +49,11 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     }
     json_file.check_target();
     trace_file.check_target();
+    const std::string report_text = format_text_report(scenario, report);
     if (!o.trace.empty()) trace_file.commit(out);
     if (!o.json.empty()) json_file.commit(out);
     std::ostream& text = json_file.is_stdout() || trace_file.is_stdout() ? err : out;
-    text << format_text_report(scenario, report);
+    text << report_text;
     if (!o.profile.empty()) text << "cost model: profile " << o.profile << "\n";
     for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
     if (!o.trace.empty()) text << "trace: " << o.trace << " (open in https://ui.perfetto.dev)\n";
@@ -82,6 +83,9 @@ int run_validate(const std::string& path, std::ostream& out, std::ostream& err) 
     return kExitOk;
   } catch (const cost::InputError& e) {
     err << e.what();
+    return kExitBadInput;
+  } catch (const sim::TimeRangeError& e) {
+    err << path << ": " << e.what() << kTimeRangeHint << "\n";
     return kExitBadInput;
   }
 }

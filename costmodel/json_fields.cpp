@@ -191,14 +191,15 @@ std::optional<FlopRate> JsonObjectReader::flop_rate(std::string_view key, bool r
 }
 std::optional<sim::Time> JsonObjectReader::time(std::string_view key, bool required,
                                                 sim::Time max) {
-  auto t = quantity<sim::Time>(key, required, parse_time);
-  if (t && *t > max) {
+  const auto seconds = quantity<double>(key, required, parse_duration_seconds);
+  if (!seconds) return std::nullopt;
+  if (!(*seconds <= max.to_seconds())) {
     diagnostics_.add(child_path(key), fmt::format("expected a duration of at most {}, got \"{}\"",
                                                   format_time(max), node_.at(std::string(key))
                                                                         .get<std::string>()));
     return std::nullopt;
   }
-  return t;
+  return sim::Time::seconds(*seconds);
 }
 
 void JsonObjectReader::finish() {

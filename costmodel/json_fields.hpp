@@ -61,8 +61,8 @@ class JsonObjectReader {
   std::set<std::string, std::less<>> known_;
 };
 
-// The largest per-event duration a file may set (a latency, a launch or host overhead): beyond it
-// the value is a typo, and step times would overflow int64 picoseconds.
+// The largest per-event duration a file may set (a latency, a launch or host overhead): a guard
+// against typos ("4 s" for "4 us"); sim::Time's own range is checked separately.
 inline constexpr sim::Time kMaxPerEventDuration = sim::Time::seconds(1);
 
 // "an integer", "a string", ...: a JSON value's type for messages.

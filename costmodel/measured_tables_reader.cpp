@@ -11,7 +11,7 @@
 namespace parasim::cost {
 namespace {
 
-constexpr double kMaxSeconds = 1e6;  // far above any kernel or collective
+constexpr double kMaxSeconds = 1e5;  // far above any kernel or collective, inside sim::Time's range
 constexpr double kMaxBytes = 1e18;   // an exabyte
 constexpr std::int64_t kMaxDim = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxCount = 1'000'000'000;
@@ -118,7 +118,7 @@ std::optional<AlphaBeta> fit(JsonObjectReader& series, Diagnostics& d) {
   if (node == nullptr) return std::nullopt;
   JsonObjectReader r(*node, series.child_path("fit"), d);
   if (!r.valid()) return std::nullopt;
-  const auto alpha = r.number("alpha_s", true, 0.0, kMaxSeconds);
+  const auto alpha = r.number("alpha_s", true, 0.0, kMaxPerEventDuration.to_seconds());
   const auto beta = r.number("beta_s_per_byte", true, 0.0, 1.0);
   r.finish();
   if (!all_set(alpha, beta)) return std::nullopt;
@@ -268,7 +268,16 @@ void read_measurements(const nlohmann::json& node, const std::string& path, Diag
   });
   if (const nlohmann::json* launch = r.child("launch_overhead", false)) {
     JsonObjectReader lr(*launch, r.child_path("launch_overhead"), d);
-    if (lr.valid()) tables.launch_overhead = measured_time(lr, d);
+    if (lr.valid()) {
+      tables.launch_overhead = measured_time(lr, d);
+      if (tables.launch_overhead &&
+          tables.launch_overhead->median_s > kMaxPerEventDuration.to_seconds()) {
+        d.add(lr.child_path("median_s"),
+              fmt::format("expected a launch overhead of at most {} s, got {}",
+                          kMaxPerEventDuration.to_seconds(), tables.launch_overhead->median_s));
+        tables.launch_overhead.reset();
+      }
+    }
     lr.finish();
   }
   for_each_element(r, "overlap", false, d, [&](const nlohmann::json& e, const std::string& p) {

@@ -124,13 +124,18 @@ std::optional<FlopRate> parse_flop_rate(std::string_view text, std::string* why)
   if (!v) return std::nullopt;
   return FlopRate{*v};
 }
+std::optional<double> parse_duration_seconds(std::string_view text, std::string* why) {
+  return parse_with(text, kTimeUnits, "a duration", "2 us", why);
+}
 std::optional<sim::Time> parse_time(std::string_view text, std::string* why) {
-  auto v = parse_with(text, kTimeUnits, "a duration", "2 us", why);
+  auto v = parse_duration_seconds(text, why);
   if (!v) return std::nullopt;
-  // Times are int64 picoseconds: refuse what would not fit (about 106 days) instead of wrapping.
-  constexpr double kMaxSeconds = 1e6;
-  if (*v > kMaxSeconds) {
-    if (why) *why = fmt::format("expected a duration of at most {:g} s, got \"{}\"", kMaxSeconds, text);
+  // The simulator's range (sim::Time::kMaxSeconds, about 11.6 days): refuse instead of throwing.
+  if (!(*v < sim::Time::kMaxSeconds)) {
+    if (why) {
+      *why = fmt::format("expected a duration under {:.0f} s (the simulator's range), got \"{}\"",
+                         sim::Time::kMaxSeconds, text);
+    }
     return std::nullopt;
   }
   return sim::Time::seconds(*v);
@@ -152,8 +157,8 @@ std::string format_flop_rate(FlopRate r) {
   static const char* const kPrefixes[] = {"", "k", "M", "G", "T", "P"};
   return format_scaled(r.flop_per_s, kPrefixes, 6, 1000.0, "FLOP/s");
 }
-std::string format_time(sim::Time t) {
-  double s = t.to_seconds();
+std::string format_time(sim::Time t) { return format_seconds(t.to_seconds()); }
+std::string format_seconds(double s) {
   double a = std::fabs(s);
   if (a >= 1.0) return fmt::format("{:.3f} s", s);
   if (a >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);

@@ -67,6 +67,9 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 std::optional<Bytes> parse_bytes(std::string_view text, std::string* why);
 std::optional<Bandwidth> parse_bandwidth(std::string_view text, std::string* why);
 std::optional<FlopRate> parse_flop_rate(std::string_view text, std::string* why);
+// A duration in seconds, any size (callers cap it); parse_time also refuses durations outside
+// the simulator's range (sim::Time::kMaxSeconds) instead of letting Time throw.
+std::optional<double> parse_duration_seconds(std::string_view text, std::string* why);
 std::optional<sim::Time> parse_time(std::string_view text, std::string* why);
 
 // Human formatting with units, for reports: "1.23 GiB", "456.7 GB/s", "12.3 ms".
@@ -75,5 +78,6 @@ std::string format_bytes_si(Bytes b);     // decimal prefixes (traffic)
 std::string format_bandwidth(Bandwidth bw);
 std::string format_flop_rate(FlopRate r);
 std::string format_time(sim::Time t);
+std::string format_seconds(double seconds);  // as format_time, for report values in seconds
 
 }  // namespace parasim::cost

@@ -152,8 +152,8 @@ void Run::start_op(OpId o, OpId enabler) {
     if (interference_) {
       const DeviceId d = w_.device_of(o);
       if (communicating_[d] > 0) {
-        duration = Time::ps(static_cast<std::int64_t>(
-            static_cast<double>(duration.picoseconds()) * w_.compute_slowdown() + 0.5));
+        duration = Time::ps_rounded(static_cast<double>(duration.picoseconds()) *
+                                    w_.compute_slowdown());
       }
       ++computing_[d];
     }

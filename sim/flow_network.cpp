@@ -51,7 +51,7 @@ FlowId FlowNetwork::start(const FlowSpec& spec, Time now, std::uint32_t owner) {
       if (l != kNone && capacity_[l] < rate) rate = capacity_[l];
     }
     f.rate = rate;
-    f.finish = now + Time::ps(std::llround(f.remaining / f.rate));
+    f.finish = now + Time::ps_rounded(f.remaining / f.rate);
     ++f.version;
     changed_.clear();
     changed_.push_back(id);
@@ -165,7 +165,7 @@ void FlowNetwork::rebalance(LinkId seed_a, LinkId seed_b, Time now) {
       }
       if (f.rate != old_rate) {
         // Nearest picosecond: the fluid model is exact up to half a picosecond per change.
-        f.finish = now + Time::ps(std::llround(f.remaining / f.rate));
+        f.finish = now + Time::ps_rounded(f.remaining / f.rate);
         ++f.version;
         changed_.push_back(fid);
       }

@@ -12,6 +12,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +28,8 @@ class Time {
   constexpr Time() = default;
 
   static constexpr Time ps(std::int64_t v) { return Time(v); }
+  // Picoseconds computed in floating point, rounded to the nearest; range-checked like seconds().
+  static constexpr Time ps_rounded(double v) { return from_scaled(v, 1.0); }
   static constexpr Time ns(double v) { return from_scaled(v, 1e3); }
   static constexpr Time us(double v) { return from_scaled(v, 1e6); }
   static constexpr Time ms(double v) { return from_scaled(v, 1e9); }
@@ -64,12 +67,18 @@ class Time {
   static constexpr Time from_scaled(double v, double ps_per_unit) {
     double scaled = v * ps_per_unit;
     if (!(scaled < kMaxSeconds * 1e12 && scaled > -kMaxSeconds * 1e12)) {
-      throw TimeRangeError("a duration of " + std::to_string(v * ps_per_unit * 1e-12) +
-                           " s is outside the simulator's range of 1e6 s");
+      throw TimeRangeError(range_message(scaled * 1e-12));
     }
     return Time(static_cast<std::int64_t>(scaled < 0 ? scaled - 0.5 : scaled + 0.5));
   }
 
+  static std::string range_message(double seconds) {
+    char text[128];
+    std::snprintf(text, sizeof text,
+                  "a duration of %.3g s is outside the simulator's range of %.0f s", seconds,
+                  kMaxSeconds);
+    return text;
+  }
   [[noreturn]] static void overflow() {
     throw TimeRangeError("a simulated time left the int64 picosecond range (about 106 days)");
   }

@@ -2,6 +2,7 @@
 // combinations refused as bad input with nothing written.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "../support/test_support.hpp"
@@ -122,4 +123,20 @@ TEST_CASE("compare --layouts with --seq-lens: TSP lowest in memory, a sweep plot
   std::ostringstream out2, err2;
   CHECK(run_compare(bad, out2, err2) == kExitBadInput);
   CHECK(err2.str().find("tp3xsp3") != std::string::npos);
+}
+
+TEST_CASE("compare: times out of the engine's range are bad input, nothing written") {
+  TempDir tmp;
+  const std::string path = tmp.file("slow.json");
+  std::ofstream(path) << R"({"model": "gpt2-medium",
+    "cluster": {"preset": "dgx-a100-80gb", "device": {"peak": {"bf16": "1 FLOP/s"}}},
+    "training": {"global_batch": 8}, "parallel": {"dp": 8}})";
+  CompareOptions o;
+  o.scenario = path;
+  o.schedules = "1f1b";
+  o.json = tmp.file("compare.json");
+  std::ostringstream out, err;
+  CHECK(run_compare(o, out, err) == kExitBadInput);
+  CHECK(err.str().find("outside the simulator's range") != std::string::npos);
+  CHECK(!fs::exists(o.json));
 }

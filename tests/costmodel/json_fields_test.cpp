@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "costmodel/json_fields.hpp"
+#include "costmodel/units.hpp"
 
 using namespace parasim::cost;
 
@@ -42,6 +43,15 @@ TEST_CASE("Durations: per-event costs capped at 1 s, and nothing that overflows 
   CHECK(d.problems().size() == 2);
   CHECK(text.find("/optimizer/a: expected a duration of at most 1.000 s, got \"2 s\"") !=
         std::string::npos);
-  CHECK(text.find("/optimizer/b: expected a duration of at most 1e+06 s, got \"1e9 s\"") !=
+  CHECK(text.find("/optimizer/b: expected a duration of at most 1.000 s, got \"1e9 s\"") !=
         std::string::npos);
+}
+
+TEST_CASE("parse_time refuses durations at and beyond the simulator's range, without throwing") {
+  std::string why;
+  CHECK_FALSE(parse_time("1e6 s", &why).has_value());
+  CHECK(why == "expected a duration under 1000000 s (the simulator's range), got \"1e6 s\"");
+  CHECK_FALSE(parse_time("1e18 ps", &why).has_value());
+  CHECK(parse_time("999999 s", &why) == parasim::sim::Time::seconds(999999));
+  CHECK(parse_duration_seconds("1e9 s", &why) == 1e9);
 }
