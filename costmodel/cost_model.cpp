@@ -33,12 +33,17 @@ CostModel::CostModel(ClusterSpec cluster, std::shared_ptr<const GemmCostModel> g
 }
 
 sim::Time CostModel::gemm(const GemmShape& shape) const {
-  return kernel_time(gemm_->gemm_time(shape), cluster_.device);
+  return kernel_time(gemm_body(shape), cluster_.device);
 }
 
 sim::Time CostModel::memory_bound(Bytes moved) const {
-  return kernel_time(memory_bound_time(moved, cluster_.device, memory_efficiency_),
-                     cluster_.device);
+  return kernel_time(memory_bound_body(moved), cluster_.device);
+}
+
+sim::Time CostModel::gemm_body(const GemmShape& shape) const { return gemm_->gemm_time(shape); }
+
+sim::Time CostModel::memory_bound_body(Bytes moved) const {
+  return memory_bound_time(moved, cluster_.device, memory_efficiency_);
 }
 
 CollectivePlan CostModel::collective(CollectiveKind kind, Bytes message,

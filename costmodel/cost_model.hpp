@@ -53,6 +53,10 @@ class CostModel {
   sim::Time gemm(const GemmShape& shape) const;
   // One memory-bound kernel moving `moved` bytes (reads plus writes), plus launch overhead.
   sim::Time memory_bound(Bytes moved) const;
+  // The same kernels' bodies, without the launch overhead (for callers that price launches
+  // themselves: fused or grouped kernels, an eager host loop).
+  sim::Time gemm_body(const GemmShape& shape) const;
+  sim::Time memory_bound_body(Bytes moved) const;
   // A collective over a group placed as `group` (phases for the simulator to run). With measured
   // collectives: the analytical plan calibrated to the measured time of the series of this kind
   // and placement (measured_collectives.hpp; warnings when extrapolated or when there is no

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdint>
 
 #include "sim/time.hpp"
@@ -81,5 +82,20 @@ class EagerIssue {
   std::int64_t op_count_ = 0;
   std::int64_t sync_count_ = 0;
 };
+
+// Kernel launches of one torch._foreach_* call over `tensors` tensors of `elements` elements in
+// all (PyTorch aten/src/ATen/native/cuda/MultiTensorApply.cuh): tensors are cut into chunks of
+// kForeachChunkElements, one launch covers at most kForeachChunksPerLaunch chunks and, for three
+// tensor lists (depth 3), kForeachTensorsPerLaunch tensors. The Python call costs the host once;
+// every further launch costs it only the launch.
+inline constexpr std::int64_t kForeachChunkElements = 65536;
+inline constexpr std::int64_t kForeachChunksPerLaunch = 320;
+inline constexpr std::int64_t kForeachTensorsPerLaunch = 48;
+inline std::int64_t foreach_launches(std::int64_t tensors, double elements) {
+  const auto by_tensors = (tensors + kForeachTensorsPerLaunch - 1) / kForeachTensorsPerLaunch;
+  const auto by_chunks = std::llround(std::ceil(
+      elements / static_cast<double>(kForeachChunkElements * kForeachChunksPerLaunch)));
+  return std::max<std::int64_t>({1, by_tensors, by_chunks});
+}
 
 }  // namespace parasim::cost

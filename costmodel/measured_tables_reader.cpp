@@ -11,7 +11,7 @@
 namespace parasim::cost {
 namespace {
 
-constexpr double kMaxSeconds = 1e5;  // far above any kernel or collective, inside sim::Time's range
+constexpr double kMaxMeasuredSeconds = 1e5;  // far above any kernel or collective, inside sim::Time's range
 constexpr double kMaxBytes = 1e18;   // an exabyte
 constexpr std::int64_t kMaxDim = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxCount = 1'000'000'000;
@@ -54,9 +54,9 @@ bool all_set(const std::optional<T>& v, const Rest&... rest) {
 // median_s, p20_s, p80_s and samples of the object `r` reads; the order invariant is reported at
 // the object's path.
 std::optional<MeasuredTime> measured_time(JsonObjectReader& r, Diagnostics& d) {
-  const auto median = positive(r, "median_s", true, kMaxSeconds, d);
-  const auto p20 = positive(r, "p20_s", true, kMaxSeconds, d);
-  const auto p80 = positive(r, "p80_s", true, kMaxSeconds, d);
+  const auto median = positive(r, "median_s", true, kMaxMeasuredSeconds, d);
+  const auto p20 = positive(r, "p20_s", true, kMaxMeasuredSeconds, d);
+  const auto p80 = positive(r, "p80_s", true, kMaxMeasuredSeconds, d);
   const auto samples = r.integer("samples", true, 1, kMaxCount);
   if (!all_set(median, p20, p80, samples)) return std::nullopt;
   if (!(*p20 <= *median && *median <= *p80)) {
@@ -238,10 +238,10 @@ void read_overlap(const nlohmann::json& node, const std::string& path, Diagnosti
     gr.finish();
   }
   const auto bytes = positive(r, "allreduce_bytes", true, kMaxBytes, d);
-  const auto ga = positive(r, "gemm_alone_s", true, kMaxSeconds, d);
-  const auto go = positive(r, "gemm_overlapped_s", true, kMaxSeconds, d);
-  const auto aa = positive(r, "allreduce_alone_s", true, kMaxSeconds, d);
-  const auto ao = positive(r, "allreduce_overlapped_s", true, kMaxSeconds, d);
+  const auto ga = positive(r, "gemm_alone_s", true, kMaxMeasuredSeconds, d);
+  const auto go = positive(r, "gemm_overlapped_s", true, kMaxMeasuredSeconds, d);
+  const auto aa = positive(r, "allreduce_alone_s", true, kMaxMeasuredSeconds, d);
+  const auto ao = positive(r, "allreduce_overlapped_s", true, kMaxMeasuredSeconds, d);
   r.finish();
   if (!all_set(shape, bytes, ga, go, aa, ao)) return;
   out.push_back({*shape, Bytes{*bytes}, *ga, *go, *aa, *ao});

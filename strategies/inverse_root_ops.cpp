@@ -18,7 +18,7 @@ class RootOps {
   // A GEMM n x cols x n per matrix of the batch.
   void gemm(cost::Dtype dtype, std::int64_t cols) {
     const cost::GemmShape s{n_, cols, n_, batch_, dtype};
-    issue_.op(costs_.gemm(s) - launch());
+    issue_.op(costs_.gemm_body(s));
   }
   void gemm(cost::Dtype dtype) { gemm(dtype, n_); }
   // `count` elementwise ops moving `bytes_per_element` per matrix element.
@@ -26,7 +26,7 @@ class RootOps {
     const double bytes =
         static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(batch_) *
         bytes_per_element;
-    issue_.repeat(costs_.memory_bound(cost::Bytes{bytes}) - launch(), count);
+    issue_.repeat(costs_.memory_bound_body(cost::Bytes{bytes}), count);
   }
   // Ops on scalars or on n-element vectors: host cost only.
   void small(int count = 1) { issue_.repeat(sim::Time::zero(), count); }
@@ -34,8 +34,6 @@ class RootOps {
   void sync() { issue_.sync(); }
 
  private:
-  sim::Time launch() const { return costs_.device().kernel_launch_overhead; }
-
   const cost::CostModel& costs_;
   std::int64_t n_;
   std::int64_t batch_;
@@ -157,7 +155,7 @@ sim::Time evd_body(const cost::CostModel& costs, int n, cost::Dtype fp32) {
   const double read = nn * nn * nn / 3.0 * 4.0;
   const sim::Time column = costs.memory_bound(cost::Bytes{read / nn});  // launch included
   const cost::GemmShape work{n, n, 3 * static_cast<std::int64_t>(n), 1, fp32};
-  return column * n + costs.gemm(work) - costs.device().kernel_launch_overhead;
+  return column * n + costs.gemm_body(work);
 }
 
 void shampoo_evd(const cost::CostModel& costs, const RootStack& s, RootOps& ops) {

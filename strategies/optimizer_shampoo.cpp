@@ -19,12 +19,6 @@ struct Block {
 
 // Bytes per element of the optimizer's elementwise passes over fp32 state.
 constexpr double kUnaryBytes = 8, kBinaryBytes = 12, kLerpBytes = 12;
-// torch._foreach_* launches (PyTorch aten/src/ATen/native/cuda/MultiTensorApply.cuh): tensors are
-// cut into chunks of 65536 elements, one launch covers at most 320 chunks and, for three tensor
-// lists (depth 3), 48 tensors.
-constexpr std::int64_t kForeachChunkElements = 65536;
-constexpr std::int64_t kForeachChunksPerLaunch = 320;
-constexpr std::int64_t kForeachTensorsPerLaunch = 48;
 // Adam grafting and the update as issued: Distributed Shampoo's foreach calls per step (second
 // moment, its root, the division, two norms, the rescale, the weight update: about 9 calls in
 // distributed_shampoo.py and adagrad_preconditioner_list.py); DASH's ops per stack
@@ -139,17 +133,12 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
   // One host loop issues the whole step; the parts are read off it (eager_issue.hpp).
   cost::EagerIssue issue(host_per_op);
   auto gemm_body = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
-    return costs.gemm(cost::GemmShape{m, n, k, batch, fp32}) - launch;
+    return costs.gemm_body(cost::GemmShape{m, n, k, batch, fp32});
   };
-  auto pass_body = [&](double bytes) { return costs.memory_bound(cost::Bytes{bytes}) - launch; };
-  // One torch._foreach_* call over `tensors` tensors of `elements` in all: PyTorch's
-  // multi_tensor_apply launches a kernel per kForeachChunksPerLaunch chunks of
-  // kForeachChunkElements (and at most kForeachTensorsPerLaunch tensors); the Python call costs
-  // the host once, every further launch its launch overhead.
+  auto pass_body = [&](double bytes) { return costs.memory_bound_body(cost::Bytes{bytes}); };
+  // One torch._foreach_* call: the bytes split over its launches (cost::foreach_launches).
   auto foreach_call = [&](double bytes, int tensors, double elements) {
-    const auto launches = std::max<std::int64_t>(
-        {1, (tensors + kForeachTensorsPerLaunch - 1) / kForeachTensorsPerLaunch,
-         std::llround(std::ceil(elements / kForeachChunkElements / kForeachChunksPerLaunch))});
+    const auto launches = cost::foreach_launches(tensors, elements);
     const sim::Time body = sim::Time::ps(pass_body(bytes).picoseconds() / launches);
     issue.op(body);
     for (std::int64_t i = 1; i < launches; ++i) issue.op(body, launch);
@@ -215,9 +204,9 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
   const double grafting_bytes =
       adamw_step_bytes(params / ranks, sc.training.precision != cost::Dtype::kFp32);
   if (stacked) {
-    const auto ops = static_cast<std::int64_t>(block_stacks.size()) * kDashGraftingOpsPerStack;
-    issue.repeat(sim::Time::ps(pass_body(grafting_bytes).picoseconds() / std::max<std::int64_t>(1, ops)),
-                 std::max<std::int64_t>(1, ops));
+    const auto ops = std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(block_stacks.size()) * kDashGraftingOpsPerStack);
+    issue.repeat(sim::Time::ps(pass_body(grafting_bytes).picoseconds() / ops), ops);
   } else {
     for (int call = 0; call < kShampooGraftingForeachCalls; ++call) {
       foreach_call(grafting_bytes / kShampooGraftingForeachCalls, blocks_on_rank, params_on_rank);

@@ -59,8 +59,7 @@ class StepWriter {
     for (const auto& s : shapes) {
       GemmShape shape{std::llround(s[0]), std::llround(s[1]), std::llround(s[2]),
                       std::llround(s[3]), dtype_};
-      const double seconds =
-          (costs_.gemm(shape) - costs_.device().kernel_launch_overhead).to_seconds();
+      const double seconds = costs_.gemm_body(shape).to_seconds();
       body += sim::Time::seconds(seconds * fraction);
       block_.flops += shape.flops() * fraction;
     }
@@ -73,7 +72,7 @@ class StepWriter {
     sim::Time body;
     for (const auto& s : shapes) {
       GemmShape shape{std::llround(s[0]), std::llround(s[1]), std::llround(s[2]), 1, dtype_};
-      body += costs_.gemm(shape) - costs_.device().kernel_launch_overhead;
+      body += costs_.gemm_body(shape);
       block_.flops += shape.flops();
     }
     block_.time += body + costs_.device().kernel_launch_overhead;

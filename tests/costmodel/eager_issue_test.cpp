@@ -64,3 +64,11 @@ TEST_CASE("An op with its own host cost, and a sequence timed as a whole") {
   ahead.op(Time::us(1));  // issued at 60 us, runs after the sequence: 110 + 1
   CHECK(ahead.elapsed() == Time::us(111));
 }
+
+TEST_CASE("foreach launches: by chunks of 65536 elements, 320 per launch, and by 48 tensors") {
+  using parasim::cost::foreach_launches;
+  CHECK(foreach_launches(1, 1) == 1);
+  CHECK(foreach_launches(120, 120 * 1048576.0) == 6);  // 1920 chunks
+  CHECK(foreach_launches(100, 100.0) == 3);            // small tensors: the tensor limit
+  CHECK(foreach_launches(0, 0) == 1);
+}
