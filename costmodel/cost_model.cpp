@@ -46,6 +46,14 @@ sim::Time CostModel::memory_bound_body(Bytes moved) const {
   return memory_bound_time(moved, cluster_.device, memory_efficiency_);
 }
 
+sim::Time CostModel::evd_body(int n, Dtype dtype) const {
+  const double nn = n;
+  const double read = nn * nn * nn / 3.0 * 4.0;
+  const sim::Time column = memory_bound(Bytes{read / nn});  // a launch per column
+  const GemmShape work{n, n, 3 * static_cast<std::int64_t>(n), 1, dtype};
+  return column * n + gemm_body(work);
+}
+
 CollectivePlan CostModel::collective(CollectiveKind kind, Bytes message,
                                      const GroupPlacement& group,
                                      CollectiveAlgorithm algorithm) const {

@@ -57,6 +57,12 @@ class CostModel {
   // themselves: fused or grouped kernels, an eager host loop).
   sim::Time gemm_body(const GemmShape& shape) const;
   sim::Time memory_bound_body(Bytes moved) const;
+  // GPU time of one symmetric eigendecomposition of an n x n matrix (cuSOLVER syevd, no launch of
+  // ours): the tridiagonal reduction as n memory-bound column steps reading n^3/3 fp32 elements in
+  // all, each with a launch of cuSOLVER's own (issued from C++, so GPU-side time here), plus
+  // 6 n^3 FLOPs of GEMM-like work at `dtype`. An assumption standing for cuSOLVER's latency-bound
+  // sytrd, not a measurement (a profile's measured EVD stacks replace it, measured_solver_time).
+  sim::Time evd_body(int n, Dtype dtype) const;
   // A collective over a group placed as `group` (phases for the simulator to run). With measured
   // collectives: the analytical plan calibrated to the measured time of the series of this kind
   // and placement (measured_collectives.hpp; warnings when extrapolated or when there is no

@@ -146,20 +146,8 @@ void chebyshev(const OptimizerSpec& spec, const RootStack& s, RootOps& ops) {
   }
 }
 
-// GPU time of one EVD of an n x n fp32 matrix (no launch overhead): the tridiagonal reduction as
-// n memory-bound column steps reading n^3/3 fp32 elements in all, each with a kernel launch of
-// cuSOLVER's own (issued from C++, so GPU-side time here), plus 6 n^3 FLOPs of GEMM-like work.
-// An assumption standing for cuSOLVER's latency-bound sytrd, not a measurement.
-sim::Time evd_body(const cost::CostModel& costs, int n, cost::Dtype fp32) {
-  const double nn = n;
-  const double read = nn * nn * nn / 3.0 * 4.0;
-  const sim::Time column = costs.memory_bound(cost::Bytes{read / nn});  // launch included
-  const cost::GemmShape work{n, n, 3 * static_cast<std::int64_t>(n), 1, fp32};
-  return column * n + costs.gemm_body(work);
-}
-
 void shampoo_evd(const cost::CostModel& costs, const RootStack& s, RootOps& ops) {
-  ops.body(evd_body(costs, s.n, s.fp32_dtype));
+  ops.body(costs.evd_body(s.n, s.fp32_dtype));
   ops.sync();  // eigh checks its info on the host
   ops.small(4);
   ops.elementwise(kBinaryBytes);  // Q * L
@@ -168,7 +156,7 @@ void shampoo_evd(const cost::CostModel& costs, const RootStack& s, RootOps& ops)
 
 void dash_evd(const cost::CostModel& costs, const RootStack& s, RootOps& ops) {
   ops.elementwise(kBinaryBytes);  // A + eps I
-  ops.body(evd_body(costs, s.n, s.fp32_dtype) * s.count);
+  ops.body(costs.evd_body(s.n, s.fp32_dtype) * s.count);
   ops.sync();
   ops.small(4);                  // heuristic on the eigenvalues, pow
   ops.elementwise(kUnaryBytes / 2);  // diag_embed (a write)

@@ -37,7 +37,7 @@
 //   Chebyshev    (DASH) scaling, S = 2A/scale - I (2 ops), B_d and B_(d-1) (3 ops), in 16 bits
 //                S cast down; then d - 1 Clenshaw steps: in 16 bits B_(k+1) cast down, S B_(k+1)
 //                (GEMM), 2 (.) - B_(k+2) (2 ops), + c_k I (diagonal): 4 ops (5 in 16 bits).
-//   EVD          Distributed Shampoo, per factor: eigh (its GPU time is evd_body(); its info is
+//   EVD          Distributed Shampoo, per factor: eigh (its GPU time is CostModel::evd_body; its info is
 //                read back: a sync), min, shift, + eps, pow (scalar-sized ops), Q * L (n^2) and
 //                (Q L) Q^T (GEMM). DASH, per stack: ridge add, one batched eigh (N x evd_body,
 //                one sync), three ops on the eigenvalues, pow, diag_embed, two batched GEMMs
