@@ -5,6 +5,7 @@
 
 #include "strategies/low_rank_layer.hpp"
 #include "strategies/tsp_layer.hpp"
+#include "strategies/tsp_vocab.hpp"
 #include "strategies/step_writer.hpp"
 
 namespace parasim::strat {
@@ -243,12 +244,13 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
 
 LayerProgram embedding_program(const Scenario& sc, const cost::CostModel& costs) {
   const Dims x = dims_of(sc);
+  if (x.tsp && x.t > 1) return tsp_embedding_program(sc, costs);
   StepWriter w(costs, sc.training.precision);
   LayerProgram p;
   const double bsh = x.act(x.tokens() * x.h);
   w.memory(bsh + x.tokens() * 8);  // gather rows, read token ids
   w.close(p.forward, "embed");
-  if (x.t > 1 && !x.tsp) {  // vocab-parallel embedding: partial rows summed over the TP group
+  if (x.t > 1) {  // vocab-parallel embedding: partial rows summed over the TP group
     StepWriter::collective(p.forward, x.sp ? "embed reduce-scatter" : "embed all-reduce",
                            x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
   }
@@ -264,20 +266,19 @@ LayerProgram embedding_program(const Scenario& sc, const cost::CostModel& costs)
 
 LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
   const Dims x = dims_of(sc);
+  if (x.tsp && x.t > 1) return tsp_head_program(sc, costs);
   StepWriter w(costs, sc.training.precision);
   LayerProgram p;
   const double bsh = x.act(x.tokens() * x.h);
-  // Vocab-parallel: each rank holds ceil(V/t) rows (Megatron pads the vocabulary). TSP: the rank's
-  // own tokens against the whole vocabulary (the head's shards rotate like the MLP's; that weight
-  // traffic is not modelled).
-  const double vocab_rows = x.tsp ? x.v : std::ceil(x.v / x.t);
+  // Vocab-parallel: each rank holds ceil(V/t) rows (Megatron pads the vocabulary).
+  const double vocab_rows = std::ceil(x.v / x.t);
   const double logits = x.tokens() * vocab_rows;
-  if (x.t > 1 && x.sp && !x.tsp) StepWriter::collective(p.forward, "head all-gather", CollectiveKind::kAllGather, bsh);
+  if (x.t > 1 && x.sp) StepWriter::collective(p.forward, "head all-gather", CollectiveKind::kAllGather, bsh);
   w.memory(2 * hidden_bytes(x));                 // final norm
   w.gemm(x.tokens(), vocab_rows, x.h);           // logits, vocab-parallel
   w.memory(x.act(logits) + 4 * logits);          // softmax cross-entropy in fp32
   w.close(p.forward, "head");
-  if (x.t > 1 && !x.tsp) {  // vocab-parallel cross-entropy: max, sum-exp and target logit per token
+  if (x.t > 1) {  // vocab-parallel cross-entropy: max, sum-exp and target logit per token
     StepWriter::collective(p.forward, "loss all-reduce", CollectiveKind::kAllReduce,
                            3.0 * 4.0 * x.tokens());
   }
@@ -286,7 +287,7 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
     bw.gemm_backward(x.tokens(), vocab_rows, x.h);
     bw.memory(3 * hidden_bytes(x));
     bw.close(out, "head bwd");
-    if (x.t > 1 && !x.tsp) {
+    if (x.t > 1) {
       StepWriter::collective(out, x.sp ? "head bwd reduce-scatter" : "head bwd all-reduce",
                              x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
                              bsh);
@@ -301,7 +302,7 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
   LayerStep step;
   step.compute = weights;
   p.weight_grad.push_back(step);
-  p.model_flops = cost::Flops{2.0 * x.tokens() * x.v * x.h / (x.tsp ? 1.0 : x.t) * 3.0};  // unpadded V
+  p.model_flops = cost::Flops{2.0 * x.tokens() * x.v * x.h / x.t * 3.0};  // unpadded V
   return p;
 }
 

@@ -113,7 +113,7 @@ struct Dims {
   bool dropout;
   bool flash = false;  // FlashAttention core (Dao et al. 2022, arXiv 2205.14135), causal
   double cp = 1;       // context-parallel ranks; s is then this rank's share, s_total / cp
-  bool tsp = false;    // TSP: tokens are local, the embedding and head see the whole vocabulary
+  bool tsp = false;    // TSP: tokens are local (s / D); tsp_layer and tsp_vocab take over
   bool cp_allgather = false;
   double tokens() const { return b * s; }
   double act(double elements) const { return elements * e; }

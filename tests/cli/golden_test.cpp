@@ -135,7 +135,7 @@ TEST_CASE("every shipped scenario reproduces its golden step time, peak memory, 
     for (const char* key : {"ops", "events"}) {
       const auto want_n = want.at(key).get<std::uint64_t>();
       const auto got_n = got.at(key).get<std::uint64_t>();
-      CHECK_MESSAGE(got_n == want_n, name << ": " << key << " is " << got_n << ", golden "
+      CHECK_MESSAGE(got_n == want_n, name << ": " << std::string(key) << " is " << got_n << ", golden "
                                           << want_n << ". " << kRebaseline);
     }
   }

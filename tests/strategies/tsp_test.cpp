@@ -138,3 +138,37 @@ TEST_CASE("TSP with full recompute keeps only the layer input and reruns the for
   for (const auto& s : plain.forward) forward_collectives += s.is_collective;
   CHECK(full_collectives == plain_collectives + forward_collectives);
 }
+
+TEST_CASE("TSP's embedding and head pass their vocabulary shards on a ring") {
+  // R = ceil(V/D) h e bytes per shard (tsp_vocab.hpp): embedding forward (D-1) R, backward D R
+  // (gradients only); head forward (D-1) R, backward (D-1) R of weights and D R of gradients.
+  for (int d : {2, 4, 8}) {
+    CAPTURE(d);
+    auto sc = tsp_scenario(d, 16384, strat::TpPlacement::kTsp);
+    sc.model.vocab = 32003;  // not a multiple of D: shards are padded to ceil(V/D) rows
+    const cost::CostModel costs(sc.cluster);
+    const double h = 1024, e = 2, rows = std::ceil(32003.0 / d), R = rows * h * e;
+    auto sends = [](const std::vector<strat::LayerStep>& steps) {
+      double bytes = 0;
+      for (const auto& s : steps) {
+        if (s.is_collective) {
+          CHECK(s.collective.kind == cost::CollectiveKind::kSendRecv);
+          CHECK(s.group == strat::StepGroup::kWeights);
+          bytes += s.collective.message.value;
+        }
+      }
+      return bytes;
+    };
+    const auto embed = strat::embedding_program(sc, costs);
+    CHECK(sends(embed.forward) == (d - 1) * R);
+    CHECK(sends(embed.backward) == d * R);
+    const auto head = strat::head_program(sc, costs);
+    CHECK(sends(head.forward) == (d - 1) * R);
+    CHECK(sends(head.backward) == (2 * d - 1) * R);
+    // The rank's T = S/D tokens meet every padded row once: 2 T rows D h FLOPs forward.
+    double flops = 0;
+    for (const auto& s : head.forward) flops += s.is_collective ? 0 : s.compute.flops.value;
+    const double T = 16384.0 / d;
+    CHECK(flops == doctest::Approx(2 * T * rows * d * h).epsilon(1e-12).scale(0));
+  }
+}
