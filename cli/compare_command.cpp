@@ -107,10 +107,13 @@ double max_of(const std::vector<double>& v) {
 std::string table(const std::vector<Row>& rows) {
   std::string o;
   const double base = rows.front().report.tokens_per_s;
-  o += fmt::format("{:<17} {:>13} {:>8} {:>9} {:>9} {:>14} {:>9} {:>9}\n", "variant", "tokens/s",
-                   "speedup", "bubble", "bubble", "peak memory", "max", "weight");
-  o += fmt::format("{:<17} {:>13} {:>8} {:>9} {:>9} {:>14} {:>9} {:>9}\n", "", "", "",
-                   "mean", "max", "max stage", "stale", "versions");
+  std::size_t w = 17;  // the variant column fits the longest label
+  for (const auto& row : rows) w = std::max(w, row.label.size());
+  o += fmt::format("{:<{}} {:>13} {:>8} {:>9} {:>9} {:>15} {:>9} {:>9}\n", "variant", w,
+                   "tokens/s", "speedup", "bubble", "bubble", "peak memory", "max", "weight");
+  o += fmt::format("{:<{}} {:>13} {:>8} {:>9} {:>9} {:>15} {:>9} {:>9}\n", "", w, "", "", "mean",
+                   "max", "max stage", "stale", "versions");
+  std::vector<std::string> too_big;
   for (const auto& row : rows) {
     const auto& r = row.report;
     double mean_bubble = 0;
@@ -120,19 +123,27 @@ std::string table(const std::vector<Row>& rows) {
     int stale = 0, versions = 1;
     for (const auto& s : r.staleness) stale = std::max(stale, s.max);
     for (int v : r.weight_versions) versions = std::max(versions, v);
-    o += fmt::format("{:<17} {:>13.4g} {:>7.3f}x {:>8.1f}% {:>8.1f}% {:>10.2f} GiB {:>9} {:>9}\n",
-                     row.label, r.tokens_per_s, r.tokens_per_s / base, 100 * mean_bubble,
-                     100 * max_of(r.bubble_fraction), peak / (1024.0 * 1024 * 1024), stale,
-                     versions);
+    const bool fits = peak <= r.hbm_capacity_bytes;
+    if (!fits) too_big.push_back(row.label);
+    o += fmt::format("{:<{}} {:>13.4g} {:>7.3f}x {:>8.1f}% {:>8.1f}% {:>10.2f} GiB{} {:>9} {:>9}\n",
+                     row.label, w, r.tokens_per_s, r.tokens_per_s / base, 100 * mean_bubble,
+                     100 * max_of(r.bubble_fraction), peak / (1024.0 * 1024 * 1024),
+                     fits ? " " : "*", stale, versions);
+  }
+  if (!too_big.empty()) {
+    o += fmt::format("* does not fit: the peak exceeds the device's {:.1f} GiB of HBM ({} of {} "
+                     "variants; its tokens/s are as if it fitted)\n",
+                     rows.front().report.hbm_capacity_bytes / (1024.0 * 1024 * 1024),
+                     too_big.size(), rows.size());
   }
   o += "\nPeak memory per stage (GiB; stashed weight versions included)\n";
-  o += fmt::format("{:<17}", "variant");
+  o += fmt::format("{:<{}}", "variant", w);
   for (std::size_t s = 0; s < rows.front().report.bubble_fraction.size(); ++s) {
     o += fmt::format(" {:>7}", fmt::format("s{}", s));
   }
   o += "\n";
   for (const auto& row : rows) {
-    o += fmt::format("{:<17}", row.label);
+    o += fmt::format("{:<{}}", row.label, w);
     std::vector<double> per_stage(row.report.bubble_fraction.size(), 0.0);
     for (const auto& m : row.report.memory) {
       auto& slot = per_stage[static_cast<std::size_t>(m.stage)];
@@ -155,7 +166,7 @@ std::string table(const std::vector<Row>& rows) {
         parts += fmt::format("; host {} ops, {} syncs", row.report.optimizer_host_ops,
                              row.report.optimizer_host_syncs);
       }
-      o += fmt::format("{:<34} {:>9.1f}   [{}]\n", row.label, total * 1e3, parts);
+      o += fmt::format("{:<{}} {:>9.1f}   [{}]\n", row.label, w, total * 1e3, parts);
     }
   }
   for (const auto& row : rows) {

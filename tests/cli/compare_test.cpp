@@ -2,6 +2,8 @@
 // combinations refused as bad input with nothing written.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -139,4 +141,30 @@ TEST_CASE("compare: times out of the engine's range are bad input, nothing writt
   CHECK(run_compare(o, out, err) == kExitBadInput);
   CHECK(err.str().find("outside the simulator's range") != std::string::npos);
   CHECK(!fs::exists(o.json));
+}
+
+TEST_CASE("compare: a variant whose peak exceeds the device's memory is marked and counted") {
+  TempDir tmp;
+  write_text(tmp.path() / "s.json", R"({
+    "name": "fit", "model": {"preset": "llama2-7b", "layers": 2, "seq_len": 16384},
+    "cluster": {"preset": "mi300x-8x", "device": {"hbm_capacity": "8 GiB"}},
+    "training": {"global_batch": 1, "attention": "flash"},
+    "parallel": {"tp": 8, "tp_placement": "tsp"}})");
+  CompareOptions o;
+  o.scenario = (tmp.path() / "s.json").string();
+  o.layouts = "tsp,cp";  // cp replicates the weights (2 layers: 3.3 GiB of model state), tsp does not
+  o.json = tmp.file("out.json");
+  std::ostringstream out, err;
+  REQUIRE_MESSAGE(run_compare(o, out, err) == kExitOk, err.str());
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  const double gib = 1024.0 * 1024 * 1024;
+  const double tsp = j.at("rows")[0].at("peak_memory_bytes")[0].get<double>();
+  const double cp = j.at("rows")[1].at("peak_memory_bytes")[0].get<double>();
+  REQUIRE(tsp <= 8 * gib);
+  REQUIRE(cp > 8 * gib);
+  const std::string text = out.str();
+  CHECK(text.find(fmt::format("{:.2f} GiB*", cp / gib)) != std::string::npos);
+  CHECK(text.find(fmt::format("{:.2f} GiB*", tsp / gib)) == std::string::npos);
+  CHECK(text.find("* does not fit: the peak exceeds the device's 8.0 GiB of HBM (1 of 2 variants") !=
+        std::string::npos);
 }
