@@ -169,6 +169,16 @@ std::string table(const std::vector<Row>& rows) {
       o += fmt::format("{:<{}} {:>9.1f}   [{}]\n", row.label, w, total * 1e3, parts);
     }
   }
+  const bool dp_varies = std::any_of(rows.begin(), rows.end(), [&](const Row& row) {
+    return row.scenario.parallel.dp != rows.front().scenario.parallel.dp;
+  });
+  if (dp_varies) {  // layouts of different group sizes on the same GPUs
+    o += "\nGPUs per model replica (tp x cp x pp) and data-parallel replicas\n";
+    for (const auto& row : rows) {
+      const auto& p = row.scenario.parallel;
+      o += fmt::format("{:<{}} {:>5} x {:>5}\n", row.label, w, p.tp * p.cp * p.pp, p.dp);
+    }
+  }
   for (const auto& row : rows) {
     if (row.report.asynchronous) {
       o += fmt::format("\n{}: {} global batches simulated, {} warm-up excluded\n",
@@ -249,9 +259,12 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       variants.push_back(std::move(s));
     }
     // Layouts of one group of G = tp x cp GPUs: tsp (folded), tp (Megatron), cp (context
-    // parallel), tpNxspM (N-way TP with SP inside, M-way sequence sharding).
+    // parallel), tpNxspM (N-way TP with SP inside, M-way sequence sharding). A tpNxspM group of
+    // another size keeps the cluster: data parallelism becomes dp x G / (N x M) (TSP's "matched"
+    // TP+SP: 8-way TP and 2-way SP on 16 GPUs against TSP on 8, with half the replicas).
     if (!o.layouts.empty()) {
       const int g = base.parallel.tp * base.parallel.cp;
+      const int gpus = g * base.parallel.dp;
       std::vector<std::pair<std::string, strat::Scenario>> layouts;
       for (const auto& name : split_list(o.layouts)) {
         strat::Scenario s = base;
@@ -265,13 +278,17 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
           s.parallel.tp = g, s.parallel.cp = 1;
         } else if (name == "cp") {
           s.parallel.tp = 1, s.parallel.cp = g;
-        } else if (std::sscanf(name.c_str(), "tp%dxsp%d", &t, &m) == 2 && t * m == g) {
+        } else if (std::sscanf(name.c_str(), "tp%dxsp%d", &t, &m) == 2 && t > 0 && m > 0 &&
+                   gpus % (t * m) == 0) {
           s.parallel.tp = t, s.parallel.cp = m;
+          s.parallel.dp = gpus / (t * m);
           s.parallel.sequence_parallel = t > 1;
         } else {
-          problems.add("/parallel", fmt::format("--layouts: \"{}\" is not tsp, tp, cp or tpNxspM "
-                                                "with N x M = {}",
-                                                name, g));
+          problems.add("/parallel",
+                       fmt::format("--layouts: \"{}\" is not tsp, tp, cp or tpNxspM with N x M "
+                                   "dividing the scenario's {} GPUs (dp {} x tp {} x cp {})",
+                                   name, gpus, base.parallel.dp, base.parallel.tp,
+                                   base.parallel.cp));
           continue;
         }
         layouts.emplace_back(name, std::move(s));
@@ -407,9 +424,13 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
         nlohmann::ordered_json entry;
         entry["schedule"] = row.report.schedule;
         entry["tp_placement"] = strat::tp_placement_name(row.scenario.parallel.tp_placement);
+        const auto& par = row.scenario.parallel;
+        entry["parallel"] = {{"dp", par.dp}, {"tp", par.tp}, {"cp", par.cp}, {"pp", par.pp}};
         const nlohmann::ordered_json result = report_to_json(row.scenario, row.report);
         for (auto it = result.begin(); it != result.end(); ++it) {
-          if (it.key() != "schedule" && it.key() != "tp_placement") entry[it.key()] = it.value();
+          if (it.key() != "schedule" && it.key() != "tp_placement" && it.key() != "parallel") {
+            entry[it.key()] = it.value();
+          }
         }
         j["rows"].push_back(entry);
       }

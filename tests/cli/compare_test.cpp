@@ -168,3 +168,33 @@ TEST_CASE("compare: a variant whose peak exceeds the device's memory is marked a
   CHECK(text.find("* does not fit: the peak exceeds the device's 8.0 GiB of HBM (1 of 2 variants") !=
         std::string::npos);
 }
+
+TEST_CASE("compare --layouts: a TP+SP group of another size keeps the GPUs, fewer replicas") {
+  TempDir tmp;
+  write_text(tmp.path() / "s.json", R"({
+    "name": "matched", "model": {"preset": "llama2-7b", "layers": 2, "seq_len": 16384},
+    "cluster": {"preset": "mi300x-8x", "nodes": 2},
+    "training": {"global_batch": 2, "attention": "flash"},
+    "parallel": {"dp": 2, "tp": 8, "tp_placement": "tsp"}})");
+  CompareOptions o;
+  o.scenario = (tmp.path() / "s.json").string();
+  o.layouts = "tsp,tp8xsp2";  // TSP on 8 GPUs against TSP's "matched" 8-way TP x 2-way SP on 16
+  o.json = tmp.file("out.json");
+  std::ostringstream out, err;
+  REQUIRE_MESSAGE(run_compare(o, out, err) == kExitOk, err.str());
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 2);
+  CHECK(j.at("rows")[0].at("parallel") == parse_json(R"({"dp": 2, "tp": 8, "cp": 1, "pp": 1})", ""));
+  CHECK(j.at("rows")[1].at("parallel") == parse_json(R"({"dp": 1, "tp": 8, "cp": 2, "pp": 1})", ""));
+  CHECK(j.at("rows")[0].at("total_gpus") == 16);
+  CHECK(j.at("rows")[1].at("total_gpus") == 16);
+  CHECK(out.str().find("tp8xsp2              16 x     1") != std::string::npos);
+  CompareOptions bad = o;
+  bad.layouts = "tp3xsp5";
+  bad.json = tmp.file("bad.json");
+  std::ostringstream out2, err2;
+  CHECK(run_compare(bad, out2, err2) == kExitBadInput);
+  CHECK(err2.str().find("N x M dividing the scenario's 16 GPUs (dp 2 x tp 8 x cp 1)") !=
+        std::string::npos);
+  CHECK(!fs::exists(bad.json));
+}
