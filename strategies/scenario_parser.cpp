@@ -468,6 +468,26 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
                       "tp x dp x cp ({}) must be a multiple of gpus_per_node ({})",
                       static_cast<long long>(p.tp) * p.dp * p.cp, gpn));
   }
+  // Rails-only: a context-parallel ring hops from replica c to c + 1 (stride tp); a TSP weight
+  // ring from tp rank t to t + 1. Between nodes either keeps its local index only when the stride
+  // is a multiple of gpus_per_node.
+  if (s.cluster.rails_only && s.cluster.nodes > 1 && gpn > 0) {
+    if (p.cp > 1 && static_cast<long long>(p.tp) * p.cp > gpn && p.tp % gpn != 0) {
+      d.add("/cluster/rails_only",
+            fmt::format("on a rails-only fabric the context-parallel ring must stay on a rail "
+                        "between nodes: a group of tp x cp = {} GPUs crosses nodes with hops of "
+                        "tp = {} GPUs, which change the local index; use tp a multiple of "
+                        "gpus_per_node ({}) or tp x cp <= gpus_per_node",
+                        static_cast<long long>(p.tp) * p.cp, p.tp, gpn));
+    }
+    if (p.tp_placement == TpPlacement::kTsp && p.tp > gpn) {
+      d.add("/cluster/rails_only",
+            fmt::format("on a rails-only fabric TSP's weight ring cannot cross nodes (its hop "
+                        "from the last GPU of a node to the first of the next changes the local "
+                        "index): keep tp ({}) <= gpus_per_node ({})",
+                        p.tp, gpn));
+    }
+  }
   if (m.hidden > 0 && (m.hidden % p.tp != 0 || m.ffn_hidden % p.tp != 0)) {
     d.add("/parallel/tp", fmt::format("tp ({}) must divide hidden ({}) and ffn_hidden ({})", p.tp,
                                       m.hidden, m.ffn_hidden));

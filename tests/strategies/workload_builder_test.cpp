@@ -185,3 +185,29 @@ TEST_CASE("Rails-only fabric: pipeline hops between nodes must stay on a rail") 
   strat::check_scenario(aligned, ok);
   CHECK(ok.ok());
 }
+
+TEST_CASE("Rails-only fabric: context-parallel and TSP rings between nodes must stay on a rail") {
+  auto ring = [](int tp, int cp, strat::TpPlacement placement) {
+    const int dp = 16 / (tp * cp);  // 16 GPUs on 2 nodes of 8
+    auto sc = test::small_scenario(dp, tp, 1, dp, 1, 8);
+    sc.parallel.cp = cp;
+    sc.cluster.gpus_per_node = 8;
+    sc.cluster.nodes = 2;
+    sc.parallel.tp_placement = placement;
+    sc.training.attention = strat::AttentionKind::kFlash;
+    sc.model.seq_len = 4096;
+    sc.cluster.rails_only = true;
+    cost::Diagnostics d("t.json");
+    strat::check_scenario(sc, d);
+    return d.to_string();
+  };
+  using strat::TpPlacement;
+  // tp 4 x cp 4: the hop from replica 1 (GPUs 4-7) to replica 2 (GPUs 8-11) changes the index.
+  CHECK(ring(4, 4, TpPlacement::kMegatron).find("context-parallel ring must stay on a rail") !=
+        std::string::npos);
+  CHECK(ring(8, 2, TpPlacement::kMegatron).find("/cluster/rails_only") == std::string::npos);
+  CHECK(ring(4, 2, TpPlacement::kMegatron).find("/cluster/rails_only") == std::string::npos);
+  CHECK(ring(16, 1, TpPlacement::kTsp).find("TSP's weight ring cannot cross nodes") !=
+        std::string::npos);
+  CHECK(ring(8, 1, TpPlacement::kTsp).find("/cluster/rails_only") == std::string::npos);
+}
