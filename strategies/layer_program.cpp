@@ -23,13 +23,10 @@ double hidden_bytes(const Dims& x) {
 // The K/V block one context-parallel rank holds: K and V of its s/cp tokens, its heads.
 double kv_block_bytes(const Dims& x) { return x.act(2 * x.tokens() * x.kv * x.d / x.t); }
 
-int last_index(const std::vector<LayerStep>& out) { return static_cast<int>(out.size()) - 1; }
-
 void cp_collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
                    double bytes, std::vector<int> after) {
-  StepWriter::collective(out, std::move(label), kind, bytes);
-  out.back().group = StepGroup::kContextParallel;
-  out.back().after = std::move(after);
+  collective_after(out, std::move(label), kind, bytes, StepGroup::kContextParallel,
+                   std::move(after));
 }
 
 // Context-parallel attention core, forward (Liu et al. 2023, ring attention, arXiv 2310.01889;
@@ -39,7 +36,7 @@ void cp_collective(std::vector<LayerStep>& out, std::string label, CollectiveKin
 // cp stream). All-gather: all K/V first, then the cp blocks.
 void cp_attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   w.close(out, "attn qkv");
-  const int qkv = last_index(out);
+  const int qkv = last_step(out);
   const int cp = static_cast<int>(x.cp);
   if (x.cp_allgather) {
     cp_collective(out, "attn kv all-gather", CollectiveKind::kAllGather, kv_block_bytes(x) * cp, {});
@@ -53,11 +50,11 @@ void cp_attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& 
     w.close(out, "attn ring " + std::to_string(i));
     out.back().after = i == 0 ? std::vector<int>{previous_compute}
                               : std::vector<int>{previous_compute, previous_transfer};
-    previous_compute = last_index(out);
+    previous_compute = last_step(out);
     if (i + 1 < cp) {
       cp_collective(out, "attn kv ring", CollectiveKind::kSendRecv, kv_block_bytes(x),
                     {previous_transfer});
-      previous_transfer = last_index(out);
+      previous_transfer = last_step(out);
     }
   }
 }
@@ -66,7 +63,7 @@ void cp_attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& 
 // the forward, and each block's dK/dV travel on after it is computed (2x the forward's bytes).
 void cp_attention_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   w.close(out, "attn proj bwd");
-  const int start = last_index(out);
+  const int start = last_step(out);
   const int cp = static_cast<int>(x.cp);
   if (x.cp_allgather) {
     cp_collective(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, kv_block_bytes(x) * cp,
@@ -83,14 +80,14 @@ void cp_attention_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>&
     w.close(out, "attn ring bwd " + std::to_string(i));
     out.back().after = i == 0 ? std::vector<int>{previous_compute}
                               : std::vector<int>{previous_compute, kv};
-    previous_compute = last_index(out);
+    previous_compute = last_step(out);
     if (i + 1 < cp) {
       // The next block's K/V first (prefetch), then this block's dK/dV: the cp stream is FIFO.
       cp_collective(out, "attn kv ring bwd", CollectiveKind::kSendRecv, kv_block_bytes(x), {kv});
-      kv = last_index(out);
+      kv = last_step(out);
       cp_collective(out, "attn dkv ring", CollectiveKind::kSendRecv, kv_block_bytes(x),
                     {dkv, previous_compute});
-      dkv = last_index(out);
+      dkv = last_step(out);
     }
   }
   // The input-gradient GEMMs need every block's gradient: after the last compute and dK/dV.
@@ -106,7 +103,7 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
   w.gemm(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
   if (x.cp > 1) {
     cp_attention_forward(w, x, out);
-    const int core = last_index(out);
+    const int core = last_step(out);
     w.gemm(x.tokens(), x.h, x.h / x.t);                            // output projection
     w.memory(3 * hidden_bytes(x));                                 // bias-dropout-add
     w.close(out, "attn proj");

@@ -105,6 +105,24 @@ class StepWriter {
   ComputeBlock* weight_sink_ = nullptr;
 };
 
+// Steps that name what they wait for (LayerStep::after holds indices into the same list).
+inline int last_step(const std::vector<LayerStep>& out) { return static_cast<int>(out.size()) - 1; }
+
+// A collective over `group` (and so on its stream) after the steps `after`.
+inline void collective_after(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
+                             double bytes, StepGroup group, std::vector<int> after) {
+  StepWriter::collective(out, std::move(label), kind, bytes);
+  out.back().group = group;
+  out.back().after = std::move(after);
+}
+
+// Closes the writer's compute block as a step after the steps `after`.
+inline void close_after(StepWriter& w, std::vector<LayerStep>& out, const std::string& label,
+                        std::vector<int> after) {
+  w.close(out, label);
+  out.back().after = std::move(after);
+}
+
 struct Dims {
   double b, s, h, a, kv, d, f, t, v;
   double e;    // bytes per activation element

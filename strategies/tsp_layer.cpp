@@ -11,21 +11,6 @@ namespace {
 
 using namespace detail;
 
-int last(const std::vector<LayerStep>& out) { return static_cast<int>(out.size()) - 1; }
-
-void collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind, double bytes,
-                StepGroup group, std::vector<int> after) {
-  StepWriter::collective(out, std::move(label), kind, bytes);
-  out.back().group = group;
-  out.back().after = std::move(after);
-}
-
-void close_after(StepWriter& w, std::vector<LayerStep>& out, const std::string& label,
-                 std::vector<int> after) {
-  w.close(out, label);
-  out.back().after = std::move(after);
-}
-
 struct Tsp {
   double T, b, s, h, kvd, f, a, d, D, e;
   double act(double elements) const { return elements * e; }
@@ -71,40 +56,40 @@ void mlp_step(StepWriter& w, const Tsp& z, bool backward) {
 void attention(StepWriter& w, const Tsp& z, bool backward, std::vector<LayerStep>& out) {
   w.memory(z.act((backward ? 3 : 2) * z.T * z.h));  // norm
   w.close(out, backward ? "attn norm bwd" : "attn norm");
-  int compute = last(out), weights = compute, kv = compute;
+  int compute = last_step(out), weights = compute, kv = compute;
   const int rounds = static_cast<int>(z.D);
   const std::string dir = backward ? " bwd" : "";
   for (int r = 0; r < rounds; ++r) {
     const std::string round = fmt::format(" {}", r);
-    collective(out, "attn weights broadcast" + dir, CollectiveKind::kBroadcast, z.attn_shard(),
+    collective_after(out, "attn weights broadcast" + dir, CollectiveKind::kBroadcast, z.attn_shard(),
                StepGroup::kWeights, {weights});
-    weights = last(out);
+    weights = last_step(out);
     if (!backward) {
       qkv(w, z, false);
       close_after(w, out, "attn qkv" + round, {compute, weights});
-      const int q = last(out);
-      collective(out, "attn kv all-gather", CollectiveKind::kAllGather, z.kv_gathered(),
+      const int q = last_step(out);
+      collective_after(out, "attn kv all-gather", CollectiveKind::kAllGather, z.kv_gathered(),
                  StepGroup::kTensorParallel, {q, kv});
-      kv = last(out);
+      kv = last_step(out);
       attend(w, z, false);
       close_after(w, out, "attn round" + round, {q, kv});
-      compute = last(out);
+      compute = last_step(out);
     } else {
       // The backward regathers K/V, computes the round's gradients, then reduces its dK/dV
       // along the sequence and its weight-gradient shard to the owner.
-      collective(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, z.kv_gathered(),
+      collective_after(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, z.kv_gathered(),
                  StepGroup::kTensorParallel, {kv});
-      kv = last(out);
+      kv = last_step(out);
       attend(w, z, true);
       qkv(w, z, true);
       close_after(w, out, "attn round bwd" + round, {compute, weights, kv});
-      compute = last(out);
-      collective(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter, z.kv_gathered(),
+      compute = last_step(out);
+      collective_after(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter, z.kv_gathered(),
                  StepGroup::kTensorParallel, {compute});
-      kv = last(out);
-      collective(out, "attn wgrad reduce", CollectiveKind::kBroadcast, z.attn_shard(),
+      kv = last_step(out);
+      collective_after(out, "attn wgrad reduce", CollectiveKind::kBroadcast, z.attn_shard(),
                  StepGroup::kWeights, {compute, weights});
-      weights = last(out);
+      weights = last_step(out);
     }
   }
   w.memory(z.act(3 * z.T * z.h));  // residual
@@ -114,22 +99,22 @@ void attention(StepWriter& w, const Tsp& z, bool backward, std::vector<LayerStep
 void mlp(StepWriter& w, const Tsp& z, bool backward, std::vector<LayerStep>& out) {
   w.memory(z.act((backward ? 3 : 2) * z.T * z.h));  // norm
   w.close(out, backward ? "mlp norm bwd" : "mlp norm");
-  int compute = last(out), ring = compute, grads = compute;
+  int compute = last_step(out), ring = compute, grads = compute;
   const int steps = static_cast<int>(z.D);
   for (int j = 0; j < steps; ++j) {
     mlp_step(w, z, backward);
     close_after(w, out, fmt::format("{} {}", backward ? "mlp ring bwd" : "mlp ring", j),
                 {compute, ring});
-    compute = last(out);
+    compute = last_step(out);
     if (j + 1 < steps) {
-      collective(out, backward ? "mlp weights ring bwd" : "mlp weights ring",
+      collective_after(out, backward ? "mlp weights ring bwd" : "mlp weights ring",
                  CollectiveKind::kSendRecv, z.mlp_shard(), StepGroup::kWeights, {ring});
-      ring = last(out);
+      ring = last_step(out);
     }
     if (backward) {  // the shard's accumulated gradient moves on after this step
-      collective(out, "mlp wgrad ring", CollectiveKind::kSendRecv, z.mlp_shard(),
+      collective_after(out, "mlp wgrad ring", CollectiveKind::kSendRecv, z.mlp_shard(),
                  StepGroup::kWeights, {compute, grads});
-      grads = last(out);
+      grads = last_step(out);
     }
   }
   w.memory(z.act(3 * z.T * z.h));  // residual

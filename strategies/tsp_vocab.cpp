@@ -15,25 +15,16 @@ namespace {
 
 using namespace detail;
 
-int last(const std::vector<LayerStep>& out) { return static_cast<int>(out.size()) - 1; }
-
 void send_shard(std::vector<LayerStep>& out, std::string label, double bytes,
                 std::vector<int> after) {
-  StepWriter::collective(out, std::move(label), CollectiveKind::kSendRecv, bytes);
-  out.back().group = StepGroup::kWeights;
-  out.back().after = std::move(after);
-}
-
-void close_after(StepWriter& w, std::vector<LayerStep>& out, const std::string& label,
-                 std::vector<int> after) {
-  w.close(out, label);
-  out.back().after = std::move(after);
+  collective_after(out, std::move(label), CollectiveKind::kSendRecv, bytes, StepGroup::kWeights,
+                   std::move(after));
 }
 
 struct Ring {
-  int D;           // ranks and steps
-  double rows;     // vocabulary rows per shard, ceil(V/D)
-  double shard;    // bytes of one shard (rows x h)
+  int D;         // ranks and steps
+  double rows;   // vocabulary rows per shard, ceil(V/D)
+  double shard;  // bytes of one shard (rows x h)
 };
 
 Ring ring_of(const Dims& x) {
@@ -46,7 +37,7 @@ Ring ring_of(const Dims& x) {
 // ring (-1: none, the ring opens the list).
 void backward_ring(StepWriter& w, std::vector<LayerStep>& out, const Ring& g, bool weights,
                    const std::string& name, const std::function<void(StepWriter&)>& step) {
-  const int start = last(out);
+  const int start = last_step(out);
   int compute = start, ring = start, grads = -1;
   auto with = [](std::vector<int> after, int also) {
     if (also >= 0) after.push_back(also);
@@ -56,13 +47,13 @@ void backward_ring(StepWriter& w, std::vector<LayerStep>& out, const Ring& g, bo
     step(w);
     close_after(w, out, fmt::format("{} ring bwd {}", name, j),
                 compute < 0 ? std::vector<int>{} : with({compute}, ring));
-    compute = last(out);
+    compute = last_step(out);
     if (weights && j + 1 < g.D) {
       send_shard(out, name + " weights ring bwd", g.shard, {ring < 0 ? compute : ring});
-      ring = last(out);
+      ring = last_step(out);
     }
     send_shard(out, name + " wgrad ring", g.shard, with({compute}, grads));
-    grads = last(out);
+    grads = last_step(out);
   }
 }
 
@@ -79,10 +70,10 @@ LayerProgram tsp_embedding_program(const Scenario& sc, const cost::CostModel& co
     w.memory((bsh + x.tokens() * 8) / g.D);  // the rows of this shard's ids, read token ids
     w.close(p.forward, fmt::format("embed ring {}", j));
     if (j > 0) p.forward.back().after = {compute, ring};
-    compute = last(p.forward);
+    compute = last_step(p.forward);
     if (j + 1 < g.D) {
       send_shard(p.forward, "embed weights ring", g.shard, {j > 0 ? ring : compute});
-      ring = last(p.forward);
+      ring = last_step(p.forward);
     }
   }
   backward_ring(w, p.backward, g, false, "embed",
@@ -98,17 +89,17 @@ LayerProgram tsp_head_program(const Scenario& sc, const cost::CostModel& costs) 
   LayerProgram p;
   const double T = x.tokens(), hidden = x.act(T * x.h);
   const double logits = T * g.rows;  // per step
-  w.memory(2 * hidden);  // final norm
+  w.memory(2 * hidden);              // final norm
   w.close(p.forward, "head norm");
   int compute = 0, ring = 0;
   for (int j = 0; j < g.D; ++j) {
     w.gemm(T, g.rows, x.h);
     w.memory(x.act(logits) + 4 * logits);  // this shard's part of the fp32 cross-entropy
     close_after(w, p.forward, fmt::format("head ring {}", j), {compute, ring});
-    compute = last(p.forward);
+    compute = last_step(p.forward);
     if (j + 1 < g.D) {
       send_shard(p.forward, "head weights ring", g.shard, {ring});
-      ring = last(p.forward);
+      ring = last_step(p.forward);
     }
   }
   w.memory(4 * T);  // the loss from the running max and sum of exponentials
@@ -120,7 +111,7 @@ LayerProgram tsp_head_program(const Scenario& sc, const cost::CostModel& costs) 
     s.gemm_backward(T, g.rows, x.h);
   });
   w.memory(3 * hidden);  // final norm backward
-  close_after(w, p.backward, "head norm bwd", {last(p.backward)});
+  close_after(w, p.backward, "head norm bwd", {last_step(p.backward)});
   p.backward_input = p.backward;
   p.model_flops = cost::Flops{2.0 * T * x.v * x.h * 3.0};  // unpadded V
   return p;
