@@ -278,15 +278,18 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
           s.parallel.tp = g, s.parallel.cp = 1;
         } else if (name == "cp") {
           s.parallel.tp = 1, s.parallel.cp = g;
-        } else if (std::sscanf(name.c_str(), "tp%dxsp%d", &t, &m) == 2 && t > 0 && m > 0 &&
-                   gpus % (t * m) == 0) {
+        } else if (int end = 0;
+                   std::sscanf(name.c_str(), "tp%dxsp%d%n", &t, &m, &end) == 2 &&
+                   end == static_cast<int>(name.size()) && t > 0 && m > 0 && t <= gpus &&
+                   m <= gpus && gpus % (static_cast<long long>(t) * m) == 0) {
           s.parallel.tp = t, s.parallel.cp = m;
           s.parallel.dp = gpus / (t * m);
           s.parallel.sequence_parallel = t > 1;
         } else {
           problems.add("/parallel",
                        fmt::format("--layouts: \"{}\" is not tsp, tp, cp or tpNxspM with N x M "
-                                   "dividing the scenario's {} GPUs (dp {} x tp {} x cp {})",
+                                   "dividing the {} GPUs of each pipeline stage (dp {} x tp {} x "
+                                   "cp {})",
                                    name, gpus, base.parallel.dp, base.parallel.tp,
                                    base.parallel.cp));
           continue;
@@ -441,10 +444,15 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     for (auto& f : files) f->commit(out);
     if (!o.json.empty()) json_file.commit(out);
     std::ostream& text = json_file.is_stdout() ? err : out;
-    text << fmt::format("parasim compare: {} ({} on {} x {} GPUs, pp {}, {} micro-batches per "
-                        "step)\n\n",
-                        base.name, base.model.name, base.cluster.nodes,
-                        base.cluster.gpus_per_node, base.parallel.pp, base.micro_batches());
+    const bool same_micro_batches = std::all_of(rows.begin(), rows.end(), [&](const Row& row) {
+      return row.scenario.micro_batches() == base.micro_batches();
+    });
+    text << fmt::format("parasim compare: {} ({} on {} x {} GPUs, pp {}, {})\n\n", base.name,
+                        base.model.name, base.cluster.nodes, base.cluster.gpus_per_node,
+                        base.parallel.pp,
+                        same_micro_batches
+                            ? fmt::format("{} micro-batches per step", base.micro_batches())
+                            : std::string("micro-batches per step vary with the replicas"));
     text << table(rows);
     if (!o.svg_dir.empty()) {
       text << fmt::format("\npictures: {}/<variant>-timeline.svg and -memory.svg\n", o.svg_dir);

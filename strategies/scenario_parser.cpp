@@ -472,13 +472,16 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
   // ring from tp rank t to t + 1. Between nodes either keeps its local index only when the stride
   // is a multiple of gpus_per_node.
   if (s.cluster.rails_only && s.cluster.nodes > 1 && gpn > 0) {
-    if (p.cp > 1 && static_cast<long long>(p.tp) * p.cp > gpn && p.tp % gpn != 0) {
+    // A group is tp x cp consecutive GPUs: it stays in a node when tp x cp divides gpn;
+    // otherwise some group crosses a node with a hop of tp, on a rail only if gpn divides tp.
+    const long long group = static_cast<long long>(p.tp) * p.cp;
+    if (p.cp > 1 && p.tp % gpn != 0 && gpn % group != 0) {
       d.add("/cluster/rails_only",
             fmt::format("on a rails-only fabric the context-parallel ring must stay on a rail "
-                        "between nodes: a group of tp x cp = {} GPUs crosses nodes with hops of "
+                        "between nodes: groups of tp x cp = {} GPUs cross nodes with hops of "
                         "tp = {} GPUs, which change the local index; use tp a multiple of "
-                        "gpus_per_node ({}) or tp x cp <= gpus_per_node",
-                        static_cast<long long>(p.tp) * p.cp, p.tp, gpn));
+                        "gpus_per_node ({}) or tp x cp dividing gpus_per_node",
+                        group, p.tp, gpn));
     }
     if (p.tp_placement == TpPlacement::kTsp && p.tp > gpn) {
       d.add("/cluster/rails_only",

@@ -119,8 +119,9 @@ inline void collective_after(std::vector<LayerStep>& out, std::string label, Col
 // Closes the writer's compute block as a step after the steps `after`.
 inline void close_after(StepWriter& w, std::vector<LayerStep>& out, const std::string& label,
                         std::vector<int> after) {
+  const std::size_t before = out.size();
   w.close(out, label);
-  out.back().after = std::move(after);
+  if (out.size() > before) out.back().after = std::move(after);  // an empty block adds no step
 }
 
 struct Dims {

@@ -78,6 +78,8 @@ LayerProgram tsp_embedding_program(const Scenario& sc, const cost::CostModel& co
   }
   backward_ring(w, p.backward, g, false, "embed",
                 [&](StepWriter& s) { s.memory(2 * bsh / g.D); });  // scatter-add of row gradients
+  // No B/W split: TSP refuses zero-bubble schedules (scenario_parser), so the whole backward is
+  // the input-gradient half and weight_grad stays empty, as for TSP's layers.
   p.backward_input = p.backward;
   return p;
 }

@@ -194,7 +194,15 @@ TEST_CASE("compare --layouts: a TP+SP group of another size keeps the GPUs, fewe
   bad.json = tmp.file("bad.json");
   std::ostringstream out2, err2;
   CHECK(run_compare(bad, out2, err2) == kExitBadInput);
-  CHECK(err2.str().find("N x M dividing the scenario's 16 GPUs (dp 2 x tp 8 x cp 1)") !=
+  CHECK(err2.str().find("N x M dividing the 16 GPUs of each pipeline stage (dp 2 x tp 8 x cp 1)") !=
         std::string::npos);
   CHECK(!fs::exists(bad.json));
+  // Products that overflow int and names with trailing characters are refused, not run.
+  for (const char* name : {"tp65536xsp65536", "tp8xsp2junk", "tp0xsp16", "tp-8xsp-2"}) {
+    CAPTURE(name);
+    bad.layouts = name;
+    std::ostringstream out3, err3;
+    CHECK(run_compare(bad, out3, err3) == kExitBadInput);
+    CHECK(err3.str().find(name) != std::string::npos);
+  }
 }

@@ -210,4 +210,14 @@ TEST_CASE("Rails-only fabric: context-parallel and TSP rings between nodes must 
   CHECK(ring(16, 1, TpPlacement::kTsp).find("TSP's weight ring cannot cross nodes") !=
         std::string::npos);
   CHECK(ring(8, 1, TpPlacement::kTsp).find("/cluster/rails_only") == std::string::npos);
+  // Groups within a node but straddling one: tp 2 x cp 3 on 3 nodes of 8 (GPUs 6, 8, 10).
+  auto sc = test::small_scenario(4, 2, 1, 4, 1, 8);
+  sc.parallel.cp = 3;
+  sc.cluster.nodes = 3;
+  sc.training.attention = strat::AttentionKind::kFlash;
+  sc.model.seq_len = 3072;
+  sc.cluster.rails_only = true;
+  cost::Diagnostics d("t.json");
+  strat::check_scenario(sc, d);
+  CHECK(d.to_string().find("context-parallel ring must stay on a rail") != std::string::npos);
 }
