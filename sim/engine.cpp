@@ -202,7 +202,10 @@ void Run::begin_flows(GroupId g) {
     for (OpId m : w_.members(g)) overlapped = overlapped || computing_[w_.device_of(m)] > 0;
     if (overlapped) {
       scaled_flows_.assign(flows.begin(), flows.end());
-      for (FlowSpec& f : scaled_flows_) f.bytes *= w_.communication_slowdown();
+      for (FlowSpec& f : scaled_flows_) {
+        if (f.delivered <= 0) f.delivered = f.bytes;  // the traffic stays what it was
+        f.bytes *= w_.communication_slowdown();
+      }
       flows = scaled_flows_;
     }
   }

@@ -41,7 +41,7 @@ FlowId FlowNetwork::start(const FlowSpec& spec, Time now, std::uint32_t owner) {
     if (f.links[i] == kNone) continue;
     f.slot[i] = static_cast<std::uint32_t>(link_flows_[f.links[i]].size());
     link_flows_[f.links[i]].push_back(id);
-    carried_[f.links[i]] += spec.bytes;
+    carried_[f.links[i]] += spec.delivered > 0 ? spec.delivered : spec.bytes;
   }
   if (alone(f)) {
     // Fast path, same result as rebalance(): a flow alone on its links runs at the smaller

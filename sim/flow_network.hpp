@@ -41,7 +41,7 @@ class FlowNetwork {
   double rate_bytes_per_s(FlowId f) const { return flows_[f].rate * 1e12; }
   std::size_t active_count() const { return active_count_; }
 
-  // Bytes carried per link so far (for the report's traffic by link).
+  // Traffic per link so far, FlowSpec::delivered (for the report's traffic by link).
   const std::vector<double>& bytes_carried() const { return carried_; }
 
  private:

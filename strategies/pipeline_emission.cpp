@@ -297,7 +297,7 @@ void Builder::emit_p2p() {
           const std::array<sim::FlowSpec, 1> flows{sim::FlowSpec{
               {streams_[from].links[inter ? kInterOut : kIntraOut],
                streams_[to].links[inter ? kInterIn : kIntraIn]},
-              bytes / phase.link_efficiency}};
+              bytes / phase.link_efficiency, bytes}};
           const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
                                              true, bytes);
           out_.groups.push_back(

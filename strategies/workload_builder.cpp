@@ -109,7 +109,8 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
       // bytes / efficiency through it (x / 1.0 is x exactly, so analytical plans are unchanged).
       flows.push_back(sim::FlowSpec{{from[inter ? kInterOut : kIntraOut],
                                      to[inter ? kInterIn : kIntraIn]},
-                                    ph.bytes_sent_per_rank.value / ph.link_efficiency});
+                                    ph.bytes_sent_per_rank.value / ph.link_efficiency,
+                                    ph.bytes_sent_per_rank.value});
     }
   }
   double per_member = 0;
