@@ -1,5 +1,6 @@
 #include "sim/flow_network.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -33,6 +34,8 @@ FlowId FlowNetwork::start(const FlowSpec& spec, Time now, std::uint32_t owner) {
   f.links[1] = spec.links[1];
   f.remaining = spec.bytes;
   f.rate = 0;
+  f.cap = spec.max_bytes_per_s > 0 ? spec.max_bytes_per_s * 1e-12
+                                   : std::numeric_limits<double>::infinity();
   f.last_update = now;
   f.owner = owner;
   f.active = true;
@@ -46,7 +49,7 @@ FlowId FlowNetwork::start(const FlowSpec& spec, Time now, std::uint32_t owner) {
   if (alone(f)) {
     // Fast path, same result as rebalance(): a flow alone on its links runs at the smaller
     // capacity and changes no other flow.
-    double rate = std::numeric_limits<double>::infinity();
+    double rate = f.cap;
     for (LinkId l : f.links) {
       if (l != kNone && capacity_[l] < rate) rate = capacity_[l];
     }
@@ -137,8 +140,34 @@ void FlowNetwork::rebalance(LinkId seed_a, LinkId seed_b, Time now) {
     cap_left_[l] = capacity_[l];
     unfixed_[l] = static_cast<std::uint32_t>(link_flows_[l].size());
   }
+  capped_.clear();
+  for (FlowId fid : comp_flows_) {
+    if (std::isfinite(flows_[fid].cap)) capped_.push_back(fid);
+  }
+  std::sort(capped_.begin(), capped_.end(), [&](FlowId a, FlowId b) {
+    return flows_[a].cap < flows_[b].cap || (flows_[a].cap == flows_[b].cap && a < b);
+  });
+  std::size_t next_capped = 0;
   std::size_t fixed = 0;
   std::vector<double>& cap = cap_left_;
+  auto fix = [&](FlowId fid, double rate) {
+    flow_fixed_[fid] = epoch_;
+    ++fixed;
+    Flow& f = flows_[fid];
+    const double old_rate = f.rate;
+    f.rate = rate;
+    for (LinkId l : f.links) {
+      if (l == kNone) continue;
+      cap[l] -= rate;
+      --unfixed_[l];
+    }
+    if (f.rate != old_rate) {
+      // Nearest picosecond: the fluid model is exact up to half a picosecond per change.
+      f.finish = now + Time::ps_rounded(f.remaining / f.rate);
+      ++f.version;
+      changed_.push_back(fid);
+    }
+  };
   while (fixed < comp_flows_.size()) {
     LinkId best = kNone;
     double best_share = std::numeric_limits<double>::infinity();
@@ -150,25 +179,16 @@ void FlowNetwork::rebalance(LinkId seed_a, LinkId seed_b, Time now) {
         best = l;
       }
     }
+    while (next_capped < capped_.size() && flow_fixed_[capped_[next_capped]] == epoch_) {
+      ++next_capped;
+    }
+    if (next_capped < capped_.size() && flows_[capped_[next_capped]].cap <= best_share) {
+      fix(capped_[next_capped], flows_[capped_[next_capped]].cap);  // held back by its own cap
+      continue;
+    }
     assert(best != kNone);
     for (FlowId fid : link_flows_[best]) {
-      if (flow_fixed_[fid] == epoch_) continue;
-      flow_fixed_[fid] = epoch_;
-      ++fixed;
-      Flow& f = flows_[fid];
-      double old_rate = f.rate;
-      f.rate = best_share;
-      for (LinkId l : f.links) {
-        if (l == kNone) continue;
-        cap[l] -= best_share;
-        --unfixed_[l];
-      }
-      if (f.rate != old_rate) {
-        // Nearest picosecond: the fluid model is exact up to half a picosecond per change.
-        f.finish = now + Time::ps_rounded(f.remaining / f.rate);
-        ++f.version;
-        changed_.push_back(fid);
-      }
+      if (flow_fixed_[fid] != epoch_) fix(fid, best_share);
     }
   }
 }

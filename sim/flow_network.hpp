@@ -7,8 +7,13 @@
 // link carries more than its capacity. Rates change only when a flow starts or ends, and only the
 // flows connected to it through shared links are re-solved.
 //
-// Invariants: a flow's rate is > 0 while it is active; the sum of rates on a link never exceeds
-// its capacity (up to rounding); finish times are rounded to the nearest picosecond.
+// A flow may carry its own rate cap (FlowSpec::max_bytes_per_s): progressive filling then fixes
+// it at the cap as soon as the smallest fair share exceeds it, leaving the rest of its links to
+// the others (max-min fairness with demand limits, Bertsekas & Gallager 6.5.2).
+//
+// Invariants: a flow's rate is > 0 while it is active and never above its cap; the sum of rates
+// on a link never exceeds its capacity (up to rounding); finish times are rounded to the nearest
+// picosecond.
 
 #include <cstdint>
 #include <span>
@@ -50,6 +55,7 @@ class FlowNetwork {
     std::uint32_t slot[2];   // position in link_flows_[links[i]]
     double remaining = 0;    // bytes
     double rate = 0;         // bytes per picosecond
+    double cap = 0;          // bytes per picosecond; infinity when uncapped
     Time last_update;
     Time finish;
     std::uint32_t version = 0;
@@ -85,6 +91,7 @@ class FlowNetwork {
   std::vector<std::uint32_t> flow_mark_;
   std::vector<std::uint32_t> flow_fixed_;
   std::vector<double> cap_left_;
+  std::vector<FlowId> capped_;  // the component's capped flows, smallest cap first
   std::vector<std::uint32_t> unfixed_;
   std::uint32_t epoch_ = 0;
 };

@@ -61,12 +61,15 @@ struct Link {
 // One flow of a group phase: `bytes` over one or two links (egress of the sender, ingress of the
 // receiver); the flow's rate is the max-min fair share over the links it crosses.
 // `delivered`: the traffic the flow stands for, when a phase reaches only part of the link
-// (calibrated or mesh-limited plans push bytes = delivered / efficiency through it, as does the
-// compute-overlap slowdown); 0 means `bytes`. Link traffic reports count `delivered`.
+// (calibrated plans push bytes = delivered / efficiency through it, as does the compute-overlap
+// slowdown); 0 means `bytes`. Link traffic reports count `delivered`.
+// `max_bytes_per_s`: a cap on the flow's own rate (a fully connected mesh: the links to the
+// peers it talks to), on top of its links' fair shares; 0: none.
 struct FlowSpec {
   LinkId links[2] = {kNone, kNone};
   double bytes = 0;
   double delivered = 0;
+  double max_bytes_per_s = 0;
 };
 
 struct PhaseSpec {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <sstream>
+#include <vector>
 
 #include "sim/engine.hpp"
 #include "time_printer.hpp"
@@ -80,6 +81,39 @@ TEST_CASE("Engine: max-min fairness gives a flow held back elsewhere less, the o
   auto r = Engine(w).run();
   CHECK(r.op_end[w.members(gx)[0]].to_seconds() == doctest::Approx(1.0).epsilon(1e-9).scale(0));
   CHECK(r.op_end[w.members(gy)[0]].to_seconds() == doctest::Approx(1.0).epsilon(1e-9).scale(0));
+}
+
+TEST_CASE("Engine: a flow with its own rate cap leaves the rest of the link to the others") {
+  // A fully connected mesh: one peer link carries 64 GB/s of a 448 GB/s port (FlowSpec cap).
+  // `caps`: one flow per entry from gpu0 to its own receiver, 64 MB at that cap (0: none) and
+  // 384 MB uncapped; returns each flow's end in seconds.
+  auto run = [](std::vector<double> caps) {
+    Workload w;
+    auto sender = w.add_device("gpu0");
+    auto out = w.add_link("gpu0.out", 448e9);
+    std::vector<GroupId> groups;
+    for (std::size_t i = 0; i < caps.size(); ++i) {
+      auto send = w.add_stream(sender, "send");
+      auto recv = w.add_stream(w.add_device("peer"), "recv");
+      auto in = w.add_link("peer.in", 448e9);
+      const double bytes = caps[i] > 0 ? 64e6 : 384e6;
+      std::array<StreamId, 2> members{send, recv};
+      std::array<PhaseSpec, 1> phases{PhaseSpec{Time::zero(), 0, 1}};
+      std::array<FlowSpec, 1> flows{FlowSpec{{out, in}, bytes, 0, caps[i]}};
+      groups.push_back(
+          w.add_group(members, phases, flows, w.intern("x"), w.intern("p2p"), -1, true, bytes));
+    }
+    const auto r = Engine(w).run();
+    std::vector<double> ends;
+    for (GroupId g : groups) ends.push_back(r.op_end[w.members(g)[0]].to_seconds());
+    return ends;
+  };
+  // Beside an uncapped flow on the same port: 64 and 384 GB/s (1 ms each), not 224 GB/s each.
+  const auto both = run({64e9, 0});
+  CHECK(both[0] == doctest::Approx(1e-3).epsilon(1e-9).scale(0));
+  CHECK(both[1] == doctest::Approx(1e-3).epsilon(1e-9).scale(0));
+  // Alone, a capped flow runs at its cap: 64 MB in 1 ms.
+  CHECK(run({64e9})[0] == doctest::Approx(1e-3).epsilon(1e-9).scale(0));
 }
 
 TEST_CASE("Engine: a flow speeds up when its competitor ends") {
