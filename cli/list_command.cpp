@@ -23,13 +23,18 @@ void list_presets(std::ostream& out) {
          "source says assumption)\n";
   for (const auto& p : cost::cluster_presets()) {
     const auto& c = p.spec;
-    out << fmt::format("  {:<16} {} x {} per node: {} bf16, {} HBM at {}, intra-node {} per GPU, "
+    const std::string mesh =
+        c.intra_node.peer_bandwidth.bytes_per_s > 0
+            ? fmt::format(" (mesh: {} to any one peer)",
+                          cost::format_bandwidth(c.intra_node.peer_bandwidth))
+            : std::string();
+    out << fmt::format("  {:<16} {} x {} per node: {} bf16, {} HBM at {}, intra-node {} per GPU{}, "
                        "NIC {} per GPU\n",
                        p.name, c.gpus_per_node, c.device.name,
                        cost::format_flop_rate(c.device.peak_bf16),
                        cost::format_bytes(c.device.hbm_capacity),
                        cost::format_bandwidth(c.device.hbm_bandwidth),
-                       cost::format_bandwidth(c.intra_node.bandwidth),
+                       cost::format_bandwidth(c.intra_node.bandwidth), mesh,
                        cost::format_bandwidth(c.inter_node.bandwidth));
     out << fmt::format("  {:<16} {}\n  {:<16} source: {}\n", "", p.description, "", p.source);
   }

@@ -156,6 +156,7 @@ std::vector<ClusterPreset> build_presets() {
       "direction in total but only 64 GB/s per direction to any one peer (fully connected mesh, "
       "no switch). NIC: assumption, one 400 Gb/s NIC per GPU (50 GB/s).",
       mi300x_oam_192gb(), 8, 448.0, 50.0));
+  presets.back().spec.intra_node.peer_bandwidth = Bandwidth{64.0 * kGiga};  // one xGMI link
   presets.push_back(preset(
       "perlmutter-a100",
       "NERSC Perlmutter GPU node: 4x A100 SXM4 80GB, NVLink3, 4x Slingshot-11 200 Gb/s",
@@ -165,6 +166,7 @@ std::vector<ClusterPreset> build_presets() {
       "200 Gb/s per node = 25 GB/s per GPU per direction. Most Perlmutter GPU nodes carry the "
       "40 GB A100 (1,555 GB/s); this preset models the 80 GB nodes.",
       a100_sxm4_80gb(), 4, 300.0, 25.0));
+  presets.back().spec.intra_node.peer_bandwidth = Bandwidth{100.0 * kGiga};  // 4 links x 25 GB/s
   return presets;
 }
 

@@ -113,9 +113,20 @@ double flat_fraction(Kind kind, int n) {
   return 0.0;
 }
 
+// On a fully connected mesh a rank of an intra-node phase reaches `peers` peers, each over its
+// own link: a cap of peers x peer bandwidth when that is below the GPU's bandwidth (header).
+Bandwidth mesh_cap(LinkClass link, int peers, const ClusterSpec& cluster) {
+  const LinkSpec& l = link_spec(link, cluster);
+  if (link != LinkClass::kIntraNode || !(l.peer_bandwidth.bytes_per_s > 0)) return Bandwidth{};
+  const double cap = peers * l.peer_bandwidth.bytes_per_s;
+  return cap < l.bandwidth.bytes_per_s ? Bandwidth{cap} : Bandwidth{};
+}
+
+// `peers`: how many of the group's GPUs a rank exchanges with on this link in this phase.
 CollectivePhase make_phase(LinkClass link, Bytes bytes, int steps, const char* what,
-                           const ClusterSpec& cluster) {
-  return {link, bytes, link_spec(link, cluster).latency * steps, steps, what, 1.0};
+                           const ClusterSpec& cluster, int peers) {
+  return {link, bytes, link_spec(link, cluster).latency * steps, steps, what, 1.0,
+          mesh_cap(link, peers, cluster)};
 }
 
 // Two-level decomposition for g > 1 GPUs per node over N > 1 nodes (header).
@@ -133,43 +144,43 @@ void plan_hierarchical(CollectivePlan& plan, int g, int nodes, const ClusterSpec
     case Kind::kAllReduce:
       ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kReduceScatter, g),
                               flat_steps(Kind::kReduceScatter, sub, g), "intra reduce-scatter",
-                              cluster));
+                              cluster, g - 1));
       ph.push_back(make_phase(kInter, s / gd * flat_fraction(Kind::kAllReduce, nodes),
                               flat_steps(Kind::kAllReduce, algo, nodes), "inter all-reduce",
-                              cluster));
+                              cluster, 1));
       ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kAllGather, g),
-                              flat_steps(Kind::kAllGather, sub, g), "intra all-gather", cluster));
+                              flat_steps(Kind::kAllGather, sub, g), "intra all-gather", cluster, g - 1));
       return;
     case Kind::kReduceScatter:
       ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kReduceScatter, g),
                               flat_steps(Kind::kReduceScatter, sub, g), "intra reduce-scatter",
-                              cluster));
+                              cluster, g - 1));
       ph.push_back(make_phase(kInter, s / gd * flat_fraction(Kind::kReduceScatter, nodes),
                               flat_steps(Kind::kReduceScatter, sub, nodes), "inter reduce-scatter",
-                              cluster));
+                              cluster, 1));
       return;
     case Kind::kAllGather:
       ph.push_back(make_phase(kInter, s / gd * flat_fraction(Kind::kAllGather, nodes),
                               flat_steps(Kind::kAllGather, sub, nodes), "inter all-gather",
-                              cluster));
+                              cluster, 1));
       ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kAllGather, g),
-                              flat_steps(Kind::kAllGather, sub, g), "intra all-gather", cluster));
+                              flat_steps(Kind::kAllGather, sub, g), "intra all-gather", cluster, g - 1));
       return;
     case Kind::kAllToAll:
       ph.push_back(make_phase(kIntra, s * ((gd - 1.0) / n), algo == Algo::kDirect ? 1 : g - 1,
-                              "intra all-to-all", cluster));
+                              "intra all-to-all", cluster, g - 1));
       ph.push_back(make_phase(kInter, s * flat_fraction(Kind::kAllToAll, nodes),
-                              algo == Algo::kDirect ? 1 : n - g, "inter all-to-all", cluster));
+                              algo == Algo::kDirect ? 1 : n - g, "inter all-to-all", cluster, 1));
       return;
     case Kind::kBroadcast:
       ph.push_back(make_phase(kInter, s / gd, flat_steps(Kind::kBroadcast, algo, nodes),
-                              "inter broadcast", cluster));
+                              "inter broadcast", cluster, 1));
       ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kAllGather, g),
                               flat_steps(Kind::kAllGather, Algo::kRing, g), "intra all-gather",
-                              cluster));
+                              cluster, g - 1));
       return;
     case Kind::kSendRecv:
-      ph.push_back(make_phase(kInter, s, 1, "inter send-recv", cluster));
+      ph.push_back(make_phase(kInter, s, 1, "inter send-recv", cluster, 1));
       return;
   }
 }
@@ -196,9 +207,11 @@ CollectivePlan plan_collective(CollectiveKind kind, CollectiveAlgorithm algorith
     return plan;
   }
   const LinkClass link = nodes == 1 ? LinkClass::kIntraNode : LinkClass::kInterNode;
+  // Send/recv reaches one peer (its ring successor); a collective all n - 1 (NCCL and RCCL
+  // spread their channels over every link of a mesh).
   plan.phases.push_back(make_phase(link, message * flat_fraction(kind, n),
                                    flat_steps(kind, plan.algorithm, n), collective_name(kind),
-                                   cluster));
+                                   cluster, kind == Kind::kSendRecv ? 1 : n - 1));
   return plan;
 }
 
@@ -217,7 +230,11 @@ sim::Time estimate_time(const CollectivePlan& plan, const ClusterSpec& cluster) 
                                   ": link efficiency must be positive");
     }
     // bw x 1.0 is bw exactly, so analytical plans cost what they always did.
-    total += phase.bytes_sent_per_rank / (bw * phase.link_efficiency);
+    Bandwidth rate = bw * phase.link_efficiency;
+    if (phase.rate_cap.bytes_per_s > 0 && phase.rate_cap.bytes_per_s < rate.bytes_per_s) {
+      rate = phase.rate_cap;
+    }
+    total += phase.bytes_sent_per_rank / rate;
   }
   return total;
 }

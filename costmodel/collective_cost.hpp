@@ -65,6 +65,12 @@
 //     (2*ceil(log2 N) steps), as NCCL's tree runs chains inside nodes and a tree across them.
 // Latency per phase = steps x per-hop latency of that link class (NCCL's ring model,
 // conventions.md section 1.3, without its base latency, which calibration adds on top).
+// Fully connected mesh (intra_node.peer_bandwidth > 0, hardware.hpp): every pair of GPUs has its
+// own links, so a rank of an intra-node phase reaches min(bandwidth, p x peer_bandwidth), p being
+// the peers it exchanges with: 1 for send/recv (its successor), g - 1 for a collective over g GPUs
+// of the node (NCCL and RCCL run one channel per ring and spread the rings over every link; e.g.
+// 8 MI300X: 7 x 64 = 448 GB/s for a group of 8, 64 GB/s for a pair or a point-to-point
+// transfer). The analytical plan carries it as the phase's rate_cap; a measured plan replaces it.
 
 #include <optional>
 #include <string_view>
@@ -120,6 +126,10 @@ struct CollectivePhase {
   int steps = 0;
   const char* what = "";
   double link_efficiency = 1.0;
+  // A fully connected mesh: what the links to the peers of this phase carry per rank, below the
+  // GPU's bandwidth (header); zero: no cap. The rank's flow is capped there, so the rest of its
+  // bandwidth stays free for other traffic. A measured plan clears it.
+  Bandwidth rate_cap;
 };
 
 struct CollectivePlan {

@@ -48,6 +48,11 @@ struct DeviceSpec {
 struct LinkSpec {
   Bandwidth bandwidth;         // per GPU, per direction
   sim::Time latency;           // per message, one hop
+  // Fully connected mesh without a switch (MI300X Infinity Fabric, Perlmutter's NVLink3): what a
+  // GPU can push to any ONE peer, per direction; a GPU then reaches min(bandwidth, peers x
+  // peer_bandwidth) with the peers it talks to (collective_cost.hpp). Zero: switched (NVSwitch),
+  // one peer can take the whole bandwidth. Invariant: 0 <= peer_bandwidth <= bandwidth.
+  Bandwidth peer_bandwidth{};
 };
 
 struct ClusterSpec {

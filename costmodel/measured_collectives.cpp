@@ -160,6 +160,7 @@ void calibrate_plan(CollectivePlan& plan, double target_s, double alpha_s,
       share_s > 0 ? bandwidth_s / share_s : std::numeric_limits<double>::infinity();
   for (auto& ph : plan.phases) {
     if (ph.bytes_sent_per_rank.value > 0) ph.link_efficiency = efficiency;
+    ph.rate_cap = Bandwidth{};  // the measurement already holds the mesh's limit
   }
 }
 

@@ -297,7 +297,8 @@ void Builder::emit_p2p() {
           const std::array<sim::FlowSpec, 1> flows{sim::FlowSpec{
               {streams_[from].links[inter ? kInterOut : kIntraOut],
                streams_[to].links[inter ? kInterIn : kIntraIn]},
-              bytes / phase.link_efficiency, bytes}};
+              bytes / phase.link_efficiency, bytes,
+              phase.rate_cap.bytes_per_s / phase.link_efficiency}};
           const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
                                              true, bytes);
           out_.groups.push_back(

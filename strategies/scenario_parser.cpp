@@ -132,6 +132,24 @@ void read_link(JsonObjectReader& parent, std::string_view key, bool required, Di
     else d.add(r.child_path("bandwidth"), "expected a positive bandwidth");
   }
   assign(link.latency, r.time("latency", required, cost::kMaxPerEventDuration));
+  if (key == "intra_node") {  // a fully connected mesh: what one peer link carries
+    if (auto peer = r.bandwidth("peer_bandwidth", false)) {
+      if (!(peer->bytes_per_s > 0)) {
+        d.add(r.child_path("peer_bandwidth"), "expected a positive bandwidth (leave it out for a "
+                                              "switched fabric such as NVSwitch)");
+      } else {
+        link.peer_bandwidth = *peer;
+      }
+    }
+    // Also when a preset's mesh meets a lower bandwidth given here.
+    if (link.peer_bandwidth.bytes_per_s > link.bandwidth.bytes_per_s) {
+      d.add(r.child_path("peer_bandwidth"),
+            fmt::format("{} to one peer exceeds the GPU's intra-node bandwidth ({}); give "
+                        "peer_bandwidth <= bandwidth",
+                        cost::format_bandwidth(link.peer_bandwidth),
+                        cost::format_bandwidth(link.bandwidth)));
+    }
+  }
   r.finish();
 }
 

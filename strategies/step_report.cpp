@@ -14,15 +14,15 @@ using sim::Time;
 // Length of [a, b) not covered by the sorted, disjoint intervals `busy`.
 double uncovered(Time a, Time b, const std::vector<std::pair<Time, Time>>& busy) {
   if (b <= a) return 0;
-  double covered = 0;
+  Time covered;  // whole picoseconds: a fully covered span gives exactly 0, never -0.0
   auto it = std::lower_bound(busy.begin(), busy.end(), std::make_pair(a, Time::zero()),
                              [](const auto& x, const auto& y) { return x.second < y.first; });
   for (; it != busy.end() && it->first < b; ++it) {
     const Time lo = sim::max(a, it->first);
     const Time hi = sim::min(b, it->second);
-    if (hi > lo) covered += (hi - lo).to_seconds();
+    if (hi > lo) covered += hi - lo;
   }
-  return (b - a).to_seconds() - covered;
+  return (b - a - covered).to_seconds();
 }
 
 // Staleness per stage (on the stage's first simulated device) and weight versions held.

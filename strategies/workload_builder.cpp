@@ -107,10 +107,12 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
       const auto& to = streams_[members[(i + 1) % n]].links;
       // A calibrated phase reaches link_efficiency x the link's bandwidth: it pushes
       // bytes / efficiency through it (x / 1.0 is x exactly, so analytical plans are unchanged).
+      // A mesh-limited phase caps the flow itself (collective_cost.hpp).
       flows.push_back(sim::FlowSpec{{from[inter ? kInterOut : kIntraOut],
                                      to[inter ? kInterIn : kIntraIn]},
                                     ph.bytes_sent_per_rank.value / ph.link_efficiency,
-                                    ph.bytes_sent_per_rank.value});
+                                    ph.bytes_sent_per_rank.value,
+                                    ph.rate_cap.bytes_per_s / ph.link_efficiency});
     }
   }
   double per_member = 0;

@@ -263,3 +263,34 @@ TEST_CASE("invalid placements are rejected") {
                                   GroupPlacement{2, 2, 1}, c),
                   std::invalid_argument);
 }
+
+TEST_CASE("fully connected mesh: a rank reaches min(1, peers x peer / bandwidth) of its links") {
+  // 8 MI300X: 448 GB/s per GPU over 7 links of 64 GB/s (cluster_presets.cpp).
+  ClusterSpec c = test_cluster();
+  c.intra_node.bandwidth = Bandwidth{448e9};
+  c.intra_node.peer_bandwidth = Bandwidth{64e9};
+  const Bytes s{64e6};
+  auto bytes_time = [&](CollectiveKind kind, const GroupPlacement& g) {
+    const auto plan = plan_collective(kind, CollectiveAlgorithm::kRing, s, g, c);
+    double t = estimate_time(plan, c).to_seconds();
+    for (const auto& ph : plan.phases) t -= ph.latency.to_seconds();
+    return t;
+  };
+  // Point-to-point: one link, 64 GB/s, whatever the node's total.
+  CHECK(rel_eq(bytes_time(CollectiveKind::kSendRecv, {2, 2, 1}), 64e6 / 64e9, 1e-9));
+  // A pair's all-gather: one link; a group of 4: three; the whole node: all seven (= 448 GB/s).
+  CHECK(rel_eq(bytes_time(CollectiveKind::kAllGather, {2, 2, 1}), 0.5 * 64e6 / 64e9, 1e-9));
+  CHECK(rel_eq(bytes_time(CollectiveKind::kAllGather, {4, 4, 1}), 0.75 * 64e6 / 192e9, 1e-9));
+  CHECK(rel_eq(bytes_time(CollectiveKind::kAllGather, {8, 8, 1}), 7.0 / 8 * 64e6 / 448e9, 1e-9));
+  // Hierarchical: the intra phases of 2 GPUs per node use one link; the NIC phase is unchanged.
+  const auto plan = plan_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s,
+                                    {4, 2, 2}, c);
+  REQUIRE(plan.phases.size() == 3);
+  CHECK(plan.phases[0].rate_cap.bytes_per_s == 64e9);
+  CHECK(plan.phases[1].rate_cap.bytes_per_s == 0);
+  CHECK(plan.phases[2].rate_cap.bytes_per_s == 64e9);
+  for (const auto& ph : plan.phases) CHECK(ph.link_efficiency == 1.0);
+  // Switched (no peer figure): unchanged.
+  c.intra_node.peer_bandwidth = Bandwidth{};
+  CHECK(rel_eq(bytes_time(CollectiveKind::kSendRecv, {2, 2, 1}), 64e6 / 448e9, 1e-9));
+}

@@ -273,6 +273,25 @@ TEST_CASE("unit text keeps GB and GiB apart, reads bits, and rejects bare number
       R"({"preset": "dgx-h100", "inter_node": {"bandwidth": 50}})", R"({"dp": 8})"));
   CHECK(bare.size() == 1);
   CHECK(has_problem(bare, "/cluster/inter_node/bandwidth", "bare number"));
+
+  // A mesh's per-peer bandwidth: intra-node only, positive, at most the GPU's bandwidth.
+  const auto mesh = parse_scenario(
+      with_cluster(R"({"preset": "dgx-h100", "intra_node": {"peer_bandwidth": "50 GB/s"}})",
+                   R"({"dp": 8})"),
+      "x");
+  CHECK(mesh.cluster.intra_node.peer_bandwidth.bytes_per_s == 50e9);
+  CHECK(parse_scenario(with_cluster(R"("mi300x-8x")", R"({"dp": 8})"), "x")
+            .cluster.intra_node.peer_bandwidth.bytes_per_s == 64e9);
+  const auto peer = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "intra_node": {"peer_bandwidth": "500 GB/s"},
+          "inter_node": {"peer_bandwidth": "10 GB/s"}})",
+      R"({"dp": 8})"));
+  CHECK(peer.size() == 2);
+  CHECK(has_problem(peer, "/cluster/intra_node/peer_bandwidth", "exceeds the GPU's intra-node"));
+  CHECK(has_problem(peer, "/cluster/inter_node/peer_bandwidth", "unknown key"));
+  const auto slower = problems_of(with_cluster(
+      R"({"preset": "mi300x-8x", "intra_node": {"bandwidth": "50 GB/s"}})", R"({"dp": 8})"));
+  CHECK(has_problem(slower, "/cluster/intra_node/peer_bandwidth", "64.00 GB/s to one peer exceeds"));
 }
 
 TEST_CASE("a typo'd key is reported with a did-you-mean suggestion") {
