@@ -296,9 +296,8 @@ void Builder::emit_p2p() {
           const std::array<sim::PhaseSpec, 1> phases{sim::PhaseSpec{phase.latency, 0, 1}};
           const std::array<sim::FlowSpec, 1> flows{sim::FlowSpec{
               {streams_[from].links[inter ? kInterOut : kIntraOut],
-               streams_[to].links[inter ? kInterIn : kIntraIn]},
-              bytes / phase.link_efficiency, bytes,
-              phase.rate_cap.bytes_per_s / phase.link_efficiency}};
+               inter ? streams_[to].links[kInterIn] : p2p_second_link(from, to, phase)},
+              bytes / phase.link_efficiency, bytes}};
           const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
                                              true, bytes);
           out_.groups.push_back(

@@ -74,6 +74,20 @@ void Builder::set_base_memory() {
 }
 
 
+sim::LinkId Builder::p2p_second_link(std::size_t from, std::size_t to,
+                                     const cost::CollectivePhase& phase) {
+  if (!(phase.rate_cap.bytes_per_s > 0)) return streams_[to].links[kIntraIn];
+  auto [it, added] = pair_links_.try_emplace({from, to}, sim::LinkId{});
+  if (added) {
+    it->second = out_.workload.add_link(
+        fmt::format("gpu{}->gpu{}.peer", out_.devices[from].global_rank, out_.devices[to].global_rank),
+        phase.rate_cap.bytes_per_s);
+    out_.link_is_inter.push_back(0);
+    out_.link_is_egress.push_back(0);  // the sender's port counts the traffic
+  }
+  return it->second;
+}
+
 sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
                                       sim::StreamId DeviceStreams::*stream,
                                       const cost::CollectivePlan& plan, const std::string& label,
@@ -97,22 +111,25 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
   phases.clear();
   flows.clear();
   const std::size_t n = members.size();
+  const bool p2p = plan.kind == cost::CollectiveKind::kSendRecv;
   for (const auto& ph : plan.phases) {
     const bool inter = ph.link == cost::LinkClass::kInterNode;
     phases.push_back(sim::PhaseSpec{ph.latency, 0, static_cast<std::uint32_t>(n)});
     for (std::size_t i = 0; i < n; ++i) {
       // Ring neighbour in member order; in symmetric mode the one member stands for all, so it
       // sends on its egress and receives on its ingress.
+      const std::size_t succ = members[(i + 1) % n];
       const auto& from = streams_[members[i]].links;
-      const auto& to = streams_[members[(i + 1) % n]].links;
       // A calibrated phase reaches link_efficiency x the link's bandwidth: it pushes
       // bytes / efficiency through it (x / 1.0 is x exactly, so analytical plans are unchanged).
-      // A mesh-limited phase caps the flow itself (collective_cost.hpp).
-      flows.push_back(sim::FlowSpec{{from[inter ? kInterOut : kIntraOut],
-                                     to[inter ? kInterIn : kIntraIn]},
+      // On a mesh a send/recv crosses the pair's own link; a collective's flow is capped at the
+      // links to its peers (collective_cost.hpp).
+      const sim::LinkId second = p2p && !inter ? p2p_second_link(members[i], succ, ph)
+                                               : streams_[succ].links[inter ? kInterIn : kIntraIn];
+      const double cap = p2p ? 0.0 : ph.rate_cap.bytes_per_s / ph.link_efficiency;
+      flows.push_back(sim::FlowSpec{{from[inter ? kInterOut : kIntraOut], second},
                                     ph.bytes_sent_per_rank.value / ph.link_efficiency,
-                                    ph.bytes_sent_per_rank.value,
-                                    ph.rate_cap.bytes_per_s / ph.link_efficiency});
+                                    ph.bytes_sent_per_rank.value, cap});
     }
   }
   double per_member = 0;

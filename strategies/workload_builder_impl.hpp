@@ -101,6 +101,11 @@ class Builder {
                                sim::LabelId category, int mb, CommKind kind, int group_size,
                                std::uint8_t queue = 0);
   void emit_p2p();
+  // The second link of a point-to-point flow from device `from` to `to` in a phase: on a fully
+  // connected mesh (the phase carries a rate cap) the one link between the pair, shared by every
+  // transfer between them (TSP's weight and gradient rings go to the same neighbour); otherwise
+  // the receiver's ingress port.
+  sim::LinkId p2p_second_link(std::size_t from, std::size_t to, const cost::CollectivePhase& phase);
   void emit_data_parallel(int stage);
   void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
   void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
@@ -133,6 +138,7 @@ class Builder {
   std::vector<sim::StreamId> scratch_streams_;
   std::vector<sim::PhaseSpec> scratch_phases_;
   std::vector<sim::FlowSpec> scratch_flows_;
+  std::map<std::pair<std::size_t, std::size_t>, sim::LinkId> pair_links_;  // see p2p_second_link
   std::vector<std::size_t> scratch_members_;
   std::vector<cost::GroupPlacement> tp_place_;  // per (stage, dp rank)
   std::vector<cost::GroupPlacement> cp_place_;  // per stage: the cp group of replica 0

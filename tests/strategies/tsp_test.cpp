@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "costmodel/activation_memory.hpp"
+#include "costmodel/cluster_presets.hpp"
 #include "costmodel/cost_model.hpp"
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
@@ -170,5 +171,44 @@ TEST_CASE("TSP's embedding and head pass their vocabulary shards on a ring") {
     for (const auto& s : head.forward) flops += s.is_collective ? 0 : s.compute.flops.value;
     const double T = 16384.0 / d;
     CHECK(flops == doctest::Approx(2 * T * rows * d * h).epsilon(1e-12).scale(0));
+  }
+}
+
+TEST_CASE("On a fully connected mesh TSP's ring steps cross the pair's own link") {
+  // 8 MI300X: 64 GB/s between any two GPUs (one xGMI link), 448 GB/s per GPU in all.
+  auto sc = tsp_scenario(8, 16384, strat::TpPlacement::kTsp);
+  sc.model.layers = 1;
+  sc.cluster = cost::find_cluster_preset("mi300x-8x")->spec;
+  const cost::CostModel costs(sc.cluster);
+  auto peer_links = [&](const strat::Scenario& s, bool full) {
+    const auto built = strat::build_workload(s, costs, {full});
+    std::vector<double> caps;
+    for (sim::LinkId l = 0; l < built.workload.link_count(); ++l) {
+      const auto& link = built.workload.link(l);
+      if (link.name.find(".peer") != std::string::npos) caps.push_back(link.bytes_per_s);
+    }
+    return caps;
+  };
+  const auto sym = peer_links(sc, false);
+  REQUIRE(sym.size() == 1);  // the one simulated rank to its successor
+  CHECK(sym[0] == 64e9);
+  const auto full = peer_links(sc, true);
+  CHECK(full.size() == 8);  // each rank to its ring successor
+  // A ring step moves a weight shard at 64 GB/s plus the 1 us hop latency (about 2 % of a 3 MB
+  // shard's 49 us), not at the 448 GB/s of the GPU's port.
+  const auto report = test::simulate_report(sc, false);
+  bool found = false;
+  for (const auto& c : report.collectives) {
+    if (c.op != "send-recv") continue;
+    found = true;
+    CHECK(c.mean_message_bytes / c.mean_time_s == doctest::Approx(64e9).epsilon(0.03));
+  }
+  CHECK(found);
+  // A switched fabric has no pair links.
+  sc.cluster = cost::find_cluster_preset("dgx-h100")->spec;
+  const cost::CostModel switched(sc.cluster);
+  const auto none = strat::build_workload(sc, switched, {false});
+  for (sim::LinkId l = 0; l < none.workload.link_count(); ++l) {
+    CHECK(none.workload.link(l).name.find(".peer") == std::string::npos);
   }
 }
