@@ -7,13 +7,16 @@
 //   * In a phase, EVERY rank of the group sends `bytes_sent_per_rank` over its own link of class
 //     `link` (its NVLink port for kIntraNode, its NIC for kInterNode; both are per GPU and per
 //     direction, see hardware.hpp). The simulator turns each phase into one flow per rank on that
-//     rank's link resource and adds `latency` (= steps x per-hop latency) once per phase.
+//     rank's link resource and adds `latency` (= steps x per-hop latency) once per phase. On a
+//     fully connected mesh (below) an intra-node send/recv flow crosses the sender's port and the
+//     pair's own link (capacity rate_cap) instead of the receiver's port; every other capped flow
+//     carries rate_cap as its own limit.
 //   * A phase achieves `link_efficiency` x the link bandwidth when uncontended (1 in analytical
 //     plans; a calibrated plan, measured_collectives.hpp, sets it so that the plan reproduces a
-//     measured time). The simulator pushes bytes_sent_per_rank / link_efficiency through the link;
-//     bytes_sent_per_rank stays the true traffic, for reports.
+//     measured time, and clears rate_cap). The simulator pushes bytes_sent_per_rank /
+//     link_efficiency through the link; bytes_sent_per_rank stays the true traffic, for reports.
 //   * Uncontended, the simulated time therefore equals estimate_time(): the sum over phases of
-//     latency + bytes_sent_per_rank / (link_efficiency x bandwidth(link)).
+//     latency + bytes_sent_per_rank / min(link_efficiency x bandwidth(link), rate_cap).
 //   * A group of size 1 has no phases: it is free.
 //
 // Message size S follows nccl-tests (conventions.md section 1.2): S is the bytes per rank for
@@ -144,8 +147,9 @@ struct CollectivePlan {
 CollectivePlan plan_collective(CollectiveKind kind, CollectiveAlgorithm algorithm, Bytes message,
                                const GroupPlacement& group, const ClusterSpec& cluster);
 
-// Closed form, no contention: sum over phases of latency + bytes_sent_per_rank / (link_efficiency
-// x bandwidth of the phase's link class). The simulator's uncontended result equals this. Throws
+// Closed form, no contention: sum over phases of latency + bytes_sent_per_rank / min(
+// link_efficiency x bandwidth of the phase's link class, rate_cap when set). The simulator's
+// uncontended result equals this. Throws
 // std::invalid_argument when a phase sends bytes over a link of non-positive bandwidth or with a
 // link_efficiency that is not > 0.
 sim::Time estimate_time(const CollectivePlan& plan, const ClusterSpec& cluster);

@@ -135,14 +135,16 @@ void read_link(JsonObjectReader& parent, std::string_view key, bool required, Di
   if (key == "intra_node") {  // a fully connected mesh: what one peer link carries
     if (auto peer = r.bandwidth("peer_bandwidth", false)) {
       if (!(peer->bytes_per_s > 0)) {
-        d.add(r.child_path("peer_bandwidth"), "expected a positive bandwidth (leave it out for a "
-                                              "switched fabric such as NVSwitch)");
+        d.add(r.child_path("peer_bandwidth"),
+              "expected a positive bandwidth (a switched fabric such as NVSwitch: leave it out, "
+              "or set it equal to bandwidth to switch off a preset's mesh)");
       } else {
         link.peer_bandwidth = *peer;
       }
     }
     // Also when a preset's mesh meets a lower bandwidth given here.
-    if (link.peer_bandwidth.bytes_per_s > link.bandwidth.bytes_per_s) {
+    if (link.bandwidth.bytes_per_s > 0 &&
+        link.peer_bandwidth.bytes_per_s > link.bandwidth.bytes_per_s) {
       d.add(r.child_path("peer_bandwidth"),
             fmt::format("{} to one peer exceeds the GPU's intra-node bandwidth ({}); give "
                         "peer_bandwidth <= bandwidth",

@@ -104,7 +104,10 @@ class Builder {
   // The second link of a point-to-point flow from device `from` to `to` in a phase: on a fully
   // connected mesh (the phase carries a rate cap) the one link between the pair, shared by every
   // transfer between them (TSP's weight and gradient rings go to the same neighbour); otherwise
-  // the receiver's ingress port.
+  // the receiver's ingress port. Simplification: a mesh transfer does not load the receiver's
+  // port, and collectives do not load pair links, so a node-wide collective and a ring step into
+  // one GPU may together exceed its port by up to one peer link. Only analytical plans carry a
+  // cap (link_efficiency 1), so the pair link's capacity is the cap itself.
   sim::LinkId p2p_second_link(std::size_t from, std::size_t to, const cost::CollectivePhase& phase);
   void emit_data_parallel(int stage);
   void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
