@@ -77,6 +77,10 @@ struct ParallelSpec {
   bool cp_allgather = false;
   PaciMode paci_mode = PaciMode::kPerf;
   TpPlacement tp_placement = TpPlacement::kMegatron;
+  // TSP's head bucketing (arXiv 2604.26294): each attention round gathers the K/V of its head
+  // shard in this many buckets (kv_heads / tp / buckets heads each), attending one while the
+  // next arrives; the gathered K/V held at once shrinks by this factor. 1: one bucket per round.
+  int tsp_kv_buckets = 1;
   // BOOST's system optimizations (meaningful with low-rank placements):
   bool online_rmsnorm = true;        // the norm statistic rides in the next all-reduce (BTP)
   bool linear_grouping = true;       // linears sharing an input: one GEMM and one collective

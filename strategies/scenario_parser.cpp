@@ -255,6 +255,7 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
   assign(p.chunks, r.integer("chunks", false, 1, 64));
   assign(p.cp, r.integer("cp", false, 1, 1 << 12));
   if (auto v = r.choice("cp_variant", false, {"ring", "allgather"})) p.cp_allgather = *v == "allgather";
+  assign(p.tsp_kv_buckets, r.integer("tsp_kv_buckets", false, 1, 1 << 12));
   if (auto mode = r.choice("paci_mode", false, {"perf", "mem"})) {
     p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
   }
@@ -390,10 +391,22 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
             "zero_stage 3, zero-bubble schedule or selective recompute (FlashAttention leaves "
             "nothing for it; \"full\" is supported)");
     }
-  } else if (!low_rank && p.tp_placement != TpPlacement::kMegatron) {
-    d.add("/parallel/tp_placement", fmt::format("\"{}\" needs a low-rank model (add "
-                                                "/model/low_rank)",
-                                                tp_placement_name(p.tp_placement)));
+    if (m.kv_heads > 0 && m.kv_heads % (static_cast<long long>(p.tp) * p.tsp_kv_buckets) != 0) {
+      d.add("/parallel/tsp_kv_buckets",
+            fmt::format("tsp_kv_buckets ({}) must divide each round's kv heads: kv_heads ({}) "
+                        "must be a multiple of tp x tsp_kv_buckets ({} x {})",
+                        p.tsp_kv_buckets, m.kv_heads, p.tp, p.tsp_kv_buckets));
+    }
+  } else {
+    if (!low_rank && p.tp_placement != TpPlacement::kMegatron) {
+      d.add("/parallel/tp_placement", fmt::format("\"{}\" needs a low-rank model (add "
+                                                  "/model/low_rank)",
+                                                  tp_placement_name(p.tp_placement)));
+    }
+    if (p.tsp_kv_buckets != 1) {
+      d.add("/parallel/tsp_kv_buckets",
+            "tsp_kv_buckets applies to \"tp_placement\": \"tsp\" only");
+    }
   }
   if (low_rank && p.tp_placement == TpPlacement::kVanilla &&
       (m.low_rank.attn_rank % p.tp != 0 || m.low_rank.mlp_rank % p.tp != 0)) {

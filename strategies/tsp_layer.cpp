@@ -13,10 +13,11 @@ using namespace detail;
 
 struct Tsp {
   double T, b, s, h, kvd, f, a, d, D, e;
+  double B = 1;  // K/V buckets per round (parallel.tsp_kv_buckets)
   double act(double elements) const { return elements * e; }
   double attn_shard() const { return act((h * (h + 2 * kvd) + h * h) / D); }  // packed Q,K,V,O
   double mlp_shard() const { return act(3 * h * f / D); }                      // gate, up, down
-  double kv_gathered() const { return act(2 * b * s * kvd / D); }               // one head shard
+  double kv_gathered() const { return act(2 * b * s * kvd / D / B); }           // one bucket
 };
 
 // One round's attention compute: Q, K, V for head shard r on the local tokens.
@@ -28,15 +29,22 @@ void qkv(StepWriter& w, const Tsp& z, bool backward) {
   }
 }
 
-// Local queries against every key of head shard r (FlashAttention, causal), then O's shard.
+// Local queries against every key of one K/V bucket of head shard r (FlashAttention, causal).
 void attend(StepWriter& w, const Tsp& z, bool backward) {
-  const double heads = z.b * z.a / z.D;
+  const double heads = z.b * z.a / z.D / z.B;
   const std::array<double, 4> qk{z.s / z.D, z.s, z.d, heads}, pv{z.s / z.D, z.d, z.s, heads};
   if (backward) {
     w.fused({qk, qk, qk, pv, pv}, 0.5);
-    w.gemm_backward(z.T, z.h, z.h / z.D);
   } else {
     w.fused({qk, pv}, 0.5);
+  }
+}
+
+// The round's output through O's shard, accumulated locally.
+void out_projection(StepWriter& w, const Tsp& z, bool backward) {
+  if (backward) {
+    w.gemm_backward(z.T, z.h, z.h / z.D);
+  } else {
     w.gemm(z.T, z.h, z.h / z.D);
   }
 }
@@ -64,31 +72,42 @@ void attention(StepWriter& w, const Tsp& z, bool backward, std::vector<LayerStep
     collective_after(out, "attn weights broadcast" + dir, CollectiveKind::kBroadcast, z.attn_shard(),
                StepGroup::kWeights, {weights});
     weights = last_step(out);
+    const int buckets = static_cast<int>(z.B);
+    auto bucket_label = [&](const char* what, int k) {
+      return buckets == 1 ? what + round : fmt::format("{}{}.{}", what, round, k);
+    };
     if (!backward) {
       qkv(w, z, false);
       close_after(w, out, "attn qkv" + round, {compute, weights});
       const int q = last_step(out);
-      collective_after(out, "attn kv all-gather", CollectiveKind::kAllGather, z.kv_gathered(),
-                 StepGroup::kTensorParallel, {q, kv});
-      kv = last_step(out);
-      attend(w, z, false);
-      close_after(w, out, "attn round" + round, {q, kv});
-      compute = last_step(out);
+      compute = q;
+      for (int k = 0; k < buckets; ++k) {  // bucket k + 1's K/V arrive while k is attended
+        collective_after(out, "attn kv all-gather", CollectiveKind::kAllGather, z.kv_gathered(),
+                         StepGroup::kTensorParallel, {q, kv});
+        kv = last_step(out);
+        attend(w, z, false);
+        if (k + 1 == buckets) out_projection(w, z, false);
+        close_after(w, out, bucket_label("attn round", k), {compute, kv});
+        compute = last_step(out);
+      }
     } else {
-      // The backward regathers K/V, computes the round's gradients, then reduces its dK/dV
-      // along the sequence and its weight-gradient shard to the owner.
-      collective_after(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, z.kv_gathered(),
-                 StepGroup::kTensorParallel, {kv});
-      kv = last_step(out);
-      attend(w, z, true);
-      qkv(w, z, true);
-      close_after(w, out, "attn round bwd" + round, {compute, weights, kv});
-      compute = last_step(out);
-      collective_after(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter, z.kv_gathered(),
-                 StepGroup::kTensorParallel, {compute});
-      kv = last_step(out);
+      // The backward regathers each bucket's K/V, computes its gradients, then reduces its
+      // dK/dV along the sequence; after the round, the weight-gradient shard goes to its owner.
+      for (int k = 0; k < buckets; ++k) {
+        collective_after(out, "attn kv all-gather bwd", CollectiveKind::kAllGather,
+                         z.kv_gathered(), StepGroup::kTensorParallel, {kv});
+        kv = last_step(out);
+        if (k == 0) out_projection(w, z, true);
+        attend(w, z, true);
+        if (k + 1 == buckets) qkv(w, z, true);
+        close_after(w, out, bucket_label("attn round bwd", k), {compute, weights, kv});
+        compute = last_step(out);
+        collective_after(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter,
+                         z.kv_gathered(), StepGroup::kTensorParallel, {compute});
+        kv = last_step(out);
+      }
       collective_after(out, "attn wgrad reduce", CollectiveKind::kBroadcast, z.attn_shard(),
-                 StepGroup::kWeights, {compute, weights});
+                       StepGroup::kWeights, {compute, weights});
       weights = last_step(out);
     }
   }
@@ -128,6 +147,7 @@ LayerProgram tsp_layer_program(const Scenario& sc, const cost::CostModel& costs)
   const double D = sc.parallel.tp;
   Tsp z{x.b * sc.model.seq_len / D, x.b, static_cast<double>(sc.model.seq_len), x.h,
         x.kv * x.d, x.f, x.a, x.d, D, x.e};
+  z.B = sc.parallel.tsp_kv_buckets;
   StepWriter w(costs, sc.training.precision);
   LayerProgram p;
   attention(w, z, false, p.forward);
@@ -154,7 +174,9 @@ LayerProgram tsp_layer_program(const Scenario& sc, const cost::CostModel& costs)
   }
   p.model_flops = fwd * 3.0;
   // Activations: the unsharded layer's (FlashAttention, so Korthikanti's selective figure) over
-  // D; transients: one round's gathered K/V and two weight buffers of each kind.
+  // D; transients: two K/V buckets (forward: the one attended and the next arriving; backward:
+  // the gathered K/V and its dK/dV awaiting the reduce-scatter) and two buffers of each weight
+  // shard.
   auto shape = activation_shape(sc);
   shape.seq_len = sc.model.seq_len / D;
   shape.tp = 1;
@@ -162,7 +184,7 @@ LayerProgram tsp_layer_program(const Scenario& sc, const cost::CostModel& costs)
   const double all = cost::activation_bytes_per_layer(shape, cost::Recompute::kSelective).value;
   p.activation_stored_bytes =
       full_recompute ? cost::activation_bytes_per_layer(shape, cost::Recompute::kFull).value : all;
-  p.activation_full_bytes = all + z.kv_gathered() + 2 * z.attn_shard() + 2 * z.mlp_shard();
+  p.activation_full_bytes = all + 2 * z.kv_gathered() + 2 * z.attn_shard() + 2 * z.mlp_shard();
   return p;
 }
 

@@ -11,6 +11,7 @@
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
 #include "strategies/layer_program.hpp"
+#include "strategies/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
 #include "strategies/workload_builder.hpp"
 
@@ -98,11 +99,12 @@ TEST_CASE("TSP holds 1/D of the activations and of the weight matrices per rank"
       cost::activation_bytes_per_layer(strat::activation_shape(one), cost::Recompute::kSelective)
           .value;
   CHECK(p.activation_stored_bytes == doctest::Approx(unsharded / d).epsilon(1e-12).scale(0));
-  // Transients beyond that: one head shard's gathered K/V and two buffers of each weight shard.
+  // Transients beyond that: two K/V buckets (here one bucket per round: a head shard's K/V) and
+  // two buffers of each weight shard.
   const double h = 1024, e = 2;
   const double kv = 2 * s * h / d * e, attn = 4 * h * h / d * e, mlp = 12 * h * h / d * e;
   CHECK(p.activation_full_bytes - p.activation_stored_bytes ==
-        doctest::Approx(kv + 2 * attn + 2 * mlp).epsilon(1e-12).scale(0));
+        doctest::Approx(2 * kv + 2 * attn + 2 * mlp).epsilon(1e-12).scale(0));
   // Weights: every matrix / D; only the two norm scales (2h) stay whole.
   const double full = static_cast<double>(tsp.model.params_per_layer());
   CHECK(strat::layer_params_per_tp_rank(tsp.model, d) ==
@@ -211,4 +213,44 @@ TEST_CASE("On a fully connected mesh TSP's ring steps cross the pair's own link"
   for (sim::LinkId l = 0; l < none.workload.link_count(); ++l) {
     CHECK(none.workload.link(l).name.find(".peer") == std::string::npos);
   }
+}
+
+TEST_CASE("TSP head bucketing: same bytes, B x D K/V gathers, 1/B of the K/V held") {
+  const int d = 4, s = 16384;
+  const double h = 1024, e = 2;
+  auto sc = tsp_scenario(d, s, strat::TpPlacement::kTsp);  // 16 kv heads: 4 per round
+  const cost::CostModel costs(sc.cluster);
+  const auto one = strat::transformer_layer_program(sc, costs);
+  for (int buckets : {2, 4}) {
+    CAPTURE(buckets);
+    sc.parallel.tsp_kv_buckets = buckets;
+    const auto p = strat::transformer_layer_program(sc, costs);
+    CHECK(forward_bytes(p, d) == doctest::Approx(forward_bytes(one, d)).epsilon(1e-12).scale(0));
+    int gathers = 0;
+    for (const auto& step : p.forward) {
+      gathers += step.is_collective && step.collective.kind == cost::CollectiveKind::kAllGather;
+    }
+    CHECK(gathers == d * buckets);
+    // Two buckets' K/V (2 x 2 s h / D / B elements) instead of two head shards'.
+    const double kv_bucket = 2 * s * h / d / buckets * e;
+    CHECK(p.activation_full_bytes - p.activation_stored_bytes ==
+          doctest::Approx(2 * kv_bucket + 2 * (4 * h * h / d * e) + 2 * (12 * h * h / d * e))
+              .epsilon(1e-12)
+              .scale(0));
+    // The attention FLOPs do not change; only the kernel count does.
+    double f1 = 0, fb = 0;
+    for (const auto& x : one.forward) f1 += x.is_collective ? 0 : x.compute.flops.value;
+    for (const auto& x : p.forward) fb += x.is_collective ? 0 : x.compute.flops.value;
+    CHECK(fb == doctest::Approx(f1).epsilon(1e-12).scale(0));
+  }
+  // kv_heads (16) must be a multiple of tp x buckets; buckets need TSP.
+  sc.parallel.tsp_kv_buckets = 8;  // 4 x 8 = 32
+  cost::Diagnostics bad("t.json");
+  strat::check_scenario(sc, bad);
+  CHECK(bad.to_string().find("/parallel/tsp_kv_buckets") != std::string::npos);
+  auto tp = tsp_scenario(d, s, strat::TpPlacement::kMegatron);
+  tp.parallel.tsp_kv_buckets = 2;
+  cost::Diagnostics not_tsp("t.json");
+  strat::check_scenario(tp, not_tsp);
+  CHECK(not_tsp.to_string().find("applies to \"tp_placement\": \"tsp\" only") != std::string::npos);
 }
