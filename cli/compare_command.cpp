@@ -259,9 +259,10 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       variants.push_back(std::move(s));
     }
     // Layouts of one group of G = tp x cp GPUs: tsp (folded), tp (Megatron), cp (context
-    // parallel), tpNxspM (N-way TP with SP inside, M-way sequence sharding). A tpNxspM group of
-    // another size keeps the cluster: data parallelism becomes dp x G / (N x M) (TSP's "matched"
-    // TP+SP: 8-way TP and 2-way SP on 16 GPUs against TSP on 8, with half the replicas).
+    // parallel), tspN (TSP on D = N GPUs), tpNxspM (N-way TP with SP inside, M-way sequence
+    // sharding). A tspN or tpNxspM group of another size keeps the cluster: data parallelism
+    // becomes dp x G / (N x M) (TSP's "matched" TP+SP: 8-way TP and 2-way SP on 16 GPUs against
+    // TSP on 8, with half the replicas; the paper's D in {2, 4, 8}).
     if (!o.layouts.empty()) {
       const int g = base.parallel.tp * base.parallel.cp;
       const int gpus = g * base.parallel.dp;
@@ -278,6 +279,12 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
           s.parallel.tp = g, s.parallel.cp = 1;
         } else if (name == "cp") {
           s.parallel.tp = 1, s.parallel.cp = g;
+        } else if (int used = 0;
+                   std::sscanf(name.c_str(), "tsp%d%n", &t, &used) == 1 &&
+                   used == static_cast<int>(name.size()) && t > 0 && t <= gpus && gpus % t == 0) {
+          s.parallel.tp = t, s.parallel.cp = 1;  // TSP on D = N GPUs, the rest data parallel
+          s.parallel.dp = gpus / t;
+          s.parallel.tp_placement = strat::TpPlacement::kTsp;
         } else if (int end = 0;
                    std::sscanf(name.c_str(), "tp%dxsp%d%n", &t, &m, &end) == 2 &&
                    end == static_cast<int>(name.size()) && t > 0 && m > 0 && t <= gpus &&
@@ -287,9 +294,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
           s.parallel.sequence_parallel = t > 1;
         } else {
           problems.add("/parallel",
-                       fmt::format("--layouts: \"{}\" is not tsp, tp, cp or tpNxspM with N x M "
-                                   "dividing the {} GPUs of each pipeline stage (dp {} x tp {} x "
-                                   "cp {})",
+                       fmt::format("--layouts: \"{}\" is not tsp, tp, cp, tspN or tpNxspM "
+                                   "with N (x M) dividing the {} GPUs of each pipeline stage (dp "
+                                   "{} x tp {} x cp {})",
                                    name, gpus, base.parallel.dp, base.parallel.tp,
                                    base.parallel.cp));
           continue;

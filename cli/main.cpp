@@ -58,8 +58,9 @@ int main(int argc, char** argv) {
                       "model), vanilla, btp (low-rank model; r = hidden/4 if the scenario has none)");
   compare->add_option("--layouts", cmp.layouts,
                       "Compare layouts of the scenario's tp x cp GPUs instead: tsp (folded), tp, "
-                      "cp, tpNxspM (N-way TP with SP, M-way sequence sharding; a group of "
-                      "another size keeps the GPU count: dp becomes dp x tp x cp / (N x M))");
+                      "cp, tspN (TSP on N GPUs), tpNxspM (N-way TP with SP, M-way sequence "
+                      "sharding); a group of another size keeps the GPU count: dp becomes dp x tp "
+                      "x cp / (N x M)");
   compare->add_option("--seq-lens", cmp.seq_lens,
                       "With --layouts: repeat every layout at these sequence lengths (tokens, "
                       "comma-separated); --svg then also draws peak memory against length");

@@ -174,7 +174,7 @@ TEST_CASE("compare --layouts: a TP+SP group of another size keeps the GPUs, fewe
   write_text(tmp.path() / "s.json", R"({
     "name": "matched", "model": {"preset": "llama2-7b", "layers": 2, "seq_len": 16384},
     "cluster": {"preset": "mi300x-8x", "nodes": 2},
-    "training": {"global_batch": 2, "attention": "flash"},
+    "training": {"global_batch": 4, "attention": "flash"},
     "parallel": {"dp": 2, "tp": 8, "tp_placement": "tsp"}})");
   CompareOptions o;
   o.scenario = (tmp.path() / "s.json").string();
@@ -188,17 +188,27 @@ TEST_CASE("compare --layouts: a TP+SP group of another size keeps the GPUs, fewe
   CHECK(j.at("rows")[1].at("parallel") == parse_json(R"({"dp": 1, "tp": 8, "cp": 2, "pp": 1})", ""));
   CHECK(j.at("rows")[0].at("total_gpus") == 16);
   CHECK(j.at("rows")[1].at("total_gpus") == 16);
+  // TSP on D = 4 with twice the replicas.
+  CompareOptions d4 = o;
+  d4.layouts = "tsp4";
+  d4.json = tmp.file("d4.json");
+  std::ostringstream out4, err4;
+  REQUIRE_MESSAGE(run_compare(d4, out4, err4) == kExitOk, err4.str());
+  const auto j4 = parse_json(read_text(d4.json), "compare JSON");
+  CHECK(j4.at("rows")[0].at("tp_placement") == "tsp");
+  CHECK(j4.at("rows")[0].at("parallel") == parse_json(R"({"dp": 4, "tp": 4, "cp": 1, "pp": 1})", ""));
   CHECK(out.str().find("tp8xsp2              16 x     1") != std::string::npos);
   CompareOptions bad = o;
   bad.layouts = "tp3xsp5";
   bad.json = tmp.file("bad.json");
   std::ostringstream out2, err2;
   CHECK(run_compare(bad, out2, err2) == kExitBadInput);
-  CHECK(err2.str().find("N x M dividing the 16 GPUs of each pipeline stage (dp 2 x tp 8 x cp 1)") !=
+  CHECK(err2.str().find("N (x M) dividing the 16 GPUs of each pipeline stage (dp 2 x tp 8 x cp 1)") !=
         std::string::npos);
   CHECK(!fs::exists(bad.json));
   // Products that overflow int and names with trailing characters are refused, not run.
-  for (const char* name : {"tp65536xsp65536", "tp8xsp2junk", "tp0xsp16", "tp-8xsp-2"}) {
+  for (const char* name : {"tp65536xsp65536", "tp8xsp2junk", "tp0xsp16", "tp-8xsp-2", "tsp3",
+                           "tsp0", "tsp4x"}) {
     CAPTURE(name);
     bad.layouts = name;
     std::ostringstream out3, err3;
