@@ -29,14 +29,15 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
        static_cast<double>(sc.model.total_params()) / 1e9, sc.model.layers, sc.model.seq_len);
   line(o, "  cluster {}: {} nodes x {} GPUs = {} x {}", sc.cluster.name, sc.cluster.nodes,
        sc.cluster.gpus_per_node, r.total_gpus, sc.cluster.device.name);
-  line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, ZeRO {}, recompute {}, {}", p.dp,
+  line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, ZeRO {}, recompute {}, {}{}", p.dp,
        p.tp, p.tp_placement == strat::TpPlacement::kTsp ? " (TSP)" : "", p.pp,
        p.cp > 1 ? fmt::format(" cp {}{}", p.cp, p.cp_allgather ? " (all-gather)" : " (ring)")
                 : std::string(),
        p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
        p.chunks > 1 ? fmt::format(" (v = {})", p.chunks) : std::string(),
        p.zero_stage, cost::recompute_name(sc.training.recompute),
-       cost::dtype_name(sc.training.precision));
+       cost::dtype_name(sc.training.precision),
+       sc.training.fp32_gradients ? " (fp32 gradients)" : "");
   line(o, "  batch {} sequences = {} micro-batches of {} per replica", sc.training.global_batch,
        r.micro_batches, sc.training.micro_batch);
   if (sc.model.low_rank.enabled()) {

@@ -14,8 +14,10 @@
 //   stage 3: everything / Nd                     (2 + 2 + K)*Psi/Nd
 // Psi is the parameter count this GPU is responsible for after tensor and pipeline sharding.
 //
-// Not modelled (callers add them): Megatron with bf16 accumulates gradients in an fp32 main-grad
-// buffer (4 B/param instead of 2), temporary buffers, fragmentation, and ZeRO-3's gathered
+// fp32_gradients: Megatron-LM with bf16 accumulates (and reduces) gradients in an fp32 main-grad
+// buffer, 4 B/param instead of 2: 2 + 4 + 12 = 18 B/param (Megatron-LM's distributed-optimizer
+// guide, "bf16 param, fp32 grads: 18 bytes"); ignored in pure fp32 training.
+// Not modelled (callers add them): temporary buffers, fragmentation, and ZeRO-3's gathered
 // parameters of the layer in flight.
 
 #include "costmodel/units.hpp"
@@ -33,6 +35,7 @@ struct ModelStateBytes {
 // Per-GPU model state for `parameters` (after TP/PP sharding; a count, double so that averages
 // over stages can be passed), data-parallel size `dp` >= 1, ZeRO `zero_stage` 0..3. Throws
 // std::invalid_argument when parameters < 0, dp < 1 or the stage is out of range.
-ModelStateBytes model_state_bytes(double parameters, int dp, int zero_stage, bool mixed_precision);
+ModelStateBytes model_state_bytes(double parameters, int dp, int zero_stage, bool mixed_precision,
+                                  bool fp32_gradients = false);
 
 }  // namespace parasim::cost

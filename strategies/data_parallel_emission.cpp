@@ -32,8 +32,8 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
 void Builder::zero3_reduce(int stage, int mb, const std::string& where,
                            const std::vector<OpId>& chain) {
   auto& w = out_.workload;
-  const double grad_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
-                            cost::bytes_per_element(sc_.training.precision);
+  const double grad_bytes =
+      layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) * sc_.training.gradient_bytes();
   for (int r = 0; r < tp_sim_; ++r) {
     const auto plan = costs_.collective(cost::CollectiveKind::kReduceScatter,
                                         cost::Bytes{grad_bytes}, layout_.dp_group(stage, r));
@@ -62,7 +62,7 @@ sim::Time Builder::stage_optimizer_time(int stage) const {
 void Builder::emit_data_parallel(int stage) {
   auto& w = out_.workload;
   const int zero = sc_.parallel.zero_stage;
-  const double grad_elem = cost::bytes_per_element(sc_.training.precision);
+  const double grad_elem = sc_.training.gradient_bytes();
   const auto reduce = zero >= 1 ? cost::CollectiveKind::kReduceScatter
                                 : cost::CollectiveKind::kAllReduce;
   const double stage_params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +

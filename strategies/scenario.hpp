@@ -61,6 +61,10 @@ struct TrainingSpec {
   cost::Dtype precision = cost::Dtype::kBf16;  // compute and activation dtype
   cost::Recompute recompute = cost::Recompute::kNone;
   AttentionKind attention = AttentionKind::kUnfused;
+  // Gradients accumulated and reduced in fp32 under bf16/fp16 training (Megatron-LM's main_grad,
+  // its default with --bf16): 4 bytes per gradient in memory and in the data-parallel reduction.
+  bool fp32_gradients = false;
+  double gradient_bytes() const { return fp32_gradients ? 4.0 : cost::bytes_per_element(precision); }
 };
 
 struct ParallelSpec {

@@ -233,6 +233,15 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
   if (auto at = r.choice("attention", false, {"unfused", "flash"})) {
     t.attention = *at == "flash" ? AttentionKind::kFlash : AttentionKind::kUnfused;
   }
+  if (auto g = r.choice("grad_precision", false, {"bf16", "fp16", "fp32"})) {
+    if (*g == "fp32") {
+      t.fp32_gradients = t.precision != cost::Dtype::kFp32;
+    } else if (*g != cost::dtype_name(t.precision)) {
+      d.add(r.child_path("grad_precision"),
+            fmt::format("gradients are kept in the training precision ({}) or in fp32, not {}",
+                        cost::dtype_name(t.precision), *g));
+    }
+  }
   if (auto rc = r.choice("recompute", false, {"none", "selective", "full"})) {
     t.recompute = *rc == "full"        ? cost::Recompute::kFull
                   : *rc == "selective" ? cost::Recompute::kSelective

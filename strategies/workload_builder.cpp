@@ -62,7 +62,8 @@ void Builder::set_base_memory() {
     const double params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                           embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, s, pp_);
     const auto state =
-        cost::model_state_bytes(params, replicas_, sc_.parallel.zero_stage, mixed);
+        cost::model_state_bytes(params, replicas_, sc_.parallel.zero_stage, mixed,
+                                sc_.training.fp32_gradients);
     w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(state.weights.value));
     w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(state.gradients.value));
     double optimizer = state.optimizer.value;

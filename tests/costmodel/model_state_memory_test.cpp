@@ -66,3 +66,13 @@ TEST_CASE("invalid inputs are rejected") {
   CHECK_THROWS_AS(model_state_bytes(-1, 8, 0, true), std::invalid_argument);
   CHECK(model_state_bytes(0, 8, 3, true).total().value == 0);
 }
+
+TEST_CASE("fp32 gradients under bf16: 2 + 4 + 12 = 18 bytes per parameter (Megatron main_grad)") {
+  const double p = 1e9;
+  const ModelStateBytes m = model_state_bytes(p, 8, 0, true, true);
+  CHECK(m.gradients.value == 4 * p);
+  CHECK(m.total().value == 18 * p);
+  CHECK(model_state_bytes(p, 8, 2, true, true).gradients.value == 4 * p / 8);
+  // Pure fp32 training has fp32 gradients already.
+  CHECK(model_state_bytes(p, 8, 0, false, true).total().value == 16 * p);
+}

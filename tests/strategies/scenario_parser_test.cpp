@@ -274,6 +274,18 @@ TEST_CASE("unit text keeps GB and GiB apart, reads bits, and rejects bare number
   CHECK(bare.size() == 1);
   CHECK(has_problem(bare, "/cluster/inter_node/bandwidth", "bare number"));
 
+  // Gradients in fp32 under bf16; any other mismatch with the training precision is refused.
+  const auto fp32_grads = parse_scenario(
+      scenario_text(R"("gpt2-medium")", R"("dgx-h100")", R"({"dp": 8})",
+                    R"({"global_batch": 8, "grad_precision": "fp32"})"),
+      "x");
+  CHECK(fp32_grads.training.fp32_gradients);
+  CHECK(fp32_grads.training.gradient_bytes() == 4);
+  const auto fp16_grads = problems_of(scenario_text(R"("gpt2-medium")", R"("dgx-h100")",
+                                                    R"({"dp": 8})",
+                                                    R"({"global_batch": 8, "grad_precision": "fp16"})"));
+  CHECK(has_problem(fp16_grads, "/training/grad_precision", "training precision (bf16) or in fp32"));
+
   // A mesh's per-peer bandwidth: intra-node only, positive, at most the GPU's bandwidth.
   const auto mesh = parse_scenario(
       with_cluster(R"({"preset": "dgx-h100", "intra_node": {"peer_bandwidth": "50 GB/s"}})",

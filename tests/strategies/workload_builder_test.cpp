@@ -122,6 +122,20 @@ TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per ran
         doctest::Approx(8 * per_rank).epsilon(1e-12).scale(0));
   // All inside one node: every byte goes over NVLink.
   CHECK(r.report.link_bytes_inter_node == 0);
+  // fp32 gradients (Megatron's main_grad): twice the bytes reduced, 2 more bytes per parameter
+  // of gradient memory.
+  sc.training.fp32_gradients = true;
+  const auto f = simulate(sc, false);
+  CHECK(f.report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)] ==
+        doctest::Approx(2 * 8 * per_rank).epsilon(1e-12).scale(0));
+  auto gradients = [](const strat::StepReport& rep) {
+    for (const auto& [name, bytes] : rep.memory[0].breakdown_bytes) {
+      if (name == "gradients") return bytes;
+    }
+    return -1.0;
+  };
+  CHECK(gradients(r.report) > 0);
+  CHECK(gradients(f.report) == doctest::Approx(2 * gradients(r.report)).epsilon(1e-12).scale(0));
 }
 
 TEST_CASE("Tensor parallel: two all-reduces forward and two backward per layer of b*s*h*2 bytes") {
