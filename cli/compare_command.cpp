@@ -1,8 +1,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <cstdlib>
+#include <string_view>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -37,6 +38,21 @@ std::vector<std::string> split_list(const std::string& text) {
     if (!item.empty()) out.push_back(item);
   }
   return out;
+}
+
+// A whole number written with decimal digits only, 1..limit; 0 for anything else (signs,
+// spaces, leading zeros, overflow).
+int layout_degree(std::string_view text, int limit) {
+  int value = 0;
+  if (text.empty() || text.front() == '0' ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return 0;
+  }
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 1 || value > limit) {
+    return 0;
+  }
+  return value;
 }
 
 BoxKind box_kind(strat::ItemKind k) {
@@ -271,7 +287,17 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
         strat::Scenario s = base;
         s.parallel.sequence_parallel = false;
         s.parallel.tp_placement = strat::TpPlacement::kMegatron;
-        int t = 0, m = 0;
+        s.parallel.tsp_kv_buckets = 1;  // TSP layouts keep the scenario's bucketing
+        const std::string_view text(name);
+        const std::size_t x = text.find("xsp");
+        const int tsp_d = text.starts_with("tsp") ? layout_degree(text.substr(3), gpus) : 0;
+        const int mesh_t = text.starts_with("tp") && x != std::string_view::npos
+                               ? layout_degree(text.substr(2, x - 2), gpus)
+                               : 0;
+        const int mesh_m = mesh_t > 0 ? layout_degree(text.substr(x + 3), gpus) : 0;
+        if (name == "tsp" || tsp_d > 0) {
+          s.parallel.tsp_kv_buckets = base.parallel.tsp_kv_buckets;
+        }
         if (name == "tsp") {
           s.parallel.tp = g, s.parallel.cp = 1;
           s.parallel.tp_placement = strat::TpPlacement::kTsp;
@@ -279,19 +305,15 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
           s.parallel.tp = g, s.parallel.cp = 1;
         } else if (name == "cp") {
           s.parallel.tp = 1, s.parallel.cp = g;
-        } else if (int used = 0;
-                   std::sscanf(name.c_str(), "tsp%d%n", &t, &used) == 1 &&
-                   used == static_cast<int>(name.size()) && t > 0 && t <= gpus && gpus % t == 0) {
-          s.parallel.tp = t, s.parallel.cp = 1;  // TSP on D = N GPUs, the rest data parallel
-          s.parallel.dp = gpus / t;
+        } else if (tsp_d > 0 && gpus % tsp_d == 0) {
+          s.parallel.tp = tsp_d, s.parallel.cp = 1;  // TSP on D = N GPUs, the rest data parallel
+          s.parallel.dp = gpus / tsp_d;
           s.parallel.tp_placement = strat::TpPlacement::kTsp;
-        } else if (int end = 0;
-                   std::sscanf(name.c_str(), "tp%dxsp%d%n", &t, &m, &end) == 2 &&
-                   end == static_cast<int>(name.size()) && t > 0 && m > 0 && t <= gpus &&
-                   m <= gpus && gpus % (static_cast<long long>(t) * m) == 0) {
-          s.parallel.tp = t, s.parallel.cp = m;
-          s.parallel.dp = gpus / (t * m);
-          s.parallel.sequence_parallel = t > 1;
+        } else if (mesh_t > 0 && mesh_m > 0 &&
+                   gpus % (static_cast<long long>(mesh_t) * mesh_m) == 0) {
+          s.parallel.tp = mesh_t, s.parallel.cp = mesh_m;
+          s.parallel.dp = gpus / (mesh_t * mesh_m);
+          s.parallel.sequence_parallel = mesh_t > 1;
         } else {
           problems.add("/parallel",
                        fmt::format("--layouts: \"{}\" is not tsp, tp, cp, tspN or tpNxspM "
@@ -324,6 +346,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       // Placements: megatron runs the dense model; vanilla and btp the low-rank one (the
       // scenario's low_rank, or r = hidden/4 when it has none, BOOST's setting).
       strat::Scenario s = base;
+      s.parallel.tsp_kv_buckets = 1;  // the placements compared are not TSP
       if (name == "megatron") {
         s.parallel.tp_placement = strat::TpPlacement::kMegatron;
         s.model.low_rank = {};

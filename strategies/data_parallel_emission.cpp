@@ -104,10 +104,12 @@ void Builder::emit_data_parallel(int stage) {
       steps.push_back(op);
     }
     if (zero >= 1 && zero <= 2 && replicas_ > 1) {
-      // Updated bf16 weights all-gathered back to every replica (gathered size: whole stage).
-      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
-                                          cost::Bytes{stage_params * grad_elem},
-                                          layout_.dp_group(stage, r));
+      // Updated weights (training precision) all-gathered back to every replica (gathered
+      // size: whole stage).
+      const auto plan = costs_.collective(
+          cost::CollectiveKind::kAllGather,
+          cost::Bytes{stage_params * cost::bytes_per_element(sc_.training.precision)},
+          layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather",

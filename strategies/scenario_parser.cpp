@@ -400,7 +400,8 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
             "zero_stage 3, zero-bubble schedule or selective recompute (FlashAttention leaves "
             "nothing for it; \"full\" is supported)");
     }
-    if (m.kv_heads > 0 && m.kv_heads % (static_cast<long long>(p.tp) * p.tsp_kv_buckets) != 0) {
+    if (p.tsp_kv_buckets > 1 && m.kv_heads > 0 &&
+        m.kv_heads % (static_cast<long long>(p.tp) * p.tsp_kv_buckets) != 0) {
       d.add("/parallel/tsp_kv_buckets",
             fmt::format("tsp_kv_buckets ({}) must divide each round's kv heads: kv_heads ({}) "
                         "must be a multiple of tp x tsp_kv_buckets ({} x {})",

@@ -81,14 +81,20 @@ void attention(StepWriter& w, const Tsp& z, bool backward, std::vector<LayerStep
       close_after(w, out, "attn qkv" + round, {compute, weights});
       const int q = last_step(out);
       compute = q;
-      for (int k = 0; k < buckets; ++k) {  // bucket k + 1's K/V arrive while k is attended
+      // Double buffering: bucket k + 1's K/V arrive while k is attended, and bucket k's gather
+      // waits until bucket k - 2 has been attended (its buffer is free again).
+      std::vector<int> attended;
+      for (int k = 0; k < buckets; ++k) {
+        std::vector<int> gather_after{q, kv};
+        if (k >= 2) gather_after.push_back(attended[static_cast<std::size_t>(k - 2)]);
         collective_after(out, "attn kv all-gather", CollectiveKind::kAllGather, z.kv_gathered(),
-                         StepGroup::kTensorParallel, {q, kv});
+                         StepGroup::kTensorParallel, std::move(gather_after));
         kv = last_step(out);
         attend(w, z, false);
         if (k + 1 == buckets) out_projection(w, z, false);
         close_after(w, out, bucket_label("attn round", k), {compute, kv});
         compute = last_step(out);
+        attended.push_back(compute);
       }
     } else {
       // The backward regathers each bucket's K/V, computes its gradients, then reduces its

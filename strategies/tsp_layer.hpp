@@ -9,9 +9,10 @@
 // rank's queries attend causally to all keys (FlashAttention, a/D heads, half the FLOPs), and the
 // output accumulates locally through Wo's shard: no all-reduce. Broadcasts run ahead of the
 // compute (round r+1's weights arrive while round r computes). Head bucketing
-// (parallel.tsp_kv_buckets = B): a round gathers and attends its K/V in B buckets of a/(D B) heads,
-// bucket k+1 arriving while k is attended; two buckets' K/V are held (the backward: a bucket's
-// K/V and its dK/dV until the reduce-scatter).
+// (parallel.tsp_kv_buckets = B): a round gathers and attends its K/V in B buckets of a/(D B) heads;
+// forward, double-buffered (bucket k+1 arrives while k is attended, bucket k's gather waits for
+// k-2's attention); backward, one bucket at a time (its gather waits for the previous bucket's
+// dK/dV reduce-scatter). Two buckets' K/V are held either way (backward: K/V and dK/dV).
 // Forward, gated MLP: D ring steps; at step j a rank computes its tokens through the shard it holds
 // while sending that shard (3 h f / D elements) to its neighbour for step j+1.
 // Per rank per layer forward, bf16, k = (D-1)/D: weights 8h^2 k + 24 h^2 k (f = 4h) and K/V

@@ -208,11 +208,27 @@ TEST_CASE("compare --layouts: a TP+SP group of another size keeps the GPUs, fewe
   CHECK(!fs::exists(bad.json));
   // Products that overflow int and names with trailing characters are refused, not run.
   for (const char* name : {"tp65536xsp65536", "tp8xsp2junk", "tp0xsp16", "tp-8xsp-2", "tsp3",
-                           "tsp0", "tsp4x"}) {
+                           "tsp0", "tsp4x", "tsp4294967304", "tp4294967304xsp2", "tsp+4",
+                           "tsp 4", "tsp08", "tpxsp2", "tp8xsp"}) {
     CAPTURE(name);
     bad.layouts = name;
     std::ostringstream out3, err3;
     CHECK(run_compare(bad, out3, err3) == kExitBadInput);
     CHECK(err3.str().find(name) != std::string::npos);
   }
+}
+
+TEST_CASE("compare: a scenario's TSP head bucketing stays with the TSP layouts only") {
+  TempDir tmp;
+  write_text(tmp.path() / "s.json", R"({
+    "name": "buckets", "model": {"preset": "llama2-7b", "layers": 2, "seq_len": 16384},
+    "cluster": "mi300x-8x", "training": {"global_batch": 1, "attention": "flash"},
+    "parallel": {"tp": 8, "tp_placement": "tsp", "tsp_kv_buckets": 2}})");
+  CompareOptions o;
+  o.scenario = (tmp.path() / "s.json").string();
+  o.layouts = "tsp,tp,cp,tp4xsp2";
+  o.json = tmp.file("out.json");
+  std::ostringstream out, err;
+  REQUIRE_MESSAGE(run_compare(o, out, err) == kExitOk, err.str());
+  CHECK(parse_json(read_text(o.json), "compare JSON").at("rows").size() == 4);
 }

@@ -136,6 +136,15 @@ TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per ran
   };
   CHECK(gradients(r.report) > 0);
   CHECK(gradients(f.report) == doctest::Approx(2 * gradients(r.report)).epsilon(1e-12).scale(0));
+  // ZeRO-1: the gradient reduce-scatter doubles, the weights' all-gather stays in bf16: 1.5x.
+  sc.parallel.zero_stage = 1;
+  sc.training.fp32_gradients = false;
+  const double bf16_zero1 =
+      simulate(sc, false).report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)];
+  sc.training.fp32_gradients = true;
+  const double fp32_zero1 =
+      simulate(sc, false).report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)];
+  CHECK(fp32_zero1 == doctest::Approx(1.5 * bf16_zero1).epsilon(1e-12).scale(0));
 }
 
 TEST_CASE("Tensor parallel: two all-reduces forward and two backward per layer of b*s*h*2 bytes") {
