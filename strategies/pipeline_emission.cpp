@@ -294,10 +294,7 @@ void Builder::emit_p2p() {
                             sim::StreamId recv, const char* label, int mb) {
           const std::array<sim::StreamId, 2> members{send, recv};
           const std::array<sim::PhaseSpec, 1> phases{sim::PhaseSpec{phase.latency, 0, 1}};
-          const std::array<sim::FlowSpec, 1> flows{sim::FlowSpec{
-              {streams_[from].links[inter ? kInterOut : kIntraOut],
-               inter ? streams_[to].links[kInterIn] : p2p_second_link(from, to, phase)},
-              bytes / phase.link_efficiency, bytes}};
+          const std::array<sim::FlowSpec, 1> flows{phase_flow(from, to, phase, true)};
           const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
                                              true, bytes);
           out_.groups.push_back(

@@ -89,6 +89,19 @@ sim::LinkId Builder::p2p_second_link(std::size_t from, std::size_t to,
   return it->second;
 }
 
+sim::FlowSpec Builder::phase_flow(std::size_t from, std::size_t to,
+                                  const cost::CollectivePhase& ph, bool point_to_point) {
+  const bool inter = ph.link == cost::LinkClass::kInterNode;
+  const sim::LinkId second = inter            ? streams_[to].links[kInterIn]
+                             : point_to_point ? p2p_second_link(from, to, ph)
+                                              : streams_[to].links[kIntraIn];
+  // x / 1.0 is x exactly, so analytical plans push exactly their bytes.
+  const double bytes = ph.bytes_sent_per_rank.value;
+  return sim::FlowSpec{{streams_[from].links[inter ? kInterOut : kIntraOut], second},
+                       bytes / ph.link_efficiency, bytes,
+                       point_to_point ? 0.0 : ph.rate_cap.bytes_per_s / ph.link_efficiency};
+}
+
 sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
                                       sim::StreamId DeviceStreams::*stream,
                                       const cost::CollectivePlan& plan, const std::string& label,
@@ -114,23 +127,11 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
   const std::size_t n = members.size();
   const bool p2p = plan.kind == cost::CollectiveKind::kSendRecv;
   for (const auto& ph : plan.phases) {
-    const bool inter = ph.link == cost::LinkClass::kInterNode;
     phases.push_back(sim::PhaseSpec{ph.latency, 0, static_cast<std::uint32_t>(n)});
     for (std::size_t i = 0; i < n; ++i) {
       // Ring neighbour in member order; in symmetric mode the one member stands for all, so it
       // sends on its egress and receives on its ingress.
-      const std::size_t succ = members[(i + 1) % n];
-      const auto& from = streams_[members[i]].links;
-      // A calibrated phase reaches link_efficiency x the link's bandwidth: it pushes
-      // bytes / efficiency through it (x / 1.0 is x exactly, so analytical plans are unchanged).
-      // On a mesh a send/recv crosses the pair's own link; a collective's flow is capped at the
-      // links to its peers (collective_cost.hpp).
-      const sim::LinkId second = p2p && !inter ? p2p_second_link(members[i], succ, ph)
-                                               : streams_[succ].links[inter ? kInterIn : kIntraIn];
-      const double cap = p2p ? 0.0 : ph.rate_cap.bytes_per_s / ph.link_efficiency;
-      flows.push_back(sim::FlowSpec{{from[inter ? kInterOut : kIntraOut], second},
-                                    ph.bytes_sent_per_rank.value / ph.link_efficiency,
-                                    ph.bytes_sent_per_rank.value, cap});
+      flows.push_back(phase_flow(members[i], members[(i + 1) % n], ph, p2p));
     }
   }
   double per_member = 0;

@@ -109,6 +109,11 @@ class Builder {
   // one GPU may together exceed its port by up to one peer link. Only analytical plans carry a
   // cap (link_efficiency 1), so the pair link's capacity is the cap itself.
   sim::LinkId p2p_second_link(std::size_t from, std::size_t to, const cost::CollectivePhase& phase);
+  // The flow device `from` sends to `to` in one phase of a plan (collective_cost.hpp's contract):
+  // the sender's port and the receiver's port or, for a mesh send/recv, the pair's link; a
+  // calibrated phase pushes bytes / link_efficiency; a mesh collective is capped at its peers.
+  sim::FlowSpec phase_flow(std::size_t from, std::size_t to, const cost::CollectivePhase& phase,
+                           bool point_to_point);
   void emit_data_parallel(int stage);
   void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
   void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
