@@ -287,7 +287,6 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
         strat::Scenario s = base;
         s.parallel.sequence_parallel = false;
         s.parallel.tp_placement = strat::TpPlacement::kMegatron;
-        s.parallel.tsp_kv_buckets = 1;  // TSP layouts keep the scenario's bucketing
         const std::string_view text(name);
         const std::size_t x = text.find("xsp");
         const int tsp_d = text.starts_with("tsp") ? layout_degree(text.substr(3), gpus) : 0;
@@ -295,9 +294,6 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
                                ? layout_degree(text.substr(2, x - 2), gpus)
                                : 0;
         const int mesh_m = mesh_t > 0 ? layout_degree(text.substr(x + 3), gpus) : 0;
-        if (name == "tsp" || tsp_d > 0) {
-          s.parallel.tsp_kv_buckets = base.parallel.tsp_kv_buckets;
-        }
         if (name == "tsp") {
           s.parallel.tp = g, s.parallel.cp = 1;
           s.parallel.tp_placement = strat::TpPlacement::kTsp;
@@ -323,6 +319,8 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
                                    base.parallel.cp));
           continue;
         }
+        // The scenario's head bucketing goes with the TSP layouts only.
+        if (s.parallel.tp_placement != strat::TpPlacement::kTsp) s.parallel.tsp_kv_buckets = 1;
         layouts.emplace_back(name, std::move(s));
       }
       for (const auto& length : split_list(o.seq_lens.empty() ? std::to_string(base.model.seq_len)
