@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/validate_against_command.hpp"
 
 int main(int argc, char** argv) {
   using namespace parasim::cli;
@@ -133,6 +134,9 @@ int main(int argc, char** argv) {
                         "print predicted against measured with the error in percent")
       ->check(CLI::ExistingFile);
 
+  ValidateAgainstOptions va;
+  CLI::App* validate_against = add_validate_against_command(app, va);
+
   auto* devices = app.add_subcommand(
       "devices", "Show the GPUs this machine has, or say plainly why there are none");
 
@@ -148,6 +152,7 @@ int main(int argc, char** argv) {
   if (*validate) return run_validate(validate_path, std::cout, std::cerr);
   if (*list) return run_list(list_what, std::cout, std::cerr);
   if (*devices) return run_devices(std::cout);
+  if (*validate_against) return run_validate_against(va, std::cout, std::cerr);
   if (*calibrate) {
     for (int i = 0; i < argc; ++i) cal.command_line += (i ? " " : "") + std::string(argv[i]);
     return run_calibrate(cal, std::cout, std::cerr);

@@ -1,0 +1,340 @@
+// Tests of `parasim validate-against` on a subset of the development set: the statistics it
+// prints and writes, recomputed here from its per-case predictions; the predictions against
+// `parasim simulate`; determinism over thread counts; the CSV; the regression guard.
+#include "cli/validate_against_command.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../support/test_support.hpp"
+#include "cli/commands.hpp"
+#include "validation_subset.hpp"
+
+namespace parasim::cli {
+namespace {
+
+using nlohmann::json;
+using namespace parasim::test;
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+Run validate_against(const ValidateAgainstOptions& o) {
+  std::ostringstream out, err;
+  Run r;
+  r.code = run_validate_against(o, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// Statistics computed here, independently of cli/validation/validation_stats.cpp.
+struct Expected {
+  std::size_t cases = 0, simulated = 0, not_expressible = 0;
+  std::vector<double> errors;  // signed, in case order
+  std::vector<std::string> ids;
+  double mae() const {
+    double s = 0;
+    for (double e : errors) s += std::abs(e);
+    return s / static_cast<double>(errors.size());
+  }
+  double bias() const {
+    double s = 0;
+    for (double e : errors) s += e;
+    return s / static_cast<double>(errors.size());
+  }
+  double median() const {
+    std::vector<double> a;
+    for (double e : errors) a.push_back(std::abs(e));
+    std::sort(a.begin(), a.end());
+    const std::size_t n = a.size();
+    return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+  }
+  std::pair<double, std::string> worst() const {
+    std::size_t k = 0;
+    for (std::size_t i = 1; i < errors.size(); ++i) {
+      if (std::abs(errors[i]) > std::abs(errors[k])) k = i;
+    }
+    return {errors[k], ids[k]};
+  }
+};
+
+std::map<std::string, Expected> expected_groups(const json& result) {
+  std::map<std::string, Expected> groups;
+  for (const json& c : result.at("cases")) {
+    for (const std::string& key : {std::string("overall"), "source " + c.at("source").get<std::string>(),
+                                   "family " + c.at("family").get<std::string>()}) {
+      Expected& g = groups[key];
+      ++g.cases;
+      if (c.at("status") == "simulated") {
+        ++g.simulated;
+        const double measured = c.at("measured_step_time_s").get<double>();
+        const double predicted = c.at("predicted_step_time_s").get<double>();
+        const double e = c.at("signed_error_fraction").get<double>();
+        CHECK(e == doctest::Approx((predicted - measured) / measured).epsilon(1e-15));
+        g.errors.push_back(e);
+        g.ids.push_back(c.at("id").get<std::string>());
+      } else {
+        ++g.not_expressible;
+      }
+    }
+  }
+  return groups;
+}
+
+// The whitespace-separated words of the summary line that starts with `label` and a space.
+std::vector<std::string> summary_row(const std::string& text, const std::string& label) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(label + " ", 0) == 0) {
+      std::istringstream words(line.substr(label.size()));
+      std::vector<std::string> out;
+      for (std::string w; words >> w;) out.push_back(w);
+      return out;
+    }
+  }
+  FAIL("no summary row " << label << " in:\n" << text);
+  return {};
+}
+
+std::string pct(double fraction) { return fmt::format("{:.2f}", 100 * fraction); }
+
+TEST_CASE("validate-against on a subset: printed and written statistics match a recomputation") {
+  TempDir dir;
+  write_subset(dir.path());
+  ValidateAgainstOptions o;
+  o.path = dir.path().string();
+  o.json = dir.file("out.json");
+  o.threads = 2;
+  const Run r = validate_against(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const json result = parse_json(read_text(o.json), o.json);
+  REQUIRE(result.at("cases").size() == 10);
+
+  const auto expected = expected_groups(result);
+  CHECK(expected.at("overall").simulated == 7);
+  CHECK(expected.at("overall").not_expressible == 3);
+  CHECK(expected.at("source zerobubble-main").simulated == 0);
+  std::size_t groups_seen = 0;
+  for (const json& g : result.at("groups")) {
+    const std::string key = g.at("scope") == "overall"
+                                ? std::string("overall")
+                                : g.at("scope").get<std::string>() + " " +
+                                      g.at("name").get<std::string>();
+    CAPTURE(key);
+    REQUIRE(expected.contains(key));
+    const Expected& e = expected.at(key);
+    ++groups_seen;
+    CHECK(g.at("cases") == e.cases);
+    CHECK(g.at("simulated") == e.simulated);
+    CHECK(g.at("not_expressible") == e.not_expressible);
+    const auto row = summary_row(r.out, key);
+    REQUIRE(row.size() == 7);
+    CHECK(row[0] == std::to_string(e.cases));
+    CHECK(row[1] == std::to_string(e.simulated));
+    if (e.simulated == 0) {
+      CHECK(g.at("mae_fraction").is_null());
+      CHECK(row[2] == "-");
+      continue;
+    }
+    CHECK(g.at("mae_fraction").get<double>() == doctest::Approx(e.mae()).epsilon(1e-12));
+    CHECK(g.at("median_abs_error_fraction").get<double>() ==
+          doctest::Approx(e.median()).epsilon(1e-12));
+    CHECK(g.at("worst_signed_error_fraction").get<double>() == e.worst().first);
+    CHECK(g.at("worst_case") == e.worst().second);
+    CHECK(g.at("bias_fraction").get<double>() == doctest::Approx(e.bias()).epsilon(1e-12));
+    CHECK(row[2] == pct(e.mae()));
+    CHECK(row[3] == pct(e.median()));
+    CHECK(row[4] == pct(e.worst().first));
+    CHECK(row[5] == e.worst().second);
+    CHECK(row[6] == pct(e.bias()));
+  }
+  CHECK(groups_seen == expected.size());
+
+  // Not-expressible reasons are grouped: the two ZB-2p cases share one line with a count of 2.
+  CHECK(r.out.find("zerobubble-main     2  ZB-2p is searched automatically") != std::string::npos);
+  // The worst cases are listed with their breakdown.
+  CHECK(r.out.find("Worst 7 cases by |error|") != std::string::npos);
+  CHECK(r.out.find(expected.at("overall").worst().second + " ") != std::string::npos);
+}
+
+TEST_CASE("validate-against predicts what simulate predicts for the same scenario") {
+  TempDir dir;
+  write_subset(dir.path());
+  const json doc = parse_json(read_text(dir.path() / "megatron2021-table1.json"), "subset");
+  ValidateAgainstOptions o;
+  o.path = dir.file("megatron2021-table1.json");
+  o.json = dir.file("out.json");
+  o.threads = 1;
+  REQUIRE(validate_against(o).code == kExitOk);
+  const json result = parse_json(read_text(o.json), o.json);
+  for (std::size_t i = 0; i < doc.at("cases").size(); ++i) {
+    const json& c = doc.at("cases")[i];
+    CAPTURE(c.at("id"));
+    write_text(dir.path() / "scenario.json", c.at("scenario").dump());
+    SimulateOptions s;
+    s.scenario = dir.file("scenario.json");
+    s.json = dir.file("simulate.json");
+    std::ostringstream out, err;
+    REQUIRE(run_simulate(s, out, err) == kExitOk);
+    const json sim = parse_json(read_text(s.json), s.json);
+    const json& row = result.at("cases")[i];
+    CHECK(row.at("predicted_step_time_s").get<double>() == sim.at("step_time_s").get<double>());
+    CHECK(row.at("measured_step_time_s").get<double>() ==
+          c.at("published").at("derived").at("iteration_s_derived").get<double>());
+    // The critical path adds up to the step of a flush schedule.
+    double path = 0;
+    for (const auto& [category, seconds] : row.at("critical_path_s").items()) {
+      path += seconds.get<double>();
+    }
+    CHECK(path == doctest::Approx(sim.at("step_time_s").get<double>()).epsilon(1e-9));
+    CHECK(row.at("exposed_comm_s").at("dp").get<double>() ==
+          sim.at("exposed_comm_s").at("dp").get<double>());
+  }
+}
+
+TEST_CASE("validate-against gives the same bytes with 1 and 3 threads; the CSV has every case") {
+  TempDir dir;
+  write_subset(dir.path());
+  std::vector<Run> runs;
+  for (int threads : {1, 3}) {
+    ValidateAgainstOptions o;
+    o.path = dir.path().string();
+    o.json = dir.file(fmt::format("out{}.json", threads));
+    o.csv = dir.file(fmt::format("out{}.csv", threads));
+    o.threads = threads;
+    runs.push_back(validate_against(o));
+    REQUIRE_MESSAGE(runs.back().code == kExitOk, runs.back().err);
+  }
+  CHECK(runs[0].out == runs[1].out);
+  CHECK(read_text(dir.path() / "out1.json") == read_text(dir.path() / "out3.json"));
+  const std::string csv = read_text(dir.path() / "out1.csv");
+  CHECK(csv == read_text(dir.path() / "out3.csv"));
+
+  const json result = parse_json(read_text(dir.path() / "out1.json"), "out1.json");
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  const auto columns = std::count(line.begin(), line.end(), ',') + 1;
+  CHECK(line.rfind("source,id,family,status,measured_step_time_s,predicted_step_time_s,", 0) == 0);
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) {
+    const json& c = result.at("cases")[rows++];
+    CHECK(line.rfind(c.at("source").get<std::string>() + "," + c.at("id").get<std::string>() + ",",
+                     0) == 0);
+    if (c.at("status") == "simulated") {
+      CHECK(std::count(line.begin(), line.end(), ',') + 1 == columns);
+      CHECK(line.find(fmt::format(",{},", c.at("predicted_step_time_s").get<double>())) !=
+            std::string::npos);
+    } else {
+      CHECK(line.find(",not expressible,") != std::string::npos);
+    }
+  }
+  CHECK(rows == result.at("cases").size());
+}
+
+TEST_CASE("validate-against --filter runs only the matching cases") {
+  TempDir dir;
+  write_subset(dir.path());
+  ValidateAgainstOptions o;
+  o.path = dir.path().string();
+  o.filter = "multi_";
+  const Run r = validate_against(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  CHECK(summary_row(r.out, "overall")[0] == "2");
+  CHECK(r.out.find("source megatron2021-table1") == std::string::npos);
+  o.filter = "no-such-case";
+  const Run none = validate_against(o);
+  CHECK(none.code == kExitBadInput);
+  CHECK(none.err.find("no-such-case") != std::string::npos);
+}
+
+// A guard recording the subset's result, with its overall MAE moved by `overall_shift_pct`.
+json guard_for(const json& result, double overall_shift_pct) {
+  json guard = {{"parasim_validation_guard", 1},
+                {"recorded_at_commit", "test"},
+                {"mae_tolerance_pct_points", 0.05},
+                {"sources", json::object()}};
+  for (const json& g : result.at("groups")) {
+    const bool e = !g.at("mae_fraction").is_null();
+    json entry = {{"simulated", g.at("simulated")},
+                  {"mae_pct", e ? json(100 * g.at("mae_fraction").get<double>()) : json(nullptr)},
+                  {"bias_pct", e ? json(100 * g.at("bias_fraction").get<double>()) : json(nullptr)}};
+    if (g.at("scope") == "overall") {
+      entry["mae_pct"] = entry["mae_pct"].get<double>() + overall_shift_pct;
+      guard["overall"] = entry;
+    } else if (g.at("scope") == "source") {
+      guard["sources"][g.at("name").get<std::string>()] = entry;
+    }
+  }
+  return guard;
+}
+
+TEST_CASE("validate-against --guard passes within 0.05 percentage points and fails beyond") {
+  TempDir dir;
+  write_subset(dir.path());
+  ValidateAgainstOptions o;
+  o.path = dir.path().string();
+  o.json = dir.file("out.json");
+  REQUIRE(validate_against(o).code == kExitOk);
+  const json result = parse_json(read_text(o.json), o.json);
+  o.json.clear();
+  o.guard = dir.file("guard.json");
+
+  write_text(o.guard, guard_for(result, 0).dump());
+  Run r = validate_against(o);
+  CHECK_MESSAGE(r.code == kExitOk, r.out << r.err);
+  CHECK(r.out.find("): passed") != std::string::npos);
+
+  write_text(o.guard, guard_for(result, -0.04).dump());  // grew by 0.04 pp: inside
+  CHECK(validate_against(o).code == kExitOk);
+
+  write_text(o.guard, guard_for(result, -0.06).dump());  // grew by 0.06 pp: a regression
+  r = validate_against(o);
+  CHECK(r.code == kExitFailure);
+  CHECK(r.out.find("overall: MAE") != std::string::npos);
+  CHECK(r.out.find("FAILED") != std::string::npos);
+  CHECK(r.out.find("scripts/validation/record_guard.sh") != std::string::npos);
+
+  json missing = guard_for(result, 0);
+  missing["sources"]["other-source"] = {{"simulated", 1}, {"mae_pct", 1.0}, {"bias_pct", 0.0}};
+  write_text(o.guard, missing.dump());
+  r = validate_against(o);
+  CHECK(r.code == kExitFailure);
+  CHECK(r.out.find("source other-source: recorded in the guard but not in this run") !=
+        std::string::npos);
+
+  json bad = guard_for(result, 0);
+  bad["overall"]["mae"] = 1.0;
+  write_text(o.guard, bad.dump());
+  r = validate_against(o);
+  CHECK(r.code == kExitBadInput);
+  CHECK(r.err.find(o.guard + ": /overall/mae: unknown key") != std::string::npos);
+
+  o.filter = "multi_";  // the guard is for the whole set
+  write_text(o.guard, guard_for(result, 0).dump());
+  CHECK(validate_against(o).code == kExitBadInput);
+}
+
+TEST_CASE("the shipped development set parses: every case a scenario or a reason") {
+  ValidateAgainstOptions o;
+  o.path = (kSourceDir / "scenarios" / "validation").string();
+  o.filter = "t1_1.7B";  // one case is simulated; all files are read and checked
+  const Run r = validate_against(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  CHECK(r.out.find("parasim validate-against: 3 files, 1 case: 1 simulated") == 0);
+}
+
+}  // namespace
+}  // namespace parasim::cli
