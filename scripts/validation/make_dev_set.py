@@ -61,7 +61,8 @@ MAPPING = {
             "on single-node runs"),
         "precision": choice(
             "fp16",
-            "not stated by vTrain; Megatron-DeepSpeed's GPT example scripts pass --fp16"),
+            "not stated by vTrain; Megatron-DeepSpeed's GPT example scripts pass --fp16 "
+            "(e.g. examples/curriculum_learning/ds_pretrain_gpt2.sh)"),
         "recompute": choice(
             "full",
             "the released configs set use_checkpoint=true (activation checkpointing of every "
