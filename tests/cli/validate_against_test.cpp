@@ -204,11 +204,11 @@ TEST_CASE("validate-against predicts what simulate predicts for the same scenari
   }
 }
 
-TEST_CASE("validate-against gives the same bytes with 1 and 3 threads; the CSV has every case") {
+TEST_CASE("validate-against gives the same bytes with 1, 2 and 3 threads; the CSV has every case") {
   TempDir dir;
   write_subset(dir.path());
   std::vector<Run> runs;
-  for (int threads : {1, 3}) {
+  for (int threads : {1, 2, 3}) {
     ValidateAgainstOptions o;
     o.path = dir.path().string();
     o.json = dir.file(fmt::format("out{}.json", threads));
@@ -218,9 +218,12 @@ TEST_CASE("validate-against gives the same bytes with 1 and 3 threads; the CSV h
     REQUIRE_MESSAGE(runs.back().code == kExitOk, runs.back().err);
   }
   CHECK(runs[0].out == runs[1].out);
-  CHECK(read_text(dir.path() / "out1.json") == read_text(dir.path() / "out3.json"));
+  CHECK(runs[0].out == runs[2].out);
   const std::string csv = read_text(dir.path() / "out1.csv");
-  CHECK(csv == read_text(dir.path() / "out3.csv"));
+  for (const char* n : {"2", "3"}) {
+    CHECK(read_text(dir.path() / "out1.json") == read_text(dir.path() / fmt::format("out{}.json", n)));
+    CHECK(csv == read_text(dir.path() / fmt::format("out{}.csv", n)));
+  }
 
   const json result = parse_json(read_text(dir.path() / "out1.json"), "out1.json");
   std::istringstream lines(csv);
@@ -325,6 +328,36 @@ TEST_CASE("validate-against --guard passes within 0.05 percentage points and fai
   o.filter = "multi_";  // the guard is for the whole set
   write_text(o.guard, guard_for(result, 0).dump());
   CHECK(validate_against(o).code == kExitBadInput);
+}
+
+TEST_CASE("validate-against --json -: the JSON on the out stream, the summary on err") {
+  TempDir dir;
+  write_subset(dir.path());
+  ValidateAgainstOptions o;
+  o.path = dir.file("megatron2021-table1.json");
+  o.json = "-";
+  const Run r = validate_against(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  CHECK(parse_json(r.out, "stdout").at("parasim_validation_result") == 1);
+  CHECK(r.err.find("parasim validate-against: 1 file, 2 cases") == 0);
+  o.csv = "-";
+  CHECK(validate_against(o).code == kExitBadInput);
+}
+
+TEST_CASE("validate-against: a case whose simulation leaves the time range is exit 2, named") {
+  TempDir dir;
+  write_subset(dir.path());
+  json doc = parse_json(read_text(dir.path() / "megatron2021-table1.json"), "subset");
+  doc["cases"][1]["scenario"]["cluster"]["device"] = {{"hbm_bandwidth", "1 B/s"}};
+  write_text(dir.path() / "slow.json", doc.dump());
+  ValidateAgainstOptions o;
+  o.path = dir.file("slow.json");
+  o.json = dir.file("out.json");
+  const Run r = validate_against(o);
+  CHECK(r.code == kExitBadInput);
+  CHECK(r.err.find(o.path + ": /cases/1: case \"t1_39.1B\": ") == 0);
+  CHECK(r.err.find("check the scenario's and the profile's hardware figures") != std::string::npos);
+  CHECK_FALSE(fs::exists(o.json));
 }
 
 TEST_CASE("the shipped development set parses: every case a scenario or a reason") {
