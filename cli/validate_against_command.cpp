@@ -97,10 +97,10 @@ int run_validate_against(const ValidateAgainstOptions& o, std::ostream& out, std
     }
     const RunOutput run = run_cases(files, selection, run_options);
     const std::vector<GroupStats> groups = group_stats(run.results, files);
-    const FormatContext context{files, run.results, groups,
-                                o.profile.empty() ? "analytical (each scenario's hardware)"
-                                                  : "profile " + o.profile,
-                                o.filter};
+    const FormatContext context{
+        files, run.results, groups,
+        o.profile.empty() ? "analytical (each scenario's hardware)" : "profile " + o.profile,
+        o.filter};
     std::string summary = format_summary(context, static_cast<std::size_t>(o.worst));
     GuardVerdict verdict;
     if (guard) {

@@ -21,9 +21,9 @@ struct ValidateAgainstOptions {
   std::string csv;      // the same
   std::string profile;  // empty: the analytical model with each scenario's hardware
   int threads = 1;
-  std::string filter;   // only cases whose id, family or file name contains it
-  int worst = 10;       // worst cases listed
-  std::string guard;    // guard.json to check the result against
+  std::string filter;     // only cases whose id, family or file name contains it
+  int worst = 10;         // worst cases listed
+  std::string guard;      // guard.json to check the result against
   bool progress = false;  // a progress line on standard error (main: only on a terminal)
 };
 

@@ -59,7 +59,8 @@ void check_from(const std::string& from, double step_time_s, const json* publish
   }
   if (from.empty() || from[0] != '/') {
     d.add(path, fmt::format("expected a JSON Pointer such as \"/measured/iteration_ms\", got "
-                            "\"{}\"", from));
+                            "\"{}\"",
+                            from));
     return;
   }
   const json* value = nullptr;
@@ -75,8 +76,8 @@ void check_from(const std::string& from, double step_time_s, const json* publish
     return;
   }
   if (!value->is_number()) {
-    d.add(path, fmt::format("\"{}\" in \"published\" is {}, expected a number",
-                            from, cost::json_type_name(*value)));
+    d.add(path, fmt::format("\"{}\" in \"published\" is {}, expected a number", from,
+                            cost::json_type_name(*value)));
     return;
   }
   const std::string key = from.substr(from.rfind('/') + 1);
@@ -90,7 +91,8 @@ void check_from(const std::string& from, double step_time_s, const json* publish
   const double seconds = value->get<double>() * scale;
   if (!(std::abs(seconds - step_time_s) <= kFromTolerance * std::abs(seconds))) {
     d.add(path, fmt::format("\"{}\" in \"published\" is {} ({} s), but measured.step_time_s is "
-                            "{} s", from, value->dump(), seconds, step_time_s));
+                            "{} s",
+                            from, value->dump(), seconds, step_time_s));
   }
 }
 
@@ -108,8 +110,7 @@ std::optional<strat::Scenario> read_scenario(const json& node, const std::string
     return s;
   } catch (const cost::InputError& e) {
     for (const auto& p : e.diagnostics().problems()) {
-      d.add(path + p.json_path,
-            fmt::format("case \"{}\": scenario rejected: {}", id, p.message));
+      d.add(path + p.json_path, fmt::format("case \"{}\": scenario rejected: {}", id, p.message));
     }
     return std::nullopt;
   }
@@ -126,8 +127,8 @@ void read_case(const json& node, std::size_t index, const std::string& file,
     c.id = *id;
     auto [it, fresh] = ids.emplace(*id, index);
     if (!fresh) {
-      d.add(r.child_path("id"), fmt::format("duplicate case id \"{}\" (first at /cases/{})", *id,
-                                            it->second));
+      d.add(r.child_path("id"),
+            fmt::format("duplicate case id \"{}\" (first at /cases/{})", *id, it->second));
     }
   }
   const std::string label = c.id.empty() ? path : c.id;
@@ -135,9 +136,8 @@ void read_case(const json& node, std::size_t index, const std::string& file,
   const auto reason = non_empty_string(r, "not_expressible", false, d);
   const json* published = r.child("published", false);
   if (published != nullptr && !published->is_object()) {
-    d.add(r.child_path("published"),
-          "expected the source's record of the case (an object), got " +
-              cost::json_type_name(*published));
+    d.add(r.child_path("published"), "expected the source's record of the case (an object), got " +
+                                         cost::json_type_name(*published));
     published = nullptr;
   }
   const bool not_expressible = r.has("not_expressible");
@@ -169,7 +169,9 @@ void read_case(const json& node, std::size_t index, const std::string& file,
   out.cases.push_back(std::move(c));
 }
 
-std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
+std::string stem_of(const std::string& path) {
+  return fs::path(path).stem().string();
+}
 
 // Reads a whole file or reports why not; nullopt on failure.
 std::optional<std::string> read_file(const std::string& path, const ValidationLimits& limits,
@@ -260,9 +262,9 @@ std::vector<ValidationFile> load_validation_set(const std::string& file_or_folde
   }
   std::string problems;
   if (paths.size() > limits.max_files) {
-    throw ValidationInputError(fmt::format(
-        "{}: /: {} JSON files, over the limit of {} files in one validation folder\n",
-        file_or_folder, paths.size(), limits.max_files));
+    throw ValidationInputError(
+        fmt::format("{}: /: {} JSON files, over the limit of {} files in one validation folder\n",
+                    file_or_folder, paths.size(), limits.max_files));
   }
   std::vector<ValidationFile> files;
   for (const std::string& path : paths) {
@@ -288,7 +290,8 @@ std::vector<ValidationFile> load_validation_set(const std::string& file_or_folde
   if (files.empty()) {
     throw ValidationInputError(fmt::format(
         "{}: /: no validation file here (expected *.json files with \"parasim_validation\" at "
-        "the top level; docs/validation.md)\n", file_or_folder));
+        "the top level; docs/validation.md)\n",
+        file_or_folder));
   }
   return files;
 }

@@ -38,18 +38,18 @@ struct ValidationLimits {
 struct ValidationCase {
   std::string id;
   std::string family;
-  std::size_t index = 0;                    // position in the file's "cases"
+  std::size_t index = 0;                       // position in the file's "cases"
   std::optional<double> measured_step_time_s;  // always set for an expressible case
-  std::string measured_from;                // JSON Pointer into "published" (may be empty)
-  std::optional<strat::Scenario> scenario;  // absent: not expressible
-  std::string not_expressible;              // the reason, when `scenario` is absent
+  std::string measured_from;                   // JSON Pointer into "published" (may be empty)
+  std::optional<strat::Scenario> scenario;     // absent: not expressible
+  std::string not_expressible;                 // the reason, when `scenario` is absent
   bool expressible() const { return scenario.has_value(); }
 };
 
 struct ValidationFile {
-  std::string path;          // as given (in messages)
-  std::string name;          // the file name without .json: the source's short name
-  std::string source;        // the citation
+  std::string path;    // as given (in messages)
+  std::string name;    // the file name without .json: the source's short name
+  std::string source;  // the citation
   std::string license_note;
   std::string mapping;
   std::vector<ValidationCase> cases;

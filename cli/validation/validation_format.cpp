@@ -15,13 +15,19 @@ constexpr const char* kErrorDefinition =
 
 // The critical-path categories the CSV gives a column each; anything else goes to path_other_s.
 constexpr const char* kPathCategories[] = {"forward", "backward", "optimizer", "tp-comm",
-                                           "pp-comm", "dp-comm", "cp-comm"};
+                                           "pp-comm", "dp-comm",  "cp-comm"};
 
-std::string percent(double fraction) { return fmt::format("{:.2f}", 100.0 * fraction); }
+std::string percent(double fraction) {
+  return fmt::format("{:.2f}", 100.0 * fraction);
+}
 
-std::string seconds_text(double s) { return fmt::format("{:.4g}", s); }
+std::string seconds_text(double s) {
+  return fmt::format("{:.4g}", s);
+}
 
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json number_or_null(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
 
 const ValidationCase& case_of(const FormatContext& c, const CaseResult& r) {
   return c.files[r.file].cases[r.index];
@@ -44,7 +50,9 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
+std::string csv_number(double v) {
+  return std::isfinite(v) ? fmt::format("{}", v) : "";
+}
 
 }  // namespace
 
@@ -53,12 +61,12 @@ std::string format_summary(const FormatContext& c, std::size_t worst_k) {
   std::string out = fmt::format(
       "parasim validate-against: {} file{}, {} case{}: {} simulated, {} not expressible\n",
       c.files.size(), c.files.size() == 1 ? "" : "s", overall.stats.cases,
-      overall.stats.cases == 1 ? "" : "s",
-      overall.stats.simulated, overall.stats.not_expressible);
+      overall.stats.cases == 1 ? "" : "s", overall.stats.simulated, overall.stats.not_expressible);
   out += "cost model: " + c.cost_model + "\n";
   if (!c.filter.empty()) out += fmt::format("filter: cases matching \"{}\"\n", c.filter);
-  out += "step-time error e = (predicted - measured) / measured; MAE = mean |e|, median |e|, "
-         "worst e (largest |e|), bias = mean e; in percent\n\n";
+  out +=
+      "step-time error e = (predicted - measured) / measured; MAE = mean |e|, median |e|, "
+      "worst e (largest |e|), bias = mean e; in percent\n\n";
 
   std::size_t name_w = 5, case_w = 10;
   for (const GroupStats& g : c.groups) {
@@ -69,9 +77,9 @@ std::string format_summary(const FormatContext& c, std::size_t worst_k) {
     return g.scope == GroupScope::kOverall ? g.name
                                            : std::string(scope_name(g.scope)) + " " + g.name;
   };
-  out += fmt::format("{:<{}}  {:>6}  {:>9}  {:>8}  {:>8}  {:>8}  {:<{}}  {:>7}\n", "group",
-                     name_w, "cases", "simulated", "MAE %", "median %", "worst %", "worst case",
-                     case_w, "bias %");
+  out += fmt::format("{:<{}}  {:>6}  {:>9}  {:>8}  {:>8}  {:>8}  {:<{}}  {:>7}\n", "group", name_w,
+                     "cases", "simulated", "MAE %", "median %", "worst %", "worst case", case_w,
+                     "bias %");
   for (const GroupStats& g : c.groups) {
     const ErrorStats& s = g.stats;
     const bool e = s.has_errors();
@@ -103,9 +111,10 @@ std::string format_summary(const FormatContext& c, std::size_t worst_k) {
       id_w = std::max(id_w, case_of(c, *r).id.size());
       family_w = std::max(family_w, case_of(c, *r).family.size());
     }
-    out += fmt::format("\nWorst {} case{} by |error|, and where the predicted step went "
-                       "(critical path; recompute is inside backward)\n",
-                       worst.size(), worst.size() == 1 ? "" : "s");
+    out += fmt::format(
+        "\nWorst {} case{} by |error|, and where the predicted step went "
+        "(critical path; recompute is inside backward)\n",
+        worst.size(), worst.size() == 1 ? "" : "s");
     out += fmt::format("  {:<{}}  {:<{}}  {:>11}  {:>12}  {:>8}  {}\n", "case", id_w, "family",
                        family_w, "measured s", "predicted s", "error %", "critical path");
     for (const CaseResult* r : worst) {
@@ -137,18 +146,18 @@ json results_to_json(const FormatContext& c) {
       reasons.push_back({{"reason", reason}, {"cases", count}});
     }
     const bool e = s.has_errors();
-    out["groups"].push_back({{"scope", scope_name(g.scope)},
-                             {"name", g.name},
-                             {"cases", s.cases},
-                             {"simulated", s.simulated},
-                             {"not_expressible", s.not_expressible},
-                             {"not_expressible_reasons", reasons},
-                             {"mae_fraction", e ? json(s.mae) : json(nullptr)},
-                             {"median_abs_error_fraction",
-                              e ? json(s.median_abs_error) : json(nullptr)},
-                             {"worst_signed_error_fraction", e ? json(s.worst) : json(nullptr)},
-                             {"worst_case", e ? json(s.worst_case) : json(nullptr)},
-                             {"bias_fraction", e ? json(s.bias) : json(nullptr)}});
+    out["groups"].push_back(
+        {{"scope", scope_name(g.scope)},
+         {"name", g.name},
+         {"cases", s.cases},
+         {"simulated", s.simulated},
+         {"not_expressible", s.not_expressible},
+         {"not_expressible_reasons", reasons},
+         {"mae_fraction", e ? json(s.mae) : json(nullptr)},
+         {"median_abs_error_fraction", e ? json(s.median_abs_error) : json(nullptr)},
+         {"worst_signed_error_fraction", e ? json(s.worst) : json(nullptr)},
+         {"worst_case", e ? json(s.worst_case) : json(nullptr)},
+         {"bias_fraction", e ? json(s.bias) : json(nullptr)}});
   }
   out["cases"] = json::array();
   for (const CaseResult& r : c.results) {
@@ -205,8 +214,10 @@ std::string results_to_csv(const FormatContext& c) {
       for (const auto& [category, s] : r.breakdown.critical_path_s) {
         const auto it = std::find_if(std::begin(kPathCategories), std::end(kPathCategories),
                                      [&](const char* k) { return category == k; });
-        if (it == std::end(kPathCategories)) other += s;
-        else known[static_cast<std::size_t>(it - std::begin(kPathCategories))] += s;
+        if (it == std::end(kPathCategories))
+          other += s;
+        else
+          known[static_cast<std::size_t>(it - std::begin(kPathCategories))] += s;
       }
       known.push_back(other);
       for (double s : r.breakdown.exposed_comm_s) known.push_back(s);

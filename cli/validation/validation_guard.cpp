@@ -22,8 +22,8 @@ std::optional<double> nullable_pct(JsonObjectReader& r, std::string_view key, Di
   const json* j = r.child(key, true);
   if (j == nullptr || j->is_null()) return std::nullopt;
   if (!j->is_number()) {
-    d.add(r.child_path(key), "expected a number (percent) or null, got " +
-                                 cost::json_type_name(*j));
+    d.add(r.child_path(key),
+          "expected a number (percent) or null, got " + cost::json_type_name(*j));
     return std::nullopt;
   }
   return j->get<double>();
@@ -61,8 +61,8 @@ Guard load_guard(const std::string& path) {
   buf << in.rdbuf();
   const std::string text = buf.str();
   if (text.size() > kMaxGuardBytes) {
-    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a guard",
-                          text.size(), kMaxGuardBytes));
+    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a guard", text.size(),
+                          kMaxGuardBytes));
     throw cost::InputError(std::move(d));
   }
   json root;
@@ -86,8 +86,8 @@ Guard load_guard(const std::string& path) {
   if (const json* o = r.child("overall", true)) g.overall = read_entry(*o, "/overall", d);
   if (const json* s = r.child("sources", true)) {
     if (!s->is_object()) {
-      d.add("/sources", "expected an object (source name -> entry), got " +
-                            cost::json_type_name(*s));
+      d.add("/sources",
+            "expected an object (source name -> entry), got " + cost::json_type_name(*s));
     } else {
       for (const auto& [name, entry] : s->items()) {
         g.sources[name] = read_entry(entry, r.child_path("sources") + "/" + name, d);
@@ -127,8 +127,8 @@ GuardVerdict check_guard(const Guard& guard, const std::vector<GroupStats>& grou
         "  {}: MAE {:.4f} % (recorded {:.4f} %, limit {:.4f} %), bias {:.4f} % (recorded {}), "
         "{} simulated (recorded {}): {}\n",
         label, mae, *recorded.mae_pct, limit, 100.0 * now->stats.bias,
-        recorded.bias_pct ? fmt::format("{:.4f} %", *recorded.bias_pct) : "-",
-        now->stats.simulated, recorded.simulated, ok ? "ok" : "FAILED");
+        recorded.bias_pct ? fmt::format("{:.4f} %", *recorded.bias_pct) : "-", now->stats.simulated,
+        recorded.simulated, ok ? "ok" : "FAILED");
   };
   compare("overall", guard.overall, find_group(groups, GroupScope::kOverall, "overall"));
   for (const auto& [name, entry] : guard.sources) {
@@ -139,10 +139,11 @@ GuardVerdict check_guard(const Guard& guard, const std::vector<GroupStats>& grou
       v.text += fmt::format("  source {}: not in the guard: not guarded\n", g.name);
     }
   }
-  std::string head = fmt::format("guard {} (recorded at commit {}, tolerance {} percentage "
-                                 "points): {}\n",
-                                 guard.path, guard.recorded_at_commit, guard.tolerance_pct_points,
-                                 v.passed ? "passed" : "FAILED");
+  std::string head = fmt::format(
+      "guard {} (recorded at commit {}, tolerance {} percentage "
+      "points): {}\n",
+      guard.path, guard.recorded_at_commit, guard.tolerance_pct_points,
+      v.passed ? "passed" : "FAILED");
   v.text = head + v.text;
   if (!v.passed) {
     v.text +=

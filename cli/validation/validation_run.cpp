@@ -21,12 +21,11 @@ namespace {
 struct Outcome {
   CaseResult result;
   std::vector<std::string> warnings;
-  std::string failure;       // empty: simulated (or not expressible)
+  std::string failure;        // empty: simulated (or not expressible)
   bool input_failure = true;  // the failure is the input's (exit 2), not parasim's (exit 1)
 };
 
-void simulate(const ValidationCase& c, const RunOptions& options,
-              Outcome& out) {
+void simulate(const ValidationCase& c, const RunOptions& options, Outcome& out) {
   const strat::Scenario& scenario = *c.scenario;
   const cost::CostModel costs = cost::make_cost_model(scenario.cluster, options.profile);
   const strat::BuiltWorkload built = strat::build_workload(scenario, costs, {});
@@ -61,8 +60,7 @@ void run_one(const ValidationFile& file, const ValidationCase& c, const RunOptio
           c.measured_step_time_s.value_or(std::numeric_limits<double>::quiet_NaN());
     }
   } catch (const sim::TimeRangeError& e) {
-    out.failure = where + e.what() +
-                  "; check the scenario's and the profile's hardware figures\n";
+    out.failure = where + e.what() + "; check the scenario's and the profile's hardware figures\n";
   } catch (const std::length_error& e) {
     out.failure = where + e.what() + "\n";
   } catch (const std::exception& e) {

@@ -38,8 +38,8 @@ struct StepBreakdown {
 };
 
 struct CaseResult {
-  std::size_t file = 0;   // index into the files
-  std::size_t index = 0;  // index into that file's cases
+  std::size_t file = 0;    // index into the files
+  std::size_t index = 0;   // index into that file's cases
   bool simulated = false;  // false: not expressible
   double measured_s = 0;   // NaN when a not-expressible case gives no measurement
   double predicted_s = 0;

@@ -8,9 +8,12 @@ namespace parasim::validation {
 
 const char* scope_name(GroupScope scope) {
   switch (scope) {
-    case GroupScope::kOverall: return "overall";
-    case GroupScope::kSource: return "source";
-    case GroupScope::kFamily: return "family";
+    case GroupScope::kOverall:
+      return "overall";
+    case GroupScope::kSource:
+      return "source";
+    case GroupScope::kFamily:
+      return "family";
   }
   return "?";
 }
@@ -49,9 +52,8 @@ ErrorStats summarize(const std::vector<const CaseResult*>& results,
   s.bias = sum / n;
   std::sort(abs_errors.begin(), abs_errors.end());
   const std::size_t mid = abs_errors.size() / 2;
-  s.median_abs_error = abs_errors.size() % 2 == 1
-                           ? abs_errors[mid]
-                           : (abs_errors[mid - 1] + abs_errors[mid]) / 2.0;
+  s.median_abs_error =
+      abs_errors.size() % 2 == 1 ? abs_errors[mid] : (abs_errors[mid - 1] + abs_errors[mid]) / 2.0;
   return s;
 }
 
@@ -86,9 +88,10 @@ std::vector<const CaseResult*> worst_cases(const std::vector<CaseResult>& result
   for (const CaseResult& r : results) {
     if (r.simulated) simulated.push_back(&r);
   }
-  std::stable_sort(simulated.begin(), simulated.end(), [](const CaseResult* a, const CaseResult* b) {
-    return std::abs(a->signed_error) > std::abs(b->signed_error);
-  });
+  std::stable_sort(simulated.begin(), simulated.end(),
+                   [](const CaseResult* a, const CaseResult* b) {
+                     return std::abs(a->signed_error) > std::abs(b->signed_error);
+                   });
   if (simulated.size() > k) simulated.resize(k);
   return simulated;
 }

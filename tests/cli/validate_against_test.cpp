@@ -1,8 +1,6 @@
 // Tests of `parasim validate-against` on a subset of the development set: the statistics it
 // prints and writes, recomputed here from its per-case predictions; the predictions against
 // `parasim simulate`; determinism over thread counts; the CSV; the regression guard.
-#include "cli/validate_against_command.hpp"
-
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -16,6 +14,7 @@
 
 #include "../support/test_support.hpp"
 #include "cli/commands.hpp"
+#include "cli/validate_against_command.hpp"
 #include "validation_subset.hpp"
 
 namespace parasim::cli {
@@ -72,8 +71,9 @@ struct Expected {
 std::map<std::string, Expected> expected_groups(const json& result) {
   std::map<std::string, Expected> groups;
   for (const json& c : result.at("cases")) {
-    for (const std::string& key : {std::string("overall"), "source " + c.at("source").get<std::string>(),
-                                   "family " + c.at("family").get<std::string>()}) {
+    for (const std::string& key :
+         {std::string("overall"), "source " + c.at("source").get<std::string>(),
+          "family " + c.at("family").get<std::string>()}) {
       Expected& g = groups[key];
       ++g.cases;
       if (c.at("status") == "simulated") {
@@ -108,7 +108,9 @@ std::vector<std::string> summary_row(const std::string& text, const std::string&
   return {};
 }
 
-std::string pct(double fraction) { return fmt::format("{:.2f}", 100 * fraction); }
+std::string pct(double fraction) {
+  return fmt::format("{:.2f}", 100 * fraction);
+}
 
 TEST_CASE("validate-against on a subset: printed and written statistics match a recomputation") {
   TempDir dir;
@@ -128,10 +130,9 @@ TEST_CASE("validate-against on a subset: printed and written statistics match a 
   CHECK(expected.at("source zerobubble-main").simulated == 0);
   std::size_t groups_seen = 0;
   for (const json& g : result.at("groups")) {
-    const std::string key = g.at("scope") == "overall"
-                                ? std::string("overall")
-                                : g.at("scope").get<std::string>() + " " +
-                                      g.at("name").get<std::string>();
+    const std::string key = g.at("scope") == "overall" ? std::string("overall")
+                                                       : g.at("scope").get<std::string>() + " " +
+                                                             g.at("name").get<std::string>();
     CAPTURE(key);
     REQUIRE(expected.contains(key));
     const Expected& e = expected.at(key);
@@ -221,7 +222,8 @@ TEST_CASE("validate-against gives the same bytes with 1, 2 and 3 threads; the CS
   CHECK(runs[0].out == runs[2].out);
   const std::string csv = read_text(dir.path() / "out1.csv");
   for (const char* n : {"2", "3"}) {
-    CHECK(read_text(dir.path() / "out1.json") == read_text(dir.path() / fmt::format("out{}.json", n)));
+    CHECK(read_text(dir.path() / "out1.json") ==
+          read_text(dir.path() / fmt::format("out{}.json", n)));
     CHECK(csv == read_text(dir.path() / fmt::format("out{}.csv", n)));
   }
 
@@ -271,9 +273,10 @@ json guard_for(const json& result, double overall_shift_pct) {
                 {"sources", json::object()}};
   for (const json& g : result.at("groups")) {
     const bool e = !g.at("mae_fraction").is_null();
-    json entry = {{"simulated", g.at("simulated")},
-                  {"mae_pct", e ? json(100 * g.at("mae_fraction").get<double>()) : json(nullptr)},
-                  {"bias_pct", e ? json(100 * g.at("bias_fraction").get<double>()) : json(nullptr)}};
+    json entry = {
+        {"simulated", g.at("simulated")},
+        {"mae_pct", e ? json(100 * g.at("mae_fraction").get<double>()) : json(nullptr)},
+        {"bias_pct", e ? json(100 * g.at("bias_fraction").get<double>()) : json(nullptr)}};
     if (g.at("scope") == "overall") {
       entry["mae_pct"] = entry["mae_pct"].get<double>() + overall_shift_pct;
       guard["overall"] = entry;

@@ -57,8 +57,7 @@ Outcome validate(const json& doc) {
 void check_problem(const Outcome& r, const std::string& line) {
   CHECK(r.code == kExitBadInput);
   CHECK_FALSE(r.wrote_json);
-  CHECK_MESSAGE(r.err.find(line) != std::string::npos, "expected\n  " << line << "\nin\n"
-                                                                       << r.err);
+  CHECK_MESSAGE(r.err.find(line) != std::string::npos, "expected\n  " << line << "\nin\n" << r.err);
 }
 
 TEST_CASE("a good validation file runs") {
@@ -83,8 +82,9 @@ TEST_CASE("validation file: a scenario the parser rejects names the case and the
   doc["cases"][0]["scenario"]["parallel"]["tp"] = 5;
   doc["cases"][0]["scenario"]["training"]["recompute"] = "most";
   const Outcome r = validate(doc);
-  check_problem(r, "set.json: /cases/0/scenario/training/recompute: case \"t1_1.7B\": scenario "
-                   "rejected: expected one of \"none\", \"selective\", \"full\", got \"most\"");
+  check_problem(r,
+                "set.json: /cases/0/scenario/training/recompute: case \"t1_1.7B\": scenario "
+                "rejected: expected one of \"none\", \"selective\", \"full\", got \"most\"");
 }
 
 TEST_CASE("validation file: a scenario's cross-field rule is reported under the case") {
@@ -102,17 +102,20 @@ TEST_CASE("validation file: measured.from must name the published figure it was 
                 "\"published\" is 3.528 (3.528 s), but measured.step_time_s is 3.6 s");
   doc = good_file();
   doc["cases"][0]["measured"]["from"] = "/measured/tflops_per_gpu";
-  check_problem(validate(doc), "set.json: /cases/0/measured/from: the key \"tflops_per_gpu\" does "
-                               "not say that it is a time");
+  check_problem(validate(doc),
+                "set.json: /cases/0/measured/from: the key \"tflops_per_gpu\" does "
+                "not say that it is a time");
   doc["cases"][0]["measured"]["from"] = "/measured/no_such_s";
-  check_problem(validate(doc), "set.json: /cases/0/measured/from: \"/measured/no_such_s\" names "
-                               "nothing in the case's \"published\" record");
+  check_problem(validate(doc),
+                "set.json: /cases/0/measured/from: \"/measured/no_such_s\" names "
+                "nothing in the case's \"published\" record");
   doc["cases"][0]["measured"]["from"] = "derived";
   check_problem(validate(doc), "set.json: /cases/0/measured/from: expected a JSON Pointer");
   doc = good_file();
   doc["cases"][0]["measured"]["step_time_s"] = 0;
-  check_problem(validate(doc), "set.json: /cases/0/measured/step_time_s: expected a positive "
-                               "step time in seconds");
+  check_problem(validate(doc),
+                "set.json: /cases/0/measured/step_time_s: expected a positive "
+                "step time in seconds");
 }
 
 TEST_CASE("validation file: ids are unique; a case is a scenario or a reason, not both") {
@@ -134,8 +137,9 @@ TEST_CASE("validation file: ids are unique; a case is a scenario or a reason, no
 TEST_CASE("validation file: version, shape and JSON syntax") {
   json doc = good_file();
   doc["parasim_validation"] = 2;
-  check_problem(validate(doc), "set.json: /parasim_validation: expected 1 (the validation format "
-                               "this parasim reads), got 2");
+  check_problem(validate(doc),
+                "set.json: /parasim_validation: expected 1 (the validation format "
+                "this parasim reads), got 2");
   doc = good_file();
   doc["cases"] = json::array();
   check_problem(validate(doc), "set.json: /cases: expected at least one case");

@@ -17,8 +17,8 @@ namespace parasim::test {
 // expressible for two different reasons.
 inline const std::map<std::string, std::set<std::string>>& subset_ids() {
   static const std::map<std::string, std::set<std::string>> ids = {
-      {"vtrain", {"single_dev_0001", "single_dev_0002", "single_dev_1440", "multi_0000",
-                  "multi_0012"}},
+      {"vtrain",
+       {"single_dev_0001", "single_dev_0002", "single_dev_1440", "multi_0000", "multi_0012"}},
       {"megatron2021-table1", {"t1_1.7B", "t1_39.1B"}},
       {"zerobubble-main", {"main_1.5B_m24_1F1B", "main_1.5B_m24_ZB-2p", "main_1.5B_m32_ZB-2p"}},
   };
