@@ -112,12 +112,16 @@ std::string compare_table(const std::vector<CompareRow>& rows) {
       o += fmt::format("{:<{}} {:>5} x {:>5}\n", row.variant.label, w, p.tp * p.cp * p.pp, p.dp);
     }
   }
+  std::string warmup;
   for (const auto& row : rows) {
     if (row.ran() && row.report.asynchronous) {
-      o += fmt::format("\n{}: {} simulated, {} warm-up excluded\n", row.variant.label,
-                       count_of(row.report.steps_simulated, "global batch", "global batches"),
-                       row.report.warmup_steps);
+      warmup += fmt::format("{}{} {} of {}", warmup.empty() ? "" : ", ", row.variant.label,
+                            row.report.warmup_steps,
+                            count_of(row.report.steps_simulated, "global batch", "global batches"));
     }
+  }
+  if (!warmup.empty()) {
+    o += fmt::format("\nWarm-up excluded from the figures of asynchronous schedules: {}\n", warmup);
   }
   return o;
 }

@@ -4,7 +4,7 @@
 // marked * when it does not fit, most updates crossed, weight versions; "not applicable: why" for
 // a variant that does not apply), then peak memory per stage, the optimizer step by part when an
 // optimizer other than AdamW is compared, GPUs per replica when the layouts change dp, and the
-// warm-up excluded from asynchronous schedules.
+// warm-up batches excluded from asynchronous schedules, in one line.
 
 #include <string>
 #include <vector>
