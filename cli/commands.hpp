@@ -33,7 +33,9 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
 
 struct CompareOptions {
   std::string scenario;
-  std::string schedules = "1f1b,interleaved-1f1b,zb-h1,zb-h2,pipedream,pipedream-2bw,paci";
+  // Empty: every schedule but gpipe when the scenario pipelines (pp > 1, kDefaultSchedules in
+  // compare_variants.hpp), the scenario's own when it does not (pp = 1).
+  std::string schedules;
   std::string placements;  // non-empty: compare TP placements (megatron,vanilla,btp) instead
   std::string layouts;     // non-empty: compare layouts of the tp x cp group (tsp,tp,cp,tpNxspM)
   std::string seq_lens;    // with layouts: repeat each at these sequence lengths
@@ -44,7 +46,8 @@ struct CompareOptions {
   std::string svg_dir;    // timeline and memory SVG per schedule
 };
 
-// The same scenario under several pipeline schedules, side by side.
+// The same scenario under several pipeline schedules, placements, layouts (and sequence lengths)
+// or optimizers, side by side; a variant that does not apply is a row saying why.
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
 struct CalibrateOptions {
   std::string backend = "cuda";  // "cuda" or "cpu"

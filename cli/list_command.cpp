@@ -49,11 +49,12 @@ void list_strategies(std::ostream& out) {
                          group == "parallel"    ? "\"parallel\""
                          : group == "schedule"  ? "\"parallel\".schedule"
                          : group == "recompute" ? "\"training\".recompute"
+                         : group == "attention" ? "\"training\".attention"
                                                 : "\"optimizer\".name");
     }
-    out << fmt::format("  {:<18} {}\n  {:<18} source: {}\n", e.name, e.description, "", e.paper);
+    out << fmt::format("  {:<21} {}\n  {:<21} source: {}\n", e.name, e.description, "", e.paper);
     for (const auto& p : e.parameters) {
-      out << fmt::format("  {:<18}   {} ({}{}default {}): {}\n", "", p.name, p.unit,
+      out << fmt::format("  {:<21}   {} ({}{}default {}): {}\n", "", p.name, p.unit,
                          p.unit.empty() ? "" : ", ", p.default_value, p.meaning);
     }
   }

@@ -45,30 +45,44 @@ int main(int argc, char** argv) {
   CompareOptions cmp;
   auto* compare = app.add_subcommand(
       "compare",
-      "Simulate SCENARIO under several pipeline schedules and print one table: tokens/s, speedup "
-      "over the first schedule, bubbles, peak memory per stage, weight staleness and versions");
+      "Simulate SCENARIO changed along one axis and print one table: tokens/s, speedup over the "
+      "first variant, bubbles, peak memory per stage (* when it does not fit), weight staleness "
+      "and versions. The axis is the pipeline schedule (default), the tensor-parallel placement "
+      "(--placements), the layout of the tp x cp GPUs (--layouts, repeated at each --seq-lens "
+      "length) or the optimizer (--optimizers). A variant that does not apply to the scenario "
+      "(PACI with dp > 1, say) is a row marked \"not applicable: why\" and the others are "
+      "compared; exit code 2 when none applies. For example\n"
+      "  parasim compare scenarios/llama2-7b-dgx-h100.json\n"
+      "  parasim compare scenarios/boost-7b-tp4.json --placements megatron,vanilla,btp\n"
+      "  parasim compare scenarios/tsp-7b-mi300x.json --layouts tsp,tp,cp --seq-lens 16384,65536\n"
+      "  parasim compare scenarios/dash-llama-953m.json --optimizers adamw,dash-gpu/newton-db/fp16/1024");
   compare->add_option("scenario", cmp.scenario, "Scenario JSON file")
       ->required()
       ->check(CLI::ExistingFile);
   compare->add_option("--schedules", cmp.schedules,
                       "Comma-separated schedules: gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, "
-                      "pipedream, pipedream-2bw, paci")
-      ->capture_default_str();
+                      "pipedream, pipedream-2bw, paci (default: all but gpipe when the scenario "
+                      "pipelines; with pp = 1 only the scenario's own schedule)");
   compare->add_option("--placements", cmp.placements,
                       "Compare tensor-parallel placements instead of schedules: megatron (dense "
-                      "model), vanilla, btp (low-rank model; r = hidden/4 if the scenario has none)");
+                      "model), vanilla, btp (BOOST's low-rank model; r = hidden/4 if the scenario "
+                      "has none)");
   compare->add_option("--layouts", cmp.layouts,
                       "Compare layouts of the scenario's tp x cp GPUs instead: tsp (folded), tp, "
                       "cp, tspN (TSP on N GPUs), tpNxspM (N-way TP with SP, M-way sequence "
-                      "sharding); a group of another size keeps the GPU count: dp becomes dp x tp "
-                      "x cp / (N x M)");
+                      "sharding), N and M from 1 to 4096; a group of another size keeps the GPU "
+                      "count: dp becomes dp x tp x cp / (N x M), and a group that does not divide "
+                      "them does not apply");
   compare->add_option("--seq-lens", cmp.seq_lens,
                       "With --layouts: repeat every layout at these sequence lengths (tokens, "
-                      "comma-separated); --svg then also draws peak memory against length");
+                      "comma-separated whole numbers from 1 to 16777216; rows labelled LAYOUT@16K); "
+                      "--svg then also draws peak memory against length");
   compare->add_option("--optimizers", cmp.optimizers,
-                      "Compare optimizers instead: NAME/SOLVER/PRECISION[/BLOCK[/SCALING]] with "
-                      "NAME adamw, shampoo, dash-layer, dash-gpu (e.g. shampoo/coupled-newton/fp32/"
-                      "1024,dash-gpu/coupled-newton/fp16/1024)");
+                      "Compare optimizers instead: adamw or NAME/SOLVER/PRECISION[/BLOCK[/SCALING]] "
+                      "with NAME shampoo, dash-layer, dash-gpu; SOLVER evd, coupled-newton, "
+                      "newton-db, chebyshev; PRECISION fp32, fp16, bf16; BLOCK 16 to 65536; SCALING "
+                      "frobenius, power-iteration (e.g. shampoo/coupled-newton/fp32/1024,"
+                      "dash-gpu/coupled-newton/fp16/1024); the table adds the optimizer step by part");
   compare->add_option("--chunks", cmp.chunks,
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()
@@ -76,10 +90,14 @@ int main(int argc, char** argv) {
   compare->add_option("--profile", cmp.profile, "Cost-model profile JSON (docs/profile.md)")
       ->check(CLI::ExistingFile);
   compare->add_option("--json", cmp.json,
-                      "Write {\"rows\": [...]} (one simulate result per schedule) to FILE, or "
-                      "'-' for standard output");
+                      "Write {\"rows\": [...]} to FILE, or '-' for standard output: per variant its "
+                      "label, axis, schedule, placement, layout, sequence length, optimizer and "
+                      "parallel degrees, then the simulate result (docs/result.md), or why it does "
+                      "not apply");
   compare->add_option("--svg", cmp.svg_dir,
-                      "Write DIR/<schedule>-timeline.svg and DIR/<schedule>-memory.svg");
+                      "Write DIR/<variant>-timeline.svg (asynchronous schedules: the warm-up the "
+                      "figures exclude shaded) and DIR/<variant>-memory.svg per variant, the "
+                      "label's characters outside A-Z a-z 0-9 . _ - replaced by _");
 
   std::string validate_path;
   auto* validate = app.add_subcommand(

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "cli/number_text.hpp"
 #include "costmodel/units.hpp"
 
 namespace parasim::cli {
@@ -11,7 +14,7 @@ using cost::Bytes;
 
 std::string seconds(double s) { return cost::format_seconds(s); }
 std::string gib(double bytes) { return cost::format_bytes(Bytes{bytes}); }
-std::string si(double bytes) { return cost::format_bytes_si(Bytes{bytes}); }
+std::string si(double bytes) { return bytes == 0 ? "0 B" : cost::format_bytes_si(Bytes{bytes}); }
 
 template <typename... Args>
 void line(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
@@ -27,8 +30,8 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
   line(o, "parasim simulate: {}", r.scenario);
   line(o, "  model {} ({:.2f} B parameters), {} layers, sequence {}", sc.model.name,
        static_cast<double>(sc.model.total_params()) / 1e9, sc.model.layers, sc.model.seq_len);
-  line(o, "  cluster {}: {} nodes x {} GPUs = {} x {}", sc.cluster.name, sc.cluster.nodes,
-       sc.cluster.gpus_per_node, r.total_gpus, sc.cluster.device.name);
+  line(o, "  cluster {}: {} x {} = {} x {}", sc.cluster.name, count_of(sc.cluster.nodes, "node"),
+       count_of(sc.cluster.gpus_per_node, "GPU"), r.total_gpus, sc.cluster.device.name);
   line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, ZeRO {}, recompute {}, {}{}", p.dp,
        p.tp, p.tp_placement == strat::TpPlacement::kTsp ? " (TSP)" : "", p.pp,
        p.cp > 1 ? fmt::format(" cp {}{}", p.cp, p.cp_allgather ? " (all-gather)" : " (ring)")
@@ -38,8 +41,8 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
        p.zero_stage, cost::recompute_name(sc.training.recompute),
        cost::dtype_name(sc.training.precision),
        sc.training.fp32_gradients ? " (fp32 gradients)" : "");
-  line(o, "  batch {} sequences = {} micro-batches of {} per replica", sc.training.global_batch,
-       r.micro_batches, sc.training.micro_batch);
+  line(o, "  batch {} = {} of {} per replica", count_of(sc.training.global_batch, "sequence"),
+       count_of(r.micro_batches, "micro-batch", "micro-batches"), sc.training.micro_batch);
   if (sc.model.low_rank.enabled()) {
     line(o, "  low-rank {} ranks {} (attention) / {} (MLP), placement {}",
          strat::low_rank_variant_name(sc.model.low_rank.variant), sc.model.low_rank.attn_rank,
@@ -49,34 +52,38 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
   if (opt.kind == strat::OptimizerKind::kAdamW) {
     line(o, "  optimizer adamw");
   } else {
-    line(o, "  optimizer {}: {} x {} iterations at {}{}, blocks of {}, every {} step(s), stacking {}",
-         strat::optimizer_name(opt.kind), strat::root_solver_name(opt.solver), opt.iterations,
-         cost::dtype_name(opt.precision), opt.allow_tf32 ? " (fp32 as TF32)" : "",
-         opt.block_size, opt.precondition_frequency, strat::stacking_name(opt.stacking));
+    line(o, "  optimizer {}: {} x {} at {}{}, blocks of {}, inverse roots every {}, stacking {}",
+         strat::optimizer_name(opt.kind), strat::root_solver_name(opt.solver),
+         count_of(opt.iterations, "iteration"), cost::dtype_name(opt.precision),
+         opt.allow_tf32 ? " (fp32 as TF32)" : "", opt.block_size,
+         opt.precondition_frequency == 1 ? std::string("step")
+                                         : count_of(opt.precondition_frequency, "step"),
+         strat::stacking_name(opt.stacking));
   }
-  line(o, "  simulated {} of {} GPUs ({}), {} ops, {} events", r.simulated_devices, r.total_gpus,
-       r.full ? "full" : "symmetric", r.ops, r.events);
+  line(o, "  simulated {} of {} ({}), {} ops, {} events", r.simulated_devices,
+       count_of(r.total_gpus, "GPU"), r.full ? "full" : "symmetric",
+       grouped_integer(static_cast<double>(r.ops)), grouped_integer(static_cast<double>(r.events)));
   if (r.asynchronous) {
-    line(o, "  asynchronous: {} global batches simulated, first {} excluded as warm-up; figures "
-            "per batch in steady state",
-         r.steps_simulated, r.warmup_steps);
+    line(o, "  asynchronous: {} simulated, first {} excluded as warm-up; figures per batch in "
+            "steady state",
+         count_of(r.steps_simulated, "global batch", "global batches"), r.warmup_steps);
   }
   line(o, "");
   line(o, "Step");
   line(o, "  step time            {}", seconds(r.step_time_s));
-  line(o, "  throughput           {:.4g} tokens/s ({:.4g} tokens per step)", r.tokens_per_s,
-       r.tokens_per_step);
+  line(o, "  throughput           {} tokens/s ({} tokens per step)", readable_count(r.tokens_per_s),
+       readable_count(r.tokens_per_step));
   line(o, "  model FLOP/s per GPU {:.1f} TFLOP/s", r.model_tflops_per_gpu);
   line(o, "  MFU                  {:.1f} %  (HFU, recompute included: {:.1f} %)", 100 * r.mfu,
        100 * r.hfu);
-  line(o, "  pipeline (to last backward) {}, optimizer step {}", seconds(r.pipeline_time_s),
-       seconds(r.optimizer_s));
+  line(o, "  pipeline (to last backward) {}, optimizer step {} (stage 0)",
+       seconds(r.pipeline_time_s), seconds(r.optimizer_s));
   if (r.optimizer_breakdown_s.size() > 1) {
     std::string parts;
     for (const auto& [name, s] : r.optimizer_breakdown_s) {
-      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", name, seconds(s));
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", name, seconds(s));
     }
-    line(o, "  optimizer step by part: {}", parts);
+    line(o, "  optimizer step = {}", parts);
   }
   if (r.optimizer_host_ops > 0) {
     line(o, "  optimizer host loop: {} ops and {} host syncs per step (stage 0, busiest rank)",
@@ -91,9 +98,17 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
   }
   line(o, "{}", bubbles);
   line(o, "");
-  line(o, "Weight staleness per stage (optimizer updates crossed between a micro-batch's forward "
-          "and backward) and weight versions held");
-  for (std::size_t s = 0; s < r.staleness.size(); ++s) {
+  const bool none_stale = std::all_of(r.staleness.begin(), r.staleness.end(),
+                                      [](const strat::StageStaleness& st) { return st.max == 0; }) &&
+                          std::all_of(r.weight_versions.begin(), r.weight_versions.end(),
+                                      [](int v) { return v == 1; });
+  if (!r.asynchronous && none_stale) {
+    line(o, "Weight staleness: flush schedule: no staleness (one weight version per stage)");
+  } else {
+    line(o, "Weight staleness per stage (optimizer updates crossed between a micro-batch's "
+            "forward and backward) and weight versions held");
+  }
+  for (std::size_t s = 0; s < r.staleness.size() && (r.asynchronous || !none_stale); ++s) {
     std::string histogram;
     for (const auto& [crossed, count] : r.staleness[s].histogram) {
       histogram += fmt::format("{}{}: {}", histogram.empty() ? "" : ", ", crossed, count);
@@ -104,17 +119,25 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
   line(o, "");
   line(o, "Communication per step");
   line(o, "  {:<4} {:>14} {:>22}", "kind", "bytes (cluster)", "exposed per GPU");
+  bool any_kind = false;
   for (int k = 0; k < strat::kCommKinds; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    if (r.comm_bytes[i] == 0 && r.exposed_comm_s[i] == 0) continue;  // a kind the step has not
+    any_kind = true;
     line(o, "  {:<4} {:>14} {:>22}", strat::comm_kind_name(static_cast<strat::CommKind>(k)),
-         si(r.comm_bytes[static_cast<std::size_t>(k)]),
-         seconds(r.exposed_comm_s[static_cast<std::size_t>(k)]));
+         si(r.comm_bytes[i]), seconds(r.exposed_comm_s[i]));
   }
+  if (!any_kind) line(o, "  none: nothing leaves a GPU");
   line(o, "  by link class: intra-node {}, inter-node (NIC) {}", si(r.link_bytes_intra_node),
        si(r.link_bytes_inter_node));
   line(o, "");
-  line(o, "Collectives (mean per instance; algbw and busbw as nccl-tests reports them)");
-  line(o, "  {:<4} {:<15} {:>5} {:>9} {:>11} {:>11} {:>12} {:>12}", "kind", "op", "ranks",
-       "per GPU", "message", "time", "algbw", "busbw");
+  if (r.collectives.empty()) {
+    line(o, "Collectives: none");
+  } else {
+    line(o, "Collectives (mean per instance; algbw and busbw as nccl-tests reports them)");
+    line(o, "  {:<4} {:<15} {:>5} {:>9} {:>11} {:>11} {:>12} {:>12}", "kind", "op", "ranks",
+         "per GPU", "message", "time", "algbw", "busbw");
+  }
   for (const auto& c : r.collectives) {
     line(o, "  {:<4} {:<15} {:>5} {:>9.0f} {:>11} {:>11} {:>12} {:>12}", c.kind, c.op,
          c.group_size, c.count_per_gpu, si(c.mean_message_bytes), seconds(c.mean_time_s),
@@ -129,10 +152,10 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
       if (bytes > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", name, gib(bytes));
     }
     line(o, "  {:<28} {:>11}{}  [{}]", m.device, gib(m.peak_bytes),
-         m.peak_bytes > r.hbm_capacity_bytes ? "  DOES NOT FIT" : "", parts);
+         m.fits_in_hbm ? "" : "  DOES NOT FIT", parts);
   }
   line(o, "");
-  line(o, "Critical path by category");
+  line(o, "Critical path by category (largest share first)");
   for (const auto& [cat, s] : r.critical_path_s) {
     line(o, "  {:<10} {:>12}  ({:.1f} %)", cat, seconds(s), 100 * s / r.step_time_s);
   }
@@ -167,6 +190,7 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   j["total_gpus"] = r.total_gpus;
   j["simulated_devices"] = r.simulated_devices;
   j["bubble_fraction"] = r.bubble_fraction;
+  j["bubble_window_s"] = {r.window_begin_s, r.window_end_s};
   nlohmann::ordered_json staleness = nlohmann::ordered_json::array();
   for (const auto& st : r.staleness) {
     nlohmann::ordered_json hist = nlohmann::ordered_json::object();
@@ -188,6 +212,10 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   j["peak_memory_bytes"] = peak;
   j["memory_breakdown_bytes"] = breakdown;
   j["hbm_capacity_bytes"] = r.hbm_capacity_bytes;
+  j["fits_in_hbm"] = r.fits_in_hbm;
+  nlohmann::ordered_json fits = nlohmann::ordered_json::array();
+  for (const auto& m : r.memory) fits.push_back(m.fits_in_hbm);
+  j["fits_in_hbm_per_device"] = fits;
   nlohmann::ordered_json bytes, exposed;
   for (int k = 0; k < strat::kCommKinds; ++k) {
     const char* name = strat::comm_kind_name(static_cast<strat::CommKind>(k));

@@ -9,251 +9,25 @@
 #include <string>
 #include <vector>
 
+#include "cli/svg_canvas.hpp"
+
 namespace parasim::cli {
 namespace {
 
-constexpr double kWidth = 1200;
-constexpr double kRight = 24;
-constexpr double kTop = 44;
+using namespace svg;  // the shared canvas (svg_canvas.hpp)
+
 constexpr double kLanePitch = 28;
 constexpr double kLaneBgPad = 2;    // lane background: pitch minus 2 x pad
 constexpr double kBoxPad = 4;       // box: pitch minus 2 x pad
-constexpr double kCharPx = 6.4;     // estimated advance of one character at 11 px
 constexpr double kBoxCharPx = 5.8;  // at 10 px, inside boxes
 constexpr double kMaxLaneNamePx = 200;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-struct KindStyle {
-  std::string_view name;
-  std::string_view fill;
-  bool white_text;
-};
-
-// Okabe-Ito: blue, bluish green, orange, vermillion, grey, reddish purple.
-constexpr std::array<KindStyle, kBoxKinds> kKindStyles{{
-    {"forward", "#0072B2", true},
-    {"backward", "#009E73", false},
-    {"weight gradient", "#E69F00", false},
-    {"optimizer", "#D55E00", false},
-    {"communication", "#999999", false},
-    {"other", "#CC79A7", false},
-}};
+constexpr double kMarkBand = 16;    // room above the lanes for mark labels, when there are marks
 
 // Series colours for the memory plot: Okabe-Ito, yellow last (weakest on white); the dash pattern
 // changes each time the palette wraps around.
 constexpr std::array<std::string_view, 8> kSeriesColours{
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000", "#F0E442"};
 constexpr std::array<std::string_view, 4> kSeriesDashes{"", "6,3", "2,2", "8,3,2,3"};
-
-std::size_t kind_index(BoxKind kind) {
-  const auto i = static_cast<std::size_t>(kind);
-  return i < kKindStyles.size() ? i : kKindStyles.size() - 1;
-}
-
-// A coordinate with at most two decimals, trailing zeros trimmed; never "-0", never "nan".
-std::string num(double v) {
-  if (!std::isfinite(v)) return "0";
-  std::string s = fmt::format("{:.2f}", v);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  if (s == "-0") s = "0";
-  return s;
-}
-
-// Length of the valid UTF-8 sequence (and XML 1.0 character) at text[i], or 0 when invalid.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80) {
-    const bool allowed = b0 >= 0x20 || b0 == '\t' || b0 == '\n' || b0 == '\r';
-    return allowed ? 1 : 0;
-  }
-  std::size_t len = 0;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    if (b0 == 0xE0) lo = 0xA0;  // overlong
-    if (b0 == 0xED) hi = 0x9F;  // surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    if (b0 == 0xF0) lo = 0x90;  // overlong
-    if (b0 == 0xF4) hi = 0x8F;  // past U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < len; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  // U+FFFE and U+FFFF are not XML characters.
-  if (len == 3 && b0 == 0xEF && byte(i + 1) == 0xBF && byte(i + 2) >= 0xBE) return 0;
-  return len;
-}
-
-// Text as XML character data or attribute value: markup characters escaped, characters XML 1.0
-// does not allow (control characters, invalid UTF-8) replaced by '?'. At most max_chars
-// characters are kept; a cut text ends in "...".
-std::string escape(std::string_view text, std::size_t max_chars = std::string::npos) {
-  std::string out;
-  out.reserve(text.size());
-  std::vector<std::size_t> starts;  // where each character begins in `out`, when cutting
-  std::size_t chars = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    if (chars == max_chars) {
-      // Cut back so that the ellipsis fits within max_chars characters.
-      out.resize(starts.size() >= 3 ? starts[starts.size() - 3] : 0);
-      out += "...";
-      return out;
-    }
-    if (max_chars != std::string::npos) starts.push_back(out.size());
-    const std::size_t len = utf8_length(text, i);
-    if (len == 0) {
-      out += '?';
-      ++i;
-    } else if (len > 1) {
-      out.append(text.substr(i, len));
-      i += len;
-    } else {
-      switch (text[i]) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&quot;";
-          break;
-        case '\'':
-          out += "&apos;";
-          break;
-        default:
-          out += text[i];
-      }
-      ++i;
-    }
-    ++chars;
-  }
-  return out;
-}
-
-// Characters in UTF-8 text (bytes that do not continue a sequence).
-std::size_t char_count(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
-}
-
-// A 1-2-5 step that cuts `range` into about `target` intervals; decimals it needs.
-struct Ticks {
-  double step = 0;
-  int decimals = 0;
-};
-
-Ticks nice_ticks(double range, double target) {
-  Ticks t;
-  if (!(range > 0) || !std::isfinite(range)) return t;
-  const double raw = range / target;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  const double norm = raw / mag;
-  t.step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
-  t.decimals = std::max(0, -static_cast<int>(std::floor(std::log10(t.step) + 1e-9)));
-  return t;
-}
-
-// The time axis unit: ms below one second, else s.
-struct TimeUnit {
-  double scale;
-  std::string_view name;
-};
-
-TimeUnit time_unit(double span_s) {
-  return span_s < 1 ? TimeUnit{1e3, "ms"} : TimeUnit{1, "s"};
-}
-
-std::string style_block(bool with_kinds) {
-  std::string s =
-      "<style type=\"text/css\">\n"
-      "text{font-family:Helvetica,Arial,sans-serif;font-size:11px;fill:#222222}\n"
-      ".title{font-size:15px;font-weight:bold}\n"
-      ".name{text-anchor:end}\n"
-      ".mid{text-anchor:middle}\n"
-      ".end{text-anchor:end}\n"
-      ".lane{fill:#EEEEEE}\n"
-      ".grid{stroke:#FFFFFF;stroke-width:1}\n"
-      ".hgrid{stroke:#DDDDDD;stroke-width:1}\n"
-      ".axis{stroke:#444444;stroke-width:1}\n"
-      ".series{fill:none;stroke-width:1.5}\n"
-      ".capacity{stroke:#333333;stroke-width:1.2}\n";
-  if (with_kinds) {
-    for (std::size_t k = 0; k < kKindStyles.size(); ++k) {
-      s += fmt::format(".k{}{{fill:{}}}\n", k, kKindStyles[k].fill);
-    }
-    s += ".tw{fill:#FFFFFF;font-size:10px;text-anchor:middle}\n";
-    s += ".tb{fill:#000000;font-size:10px;text-anchor:middle}\n";
-  }
-  s += "</style>\n";
-  return s;
-}
-
-void open_svg(std::string& o, double height, bool with_kinds) {
-  o += fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\">\n",
-      num(kWidth), num(height));
-  o += style_block(with_kinds);
-  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#FFFFFF\"/>\n",
-                   num(kWidth), num(height));
-}
-
-void title_text(std::string& o, const std::string& title) {
-  o += fmt::format("<text x=\"{}\" y=\"26\" class=\"title mid\">{}</text>\n", num(kWidth / 2),
-                   escape(title));
-}
-
-// Ticks, labels and the unit label of a time axis along y = axis_y from x0 (t = 0) to x0 + w
-// (t = span); gridlines from grid_top down to the axis when grid_top < axis_y.
-void time_axis(std::string& o, double x0, double w, double axis_y, double grid_top,
-               std::string_view grid_class, double span_s) {
-  const TimeUnit unit = time_unit(span_s);
-  const double span_u = span_s * unit.scale;
-  const Ticks ticks = nice_ticks(span_u, 10);
-  o += "<g>\n";
-  o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"axis\"/>\n", num(x0),
-                   num(axis_y), num(x0 + w), num(axis_y));
-  if (ticks.step > 0) {
-    for (int i = 0; i <= 1000; ++i) {
-      const double v = ticks.step * i;
-      if (v > span_u * (1 + 1e-9)) break;
-      const double x = x0 + w * v / span_u;
-      if (grid_top < axis_y) {
-        o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"{3}\"/>\n",
-                         num(x), num(grid_top), num(axis_y), grid_class);
-      }
-      o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"axis\"/>\n",
-                       num(x), num(axis_y), num(axis_y + 4));
-      o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"mid\">{:.{}f}</text>\n", num(x),
-                       num(axis_y + 16), v, ticks.decimals);
-    }
-  }
-  o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"mid\">time ({})</text>\n", num(x0 + w / 2),
-                   num(axis_y + 32), unit.name);
-  o += "</g>\n";
-}
-
-// The span to draw: span_s when positive, else the latest time seen, else 1 ms.
-double effective_span(double span_s, double latest_s) {
-  if (span_s > 0 && std::isfinite(span_s)) return span_s;
-  if (latest_s > 0 && std::isfinite(latest_s)) return latest_s;
-  return 1e-3;
-}
 
 // One lane's boxes, clipped to the span, in pixels.
 struct PxBox {
@@ -401,35 +175,6 @@ class LaneWriter {
   LaneCounts counts_;
 };
 
-// Legend entries flow left to right from x0, wrapping at the right margin. Returns the rows used.
-struct LegendEntry {
-  std::string swatch;  // the element(s) drawn at (x, y): a format with {x}, {y}, {x2}, {yc}
-  std::string label;
-};
-
-int legend(std::string& o, const std::vector<LegendEntry>& entries, double x0, double y0) {
-  if (entries.empty()) return 0;
-  o += "<g>\n";
-  double x = x0;
-  double y = y0;
-  int rows = 1;
-  for (const auto& e : entries) {
-    const double w = 12 + 6 + static_cast<double>(char_count(e.label)) * kCharPx + 18;
-    if (x > x0 && x + w > kWidth - kRight) {
-      x = x0;
-      y += 18;
-      ++rows;
-    }
-    o += fmt::format(fmt::runtime(e.swatch), fmt::arg("x", num(x)), fmt::arg("y", num(y)),
-                     fmt::arg("x2", num(x + 18)), fmt::arg("yc", num(y + 6)));
-    o += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", num(x + 24), num(y + 10),
-                     escape(e.label));
-    x += w + 6;
-  }
-  o += "</g>\n";
-  return rows;
-}
-
 }  // namespace
 
 std::string_view box_kind_name(BoxKind kind) {
@@ -439,8 +184,50 @@ std::string_view box_kind_colour(BoxKind kind) {
   return kKindStyles[kind_index(kind)].fill;
 }
 
+namespace {
+
+// Marks over the lanes [top, top + lanes_h]: shade, end lines, label in the band above.
+void timeline_marks(std::string& o, const std::vector<TimelineMark>& marks, double left,
+                    double plot_w, double top, double lanes_h, double span) {
+  const TimeUnit unit = time_unit(span);
+  std::vector<std::string> lines_at;  // boundaries drawn once, none at the axis ends
+  o += "<g>\n";
+  for (const auto& m : marks) {
+    if (!std::isfinite(m.start_s) || !std::isfinite(m.end_s)) continue;
+    const double s = std::clamp(m.start_s, 0.0, span);
+    const double e = std::clamp(m.end_s, s, span);
+    if (e <= s) continue;
+    const double x0 = left + plot_w * s / span;
+    const double x1 = left + plot_w * e / span;
+    const std::string tooltip = fmt::format("{} ({:.3f}-{:.3f} {})", escape(m.label),
+                                            s * unit.scale, e * unit.scale, unit.name);
+    if (m.shaded) {
+      o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"shade\">"
+                       "<title>{}</title></rect>\n",
+                       num(x0), num(top), num(x1 - x0), num(lanes_h), tooltip);
+    }
+    for (const auto& [t, x] : {std::pair{s, x0}, std::pair{e, x1}}) {
+      const std::string at = num(x);
+      if (t <= 0 || t >= span ||
+          std::find(lines_at.begin(), lines_at.end(), at) != lines_at.end()) {
+        continue;
+      }
+      lines_at.push_back(at);
+      o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"mark\"/>\n",
+                       at, num(top - kMarkBand + 2), num(top + lanes_h));
+    }
+    if (static_cast<double>(char_count(m.label)) * kCharPx + 8 <= x1 - x0) {
+      o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"mid\"><title>{}</title>{}</text>\n",
+                       num((x0 + x1) / 2), num(top - 4), tooltip, escape(m.label));
+    }
+  }
+  o += "</g>\n";
+}
+
+}  // namespace
+
 std::string svg_timeline(const std::string& title, const std::vector<TimelineLane>& lanes,
-                         double span_s) {
+                         double span_s, const std::vector<TimelineMark>& marks) {
   double latest = 0;
   std::array<bool, kBoxKinds> present{};
   std::size_t name_chars = 0;
@@ -456,8 +243,9 @@ std::string svg_timeline(const std::string& title, const std::vector<TimelineLan
   const double name_px = static_cast<double>(std::min(name_chars, max_name_chars)) * kCharPx;
   const double left = std::max(60.0, name_px + 20);
   const double plot_w = kWidth - left - kRight;
+  const double top = kTop + (marks.empty() ? 0.0 : kMarkBand);
   const double lanes_h = static_cast<double>(std::max<std::size_t>(lanes.size(), 1)) * kLanePitch;
-  const double axis_y = kTop + lanes_h + 4;
+  const double axis_y = top + lanes_h + 4;
   const double legend_y = axis_y + 44;
   const bool any_kind = std::find(present.begin(), present.end(), true) != present.end();
   const double height = legend_y + (any_kind ? 12 : 0) + 16;
@@ -469,7 +257,7 @@ std::string svg_timeline(const std::string& title, const std::vector<TimelineLan
 
   o += "<g>\n";
   for (std::size_t i = 0; i < lanes.size(); ++i) {
-    const double y = kTop + static_cast<double>(i) * kLanePitch;
+    const double y = top + static_cast<double>(i) * kLanePitch;
     o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"lane\"/>\n",
                      num(left), num(y + kLaneBgPad), num(plot_w), num(kLanePitch - 2 * kLaneBgPad));
     o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"name\">{}</text>\n", num(left - 8),
@@ -477,13 +265,13 @@ std::string svg_timeline(const std::string& title, const std::vector<TimelineLan
   }
   if (lanes.empty()) {
     o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"mid\">(no lanes)</text>\n",
-                     num(left + plot_w / 2), num(kTop + kLanePitch / 2 + 4));
+                     num(left + plot_w / 2), num(top + kLanePitch / 2 + 4));
   }
   o += "</g>\n";
-  time_axis(o, left, plot_w, axis_y, kTop, "grid", span);
+  time_axis(o, left, plot_w, axis_y, top, "grid", span);
 
   for (std::size_t i = 0; i < lanes.size(); ++i) {
-    const double y = kTop + static_cast<double>(i) * kLanePitch;
+    const double y = top + static_cast<double>(i) * kLanePitch;
     std::string body;
     const LaneCounts c = LaneWriter(body, lanes[i], left, plot_w, y, span).write();
     o += fmt::format(
@@ -493,6 +281,8 @@ std::string svg_timeline(const std::string& title, const std::vector<TimelineLan
     o += body;
     o += "</g>\n";
   }
+
+  if (!marks.empty()) timeline_marks(o, marks, left, plot_w, top, lanes_h, span);
 
   std::vector<LegendEntry> entries;
   for (std::size_t k = 0; k < present.size(); ++k) {

@@ -6,9 +6,12 @@
 //
 // Timeline layout: a white canvas, a title, one lane per entry of `lanes` (name at the left, a
 // light grey lane background so idle time reads as gaps), a time axis in ms (span below 1 s) or s
-// with gridlines, and a legend of the box kinds present. The <rect> elements are exactly
-//   1 (canvas) + lanes.size() (lane backgrounds) + drawn boxes + legend swatches (one per kind
-// among the input boxes, dropped ones included),
+// with gridlines, and a legend of the box kinds present. Marks (optional) call out stretches of
+// time across all lanes: dashed lines (class "mark") at both ends, the label in a band above the
+// lanes when it fits (always in a <title>), and, for a shaded mark, a translucent white rect
+// (class "shade") over the boxes. The <rect> elements are exactly
+//   1 (canvas) + lanes.size() (lane backgrounds) + drawn boxes + shaded marks drawn + legend
+// swatches (one per kind among the input boxes, dropped ones included),
 // where a box at least kMinBoxPx wide is drawn as its own rect, and boxes narrower than that are
 // merged with their narrow neighbours (gaps under kMinBoxPx) into one rect per run (a run of one
 // box is drawn as that box). Per lane, an XML comment counts the boxes, the merged ones and any
@@ -51,10 +54,20 @@ struct TimelineLane {
   std::vector<TimelineBox> boxes;
 };
 
+// A stretch of time called out on the timeline (the warm-up an asynchronous schedule's figures
+// exclude, the steady-state window they use). Clipped to the span; a mark that is empty after
+// clipping or not finite is not drawn.
+struct TimelineMark {
+  double start_s;
+  double end_s;
+  std::string label;
+  bool shaded;  // true: a stretch the figures leave out, faded
+};
+
 // span_s is the length of the time axis; when it is not positive the latest box end is used
 // (1 ms when there is none). Boxes are clipped to [0, span].
 std::string svg_timeline(const std::string& title, const std::vector<TimelineLane>& lanes,
-                         double span_s);
+                         double span_s, const std::vector<TimelineMark>& marks = {});
 
 struct MemorySeries {
   std::string name;

@@ -44,6 +44,22 @@ std::vector<RegistryEntry> build_registry() {
        "ring; 4 B S h k + 32 h^2 k bytes per rank per layer forward, fewer than TP when B S > 8h",
        "Zyphra 2026, TSP, arXiv 2604.26294",
        {{"tp", "GPUs", "1", "D, the folded degree"}}},
+      {"parallel", "tp_placement: vanilla",
+       "BOOST's vanilla low-rank TP: each low-rank pair split on its rank r (down column-, up "
+       "row-parallel), an all-reduce of [T, d_out] after every pair: 5h + 2f elements per token "
+       "per layer forward; needs a model with \"low_rank\"",
+       "Wang et al. 2025, BOOST (MLSys 2026), arXiv 2512.12131",
+       {{"low_rank", "", "dense",
+         "model key: rank, attn_rank and mlp_rank, or rank_ratio; variant svd, cola or lax"}}},
+      {"parallel", "tp_placement: btp",
+       "BOOST's bottleneck-aware TP: the residual stream sharded over tp, chunks shifted so that "
+       "every all-reduce carries r-wide activations (3r QKV, r O, 2r gate+up, r down: 7r elements "
+       "per token per layer forward); needs a model with \"low_rank\"",
+       "Wang et al. 2025, BOOST (MLSys 2026), arXiv 2512.12131",
+       {{"online_rmsnorm", "", "true", "the RMSNorm statistic rides in the next all-reduce"},
+        {"linear_grouping", "", "true", "linears sharing an input are one GEMM and one collective"},
+        {"lowrank_checkpointing", "", "false",
+         "keep the r-wide chunk boundaries, recompute the layer's compute in the backward"}}},
       {"schedule", "gpipe",
        "all forwards, then all backwards; bubble (P-1)/(m+P-1); m activation sets per stage",
        "Huang et al. 2019, GPipe, arXiv 1811.06965",
@@ -90,6 +106,14 @@ std::vector<RegistryEntry> build_registry() {
        "Korthikanti et al. 2022, arXiv 2205.05198", {}},
       {"recompute", "full", "only each layer's input kept; the layer's forward rerun in backward",
        "Chen et al. 2016, arXiv 1604.06174", {}},
+      {"attention", "unfused",
+       "Megatron's core attention: scores and probabilities written to HBM and stored for the "
+       "backward (Korthikanti et al.'s activation accounting)",
+       "Shoeybi et al. 2019, Megatron-LM, arXiv 1909.08053", {}},
+      {"attention", "flash",
+       "FlashAttention: one fused causal kernel each way (half the core FLOPs), the backward "
+       "recomputes the scores, nothing s^2 stored; needed by cp and tsp",
+       "Dao et al. 2022, FlashAttention, arXiv 2205.14135; Dao 2023, arXiv 2307.08691", {}},
       {"optimizer", "shampoo",
        "Distributed Shampoo: L, R factors per block of at most B x B, inverse 4th roots every f "
        "steps (EVD, coupled Newton, Newton-DB, Chebyshev), Adam grafting, blocks spread over "

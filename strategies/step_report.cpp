@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-#include <tuple>
 
 namespace parasim::strat {
 namespace {
@@ -166,6 +165,8 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     }
   }
   const double window_s = (window_end - window_begin).to_seconds();
+  rep.window_begin_s = window_begin.to_seconds();
+  rep.window_end_s = window_end.to_seconds();
   rep.bubble_fraction.assign(static_cast<std::size_t>(sc.parallel.pp), 0.0);
   std::vector<int> per_stage(static_cast<std::size_t>(sc.parallel.pp), 0);
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
@@ -255,30 +256,45 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     const int versions = rep.weight_versions[static_cast<std::size_t>(m.stage)];
     m.breakdown_bytes.emplace_back("stashed weights", weights * (versions - 1));
     m.peak_bytes += weights * (versions - 1);
+    m.fits_in_hbm = m.peak_bytes <= rep.hbm_capacity_bytes;
+    rep.fits_in_hbm = rep.fits_in_hbm && m.fits_in_hbm;
     rep.memory.push_back(std::move(m));
   }
 
-  // Optimizer time (first device) and critical path by category.
-  std::map<std::string, double> parts;
+  // The optimizer step on the first device: its compute ops in issue order, by label, then the
+  // all-gather that returns the updated parameters (Shampoo/DASH's update all-gather, ZeRO-1/2's
+  // param all-gather) from its last member's arrival; optimizer_s is their sum.
+  auto add_part = [&](const std::string& name, double s) {
+    auto it = std::find_if(rep.optimizer_breakdown_s.begin(), rep.optimizer_breakdown_s.end(),
+                           [&](const auto& part) { return part.first == name; });
+    if (it == rep.optimizer_breakdown_s.end()) {
+      rep.optimizer_breakdown_s.emplace_back(name, s);
+    } else {
+      it->second += s;
+    }
+  };
   for (OpId o : w.stream_ops(built.devices[0].compute_stream)) {
     if (w.op(o).category == built.optimizer_category) {
-      const double s = (r.op_end[o] - r.op_start[o]).to_seconds();
-      rep.optimizer_s += s;
-      parts[w.text(w.op(o).label)] += s;
+      add_part(w.text(w.op(o).label), (r.op_end[o] - r.op_start[o]).to_seconds());
     }
   }
   for (sim::GroupId g = 0; g < w.group_count(); ++g) {
     const OpId m = w.members(g)[0];
-    if (w.device_of(m) == 0 && w.text(w.op(m).label) == "optimizer update all-gather") {
-      parts["update all-gather"] += (r.op_end[m] - starts[g]).to_seconds();
+    if (w.device_of(m) != 0) continue;
+    const std::string& label = w.text(w.op(m).label);
+    if (label == "optimizer update all-gather" || label == "param all-gather") {
+      add_part(label == "param all-gather" ? "param all-gather" : "update all-gather",
+               (r.op_end[m] - starts[g]).to_seconds());
     }
   }
-  for (const auto& [name, s] : parts) rep.optimizer_breakdown_s.emplace_back(name, s * per_step);
+  for (auto& [name, s] : rep.optimizer_breakdown_s) {
+    s *= per_step;
+    rep.optimizer_s += s;
+  }
   rep.optimizer_host_ops = built.optimizer_host_ops;
   rep.optimizer_host_syncs = built.optimizer_host_syncs;
   // Consecutive path ops can overlap in time (both members of a transfer are on the path);
   // each moment is counted once, for the op that ends it.
-  rep.optimizer_s *= per_step;
   std::map<std::string, double> path;
   Time covered_to = Time::zero();
   for (OpId o : r.critical_path) {
@@ -289,6 +305,8 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     covered_to = sim::max(covered_to, r.op_end[o]);
   }
   rep.critical_path_s.assign(path.begin(), path.end());
+  std::stable_sort(rep.critical_path_s.begin(), rep.critical_path_s.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   return rep;
 }
 

@@ -34,6 +34,7 @@ struct DeviceMemory {
   std::string device;
   int stage = 0;
   double peak_bytes = 0;
+  bool fits_in_hbm = true;  // peak_bytes <= the device's HBM capacity
   std::vector<std::pair<std::string, double>> breakdown_bytes;  // category -> bytes at the peak
 };
 
@@ -80,12 +81,21 @@ struct StepReport {
   double model_tflops_per_gpu = 0;   // model TFLOP/s per GPU
   double mfu = 0;
   double hfu = 0;                    // executed (recompute included) over peak
-  double optimizer_s = 0;            // optimizer step time on stage 0 (compute)
-  // The optimizer step on the first device by part: AdamW's one op, or Shampoo/DASH's factor
-  // update, inverse roots, preconditioning and grafting, and the update all-gather.
+  // The optimizer step per step on the first simulated device (stage 0; in symmetric mode its
+  // replica is the busiest data-parallel rank, whose blocks the optimizer's cost is computed for):
+  // its optimizer ops on the compute stream (AdamW's update; Shampoo/DASH's factor update,
+  // inverse roots, preconditioning and grafting) and the all-gather that returns the updated
+  // parameters to every replica (Shampoo/DASH's update all-gather with dp > 1, ZeRO-1/2's param
+  // all-gather), each from its start (a collective from its last member's arrival) to its end.
+  // optimizer_s is the sum of the parts, in issue order in optimizer_breakdown_s.
+  double optimizer_s = 0;
   std::vector<std::pair<std::string, double>> optimizer_breakdown_s;
   int optimizer_host_ops = 0;    // Shampoo/DASH: ops the host issues per step (stage 0)
   int optimizer_host_syncs = 0;  // and host reads of device values; 0 for AdamW
+  // The window of bubble_fraction (and, for asynchronous schedules, of step_time_s): flush
+  // schedules [0, pipeline end]; asynchronous ones the steady state after the warm-up steps.
+  double window_begin_s = 0;
+  double window_end_s = 0;
   std::vector<double> bubble_fraction;                 // per stage
   std::vector<StageStaleness> staleness;               // per stage
   std::vector<int> weight_versions;                    // per stage: versions held at once
@@ -96,7 +106,9 @@ struct StepReport {
   std::vector<CollectiveSummary> collectives;
   std::vector<DeviceMemory> memory;                    // per simulated device
   double hbm_capacity_bytes = 0;
-  // Critical path: seconds by op category (compute forward/backward, tp-comm, ...).
+  bool fits_in_hbm = true;                             // every device's peak <= capacity
+  // Critical path: seconds by op category (compute forward/backward, tp-comm, ...), largest
+  // share first (ties in name order).
   std::vector<std::pair<std::string, double>> critical_path_s;
   std::size_t ops = 0;
   std::uint64_t events = 0;

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@ using parasim::cli::svg_memory;
 using parasim::cli::svg_timeline;
 using parasim::cli::TimelineBox;
 using parasim::cli::TimelineLane;
+using parasim::cli::TimelineMark;
 
 std::size_t count(const std::string& text, const std::string& needle) {
   std::size_t n = 0;
@@ -127,6 +129,29 @@ TEST_CASE("svg timeline: one rect per box plus canvas, lane backgrounds and lege
   CHECK(svg.find(">B0</text>") != std::string::npos);  // 2 ms = 100+ px: the label fits
   CHECK(svg.find("<!-- lane 0: 5 boxes, 5 rects, 0 narrow boxes merged into 0 rects, 0 dropped") !=
         std::string::npos);
+}
+
+TEST_CASE("svg timeline: marks shade what the figures exclude and name each stretch") {
+  const auto lanes = small_lanes();
+  const std::vector<TimelineMark> marks{{0.0, 0.004, "warm-up: 2 batches, excluded", true},
+                                        {0.004, 0.009, "steady state: 3 batches", false},
+                                        {0.009, 0.010, "x", true},
+                                        {0.011, 0.012, "past the span", true},
+                                        {std::nan(""), 0.002, "not finite", true}};
+  const std::string svg = svg_timeline("async", lanes, 0.010, marks);
+  check_document(svg);
+  // 1 canvas + 2 lanes + 8 boxes + 2 shaded marks inside the span + 5 legend swatches.
+  CHECK(count(svg, "<rect") == 1 + 2 + 8 + 2 + 5);
+  CHECK(count(svg, "class=\"shade\"") == 2);
+  // Boundaries inside the span, each drawn once: 4 ms and 9 ms.
+  CHECK(count(svg, "class=\"mark\"/>") == 2);
+  CHECK(svg.find("<title>warm-up: 2 batches, excluded (0.000-4.000 ms)</title>") != std::string::npos);
+  CHECK(svg.find(">steady state: 3 batches</text>") != std::string::npos);
+  CHECK(svg.find("past the span") == std::string::npos);
+  CHECK(svg.find("not finite") == std::string::npos);
+  // The lanes move down to leave room for the labels; without marks nothing changes.
+  CHECK(svg_timeline("async", lanes, 0.010, {}) == svg_timeline("async", lanes, 0.010));
+  CHECK(svg_timeline("async", lanes, 0.010).find("class=\"shade\"") == std::string::npos);
 }
 
 TEST_CASE("svg timeline: seconds on the axis for spans of a second or more") {

@@ -25,6 +25,16 @@ TEST_CASE("Every schedule, recompute mode and optimizer the scenario accepts is 
     CHECK(listed("recompute", cost::recompute_name(r)));
   }
   CHECK(listed("optimizer", "adamw"));
+  // Every tensor-parallel placement: megatron is the "tp" entry, the others their own.
+  for (auto p : {strat::TpPlacement::kVanilla, strat::TpPlacement::kBtp, strat::TpPlacement::kTsp}) {
+    const std::string name = strat::tp_placement_name(p);
+    CAPTURE(name);
+    CHECK(listed("parallel", "tp_placement: " + name));
+  }
+  CHECK(listed("parallel", "tp"));
+  // Both attention cores ("training".attention).
+  CHECK(listed("attention", "unfused"));
+  CHECK(listed("attention", "flash"));
   for (const auto& e : strat::registry()) {
     CAPTURE(e.name);
     CHECK_FALSE(e.description.empty());

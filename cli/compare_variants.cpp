@@ -1,0 +1,312 @@
+#include "cli/compare_variants.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string_view>
+
+#include "cli/option_list.hpp"
+#include "strategies/scenario_parser.hpp"
+
+namespace parasim::cli {
+namespace {
+
+// The variant's scenario checked as a scenario file would be: what fails makes it not applicable.
+CompareVariant checked(std::string label, std::string axis, strat::Scenario s,
+                       const std::string& file, std::string layout = {}) {
+  CompareVariant v{std::move(label), std::move(axis), std::move(layout), std::move(s), {}};
+  cost::Diagnostics d(file);
+  strat::check_scenario(v.scenario, d);
+  v.not_applicable = d.problems();
+  return v;
+}
+
+// NAME/SOLVER/PRECISION[/BLOCK[/SCALING]], NAME one of adamw, shampoo, dash-layer, dash-gpu.
+std::optional<strat::Scenario> optimizer_variant(const strat::Scenario& base,
+                                                 const std::string& spec, cost::Diagnostics& bad) {
+  const std::vector<std::string> f = [&] {
+    std::vector<std::string> parts;
+    std::size_t from = 0;
+    for (std::size_t slash; (slash = spec.find('/', from)) != std::string::npos; from = slash + 1) {
+      parts.push_back(spec.substr(from, slash - from));
+    }
+    parts.push_back(spec.substr(from));
+    return parts;
+  }();
+  strat::Scenario s = base;
+  auto& opt = s.optimizer;
+  bool ok = f.size() <= 5;
+  if (f[0] == "adamw") {
+    opt.kind = strat::OptimizerKind::kAdamW;
+    ok = ok && f.size() == 1;
+  } else if (f[0] == "shampoo" || f[0] == "dash-layer" || f[0] == "dash-gpu") {
+    opt.kind = f[0] == "shampoo" ? strat::OptimizerKind::kShampoo : strat::OptimizerKind::kDash;
+    opt.stacking = f[0] == "shampoo"      ? strat::Stacking::kNone
+                   : f[0] == "dash-layer" ? strat::Stacking::kLayer
+                                          : strat::Stacking::kGpu;
+    if (f.size() > 1) {
+      if (f[1] == "evd") opt.solver = strat::RootSolver::kEvd;
+      else if (f[1] == "coupled-newton") opt.solver = strat::RootSolver::kCoupledNewton;
+      else if (f[1] == "newton-db") opt.solver = strat::RootSolver::kNewtonDb;
+      else if (f[1] == "chebyshev") opt.solver = strat::RootSolver::kChebyshev;
+      else ok = false;
+    }
+    if (f.size() > 2) {
+      if (f[2] == "fp32") opt.precision = cost::Dtype::kFp32;
+      else if (f[2] == "fp16") opt.precision = cost::Dtype::kFp16;
+      else if (f[2] == "bf16") opt.precision = cost::Dtype::kBf16;
+      else ok = false;
+    }
+    if (f.size() > 3) {
+      if (const auto block = parse_whole_number(f[3], kMinBlockSize, kMaxBlockSize)) {
+        opt.block_size = static_cast<int>(*block);
+      } else {
+        bad.add("/optimizer/block_size",
+                whole_number_message("--optimizers", f[3], kMinBlockSize, kMaxBlockSize,
+                                     fmt::format("BLOCK of \"{}\", the preconditioner's largest "
+                                                 "dimension",
+                                                 spec)));
+        return std::nullopt;
+      }
+    }
+    if (f.size() > 4) {
+      if (f[4] == "frobenius") opt.scaling = strat::RootScaling::kFrobenius;
+      else if (f[4] == "power-iteration") opt.scaling = strat::RootScaling::kPowerIteration;
+      else ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (!ok) {
+    bad.add("/optimizer",
+            fmt::format("--optimizers: \"{}\" is not adamw or NAME/SOLVER/PRECISION[/BLOCK["
+                        "/SCALING]] (NAME shampoo, dash-layer, dash-gpu; SOLVER evd, "
+                        "coupled-newton, newton-db, chebyshev; PRECISION fp32, fp16, bf16; BLOCK "
+                        "{} to {}; SCALING frobenius, power-iteration)",
+                        spec, kMinBlockSize, kMaxBlockSize));
+    return std::nullopt;
+  }
+  return s;
+}
+
+// Layouts of one group of G = tp x cp GPUs: tsp (folded), tp (Megatron), cp (context
+// parallel), tspN (TSP on D = N GPUs), tpNxspM (N-way TP with SP inside, M-way sequence
+// sharding). A tspN or tpNxspM group of another size keeps the cluster: data parallelism
+// becomes dp x G / (N x M) (TSP's "matched" TP+SP: 8-way TP and 2-way SP on 16 GPUs against
+// TSP on 8, with half the replicas; the paper's D in {2, 4, 8}). A well-formed name whose group
+// does not divide the GPUs of a stage gives a variant with that reason.
+std::optional<CompareVariant> layout_variant(const strat::Scenario& base, const std::string& name,
+                                             const std::string& file, cost::Diagnostics& bad) {
+  const int g = base.parallel.tp * base.parallel.cp;
+  const long long gpus = static_cast<long long>(g) * base.parallel.dp;
+  strat::Scenario s = base;
+  s.parallel.sequence_parallel = false;
+  s.parallel.tp_placement = strat::TpPlacement::kMegatron;
+  const std::string_view text(name);
+  const auto degree = [](std::string_view t) { return parse_whole_number(t, 1, kMaxLayoutDegree); };
+  std::optional<long long> tsp_d, mesh_t, mesh_m;
+  const std::size_t x = text.find("xsp");
+  if (text.size() > 3 && text.starts_with("tsp")) {
+    tsp_d = degree(text.substr(3));
+  } else if (text.starts_with("tp") && x != std::string_view::npos) {
+    mesh_t = degree(text.substr(2, x - 2));
+    mesh_m = degree(text.substr(x + 3));
+  }
+  long long group = g;
+  if (name == "tsp") {
+    s.parallel.tp = g, s.parallel.cp = 1;
+    s.parallel.tp_placement = strat::TpPlacement::kTsp;
+  } else if (name == "tp") {
+    s.parallel.tp = g, s.parallel.cp = 1;
+  } else if (name == "cp") {
+    s.parallel.tp = 1, s.parallel.cp = g;
+  } else if (tsp_d) {
+    group = *tsp_d;
+    s.parallel.tp = static_cast<int>(*tsp_d), s.parallel.cp = 1;
+    s.parallel.tp_placement = strat::TpPlacement::kTsp;
+  } else if (mesh_t && mesh_m) {
+    group = *mesh_t * *mesh_m;
+    s.parallel.tp = static_cast<int>(*mesh_t), s.parallel.cp = static_cast<int>(*mesh_m);
+    s.parallel.sequence_parallel = *mesh_t > 1;
+  } else {
+    bad.add("/parallel",
+            fmt::format("--layouts: \"{}\" is not tsp, tp, cp, tspN or tpNxspM with N (x M) "
+                        "dividing the {} GPUs of each pipeline stage (dp {} x tp {} x cp {}), N "
+                        "and M whole numbers from 1 to {}",
+                        name, gpus, base.parallel.dp, base.parallel.tp, base.parallel.cp,
+                        kMaxLayoutDegree));
+    return std::nullopt;
+  }
+  if (gpus % group != 0) {
+    CompareVariant v{name, "layout", name, std::move(s), {}};
+    v.not_applicable.push_back(
+        {"/parallel",
+         fmt::format("a group of {} GPUs does not divide the {} GPUs of each pipeline stage (dp "
+                     "{} x tp {} x cp {}): N (x M) must divide {}",
+                     group, gpus, base.parallel.dp, base.parallel.tp, base.parallel.cp, gpus)});
+    return v;
+  }
+  s.parallel.dp = static_cast<int>(gpus / group);
+  // The scenario's head bucketing goes with the TSP layouts only.
+  if (s.parallel.tp_placement != strat::TpPlacement::kTsp) s.parallel.tsp_kv_buckets = 1;
+  return checked(name, "layout", std::move(s), file, name);
+}
+
+// Placements: megatron runs the dense model; vanilla and btp the low-rank one (the scenario's
+// low_rank, or r = hidden/4 when it has none, BOOST's setting).
+std::optional<CompareVariant> placement_variant(const strat::Scenario& base,
+                                                const std::string& name, const std::string& file,
+                                                cost::Diagnostics& bad) {
+  strat::Scenario s = base;
+  s.parallel.tsp_kv_buckets = 1;  // the placements compared are not TSP
+  if (name == "megatron") {
+    s.parallel.tp_placement = strat::TpPlacement::kMegatron;
+    s.model.low_rank = {};
+    s.parallel.lowrank_checkpointing = false;
+  } else if (name == "vanilla" || name == "btp") {
+    s.parallel.tp_placement = name == "btp" ? strat::TpPlacement::kBtp : strat::TpPlacement::kVanilla;
+    if (!s.model.low_rank.enabled()) {
+      s.model.low_rank.attn_rank = s.model.low_rank.mlp_rank = s.model.hidden / 4;
+    }
+    if (name == "vanilla") s.parallel.lowrank_checkpointing = false;
+  } else {
+    bad.add("/parallel/tp_placement",
+            fmt::format("--placements: unknown placement \"{}\" (known: megatron, vanilla, btp)",
+                        name));
+    return std::nullopt;
+  }
+  return checked(name, "placement", std::move(s), file);
+}
+
+std::optional<CompareVariant> schedule_variant(const strat::Scenario& base,
+                                               const std::string& name, int chunks,
+                                               const std::string& file, cost::Diagnostics& bad) {
+  strat::Scenario s = base;
+  if (!strat::schedule_from_name(name, &s.parallel.schedule)) {
+    std::string known;
+    for (auto k : strat::kAllSchedules) {
+      known += (known.empty() ? "" : ", ") + std::string(strat::schedule_name(k));
+    }
+    bad.add("/parallel/schedule",
+            fmt::format("--schedules: unknown schedule \"{}\" (known: {})", name, known));
+    return std::nullopt;
+  }
+  if (s.parallel.schedule == strat::PipelineSchedule::kInterleaved && s.parallel.chunks == 1) {
+    s.parallel.chunks = chunks;
+  } else if (s.parallel.schedule != strat::PipelineSchedule::kInterleaved) {
+    s.parallel.chunks = 1;
+  }
+  if (s.parallel.schedule != strat::PipelineSchedule::kPaci) {
+    s.parallel.paci_mode = strat::PaciMode::kPerf;
+  }
+  return checked(name, "schedule", std::move(s), file);
+}
+
+}  // namespace
+
+CompareVariants compare_variants(const strat::Scenario& base, const CompareOptions& o) {
+  cost::Diagnostics bad(o.scenario);
+  CompareVariants out;
+  auto add = [&](std::optional<CompareVariant> v) {
+    if (v) out.variants.push_back(std::move(*v));
+  };
+  const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty();
+  if (other_axis && !o.schedules.empty()) {
+    bad.add("/parallel/schedule",
+            "--schedules compares schedules and cannot be combined with --placements, --layouts "
+            "or --optimizers (set the schedule in the scenario instead)");
+  }
+  if (!o.seq_lens.empty() && o.layouts.empty()) {
+    bad.add("/model/seq_len", "--seq-lens repeats the --layouts at other lengths: give --layouts");
+  }
+  const bool chunks_ok = o.chunks >= 1 && o.chunks <= kMaxChunks;
+  if (!chunks_ok) {
+    bad.add("/parallel/chunks", whole_number_message("--chunks", std::to_string(o.chunks), 1,
+                                                     kMaxChunks, "model chunks per stage"));
+  }
+  for (const auto& spec : split_list(o.optimizers)) {
+    if (auto s = optimizer_variant(base, spec, bad)) {
+      add(checked(spec, "optimizer", std::move(*s), o.scenario));
+    }
+  }
+  if (!o.layouts.empty()) {
+    std::vector<CompareVariant> layouts;
+    for (const auto& name : split_list(o.layouts)) {
+      if (auto v = layout_variant(base, name, o.scenario, bad)) layouts.push_back(std::move(*v));
+    }
+    std::vector<int> lengths;
+    for (const auto& item : split_list(o.seq_lens)) {
+      if (const auto n = parse_whole_number(item, 1, kMaxSeqLen)) {
+        lengths.push_back(static_cast<int>(*n));
+      } else {
+        bad.add("/model/seq_len", whole_number_message("--seq-lens", item, 1, kMaxSeqLen,
+                                                       "tokens, the range of model.seq_len"));
+      }
+    }
+    if (lengths.empty()) {
+      for (auto& v : layouts) add(std::move(v));
+    } else {
+      for (int length : lengths) {
+        for (const auto& layout : layouts) {
+          strat::Scenario s = layout.scenario;
+          s.model.seq_len = length;
+          const std::string label = length % 1024 == 0
+                                        ? fmt::format("{}@{}K", layout.layout, length / 1024)
+                                        : fmt::format("{}@{}", layout.layout, length);
+          CompareVariant v = checked(label, "layout", std::move(s), o.scenario, layout.layout);
+          if (!layout.applies()) v.not_applicable = layout.not_applicable;
+          add(std::move(v));
+        }
+      }
+    }
+  }
+  for (const auto& name : split_list(o.placements)) {
+    add(placement_variant(base, name, o.scenario, bad));
+  }
+  if (!other_axis) {
+    std::string schedules = o.schedules;
+    if (schedules.empty() && base.parallel.pp == 1) {
+      schedules = strat::schedule_name(base.parallel.schedule);
+      out.note = fmt::format(
+          "pp 1: no pipeline to schedule, so only the scenario's schedule ({}) is run; name "
+          "schedules with --schedules, or compare --placements, --layouts, --seq-lens or "
+          "--optimizers",
+          schedules);
+    } else if (schedules.empty()) {
+      schedules = kDefaultSchedules;
+    }
+    for (const auto& name : split_list(schedules)) {
+      add(schedule_variant(base, name, chunks_ok ? o.chunks : 1, o.scenario, bad));
+    }
+    if (split_list(schedules).empty()) {
+      bad.add("/parallel/schedule", "--schedules names nothing");
+    }
+  }
+  if (other_axis && out.variants.empty() && bad.ok()) {
+    bad.add("/parallel", "--placements, --layouts or --optimizers names nothing");
+  }
+  if (!bad.ok()) {
+    add_not_applicable(out.variants, bad);  // every problem at once
+    throw cost::InputError(std::move(bad));
+  }
+  return out;
+}
+
+void add_not_applicable(const std::vector<CompareVariant>& variants, cost::Diagnostics& d) {
+  for (const auto& v : variants) {
+    for (const auto& p : v.not_applicable) {
+      d.add(p.json_path, fmt::format("with {} {}: {}", v.axis, v.label, p.message));
+    }
+  }
+}
+
+std::string not_applicable_text(const CompareVariant& v) {
+  std::string text;
+  for (const auto& p : v.not_applicable) {
+    text += fmt::format("{}{} ({})", text.empty() ? "" : "; ", p.message,
+                        p.json_path.empty() ? "/" : p.json_path);
+  }
+  return text;
+}
+
+}  // namespace parasim::cli

@@ -1,0 +1,142 @@
+// parasim compare's variants: a variant that does not apply is a row saying why, the default
+// schedules run on every shipped scenario, and numbers in the option lists are range-checked.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "../support/test_support.hpp"
+#include "cli/commands.hpp"
+
+using namespace parasim::cli;
+using namespace parasim::test;
+
+namespace {
+
+const fs::path kScenarios = kSourceDir / "scenarios";
+
+struct CompareRun {
+  int code = 0;
+  std::string out;
+  std::string err;
+};
+
+CompareRun compare(const CompareOptions& o) {
+  CompareRun r;
+  std::ostringstream out, err;
+  r.code = run_compare(o, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("compare: a variant that does not apply is a row saying why, the rest is compared") {
+  TempDir tmp;
+  CompareOptions o;
+  o.scenario = (kScenarios / "llama2-7b-dgx-h100.json").string();  // dp 2, ZeRO 1
+  o.schedules = "1f1b,paci,zb-h1";
+  o.json = tmp.file("out.json");
+  const CompareRun r = compare(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  CHECK(r.out.find("paci              not applicable: paci runs stage-local optimizer steps") !=
+        std::string::npos);
+  CHECK(r.out.find("(/parallel/schedule)") != std::string::npos);
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 3);
+  CHECK(j.at("rows")[0].at("applicable") == true);
+  CHECK(j.at("rows")[0].contains("step_time_s"));
+  const auto& paci = j.at("rows")[1];
+  CHECK(paci.at("variant") == "paci");
+  CHECK(paci.at("applicable") == false);
+  REQUIRE(paci.at("not_applicable").size() == 1);
+  CHECK(paci.at("not_applicable")[0].at("path") == "/parallel/schedule");
+  CHECK(paci.at("not_applicable")[0].at("reason").get<std::string>().find("dp = 1") !=
+        std::string::npos);
+  CHECK_FALSE(paci.contains("step_time_s"));
+  CHECK(j.at("rows")[2].at("applicable") == true);
+
+  // The first variant does not apply: the speedups are over the first that does.
+  CompareOptions first = o;
+  first.schedules = "pipedream,1f1b,zb-h1";
+  first.json.clear();
+  const CompareRun f = compare(first);
+  REQUIRE_MESSAGE(f.code == kExitOk, f.err);
+  CHECK(f.out.find("speedup: over 1f1b, the first variant that applies") != std::string::npos);
+
+  // None applies: exit 2 with every reason, nothing written.
+  CompareOptions none = o;
+  none.schedules = "pipedream,paci";
+  none.json = tmp.file("none.json");
+  const CompareRun n = compare(none);
+  CHECK(n.code == kExitBadInput);
+  CHECK(n.err.find("/parallel/schedule: with schedule pipedream: ") != std::string::npos);
+  CHECK(n.err.find("/parallel/schedule: with schedule paci: ") != std::string::npos);
+  CHECK(n.out.empty());
+  CHECK(!fs::exists(none.json));
+}
+
+TEST_CASE("compare with the default schedules runs on every shipped scenario") {
+  for (const auto& path : json_files_in(kScenarios)) {
+    CAPTURE(path.string());
+    CompareOptions o;
+    o.scenario = path.string();
+    const CompareRun r = compare(o);
+    CHECK_MESSAGE(r.code == kExitOk, r.err);
+    CHECK(r.out.find("variant") != std::string::npos);
+  }
+  // pp = 1: no pipeline, so only the scenario's own schedule, and a line saying so.
+  CompareOptions o;
+  o.scenario = (kScenarios / "dash-llama-953m.json").string();
+  const CompareRun r = compare(o);
+  REQUIRE(r.code == kExitOk);
+  CHECK(r.out.find("pp 1: no pipeline to schedule, so only the scenario's schedule (1f1b) is run") !=
+        std::string::npos);
+  CHECK(r.out.find("zb-h1") == std::string::npos);
+}
+
+TEST_CASE("compare: numbers in option lists are range-checked, exit 2 naming option and range") {
+  TempDir tmp;
+  CompareOptions o;
+  o.scenario = (kScenarios / "tsp-7b-mi300x.json").string();
+  o.layouts = "tsp";
+  o.json = tmp.file("out.json");
+  for (const char* bad : {"abc", "0", "-4", "99999999999999", "16777217", "8k", "08192", " 8192"}) {
+    CAPTURE(bad);
+    o.seq_lens = std::string("16384,") + bad;
+    const CompareRun r = compare(o);
+    CHECK(r.code == kExitBadInput);
+    CHECK(r.err.find(fmt::format("/model/seq_len: --seq-lens: \"{}\" is not a whole number from "
+                                 "1 to 16,777,216 (tokens",
+                                 bad)) != std::string::npos);
+    CHECK(r.out.empty());
+    CHECK(!fs::exists(o.json));
+  }
+  CompareOptions block = o;
+  block.seq_lens.clear();
+  block.layouts.clear();
+  for (const char* bad : {"shampoo/evd/fp32/abc", "shampoo/evd/fp32/8", "shampoo/evd/fp32/-1024",
+                          "shampoo/evd/fp32/99999999999999"}) {
+    CAPTURE(bad);
+    block.optimizers = bad;
+    const CompareRun r = compare(block);
+    CHECK(r.code == kExitBadInput);
+    CHECK(r.err.find("/optimizer/block_size: --optimizers: \"") != std::string::npos);
+    CHECK(r.err.find("is not a whole number from 16 to 65,536") != std::string::npos);
+  }
+  CompareOptions chunks;
+  chunks.scenario = (kScenarios / "llama2-7b-dgx-h100.json").string();
+  chunks.schedules = "interleaved-1f1b";
+  chunks.chunks = 0;
+  const CompareRun c = compare(chunks);
+  CHECK(c.code == kExitBadInput);
+  CHECK(c.err.find("/parallel/chunks: --chunks: \"0\" is not a whole number from 1 to 64") !=
+        std::string::npos);
+  // --seq-lens goes with --layouts.
+  CompareOptions alone;
+  alone.scenario = chunks.scenario;
+  alone.seq_lens = "4096";
+  CHECK(compare(alone).code == kExitBadInput);
+}
