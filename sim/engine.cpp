@@ -130,8 +130,15 @@ void Run::wake(StreamId s, OpId enabler) {
 }
 
 void Run::issue_woken() {
-  // Stream order, so that the outcome never depends on event processing order.
+  // Stream order, so that the outcome never depends on event processing order; host streams
+  // first, so that a GPU op issued as its host op starts (issue offset 0) is seen by this
+  // decision of its stream.
   std::sort(woken_list_.begin(), woken_list_.end());
+  if (host_issue_) {
+    std::stable_partition(woken_list_.begin(), woken_list_.end(), [&](StreamId s) {
+      return w_.stream(s).kind == StreamKind::kHost;
+    });
+  }
   std::vector<StreamId> list;
   list.swap(woken_list_);
   for (StreamId s : list) {

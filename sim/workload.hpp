@@ -33,6 +33,7 @@
 //       starts (the host op has started by then);
 //     - a group member does not arrive at the rendezvous before host_start + issue_last (the
 //       collective has been called); its time after that is its flows'.
+//   An op issued at an instant is ready for that instant's decisions (priority still decides).
 //   The host runs ahead of the GPU freely: nothing but a dependency makes a host op wait.
 //   Host ops neither slow nor are slowed by the overlap slowdown (they do not use the GPU).
 //   Exactness (cost::EagerIssue, costmodel/eager_issue.hpp, is the per-kernel closed form): a run

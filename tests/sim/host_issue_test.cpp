@@ -448,3 +448,25 @@ TEST_CASE("Host issue: a host op that waits for a GPU op it issues is a deadlock
           std::string::npos);
   }
 }
+
+TEST_CASE("Host issue: an op issued as its host op starts is seen by that instant's decision") {
+  // The compute stream (added before the host stream, so it comes first in stream order) has a
+  // priority-0 op issued at offset 0 by a host op starting at 5 us, and a priority-1 op that
+  // becomes ready at 5 us too: priority decides, whatever the stream order.
+  Workload w;
+  const DeviceId dev = w.add_device("gpu0");
+  const StreamId gpu = w.add_stream(dev, "compute");
+  const StreamId other = w.add_stream(dev, "other");
+  const StreamId host = w.add_stream(dev, "host", StreamKind::kHost);
+  const LabelId cat = w.intern("c");
+  w.add_compute(host, Time::us(5), w.intern("before"), cat);
+  const OpId h = w.add_compute(host, Time::us(1), w.intern("issue"), cat);
+  const OpId gate = w.add_compute(other, Time::us(5), w.intern("gate"), cat);
+  const OpId low = w.add_compute(gpu, Time::us(1), w.intern("low"), cat, -1, 1);
+  const OpId high = w.add_compute(gpu, Time::us(1), w.intern("high"), cat, -1, 0);
+  w.add_dependency(gate, low);
+  w.set_issue(high, h, Time::zero(), Time::zero(), Time::us(1));
+  const auto r = Engine(w).run();
+  CHECK(r.op_start[high] == Time::us(5));
+  CHECK(r.op_start[low] == Time::us(6));
+}
