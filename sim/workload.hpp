@@ -248,11 +248,13 @@ class Workload {
   std::string op_name(OpId o) const;
 
   // Capacity hints for builders that know their size up front (saves re-allocation and copying).
-  void reserve(std::size_t ops, std::size_t dependencies, std::size_t flows) {
+  void reserve(std::size_t ops, std::size_t dependencies, std::size_t flows,
+               std::size_t issues = 0) {
     ops_.reserve(ops);
     group_members_.reserve(ops);
     dependencies_.reserve(dependencies);
     flows_.reserve(flows);
+    issues_.reserve(issues);
   }
 
  private:

@@ -152,6 +152,20 @@ TEST_CASE("Host issue: one GPU op per kernel reproduces EagerIssue exactly") {
   }
 }
 
+TEST_CASE("Host issue: one extra event per GPU op that waits for its issue, none otherwise") {
+  constexpr std::int64_t kN = 10;
+  const std::vector<Time> slow(kN, Time::us(10)), fast(kN, Time::us(1));
+  // Host-bound: every GPU op waits for its issue (kN issue events, kN + 1 op ends).
+  CHECK(issued_result(slow, fast, 1).events_processed == 2 * kN + 1);
+  // GPU-bound: only the first waits; the others were issued before their stream was free.
+  CHECK(issued_result(fast, slow, 1).events_processed == kN + 2);
+  // Without issue links the same ops take kN + 1 events.
+  OneDevice d;
+  d.host_op(Time::us(10) * kN);
+  for (std::int64_t k = 0; k < kN; ++k) d.gpu_op(Time::us(1));
+  CHECK(Engine(d.w).run().events_processed == kN + 1);
+}
+
 TEST_CASE("Host issue: GPU ops standing for blocks of kernels: exact at both limits, bounded between") {
   constexpr std::size_t kN = 30;
   for (std::size_t per_op : {2u, 3u, 7u, 30u}) {
