@@ -9,7 +9,12 @@
 namespace parasim::sim {
 namespace {
 
-enum EventType : std::uint32_t { kOpEnd, kPhaseLatencyEnd, kFlowEnd, kGroupEnd };
+enum EventType : std::uint32_t { kOpEnd, kPhaseLatencyEnd, kFlowEnd, kGroupEnd, kIssued };
+
+// Host issue state per op (Workload::set_issue), kept only when the workload has host issue.
+constexpr std::uint8_t kIssuer = 1;   // a host op that issues GPU ops
+constexpr std::uint8_t kStarted = 2;  // that host op has started
+constexpr std::uint8_t kWaiting = 4;  // a GPU op at its stream head, waiting for its issue
 
 // The mutable state of one run, kept out of the header.
 class Run {
@@ -32,6 +37,8 @@ class Run {
   void wake(StreamId s, OpId enabler);
   void issue_woken();
   void try_issue(StreamId s, OpId enabler);
+  bool issued(OpId o);
+  void host_started(OpId host);
   void start_op(OpId o, OpId enabler);
   void start_group(GroupId g);
   void start_phase(GroupId g);
@@ -70,6 +77,11 @@ class Run {
   std::vector<std::uint32_t> computing_;      // per device: compute ops running
   std::vector<std::uint32_t> communicating_;  // per device: group ops in flight
   std::vector<FlowSpec> scaled_flows_;        // scratch
+  // Host issue (Workload::set_issue), kept only when the workload has it.
+  bool host_issue_ = false;
+  std::vector<std::uint8_t> issue_state_;  // per op: kIssuer, kStarted, kWaiting
+  std::vector<OpId> first_waiter_;         // per op: GPU ops waiting for this host op to start
+  std::vector<OpId> next_waiter_;          // per issue: the next op waiting for the same host op
   std::size_t finished_ = 0;
 };
 
@@ -118,8 +130,15 @@ void Run::wake(StreamId s, OpId enabler) {
 }
 
 void Run::issue_woken() {
-  // Stream order, so that the outcome never depends on event processing order.
+  // Stream order, so that the outcome never depends on event processing order; host streams
+  // first, so that a GPU op issued as its host op starts (issue offset 0) is seen by this
+  // decision of its stream.
   std::sort(woken_list_.begin(), woken_list_.end());
+  if (host_issue_) {
+    std::stable_partition(woken_list_.begin(), woken_list_.end(), [&](StreamId s) {
+      return w_.stream(s).kind == StreamKind::kHost;
+    });
+  }
   std::vector<StreamId> list;
   list.swap(woken_list_);
   for (StreamId s : list) {
@@ -136,10 +155,50 @@ void Run::try_issue(StreamId s, OpId enabler) {
     if (cursor >= queues[q].size()) continue;
     const OpId o = queues[q][cursor];
     if (deps_left_[o] != 0) continue;
+    if (host_issue_ && !issued(o)) continue;
     busy_[s] = 1;
     start_op(o, enabler);
     return;
   }
+}
+
+// Whether `o` (ready otherwise) has been issued by its host op, if it has one: a compute op at
+// host_start + issue_first, a group member at host_start + issue_last. If not, it is made to
+// wake its stream when it will be: one kIssued event, pushed now when the host op has started,
+// or when it starts (host_started).
+bool Run::issued(OpId o) {
+  const Op& op = w_.op(o);
+  if (op.issue == kNone) return true;
+  const IssueSpec& is = w_.issues()[op.issue];
+  std::uint8_t& state = issue_state_[o];
+  if ((issue_state_[is.host] & kStarted) == 0) {
+    if ((state & kWaiting) == 0) {
+      state |= kWaiting;
+      next_waiter_[op.issue] = first_waiter_[is.host];
+      first_waiter_[is.host] = o;
+    }
+    return false;
+  }
+  const Time at = result_.op_start[is.host] +
+                  (op.kind == OpKind::kCompute ? is.issue_first : is.issue_last);
+  if (now_ >= at) return true;
+  if ((state & kWaiting) == 0) {
+    state |= kWaiting;
+    queue_.push(at, 0, kIssued, o);
+  }
+  return false;
+}
+
+void Run::host_started(OpId host) {
+  issue_state_[host] |= kStarted;
+  for (OpId o = first_waiter_[host]; o != kNone;) {
+    const Op& op = w_.op(o);
+    const IssueSpec& is = w_.issues()[op.issue];
+    queue_.push(now_ + (op.kind == OpKind::kCompute ? is.issue_first : is.issue_last), 0,
+                kIssued, o);
+    o = next_waiter_[op.issue];
+  }
+  first_waiter_[host] = kNone;
 }
 
 void Run::start_op(OpId o, OpId enabler) {
@@ -147,15 +206,29 @@ void Run::start_op(OpId o, OpId enabler) {
   cause_[o] = enabler;
   result_.op_start[o] = now_;
   apply_memory(o, true);
+  if (host_issue_) {
+    issue_state_[o] &= static_cast<std::uint8_t>(~kWaiting);  // a kIssued event left is void
+    if ((issue_state_[o] & kIssuer) != 0) host_started(o);
+  }
   if (op.kind == OpKind::kCompute) {
     Time duration = op.duration;
-    if (interference_) {
+    if (interference_ && !w_.is_host(o)) {
       const DeviceId d = w_.device_of(o);
       if (communicating_[d] > 0) {
         duration = Time::ps_rounded(static_cast<double>(duration.picoseconds()) *
                                     w_.compute_slowdown());
       }
       ++computing_[d];
+    }
+    if (op.issue != kNone) {
+      // Its last kernel cannot end before it is issued and has run; when that is what ends the
+      // op, the host op is what delayed it (the critical path goes through the host).
+      const IssueSpec& is = w_.issues()[op.issue];
+      const Time issued_end = result_.op_start[is.host] + is.issue_last + is.last_body;
+      if (issued_end > now_ + duration) {
+        duration = issued_end - now_;
+        cause_[o] = is.host;
+      }
     }
     queue_.push(now_ + duration, 0, kOpEnd, o);
     return;
@@ -233,7 +306,7 @@ void Run::finish_op(OpId o) {
   result_.op_end[o] = now_;
   ++finished_;
   apply_memory(o, false);
-  if (interference_) {
+  if (interference_ && !w_.is_host(o)) {
     const DeviceId d = w_.device_of(o);
     if (w_.op(o).kind == OpKind::kCompute) {
       --computing_[d];
@@ -280,6 +353,13 @@ SimResult Run::execute() {
   computing_.assign(interference_ ? w_.device_count() : 0, 0);
   communicating_.assign(interference_ ? w_.device_count() : 0, 0);
   cause_.assign(n, kNone);
+  host_issue_ = !w_.issues().empty();
+  if (host_issue_) {
+    issue_state_.assign(n, 0);
+    first_waiter_.assign(n, kNone);
+    next_waiter_.assign(w_.issues().size(), kNone);
+    for (const IssueSpec& is : w_.issues()) issue_state_[is.host] |= kIssuer;
+  }
   memory_.assign(w_.device_count() * kMaxMemoryCategories, 0);
   memory_total_.assign(w_.device_count(), 0);
   for (DeviceId d = 0; d < w_.device_count(); ++d) {
@@ -322,6 +402,11 @@ SimResult Run::execute() {
       case kGroupEnd:
         for (OpId m : w_.members(e.a)) finish_op(m);
         break;
+      case kIssued:  // a GPU op at its stream head has been issued: its host op wakes the stream
+        if ((issue_state_[e.a] & kWaiting) != 0) {
+          wake(w_.op(e.a).stream, w_.issues()[w_.op(e.a).issue].host);
+        }
+        break;
       default:
         break;
     }
@@ -336,8 +421,13 @@ SimResult Run::execute() {
       for (std::size_t q = 0; q < queues.size(); ++q) {
         const std::uint32_t cursor = cursor_[queue_begin_[s] + q];
         if (cursor < queues[q].size()) {
+          const OpId head = queues[q][cursor];
           stuck += "\n  " + w_.device(w_.stream(s).device).name + "/" + w_.stream(s).name +
-                   " waits at " + w_.op_name(queues[q][cursor]);
+                   " waits at " + w_.op_name(head);
+          if (const IssueSpec* is = w_.issue(head);
+              is != nullptr && (issue_state_[is->host] & kStarted) == 0) {
+            stuck += " (not issued: its host op " + w_.op_name(is->host) + " never started)";
+          }
           ++shown;
         }
       }

@@ -6,6 +6,9 @@
 //
 // Determinism: events are ordered by (time, priority, insertion sequence), and every container is
 // iterated in index order, so the same Workload gives the same SimResult bit for bit.
+//
+// Host issue (Workload::set_issue): a GPU op waiting for its issue costs one extra event; a
+// workload without host issue takes none of its paths and runs exactly as before.
 
 #include <array>
 #include <cstdint>
@@ -43,7 +46,10 @@ struct SimResult {
   // Per device, bytes per memory category at the moment of its peak.
   std::vector<std::array<std::int64_t, kMaxMemoryCategories>> peak_breakdown_bytes;
   std::vector<MemorySample> memory_timeline;    // only with record_memory_timeline
-  std::vector<OpId> critical_path;     // first op to last op, along what delayed each start
+  // First op to last op, along what delayed each op: the op whose end (or, for a waiting group
+  // member, whose arrival) let it start; for a GPU op, its host op when the issue held back its
+  // start, or its end (the last kernel issued late).
+  std::vector<OpId> critical_path;
   std::vector<double> link_bytes;      // bytes carried per link
   std::uint64_t events_processed = 0;
 };

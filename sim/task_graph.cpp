@@ -66,10 +66,13 @@ std::vector<Vertex> cycle_in_component(const Graph& g, const std::vector<int>& c
 GraphCheck check_task_graph(const Workload& w) {
   VertexMap m = map_vertices(w);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-  edges.reserve(w.dependencies().size() + w.op_count());
+  edges.reserve(w.dependencies().size() + w.op_count() + w.issues().size());
   for (auto [before, after] : w.dependencies()) {
     edges.emplace_back(m.of_op[before], m.of_op[after]);
   }
+  // A GPU op starts only once the host op that issues it has started (Workload::set_issue): a
+  // path from the GPU op back to its host op is a deadlock.
+  for (const IssueSpec& is : w.issues()) edges.emplace_back(m.of_op[is.host], m.of_op[is.op]);
   // Order inside each queue of a stream (the order across queues is decided at run time).
   for (StreamId s = 0; s < w.stream_count(); ++s) {
     for (const auto& queue : w.stream(s).queues) {

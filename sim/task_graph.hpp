@@ -2,8 +2,8 @@
 // parasim::sim task graph check — a Workload's ops as a Boost.Graph DAG.
 //
 // Vertices: one per compute op and one per group (all members of a group are one vertex, since
-// they start and end together). Edges: explicit dependencies, and the order inside each stream
-// queue. (A priority choice between queues can still deadlock a stream whose queues wait on each
+// they start and end together). Edges: explicit dependencies, the order inside each stream
+// queue, and host op -> each GPU op it issues (Workload::set_issue). (A priority choice between queues can still deadlock a stream whose queues wait on each
 // other through a busy stream; the engine reports such a deadlock with the stream heads.)
 // A workload is runnable only if this graph is acyclic; otherwise the engine would deadlock.
 

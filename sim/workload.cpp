@@ -11,9 +11,9 @@ DeviceId Workload::add_device(std::string name) {
   return static_cast<DeviceId>(devices_.size() - 1);
 }
 
-StreamId Workload::add_stream(DeviceId device, std::string name) {
+StreamId Workload::add_stream(DeviceId device, std::string name, StreamKind kind) {
   assert(device < devices_.size() && "add_stream: unknown device");
-  streams_.push_back(Stream{device, std::move(name), {std::vector<OpId>{}}});
+  streams_.push_back(Stream{device, kind, std::move(name), {std::vector<OpId>{}}});
   return static_cast<StreamId>(streams_.size() - 1);
 }
 
@@ -104,6 +104,47 @@ GroupId Workload::add_group(std::span<const StreamId> member_streams,
 void Workload::add_dependency(OpId before, OpId after) {
   assert(before < ops_.size() && after < ops_.size());
   dependencies_.emplace_back(before, after);
+}
+
+void Workload::set_issue(OpId gpu_op, OpId host_op, Time issue_first, Time issue_last,
+                         Time last_body) {
+  if (gpu_op >= ops_.size() || host_op >= ops_.size()) {
+    throw std::invalid_argument("set_issue: unknown op");
+  }
+  const Op& gpu = ops_[gpu_op];
+  const Op& host = ops_[host_op];
+  const auto fail = [&](const std::string& what) {
+    throw std::invalid_argument("set_issue(" + op_name(gpu_op) + " issued by " +
+                                op_name(host_op) + "): " + what);
+  };
+  if (!is_host(host_op) || host.kind != OpKind::kCompute) {
+    fail("the issuer must be a compute op on a host stream (StreamKind::kHost)");
+  }
+  if (is_host(gpu_op)) fail("the issued op must be on a device stream, not a host stream");
+  if (device_of(gpu_op) != device_of(host_op)) {
+    fail("a host op issues only its own device's ops (the issued op is on " +
+         devices_[device_of(gpu_op)].name + ", the host op on " +
+         devices_[device_of(host_op)].name + ")");
+  }
+  if (gpu.issue != kNone) {
+    fail("the op is already issued by " + op_name(issues_[gpu.issue].host));
+  }
+  if (!(Time::zero() <= issue_first && issue_first <= issue_last &&
+        issue_last <= host.duration)) {
+    fail("expected 0 <= issue_first (" + std::to_string(issue_first.picoseconds()) +
+         " ps) <= issue_last (" + std::to_string(issue_last.picoseconds()) +
+         " ps) <= the host op's duration (" + std::to_string(host.duration.picoseconds()) +
+         " ps)");
+  }
+  if (gpu.kind == OpKind::kGroupMember && last_body != Time::zero()) {
+    fail("a group member's last_body must be 0 (its time is its flows')");
+  }
+  if (gpu.kind == OpKind::kCompute && !(Time::zero() <= last_body && last_body <= gpu.duration)) {
+    fail("expected 0 <= last_body (" + std::to_string(last_body.picoseconds()) +
+         " ps) <= the op's duration (" + std::to_string(gpu.duration.picoseconds()) + " ps)");
+  }
+  ops_[gpu_op].issue = static_cast<std::uint32_t>(issues_.size());
+  issues_.push_back(IssueSpec{gpu_op, host_op, issue_first, issue_last, last_body});
 }
 
 std::uint8_t Workload::memory_category(std::string_view name) {

@@ -17,6 +17,38 @@
 //   on it; when the last phase ends, every member op finishes at once.
 // - Memory is a ledger: an op may add bytes to a (device, memory category) account when it starts
 //   and when it ends (negative to free). Devices start with `base_memory` per category.
+// - Host issue (an eager framework: PyTorch issues every kernel from a host thread). A stream
+//   added as StreamKind::kHost is a host thread of its device; its ops are ordinary compute ops
+//   whose duration is the host time of issuing a run of GPU work (the sum of that work's per-op
+//   host costs), run one after another in program order. A sync (a value read back,
+//   torch.cuda.synchronize) is an ordinary dependency of a host op on a GPU op. A GPU op (compute
+//   op or group member on a device stream of the same device) may name the host op that issues
+//   it (set_issue), with two offsets from the host op's start: `issue_first`, when its first
+//   kernel has been issued, and `issue_last`, when its last one has, plus `last_body`, the GPU
+//   time of its last kernel (0 <= issue_first <= issue_last <= the host op's duration). Then
+//     - it does not start before host_start + issue_first: it waits at its stream head (for the
+//       host op to start, if it has not yet);
+//     - a compute op does not end before host_start + issue_last + last_body: its duration is
+//       max(duration x slowdown, host_start + issue_last + last_body - start), fixed when it
+//       starts (the host op has started by then);
+//     - a group member does not arrive at the rendezvous before host_start + issue_last (the
+//       collective has been called); its time after that is its flows'.
+//   An op issued at an instant is ready for that instant's decisions (priority still decides).
+//   The host runs ahead of the GPU freely: nothing but a dependency makes a host op wait.
+//   Host ops neither slow nor are slowed by the overlap slowdown (they do not use the GPU).
+//   Exactness (cost::EagerIssue, costmodel/eager_issue.hpp, is the per-kernel closed form): a run
+//   of kernels k = 1..m issued at host times t_k with GPU bodies b_k, each kernel its own GPU op
+//   (issue_first = issue_last = t_k, last_body = duration = b_k) on an otherwise idle stream,
+//   ends exactly where EagerIssue puts it (gpu_k = max(gpu_{k-1}, t_k) + b_k), for all values.
+//   A GPU op that stands for a block of kernels ends at E' = max(s + sum b, t_m + b_m), s its
+//   start, where the per-kernel recursion gives E = max(s + sum b, max_k (t_k + b_k + ... + b_m));
+//   so E' <= E <= E' + min(b_1 + ... + b_{m-1}, t_m - t_1): exact when the block is GPU-bound
+//   (every b_k >= t_{k+1} - t_k) or host-bound (every b_k <= t_{k+1} - t_k); otherwise never
+//   later than kernel-by-kernel issue, and earlier by at most the block's issue span or its GPU
+//   time less the last kernel's, whichever is smaller. Along a chain of blocks on one stream the
+//   errors do not add up (a block ending e early lets the next start at most e early), so the
+//   chain ends early by at most the largest block's bound. The makespan of a host op and the
+//   ops it issues is max(host op end, last GPU op end), EagerIssue::elapsed()'s max(host, gpu).
 //
 // Names are interned labels plus an optional index ("fwd L3[12]"), so that millions of ops cost
 // no string allocation each.
@@ -42,6 +74,9 @@ constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 constexpr int kMaxMemoryCategories = 16;
 
 enum class OpKind : std::uint8_t { kCompute, kGroupMember };
+// kDevice: a GPU stream (kernels, collectives). kHost: the host thread that issues its device's
+// kernels (see "Host issue" above).
+enum class StreamKind : std::uint8_t { kDevice, kHost };
 
 struct Device {
   std::string name;
@@ -49,6 +84,7 @@ struct Device {
 
 struct Stream {
   DeviceId device;
+  StreamKind kind = StreamKind::kDevice;
   std::string name;
   std::vector<std::vector<OpId>> queues;  // priority order; each in execution order
 };
@@ -94,6 +130,17 @@ struct MemoryDelta {
   std::uint32_t next = 0xFFFFFFFFu;  // next delta of the same op (another category), or none
 };
 
+// How a GPU op is issued by a host op (offsets from the host op's start; see "Host issue").
+struct IssueSpec {
+  OpId op = kNone;    // the GPU op issued
+  OpId host = kNone;  // the host op that issues it
+  Time issue_first;  // its first kernel has been issued
+  Time issue_last;   // its last kernel has been issued (the collective called)
+  Time last_body;    // GPU time of its last kernel (compute ops; 0 for group members)
+};
+
+// 40 bytes (the issue index fills what was padding), so host issue costs workloads without it
+// nothing in memory.
 struct Op {
   OpKind kind = OpKind::kCompute;
   StreamId stream = 0;
@@ -103,12 +150,14 @@ struct Op {
   LabelId category = 0;
   std::int32_t index = -1;     // shown as label[index] when >= 0
   std::uint32_t memory = kNone;  // first of the op's memory deltas (a chain), or kNone
+  std::uint32_t issue = kNone;   // its IssueSpec (Workload::issue), or kNone: issued at once
 };
 
 class Workload {
  public:
   DeviceId add_device(std::string name);
-  StreamId add_stream(DeviceId device, std::string name);
+  StreamId add_stream(DeviceId device, std::string name,
+                      StreamKind kind = StreamKind::kDevice);
   LinkId add_link(std::string name, double bytes_per_s);
 
   // Labels and categories are interned: the same text gives the same id.
@@ -128,6 +177,16 @@ class Workload {
 
   // `after` starts only once `before` has finished.
   void add_dependency(OpId before, OpId after);
+
+  // `gpu_op` is issued by `host_op` (see "Host issue" above): it starts no earlier than
+  // host_start + issue_first; a compute op ends no earlier than host_start + issue_last +
+  // last_body; a group member arrives no earlier than host_start + issue_last. Throws
+  // std::invalid_argument, saying what is wrong, unless `host_op` is a compute op on a host
+  // stream, `gpu_op` is on a device stream of the same device and not yet issued by another,
+  // 0 <= issue_first <= issue_last <= the host op's duration, and 0 <= last_body <= the compute
+  // op's duration (0 for a group member, whose time is its flows').
+  void set_issue(OpId gpu_op, OpId host_op, Time issue_first, Time issue_last,
+                 Time last_body = Time::zero());
 
   void set_memory(OpId op, std::uint8_t category, std::int64_t at_start, std::int64_t at_end);
   std::uint8_t memory_category(std::string_view name);  // interned, at most kMaxMemoryCategories
@@ -165,6 +224,12 @@ class Workload {
     return {flows_.data() + p.flows_begin, p.flows_count};
   }
   const std::vector<std::pair<OpId, OpId>>& dependencies() const { return dependencies_; }
+  // The op's IssueSpec, or nullptr when nothing issues it.
+  const IssueSpec* issue(OpId o) const {
+    return ops_[o].issue == kNone ? nullptr : &issues_[ops_[o].issue];
+  }
+  std::span<const IssueSpec> issues() const { return issues_; }
+  bool is_host(OpId o) const { return streams_[ops_[o].stream].kind == StreamKind::kHost; }
   // The op's first memory delta (follow MemoryDelta::next), or nullptr.
   const MemoryDelta* memory_delta(OpId o) const {
     return ops_[o].memory == kNone ? nullptr : &memory_deltas_[ops_[o].memory];
@@ -183,11 +248,13 @@ class Workload {
   std::string op_name(OpId o) const;
 
   // Capacity hints for builders that know their size up front (saves re-allocation and copying).
-  void reserve(std::size_t ops, std::size_t dependencies, std::size_t flows) {
+  void reserve(std::size_t ops, std::size_t dependencies, std::size_t flows,
+               std::size_t issues = 0) {
     ops_.reserve(ops);
     group_members_.reserve(ops);
     dependencies_.reserve(dependencies);
     flows_.reserve(flows);
+    issues_.reserve(issues);
   }
 
  private:
@@ -200,6 +267,7 @@ class Workload {
   std::vector<PhaseSpec> phases_;
   std::vector<FlowSpec> flows_;
   std::vector<std::pair<OpId, OpId>> dependencies_;
+  std::vector<IssueSpec> issues_;
   std::vector<MemoryDelta> memory_deltas_;
   std::vector<std::string> memory_categories_;
   std::vector<std::int64_t> base_memory_;  // device * kMaxMemoryCategories + category
