@@ -6,6 +6,7 @@
 // asked for as unknown (with a "did you mean" suggestion), so typos never pass silently.
 // Quantities with units go through the parsers of units.hpp, the one place unit text is read.
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -64,6 +65,26 @@ class JsonObjectReader {
 // The largest per-event duration a file may set (a latency, a launch or host overhead): a guard
 // against typos ("4 s" for "4 us"); sim::Time's own range is checked separately.
 inline constexpr sim::Time kMaxPerEventDuration = sim::Time::seconds(1);
+
+// The largest input file (scenario or profile) parasim reads: 16 MiB of JSON. A shipped scenario
+// is under 4 kB and a full `parasim calibrate` profile under 1 MB; the cap refuses a file before
+// reading it (a 200 MB profile took 15 s and 5.3 GB of memory to be rejected without one).
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{16} << 20;
+
+// Reads the whole file at `path`, a `kind` such as "scenario" or "profile" for the messages. On
+// failure (cannot open, not a regular file, over `max_bytes`) adds one problem at "/" and returns
+// std::nullopt; the size is checked before anything is read.
+std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
+                                           std::string_view kind, Diagnostics& diagnostics);
+
+// The problem of a text over `max_bytes`, as read_input_file words it (for parsers given text).
+std::string file_too_large_message(std::size_t size, std::size_t max_bytes, std::string_view kind);
+
+// Parses a whole input file as JSON. On failure adds one problem at "/" ("invalid JSON at byte N:
+// ..." for a syntax error, "invalid JSON: a number beyond the range of a double ..." for a literal
+// such as 9e308, which nlohmann::json refuses with out_of_range rather than parse_error) and
+// returns std::nullopt; it never throws a JSON exception.
+std::optional<nlohmann::json> parse_json_document(std::string_view text, Diagnostics& diagnostics);
 
 // "an integer", "a string", ...: a JSON value's type for messages.
 std::string json_type_name(const nlohmann::json& j);

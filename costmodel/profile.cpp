@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "costmodel/json_fields.hpp"
 #include "costmodel/measured_tables_reader.hpp"
 
@@ -55,15 +52,16 @@ ClusterSpec Profile::apply(ClusterSpec c) const {
   return c;
 }
 
-Profile parse_profile(const std::string& text, const std::string& file_name) {
+Profile parse_profile(const std::string& text, const std::string& file_name,
+                      std::size_t max_file_bytes) {
   Diagnostics d(file_name);
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    d.add("", fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
+  if (text.size() > max_file_bytes) {
+    d.add("", file_too_large_message(text.size(), max_file_bytes, "profile"));
     throw InputError(std::move(d));
   }
+  const std::optional<nlohmann::json> document = parse_json_document(text, d);
+  if (!document) throw InputError(std::move(d));
+  const nlohmann::json& root = *document;
   Profile p;
   p.file = file_name;
   JsonObjectReader r(root, "", d);
@@ -117,16 +115,11 @@ Profile parse_profile(const std::string& text, const std::string& file_name) {
   return p;
 }
 
-Profile load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    Diagnostics d(path);
-    d.add("", "cannot open the profile (does it exist and is it readable?)");
-    throw InputError(std::move(d));
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_profile(buf.str(), path);
+Profile load_profile(const std::string& path, std::size_t max_file_bytes) {
+  Diagnostics d(path);
+  const std::optional<std::string> text = read_input_file(path, max_file_bytes, "profile", d);
+  if (!text) throw InputError(std::move(d));
+  return parse_profile(*text, path, max_file_bytes);
 }
 
 }  // namespace parasim::cost

@@ -617,17 +617,12 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
                         const ScenarioLimits& limits) {
   Diagnostics d(file_name);
   if (text.size() > limits.max_file_bytes) {
-    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a scenario",
-                          text.size(), limits.max_file_bytes));
+    d.add("", cost::file_too_large_message(text.size(), limits.max_file_bytes, "scenario"));
     throw cost::InputError(std::move(d));
   }
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    d.add("", fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
-    throw cost::InputError(std::move(d));
-  }
+  const std::optional<json> document = cost::parse_json_document(text, d);
+  if (!document) throw cost::InputError(std::move(d));
+  const json& root = *document;
   Scenario s;
   s.source_file = file_name;
   JsonObjectReader r(root, "", d);
@@ -653,30 +648,11 @@ void check_scenario(const Scenario& scenario, cost::Diagnostics& diagnostics,
 }
 
 Scenario load_scenario(const std::string& path, const ScenarioLimits& limits) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    Diagnostics d(path);
-    d.add("", "cannot open the file (does it exist and is it readable?)");
-    throw cost::InputError(std::move(d));
-  }
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    Diagnostics d(path);
-    d.add("", "not a regular file (expected a scenario JSON file)");
-    throw cost::InputError(std::move(d));
-  }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  if (size > limits.max_file_bytes) {
-    Diagnostics d(path);
-    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a scenario", size,
-                          limits.max_file_bytes));
-    throw cost::InputError(std::move(d));
-  }
-  in.seekg(0);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_scenario(buf.str(), path, limits);
+  Diagnostics d(path);
+  const std::optional<std::string> text =
+      cost::read_input_file(path, limits.max_file_bytes, "scenario", d);
+  if (!text) throw cost::InputError(std::move(d));
+  return parse_scenario(*text, path, limits);
 }
 
 }  // namespace parasim::strat
