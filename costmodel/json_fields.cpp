@@ -226,14 +226,44 @@ std::optional<T> JsonObjectReader::quantity(std::string_view key, bool required,
   return v;
 }
 
-std::optional<Bytes> JsonObjectReader::bytes(std::string_view key, bool required) {
-  return quantity<Bytes>(key, required, parse_bytes);
+template <typename Parse>
+std::optional<double> JsonObjectReader::bounded(std::string_view key, bool required, Parse parse,
+                                                const QuantityRange& range) {
+  const auto v = quantity<double>(key, required, parse);
+  if (!v) return std::nullopt;
+  if (!(*v >= range.min && *v <= range.max)) {  // also refuses inf ("1e308 TB")
+    diagnostics_.add(child_path(key),
+                     fmt::format("expected {} between {} and {}, got \"{}\"", range.what,
+                                 range.min_text, range.max_text,
+                                 node_.at(std::string(key)).get<std::string>()));
+    return std::nullopt;
+  }
+  return v;
 }
-std::optional<Bandwidth> JsonObjectReader::bandwidth(std::string_view key, bool required) {
-  return quantity<Bandwidth>(key, required, parse_bandwidth);
+
+std::optional<Bytes> JsonObjectReader::bytes(std::string_view key, bool required,
+                                             const QuantityRange& range) {
+  const auto v = bounded(key, required, [](std::string_view t, std::string* why) {
+    const auto b = parse_bytes(t, why);
+    return b ? std::optional<double>(b->value) : std::nullopt;
+  }, range);
+  return v ? std::optional<Bytes>(Bytes{*v}) : std::nullopt;
 }
-std::optional<FlopRate> JsonObjectReader::flop_rate(std::string_view key, bool required) {
-  return quantity<FlopRate>(key, required, parse_flop_rate);
+std::optional<Bandwidth> JsonObjectReader::bandwidth(std::string_view key, bool required,
+                                                     const QuantityRange& range) {
+  const auto v = bounded(key, required, [](std::string_view t, std::string* why) {
+    const auto b = parse_bandwidth(t, why);
+    return b ? std::optional<double>(b->bytes_per_s) : std::nullopt;
+  }, range);
+  return v ? std::optional<Bandwidth>(Bandwidth{*v}) : std::nullopt;
+}
+std::optional<FlopRate> JsonObjectReader::flop_rate(std::string_view key, bool required,
+                                                    const QuantityRange& range) {
+  const auto v = bounded(key, required, [](std::string_view t, std::string* why) {
+    const auto r = parse_flop_rate(t, why);
+    return r ? std::optional<double>(r->flop_per_s) : std::nullopt;
+  }, range);
+  return v ? std::optional<FlopRate>(FlopRate{*v}) : std::nullopt;
 }
 std::optional<sim::Time> JsonObjectReader::time(std::string_view key, bool required,
                                                 sim::Time max) {

@@ -20,6 +20,32 @@
 
 namespace parasim::cost {
 
+// The range a quantity read from an input file must lie in (bounds included, base units: bytes,
+// bytes per second, FLOP per second), and the bounds as unit text for messages and docs
+// (docs/scenario.md, Units; docs/profile.md). They are guards against unit slips and overflow
+// ("1e308 TB" is infinite bytes), far outside real parts, not physical limits: per GPU, HBM holds
+// at most 256 GB (AMD MI325X datasheet) at up to 8 TB/s (NVIDIA B200 datasheet), NVLink 5 carries
+// 900 GB/s per direction, and B200's densest peak is 9 PFLOP/s (dense FP4). The lower bounds
+// of rates are one unit per second: a positive figure too small to simulate is refused by the
+// simulator's time range instead (sim/time.hpp, exit 2 with its own hint).
+struct QuantityRange {
+  std::string_view what;  // "a memory capacity", for "expected a memory capacity between ..."
+  double min;
+  double max;
+  std::string_view min_text;  // min as unit text the parser reads ("1 MB")
+  std::string_view max_text;
+};
+struct QuantityRanges {
+  QuantityRange memory_capacity{"a memory capacity", 1e6, 1e15, "1 MB", "1000 TB"};
+  QuantityRange buffer_size{"a size", 1.0, 1e15, "1 B", "1000 TB"};
+  QuantityRange bandwidth{"a bandwidth", 1.0, 1e15, "1 B/s", "1000 TB/s"};
+  QuantityRange flop_rate{"a FLOP rate", 1.0, 1e18, "1 FLOP/s", "1000 PFLOP/s"};
+  // A scenario's device peaks: 0 says the device has none for that precision.
+  QuantityRange peak_or_none{"a FLOP rate (0 for none)", 0.0, 1e18, "0 FLOP/s", "1000 PFLOP/s"};
+};
+// The one table of ranges (scenario_parser.cpp and profile.cpp read their quantities with it).
+inline constexpr QuantityRanges kRanges{};
+
 class JsonObjectReader {
  public:
   // `path` is the JSON Pointer of `node`; a non-object node is reported once and reads nothing.
@@ -39,9 +65,12 @@ class JsonObjectReader {
   // A string that must be one of `allowed`.
   std::optional<std::string> choice(std::string_view key, bool required,
                                     std::initializer_list<std::string_view> allowed);
-  std::optional<Bytes> bytes(std::string_view key, bool required);
-  std::optional<Bandwidth> bandwidth(std::string_view key, bool required);
-  std::optional<FlopRate> flop_rate(std::string_view key, bool required);
+  // Quantities with a unit, refused outside `range` ("expected a size between 1 B and ...").
+  std::optional<Bytes> bytes(std::string_view key, bool required, const QuantityRange& range);
+  std::optional<Bandwidth> bandwidth(std::string_view key, bool required,
+                                     const QuantityRange& range);
+  std::optional<FlopRate> flop_rate(std::string_view key, bool required,
+                                    const QuantityRange& range);
   // A duration of at most `max` (per-event costs: latencies, launch and host overheads).
   std::optional<sim::Time> time(std::string_view key, bool required, sim::Time max);
   // The raw child (any type), marked known; nullptr when absent (reported when required).
@@ -54,6 +83,10 @@ class JsonObjectReader {
   const nlohmann::json* lookup(std::string_view key, bool required);
   template <typename T, typename Parse>
   std::optional<T> quantity(std::string_view key, bool required, Parse parse);
+  // A unit quantity (in base units) inside `range`; the problem otherwise.
+  template <typename Parse>
+  std::optional<double> bounded(std::string_view key, bool required, Parse parse,
+                                const QuantityRange& range);
 
   const nlohmann::json& node_;
   std::string path_;

@@ -77,14 +77,16 @@ Profile parse_profile(const std::string& text, const std::string& file_name,
     JsonObjectReader dr(*dev, "/device", d);
     if (const auto* peak = dr.child("peak", false)) {
       JsonObjectReader pr(*peak, "/device/peak", d);
-      p.peak_bf16 = pr.flop_rate("bf16", false);
-      p.peak_fp16 = pr.flop_rate("fp16", false);
-      p.peak_fp32 = pr.flop_rate("fp32", false);
-      p.peak_tf32 = pr.flop_rate("tf32", false);
-      p.peak_fp8 = pr.flop_rate("fp8", false);
+      // A profile's peak is a rate to compute with: positive (the scenario says what a device
+      // lacks).
+      p.peak_bf16 = pr.flop_rate("bf16", false, kRanges.flop_rate);
+      p.peak_fp16 = pr.flop_rate("fp16", false, kRanges.flop_rate);
+      p.peak_fp32 = pr.flop_rate("fp32", false, kRanges.flop_rate);
+      p.peak_tf32 = pr.flop_rate("tf32", false, kRanges.flop_rate);
+      p.peak_fp8 = pr.flop_rate("fp8", false, kRanges.flop_rate);
       pr.finish();
     }
-    p.hbm_bandwidth = dr.bandwidth("hbm_bandwidth", false);
+    p.hbm_bandwidth = dr.bandwidth("hbm_bandwidth", false, kRanges.bandwidth);
     p.kernel_launch_overhead = dr.time("kernel_launch_overhead", false, kMaxPerEventDuration);
     dr.finish();
   }
@@ -93,7 +95,7 @@ Profile parse_profile(const std::string& text, const std::string& file_name,
     if (link == nullptr) continue;
     JsonObjectReader lr(*link, r.child_path(key), d);
     const bool intra = std::string_view(key) == "intra_node";
-    (intra ? p.intra_bandwidth : p.inter_bandwidth) = lr.bandwidth("bandwidth", false);
+    (intra ? p.intra_bandwidth : p.inter_bandwidth) = lr.bandwidth("bandwidth", false, kRanges.bandwidth);
     (intra ? p.intra_latency : p.inter_latency) = lr.time("latency", false, kMaxPerEventDuration);
     lr.finish();
   }

@@ -127,13 +127,14 @@ void read_link(JsonObjectReader& parent, std::string_view key, bool required, Di
   const json* node = parent.child(key, required);
   if (node == nullptr) return;
   JsonObjectReader r(*node, parent.child_path(key), d);
-  if (auto bw = r.bandwidth("bandwidth", required)) {
-    if (bw->bytes_per_s > 0) link.bandwidth = *bw;
-    else d.add(r.child_path("bandwidth"), "expected a positive bandwidth");
-  }
+  assign(link.bandwidth, r.bandwidth("bandwidth", required, cost::kRanges.bandwidth));
   assign(link.latency, r.time("latency", required, cost::kMaxPerEventDuration));
   if (key == "intra_node") {  // a fully connected mesh: what one peer link carries
-    if (auto peer = r.bandwidth("peer_bandwidth", false)) {
+    // Zero parses here to get the mesh hint below.
+    constexpr cost::QuantityRange kPeer{cost::kRanges.bandwidth.what, 0.0,
+                                        cost::kRanges.bandwidth.max, "0 B/s",
+                                        cost::kRanges.bandwidth.max_text};
+    if (auto peer = r.bandwidth("peer_bandwidth", false, kPeer)) {
       if (!(peer->bytes_per_s > 0)) {
         d.add(r.child_path("peer_bandwidth"),
               "expected a positive bandwidth (a switched fabric such as NVSwitch: leave it out, "
@@ -162,21 +163,16 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
   assign(dev.name, r.string("name", false));
   if (const json* peak = r.child("peak", required)) {
     JsonObjectReader p(*peak, r.child_path("peak"), d);
-    assign(dev.peak_bf16, p.flop_rate("bf16", required));
-    assign(dev.peak_fp16, p.flop_rate("fp16", false));
-    assign(dev.peak_fp32, p.flop_rate("fp32", false));
-    assign(dev.peak_tf32, p.flop_rate("tf32", false));
-    assign(dev.peak_fp8, p.flop_rate("fp8", false));
+    const auto& peak_range = cost::kRanges.peak_or_none;
+    assign(dev.peak_bf16, p.flop_rate("bf16", required, peak_range));
+    assign(dev.peak_fp16, p.flop_rate("fp16", false, peak_range));
+    assign(dev.peak_fp32, p.flop_rate("fp32", false, peak_range));
+    assign(dev.peak_tf32, p.flop_rate("tf32", false, peak_range));
+    assign(dev.peak_fp8, p.flop_rate("fp8", false, peak_range));
     p.finish();
   }
-  if (auto cap = r.bytes("hbm_capacity", required)) {
-    if (cap->value > 0) dev.hbm_capacity = *cap;
-    else d.add(r.child_path("hbm_capacity"), "expected a positive size");
-  }
-  if (auto bw = r.bandwidth("hbm_bandwidth", required)) {
-    if (bw->bytes_per_s > 0) dev.hbm_bandwidth = *bw;
-    else d.add(r.child_path("hbm_bandwidth"), "expected a positive bandwidth");
-  }
+  assign(dev.hbm_capacity, r.bytes("hbm_capacity", required, cost::kRanges.memory_capacity));
+  assign(dev.hbm_bandwidth, r.bandwidth("hbm_bandwidth", required, cost::kRanges.bandwidth));
   assign(dev.kernel_launch_overhead,
          r.time("kernel_launch_overhead", false, cost::kMaxPerEventDuration));
   assign(dev.sm_count, r.integer("sm_count", false, 0, 1 << 16));
@@ -278,10 +274,7 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
   assign(p.linear_grouping, r.boolean("linear_grouping", false));
   assign(p.lowrank_checkpointing, r.boolean("lowrank_checkpointing", false));
   assign(p.zero_stage, r.integer("zero_stage", false, 0, 3));
-  if (auto bucket = r.bytes("dp_bucket", false)) {
-    if (bucket->value > 0) p.dp_bucket = *bucket;
-    else d.add("/parallel/dp_bucket", "expected a positive size such as \"25 MB\"");
-  }
+  assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
   r.finish();
 }
 
