@@ -13,7 +13,8 @@ void Builder::alloc(OpId op, std::uint8_t category, double bytes, bool at_start)
 
 void Builder::add_devices() {
   auto& w = out_.workload;
-  const auto& c = sc_.cluster;
+  // The cost model's cluster: the scenario's with a profile's overrides (link bandwidths too).
+  const auto& c = costs_.cluster();
   for (int s = 0; s < pp_; ++s) {
     for (int d = 0; d < dp_sim_; ++d) {
       for (int r = 0; r < tp_sim_; ++r) {
@@ -276,6 +277,7 @@ BuiltWorkload Builder::build() {
   cat_opt_ = w.intern("optimizer");
   cat_cp_ = w.intern("cp-comm");
   out_.optimizer_category = cat_opt_;
+  out_.device = costs_.device();
   mem_weights_ = w.memory_category("weights");
   mem_grads_ = w.memory_category("gradients");
   mem_optimizer_ = w.memory_category("optimizer state");
@@ -373,6 +375,13 @@ std::size_t estimate_op_count(const Scenario& sc, const BuildOptions& options) {
 
 BuiltWorkload build_workload(const Scenario& scenario, const cost::CostModel& costs,
                              const BuildOptions& options, std::size_t max_ops) {
+  const cost::ClusterSpec& c = costs.cluster();
+  if (c.gpus_per_node != scenario.cluster.gpus_per_node || c.nodes != scenario.cluster.nodes) {
+    throw std::invalid_argument(fmt::format(
+        "the cost model's cluster ({} x {} GPUs) is not the scenario's ({} x {}); make the cost "
+        "model from the scenario's cluster (cost::make_cost_model)",
+        c.nodes, c.gpus_per_node, scenario.cluster.nodes, scenario.cluster.gpus_per_node));
+  }
   const std::size_t estimate = estimate_op_count(scenario, options);
   if (estimate > max_ops) {
     throw std::length_error(fmt::format(

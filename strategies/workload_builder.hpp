@@ -82,12 +82,18 @@ struct BuiltWorkload {
   cost::Flops model_flops_per_step;           // whole cluster, recompute excluded
   cost::Flops executed_flops_per_step;        // whole cluster, recompute included
   sim::LabelId optimizer_category = 0;
+  // The device the workload was costed on: the cost model's (a profile's overrides applied), the
+  // one source of hardware figures for reports (MFU's peak, HBM capacity).
+  cost::DeviceSpec device;
   // Shampoo/DASH on stage 0's busiest rank: ops its eager host loop issues per step and host
   // reads of device values (optimizer_shampoo.hpp); 0 for AdamW.
   int optimizer_host_ops = 0;
   int optimizer_host_syncs = 0;
 };
 
+// Hardware figures (link bandwidths, latencies, peaks, ...) come from `costs.cluster()`, the
+// scenario's cluster with a profile's overrides, never from scenario.cluster; the two must have
+// the same shape (nodes x gpus_per_node), else std::invalid_argument.
 // Throws std::length_error when the workload would exceed `max_ops` ops (a named limit instead
 // of exhausting memory).
 BuiltWorkload build_workload(const Scenario& scenario, const cost::CostModel& costs,
