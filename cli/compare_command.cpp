@@ -406,7 +406,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       Row row;
       row.label = labels[i];
       row.scenario = s;
-      row.built = strat::build_workload(s, costs, {});
+      row.built = strat::build_workload(s, costs, {false, o.limits});
       sim::EngineOptions options;
       options.record_memory_timeline = !o.svg_dir.empty();
       row.result = sim::Engine(row.built.workload, options).run();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/limit_options.hpp"
 
 int main(int argc, char** argv) {
   using namespace parasim::cli;
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   simulate->add_flag("--full", sim.full,
                      "Simulate every GPU instead of one data-parallel replica and one tensor-"
                      "parallel rank per stage (slower; same result on symmetric inputs)");
+  add_limit_options(*simulate, sim.limits);
 
   CompareOptions cmp;
   auto* compare = app.add_subcommand(
@@ -79,11 +81,17 @@ int main(int argc, char** argv) {
                       "'-' for standard output");
   compare->add_option("--svg", cmp.svg_dir,
                       "Write DIR/<schedule>-timeline.svg and DIR/<schedule>-memory.svg");
+  add_limit_options(*compare, cmp.limits);
 
   std::string validate_path;
   auto* validate = app.add_subcommand(
       "validate", "Check a scenario file and report every problem in it (exit code 2 if any)");
   validate->add_option("scenario", validate_path, "Scenario JSON file")->required();
+  bool validate_full = false;
+  validate->add_flag("--full", validate_full,
+                     "Check the limits of a simulate --full run (every GPU simulated)");
+  parasim::strat::WorkloadLimits validate_limits;
+  add_limit_options(*validate, validate_limits);
 
   std::string list_what;
   auto* list = app.add_subcommand(
@@ -145,7 +153,9 @@ int main(int argc, char** argv) {
   }
   if (*simulate) return run_simulate(sim, std::cout, std::cerr);
   if (*compare) return run_compare(cmp, std::cout, std::cerr);
-  if (*validate) return run_validate(validate_path, std::cout, std::cerr);
+  if (*validate) {
+    return run_validate(validate_path, std::cout, std::cerr, validate_limits, validate_full);
+  }
   if (*list) return run_list(list_what, std::cout, std::cerr);
   if (*devices) return run_devices(std::cout);
   if (*calibrate) {
