@@ -9,6 +9,8 @@
 #include <ostream>
 #include <string>
 
+#include "strategies/workload_estimate.hpp"
+
 namespace parasim::cli {
 
 constexpr int kExitOk = 0;
@@ -27,6 +29,7 @@ struct SimulateOptions {
   std::string json;     // empty: none; "-": standard output (the text report then goes to stderr)
   std::string trace;    // Chrome trace path, empty for none
   bool full = false;
+  strat::WorkloadLimits limits;  // --max-ops, --max-memory, --max-shampoo-blocks
 };
 
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
@@ -44,6 +47,7 @@ struct CompareOptions {
   std::string profile;
   std::string json;       // "-": standard output
   std::string svg_dir;    // timeline and memory SVG per schedule
+  strat::WorkloadLimits limits;  // per variant
 };
 
 // The same scenario under several pipeline schedules, placements, layouts (and sequence lengths)
@@ -66,7 +70,10 @@ struct CalibrateOptions {
 // Measures this machine (every MPI rank calls it) and writes a version 2 profile, rewritten
 // after every point; or, with --check, compares held-out measurements with a profile.
 int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostream& err);
-int run_validate(const std::string& scenario, std::ostream& out, std::ostream& err);
+// Checks the file and the work its simulation would take (symmetric, or --full when `full`)
+// against `limits`, as simulate would.
+int run_validate(const std::string& scenario, std::ostream& out, std::ostream& err,
+                 const strat::WorkloadLimits& limits = {}, bool full = false);
 int run_list(const std::string& what, std::ostream& out, std::ostream& err);
 int run_devices(std::ostream& out);
 

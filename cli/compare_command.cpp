@@ -117,7 +117,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       CompareRow row;
       row.variant = std::move(v);
       if (row.ran()) {
-        row.built = strat::build_workload(row.variant.scenario, costs, {});
+        row.built = strat::build_workload(row.variant.scenario, costs, {false, o.limits});
         sim::EngineOptions options;
         options.record_memory_timeline = !o.svg_dir.empty();
         row.result = sim::Engine(row.built.workload, options).run();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/limit_options.hpp"
 #include "cli/validate_against_command.hpp"
 
 int main(int argc, char** argv) {
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   simulate->add_flag("--full", sim.full,
                      "Simulate every GPU instead of one data-parallel replica and one tensor-"
                      "parallel rank per stage (slower; same result on symmetric inputs)");
+  add_limit_options(*simulate, sim.limits);
 
   CompareOptions cmp;
   auto* compare = app.add_subcommand(
@@ -98,11 +100,17 @@ int main(int argc, char** argv) {
                       "Write DIR/<variant>-timeline.svg (asynchronous schedules: the warm-up the "
                       "figures exclude shaded) and DIR/<variant>-memory.svg per variant, the "
                       "label's characters outside A-Z a-z 0-9 . _ - replaced by _");
+  add_limit_options(*compare, cmp.limits);
 
   std::string validate_path;
   auto* validate = app.add_subcommand(
       "validate", "Check a scenario file and report every problem in it (exit code 2 if any)");
   validate->add_option("scenario", validate_path, "Scenario JSON file")->required();
+  bool validate_full = false;
+  validate->add_flag("--full", validate_full,
+                     "Check the limits of a simulate --full run (every GPU simulated)");
+  parasim::strat::WorkloadLimits validate_limits;
+  add_limit_options(*validate, validate_limits);
 
   std::string list_what;
   auto* list = app.add_subcommand(
@@ -167,7 +175,9 @@ int main(int argc, char** argv) {
   }
   if (*simulate) return run_simulate(sim, std::cout, std::cerr);
   if (*compare) return run_compare(cmp, std::cout, std::cerr);
-  if (*validate) return run_validate(validate_path, std::cout, std::cerr);
+  if (*validate) {
+    return run_validate(validate_path, std::cout, std::cerr, validate_limits, validate_full);
+  }
   if (*list) return run_list(list_what, std::cout, std::cerr);
   if (*devices) return run_devices(std::cout);
   if (*validate_against) return run_validate_against(va, std::cout, std::cerr);

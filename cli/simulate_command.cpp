@@ -23,13 +23,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
         cost::make_cost_model(scenario.cluster, o.profile.empty() ? nullptr : &profile);
     strat::BuildOptions build_options;
     build_options.full = o.full;
-    strat::BuiltWorkload built;
-    try {
-      built = strat::build_workload(scenario, costs, build_options);
-    } catch (const std::length_error& e) {
-      err << o.scenario << ": " << e.what() << "\n";
-      return kExitBadInput;
-    }
+    build_options.limits = o.limits;
+    const strat::BuiltWorkload built = strat::build_workload(scenario, costs, build_options);
     sim::EngineOptions engine_options;
     engine_options.record_memory_timeline = !o.trace.empty();
     const sim::SimResult result = sim::Engine(built.workload, engine_options).run();
@@ -74,12 +69,20 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   }
 }
 
-int run_validate(const std::string& path, std::ostream& out, std::ostream& err) {
+int run_validate(const std::string& path, std::ostream& out, std::ostream& err,
+                 const strat::WorkloadLimits& limits, bool full) {
   try {
     const strat::Scenario s = strat::load_scenario(path);
+    cost::Diagnostics too_large(path);
+    const auto e = strat::check_workload_limits(s, full, limits, too_large);
+    if (!too_large.ok()) throw cost::InputError(std::move(too_large));
     out << fmt::format("{}: valid ({}, {} on {} x {} GPUs, dp {} tp {} pp {}, {} micro-batches)\n",
                        path, s.name, s.model.name, s.cluster.nodes, s.cluster.gpus_per_node,
                        s.parallel.dp, s.parallel.tp, s.parallel.pp, s.micro_batches());
+    out << fmt::format("  simulating it{}: about {} ops on {}, {} of memory\n",
+                       full ? " with --full" : "", strat::format_count(e.ops),
+                       strat::format_gpus(e.devices),
+                       cost::format_bytes(cost::Bytes{e.memory_bytes}));
     return kExitOk;
   } catch (const cost::InputError& e) {
     err << e.what();

@@ -1,7 +1,10 @@
 #include "costmodel/json_fields.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 namespace parasim::cost {
@@ -32,6 +35,49 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
+
+std::string file_too_large_message(std::size_t size, std::size_t max_bytes, std::string_view kind) {
+  return fmt::format("file is {} bytes, over the limit of {} bytes ({:.0f} MiB) for a {}", size,
+                     max_bytes, static_cast<double>(max_bytes) / (1 << 20), kind);
+}
+
+std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
+                                           std::string_view kind, Diagnostics& diagnostics) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diagnostics.add("", fmt::format("cannot open the {} file (does it exist and is it readable?)", kind));
+    return std::nullopt;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    diagnostics.add("", fmt::format("not a regular file (expected a {} JSON file)", kind));
+    return std::nullopt;
+  }
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(in.tellg());
+  if (size > max_bytes) {
+    diagnostics.add("", file_too_large_message(size, max_bytes, kind));
+    return std::nullopt;
+  }
+  in.seekg(0);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return std::move(buf).str();
+}
+
+std::optional<nlohmann::json> parse_json_document(std::string_view text, Diagnostics& diagnostics) {
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    diagnostics.add("", fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range.406: a number literal that overflows a double (|x| > 1.8e308).
+    diagnostics.add("", fmt::format("invalid JSON: a number beyond the range of a double "
+                                    "(about 1.8e308) or another value the reader cannot hold: {}",
+                                    e.what()));
+  }
+  return std::nullopt;
+}
 
 std::string json_type_name(const nlohmann::json& j) {
   if (j.is_null()) return "null";
@@ -180,14 +226,44 @@ std::optional<T> JsonObjectReader::quantity(std::string_view key, bool required,
   return v;
 }
 
-std::optional<Bytes> JsonObjectReader::bytes(std::string_view key, bool required) {
-  return quantity<Bytes>(key, required, parse_bytes);
+template <typename Parse>
+std::optional<double> JsonObjectReader::bounded(std::string_view key, bool required, Parse parse,
+                                                const QuantityRange& range) {
+  const auto v = quantity<double>(key, required, parse);
+  if (!v) return std::nullopt;
+  if (!(*v >= range.min && *v <= range.max)) {  // also refuses inf ("1e308 TB")
+    diagnostics_.add(child_path(key),
+                     fmt::format("expected {} between {} and {}, got \"{}\"", range.what,
+                                 range.min_text, range.max_text,
+                                 node_.at(std::string(key)).get<std::string>()));
+    return std::nullopt;
+  }
+  return v;
 }
-std::optional<Bandwidth> JsonObjectReader::bandwidth(std::string_view key, bool required) {
-  return quantity<Bandwidth>(key, required, parse_bandwidth);
+
+std::optional<Bytes> JsonObjectReader::bytes(std::string_view key, bool required,
+                                             const QuantityRange& range) {
+  const auto v = bounded(key, required, [](std::string_view t, std::string* why) {
+    const auto b = parse_bytes(t, why);
+    return b ? std::optional<double>(b->value) : std::nullopt;
+  }, range);
+  return v ? std::optional<Bytes>(Bytes{*v}) : std::nullopt;
 }
-std::optional<FlopRate> JsonObjectReader::flop_rate(std::string_view key, bool required) {
-  return quantity<FlopRate>(key, required, parse_flop_rate);
+std::optional<Bandwidth> JsonObjectReader::bandwidth(std::string_view key, bool required,
+                                                     const QuantityRange& range) {
+  const auto v = bounded(key, required, [](std::string_view t, std::string* why) {
+    const auto b = parse_bandwidth(t, why);
+    return b ? std::optional<double>(b->bytes_per_s) : std::nullopt;
+  }, range);
+  return v ? std::optional<Bandwidth>(Bandwidth{*v}) : std::nullopt;
+}
+std::optional<FlopRate> JsonObjectReader::flop_rate(std::string_view key, bool required,
+                                                    const QuantityRange& range) {
+  const auto v = bounded(key, required, [](std::string_view t, std::string* why) {
+    const auto r = parse_flop_rate(t, why);
+    return r ? std::optional<double>(r->flop_per_s) : std::nullopt;
+  }, range);
+  return v ? std::optional<FlopRate>(FlopRate{*v}) : std::nullopt;
 }
 std::optional<sim::Time> JsonObjectReader::time(std::string_view key, bool required,
                                                 sim::Time max) {

@@ -6,6 +6,7 @@
 // asked for as unknown (with a "did you mean" suggestion), so typos never pass silently.
 // Quantities with units go through the parsers of units.hpp, the one place unit text is read.
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,32 @@
 #include "costmodel/units.hpp"
 
 namespace parasim::cost {
+
+// The range a quantity read from an input file must lie in (bounds included, base units: bytes,
+// bytes per second, FLOP per second), and the bounds as unit text for messages and docs
+// (docs/scenario.md, Units; docs/profile.md). They are guards against unit slips and overflow
+// ("1e308 TB" is infinite bytes), far outside real parts, not physical limits: per GPU, HBM holds
+// at most 256 GB (AMD MI325X datasheet) at up to 8 TB/s (NVIDIA B200 datasheet), NVLink 5 carries
+// 900 GB/s per direction, and B200's densest peak is 9 PFLOP/s (dense FP4). The lower bounds
+// of rates are one unit per second: a positive figure too small to simulate is refused by the
+// simulator's time range instead (sim/time.hpp, exit 2 with its own hint).
+struct QuantityRange {
+  std::string_view what;  // "a memory capacity", for "expected a memory capacity between ..."
+  double min;
+  double max;
+  std::string_view min_text;  // min as unit text the parser reads ("1 MB")
+  std::string_view max_text;
+};
+struct QuantityRanges {
+  QuantityRange memory_capacity{"a memory capacity", 1e6, 1e15, "1 MB", "1000 TB"};
+  QuantityRange buffer_size{"a size", 1.0, 1e15, "1 B", "1000 TB"};
+  QuantityRange bandwidth{"a bandwidth", 1.0, 1e15, "1 B/s", "1000 TB/s"};
+  QuantityRange flop_rate{"a FLOP rate", 1.0, 1e18, "1 FLOP/s", "1000 PFLOP/s"};
+  // A scenario's device peaks: 0 says the device has none for that precision.
+  QuantityRange peak_or_none{"a FLOP rate (0 for none)", 0.0, 1e18, "0 FLOP/s", "1000 PFLOP/s"};
+};
+// The one table of ranges (scenario_parser.cpp and profile.cpp read their quantities with it).
+inline constexpr QuantityRanges kRanges{};
 
 class JsonObjectReader {
  public:
@@ -38,9 +65,12 @@ class JsonObjectReader {
   // A string that must be one of `allowed`.
   std::optional<std::string> choice(std::string_view key, bool required,
                                     std::initializer_list<std::string_view> allowed);
-  std::optional<Bytes> bytes(std::string_view key, bool required);
-  std::optional<Bandwidth> bandwidth(std::string_view key, bool required);
-  std::optional<FlopRate> flop_rate(std::string_view key, bool required);
+  // Quantities with a unit, refused outside `range` ("expected a size between 1 B and ...").
+  std::optional<Bytes> bytes(std::string_view key, bool required, const QuantityRange& range);
+  std::optional<Bandwidth> bandwidth(std::string_view key, bool required,
+                                     const QuantityRange& range);
+  std::optional<FlopRate> flop_rate(std::string_view key, bool required,
+                                    const QuantityRange& range);
   // A duration of at most `max` (per-event costs: latencies, launch and host overheads).
   std::optional<sim::Time> time(std::string_view key, bool required, sim::Time max);
   // The raw child (any type), marked known; nullptr when absent (reported when required).
@@ -53,6 +83,10 @@ class JsonObjectReader {
   const nlohmann::json* lookup(std::string_view key, bool required);
   template <typename T, typename Parse>
   std::optional<T> quantity(std::string_view key, bool required, Parse parse);
+  // A unit quantity (in base units) inside `range`; the problem otherwise.
+  template <typename Parse>
+  std::optional<double> bounded(std::string_view key, bool required, Parse parse,
+                                const QuantityRange& range);
 
   const nlohmann::json& node_;
   std::string path_;
@@ -64,6 +98,26 @@ class JsonObjectReader {
 // The largest per-event duration a file may set (a latency, a launch or host overhead): a guard
 // against typos ("4 s" for "4 us"); sim::Time's own range is checked separately.
 inline constexpr sim::Time kMaxPerEventDuration = sim::Time::seconds(1);
+
+// The largest input file (scenario or profile) parasim reads: 16 MiB of JSON. A shipped scenario
+// is under 4 kB and a full `parasim calibrate` profile under 1 MB; the cap refuses a file before
+// reading it (a 200 MB profile took 15 s and 5.3 GB of memory to be rejected without one).
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{16} << 20;
+
+// Reads the whole file at `path`, a `kind` such as "scenario" or "profile" for the messages. On
+// failure (cannot open, not a regular file, over `max_bytes`) adds one problem at "/" and returns
+// std::nullopt; the size is checked before anything is read.
+std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
+                                           std::string_view kind, Diagnostics& diagnostics);
+
+// The problem of a text over `max_bytes`, as read_input_file words it (for parsers given text).
+std::string file_too_large_message(std::size_t size, std::size_t max_bytes, std::string_view kind);
+
+// Parses a whole input file as JSON. On failure adds one problem at "/" ("invalid JSON at byte N:
+// ..." for a syntax error, "invalid JSON: a number beyond the range of a double ..." for a literal
+// such as 9e308, which nlohmann::json refuses with out_of_range rather than parse_error) and
+// returns std::nullopt; it never throws a JSON exception.
+std::optional<nlohmann::json> parse_json_document(std::string_view text, Diagnostics& diagnostics);
 
 // "an integer", "a string", ...: a JSON value's type for messages.
 std::string json_type_name(const nlohmann::json& j);

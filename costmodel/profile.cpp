@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "costmodel/json_fields.hpp"
 #include "costmodel/measured_tables_reader.hpp"
 
@@ -55,15 +52,16 @@ ClusterSpec Profile::apply(ClusterSpec c) const {
   return c;
 }
 
-Profile parse_profile(const std::string& text, const std::string& file_name) {
+Profile parse_profile(const std::string& text, const std::string& file_name,
+                      std::size_t max_file_bytes) {
   Diagnostics d(file_name);
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    d.add("", fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
+  if (text.size() > max_file_bytes) {
+    d.add("", file_too_large_message(text.size(), max_file_bytes, "profile"));
     throw InputError(std::move(d));
   }
+  const std::optional<nlohmann::json> document = parse_json_document(text, d);
+  if (!document) throw InputError(std::move(d));
+  const nlohmann::json& root = *document;
   Profile p;
   p.file = file_name;
   JsonObjectReader r(root, "", d);
@@ -79,14 +77,16 @@ Profile parse_profile(const std::string& text, const std::string& file_name) {
     JsonObjectReader dr(*dev, "/device", d);
     if (const auto* peak = dr.child("peak", false)) {
       JsonObjectReader pr(*peak, "/device/peak", d);
-      p.peak_bf16 = pr.flop_rate("bf16", false);
-      p.peak_fp16 = pr.flop_rate("fp16", false);
-      p.peak_fp32 = pr.flop_rate("fp32", false);
-      p.peak_tf32 = pr.flop_rate("tf32", false);
-      p.peak_fp8 = pr.flop_rate("fp8", false);
+      // A profile's peak is a rate to compute with: positive (the scenario says what a device
+      // lacks).
+      p.peak_bf16 = pr.flop_rate("bf16", false, kRanges.flop_rate);
+      p.peak_fp16 = pr.flop_rate("fp16", false, kRanges.flop_rate);
+      p.peak_fp32 = pr.flop_rate("fp32", false, kRanges.flop_rate);
+      p.peak_tf32 = pr.flop_rate("tf32", false, kRanges.flop_rate);
+      p.peak_fp8 = pr.flop_rate("fp8", false, kRanges.flop_rate);
       pr.finish();
     }
-    p.hbm_bandwidth = dr.bandwidth("hbm_bandwidth", false);
+    p.hbm_bandwidth = dr.bandwidth("hbm_bandwidth", false, kRanges.bandwidth);
     p.kernel_launch_overhead = dr.time("kernel_launch_overhead", false, kMaxPerEventDuration);
     dr.finish();
   }
@@ -95,7 +95,7 @@ Profile parse_profile(const std::string& text, const std::string& file_name) {
     if (link == nullptr) continue;
     JsonObjectReader lr(*link, r.child_path(key), d);
     const bool intra = std::string_view(key) == "intra_node";
-    (intra ? p.intra_bandwidth : p.inter_bandwidth) = lr.bandwidth("bandwidth", false);
+    (intra ? p.intra_bandwidth : p.inter_bandwidth) = lr.bandwidth("bandwidth", false, kRanges.bandwidth);
     (intra ? p.intra_latency : p.inter_latency) = lr.time("latency", false, kMaxPerEventDuration);
     lr.finish();
   }
@@ -117,16 +117,11 @@ Profile parse_profile(const std::string& text, const std::string& file_name) {
   return p;
 }
 
-Profile load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    Diagnostics d(path);
-    d.add("", "cannot open the profile (does it exist and is it readable?)");
-    throw InputError(std::move(d));
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_profile(buf.str(), path);
+Profile load_profile(const std::string& path, std::size_t max_file_bytes) {
+  Diagnostics d(path);
+  const std::optional<std::string> text = read_input_file(path, max_file_bytes, "profile", d);
+  if (!text) throw InputError(std::move(d));
+  return parse_profile(*text, path, max_file_bytes);
 }
 
 }  // namespace parasim::cost

@@ -28,6 +28,7 @@
 #include "costmodel/compute_cost.hpp"
 #include "costmodel/cost_model.hpp"
 #include "costmodel/hardware.hpp"
+#include "costmodel/json_fields.hpp"
 #include "costmodel/measured_tables.hpp"
 
 namespace parasim::cost {
@@ -54,9 +55,11 @@ struct Profile {
 // The newest profile version this parasim reads (and the one profile_writer.hpp writes).
 inline constexpr int kProfileVersion = 2;
 
-// Throws InputError listing every problem of the file.
-Profile load_profile(const std::string& path);
-Profile parse_profile(const std::string& text, const std::string& file_name);
+// Throws InputError listing every problem of the file; a file over `max_file_bytes` (16 MiB by
+// default, kMaxInputFileBytes, as for scenarios) is refused before it is read.
+Profile load_profile(const std::string& path, std::size_t max_file_bytes = kMaxInputFileBytes);
+Profile parse_profile(const std::string& text, const std::string& file_name,
+                      std::size_t max_file_bytes = kMaxInputFileBytes);
 
 // The cost model for a cluster, with a profile's parameters when one is given. Without a profile,
 // or with one without measured tables, the cost model is the analytical one (with the profile's

@@ -38,8 +38,10 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Splits "12.5 GB/s" into 12.5 and "GB/s"; returns false when there is no leading number.
-bool split_number(std::string_view text, double* number, std::string_view* unit) {
+// Splits "12.5 GB/s" into 12.5 and "GB/s"; returns false when there is no leading number, or
+// (with *overflow set) when it is beyond the range of a double ("1e400 s").
+bool split_number(std::string_view text, double* number, std::string_view* unit, bool* overflow) {
+  *overflow = false;
   text = trim(text);
   std::size_t i = 0;
   while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
@@ -57,7 +59,11 @@ bool split_number(std::string_view text, double* number, std::string_view* unit)
   std::string num(text.substr(0, i));
   char* end = nullptr;
   *number = std::strtod(num.c_str(), &end);
-  if (end != num.c_str() + num.size() || !std::isfinite(*number)) return false;
+  if (end != num.c_str() + num.size()) return false;
+  if (!std::isfinite(*number)) {
+    *overflow = true;
+    return false;
+  }
   *unit = trim(text.substr(i));
   return true;
 }
@@ -77,7 +83,13 @@ std::optional<double> parse_with(std::string_view text, const std::array<UnitSca
     if (!allowed.empty()) allowed += ", ";
     allowed += u.suffix;
   }
-  if (!split_number(text, &number, &unit)) {
+  bool overflow = false;
+  if (!split_number(text, &number, &unit, &overflow)) {
+    if (overflow) {
+      return fail(fmt::format("the number in \"{}\" is beyond the range of a double (about "
+                              "1.8e308)",
+                              text));
+    }
     return fail(fmt::format("expected {} such as \"{}\", got \"{}\"", dimension, example, text));
   }
   if (unit.empty()) {

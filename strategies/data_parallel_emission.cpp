@@ -126,7 +126,7 @@ void Builder::emit_data_parallel(int stage) {
 // the all-gather of the updates each rank computed for its blocks (optimizer_shampoo.hpp).
 void Builder::emit_shampoo(int stage, int r, const std::vector<std::vector<OpId>>& waits) {
   auto& w = out_.workload;
-  const ShampooStepCost c = shampoo_step_cost(sc_, costs_, stage);
+  const ShampooStepCost c = shampoo_cost(stage);
   if (stage == 0) {
     out_.optimizer_host_ops = c.host_ops;
     out_.optimizer_host_syncs = c.host_syncs;

@@ -34,26 +34,34 @@ void cut(int rows, int cols, int b, int group, std::vector<Block>& out) {
   }
 }
 
-// The 2-D weights one TP rank of `stage` holds (column-parallel out / t, row-parallel in / t).
-std::vector<Block> blocks_of_stage(const Scenario& sc, int stage) {
+// Calls f(rows, cols, group) for each 2-D weight one TP rank of `stage` holds (column-parallel
+// out / t, row-parallel in / t); group: the layer, -1 the embedding, -2 the untied head.
+template <typename F>
+void for_each_matrix(const Scenario& sc, int stage, F&& f) {
   const auto& m = sc.model;
-  const int t = sc.parallel.tp, b = sc.optimizer.block_size;
-  const int h = m.hidden, kv = m.kv_heads * m.head_dim(), f = m.ffn_hidden;
-  std::vector<Block> out;
+  const int t = sc.parallel.tp;
+  const int h = m.hidden, kv = m.kv_heads * m.head_dim(), ffn = m.ffn_hidden;
   const int first_layer = stage * sc.layers_per_stage();
   for (int l = 0; l < sc.layers_per_stage(); ++l) {
     const int g = first_layer + l;
-    cut(h / t, h, b, g, out);   // Q
-    cut(kv / t, h, b, g, out);  // K
-    cut(kv / t, h, b, g, out);  // V
-    cut(h, h / t, b, g, out);   // O
-    if (m.mlp == MlpKind::kSwiglu) cut(f / t, h, b, g, out);  // gate
-    cut(f / t, h, b, g, out);   // up
-    cut(h, f / t, b, g, out);   // down
+    f(h / t, h, g);   // Q
+    f(kv / t, h, g);  // K
+    f(kv / t, h, g);  // V
+    f(h, h / t, g);   // O
+    if (m.mlp == MlpKind::kSwiglu) f(ffn / t, h, g);  // gate
+    f(ffn / t, h, g);   // up
+    f(h, ffn / t, g);   // down
   }
   const int vocab_rows = (m.vocab + t - 1) / t;
-  if (stage == 0) cut(vocab_rows, h, b, -1, out);
-  if (stage == sc.parallel.pp - 1 && !m.tied_embeddings) cut(vocab_rows, h, b, -2, out);
+  if (stage == 0) f(vocab_rows, h, -1);
+  if (stage == sc.parallel.pp - 1 && !m.tied_embeddings) f(vocab_rows, h, -2);
+}
+
+std::vector<Block> blocks_of_stage(const Scenario& sc, int stage) {
+  std::vector<Block> out;
+  for_each_matrix(sc, stage, [&](int rows, int cols, int group) {
+    cut(rows, cols, sc.optimizer.block_size, group, out);
+  });
   return out;
 }
 
@@ -74,6 +82,15 @@ int solver_iterations(const OptimizerSpec& o) {
 }
 
 }  // namespace
+
+double shampoo_block_count(const Scenario& sc, int stage) {
+  const double b = sc.optimizer.block_size;
+  double blocks = 0;
+  for_each_matrix(sc, stage, [&](int rows, int cols, int) {
+    blocks += std::ceil(rows / b) * std::ceil(cols / b);
+  });
+  return blocks;
+}
 
 ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& costs, int stage) {
   const OptimizerSpec& o = sc.optimizer;

@@ -45,6 +45,10 @@ struct ShampooStepCost {
   int host_syncs = 0;  // host reads of a device value per step (roots amortised)
 };
 
+// Blocks the weights of `stage` are cut into (the `blocks` of its ShampooStepCost), in closed
+// form without listing them: for the workload limits, before the step is costed block by block.
+double shampoo_block_count(const Scenario& scenario, int stage);
+
 // Cost of one optimizer step of `stage` (0..pp-1) for Shampoo or DASH on the most loaded
 // data-parallel rank. The scenario's optimizer must be shampoo or dash.
 ShampooStepCost shampoo_step_cost(const Scenario& scenario, const cost::CostModel& costs,

@@ -127,13 +127,14 @@ void read_link(JsonObjectReader& parent, std::string_view key, bool required, Di
   const json* node = parent.child(key, required);
   if (node == nullptr) return;
   JsonObjectReader r(*node, parent.child_path(key), d);
-  if (auto bw = r.bandwidth("bandwidth", required)) {
-    if (bw->bytes_per_s > 0) link.bandwidth = *bw;
-    else d.add(r.child_path("bandwidth"), "expected a positive bandwidth");
-  }
+  assign(link.bandwidth, r.bandwidth("bandwidth", required, cost::kRanges.bandwidth));
   assign(link.latency, r.time("latency", required, cost::kMaxPerEventDuration));
   if (key == "intra_node") {  // a fully connected mesh: what one peer link carries
-    if (auto peer = r.bandwidth("peer_bandwidth", false)) {
+    // Zero parses here to get the mesh hint below.
+    constexpr cost::QuantityRange kPeer{cost::kRanges.bandwidth.what, 0.0,
+                                        cost::kRanges.bandwidth.max, "0 B/s",
+                                        cost::kRanges.bandwidth.max_text};
+    if (auto peer = r.bandwidth("peer_bandwidth", false, kPeer)) {
       if (!(peer->bytes_per_s > 0)) {
         d.add(r.child_path("peer_bandwidth"),
               "expected a positive bandwidth (a switched fabric such as NVSwitch: leave it out, "
@@ -162,21 +163,16 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
   assign(dev.name, r.string("name", false));
   if (const json* peak = r.child("peak", required)) {
     JsonObjectReader p(*peak, r.child_path("peak"), d);
-    assign(dev.peak_bf16, p.flop_rate("bf16", required));
-    assign(dev.peak_fp16, p.flop_rate("fp16", false));
-    assign(dev.peak_fp32, p.flop_rate("fp32", false));
-    assign(dev.peak_tf32, p.flop_rate("tf32", false));
-    assign(dev.peak_fp8, p.flop_rate("fp8", false));
+    const auto& peak_range = cost::kRanges.peak_or_none;
+    assign(dev.peak_bf16, p.flop_rate("bf16", required, peak_range));
+    assign(dev.peak_fp16, p.flop_rate("fp16", false, peak_range));
+    assign(dev.peak_fp32, p.flop_rate("fp32", false, peak_range));
+    assign(dev.peak_tf32, p.flop_rate("tf32", false, peak_range));
+    assign(dev.peak_fp8, p.flop_rate("fp8", false, peak_range));
     p.finish();
   }
-  if (auto cap = r.bytes("hbm_capacity", required)) {
-    if (cap->value > 0) dev.hbm_capacity = *cap;
-    else d.add(r.child_path("hbm_capacity"), "expected a positive size");
-  }
-  if (auto bw = r.bandwidth("hbm_bandwidth", required)) {
-    if (bw->bytes_per_s > 0) dev.hbm_bandwidth = *bw;
-    else d.add(r.child_path("hbm_bandwidth"), "expected a positive bandwidth");
-  }
+  assign(dev.hbm_capacity, r.bytes("hbm_capacity", required, cost::kRanges.memory_capacity));
+  assign(dev.hbm_bandwidth, r.bandwidth("hbm_bandwidth", required, cost::kRanges.bandwidth));
   assign(dev.kernel_launch_overhead,
          r.time("kernel_launch_overhead", false, cost::kMaxPerEventDuration));
   assign(dev.sm_count, r.integer("sm_count", false, 0, 1 << 16));
@@ -278,10 +274,7 @@ void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
   assign(p.linear_grouping, r.boolean("linear_grouping", false));
   assign(p.lowrank_checkpointing, r.boolean("lowrank_checkpointing", false));
   assign(p.zero_stage, r.integer("zero_stage", false, 0, 3));
-  if (auto bucket = r.bytes("dp_bucket", false)) {
-    if (bucket->value > 0) p.dp_bucket = *bucket;
-    else d.add("/parallel/dp_bucket", "expected a positive size such as \"25 MB\"");
-  }
+  assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
   r.finish();
 }
 
@@ -617,17 +610,12 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
                         const ScenarioLimits& limits) {
   Diagnostics d(file_name);
   if (text.size() > limits.max_file_bytes) {
-    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a scenario",
-                          text.size(), limits.max_file_bytes));
+    d.add("", cost::file_too_large_message(text.size(), limits.max_file_bytes, "scenario"));
     throw cost::InputError(std::move(d));
   }
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    d.add("", fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
-    throw cost::InputError(std::move(d));
-  }
+  const std::optional<json> document = cost::parse_json_document(text, d);
+  if (!document) throw cost::InputError(std::move(d));
+  const json& root = *document;
   Scenario s;
   s.source_file = file_name;
   JsonObjectReader r(root, "", d);
@@ -653,30 +641,11 @@ void check_scenario(const Scenario& scenario, cost::Diagnostics& diagnostics,
 }
 
 Scenario load_scenario(const std::string& path, const ScenarioLimits& limits) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    Diagnostics d(path);
-    d.add("", "cannot open the file (does it exist and is it readable?)");
-    throw cost::InputError(std::move(d));
-  }
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    Diagnostics d(path);
-    d.add("", "not a regular file (expected a scenario JSON file)");
-    throw cost::InputError(std::move(d));
-  }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  if (size > limits.max_file_bytes) {
-    Diagnostics d(path);
-    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a scenario", size,
-                          limits.max_file_bytes));
-    throw cost::InputError(std::move(d));
-  }
-  in.seekg(0);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_scenario(buf.str(), path, limits);
+  Diagnostics d(path);
+  const std::optional<std::string> text =
+      cost::read_input_file(path, limits.max_file_bytes, "scenario", d);
+  if (!text) throw cost::InputError(std::move(d));
+  return parse_scenario(*text, path, limits);
 }
 
 }  // namespace parasim::strat

@@ -9,13 +9,14 @@
 #include <string_view>
 
 #include "costmodel/diagnostics.hpp"
+#include "costmodel/json_fields.hpp"
 #include "strategies/scenario.hpp"
 
 namespace parasim::strat {
 
 // Limits that refuse inputs too large to simulate rather than exhausting memory.
 struct ScenarioLimits {
-  std::size_t max_file_bytes = 16u << 20;   // 16 MiB of JSON
+  std::size_t max_file_bytes = cost::kMaxInputFileBytes;  // 16 MiB of JSON
   int max_layers = 4096;
   int max_gpus = 1 << 20;                   // 1,048,576 GPUs
   int max_micro_batches = 1 << 16;

@@ -128,13 +128,13 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   rep.tokens_per_s = rep.tokens_per_step / rep.step_time_s;
   rep.model_flops_per_step = built.model_flops_per_step.value;
   rep.executed_flops_per_step = built.executed_flops_per_step.value;
-  const double peak = sc.cluster.device.peak(sc.training.precision).flop_per_s;
+  const double peak = built.device.peak(sc.training.precision).flop_per_s;  // a profile's, if any
   rep.model_tflops_per_gpu = rep.model_flops_per_step / rep.step_time_s / rep.total_gpus / 1e12;
   rep.mfu = rep.model_flops_per_step / rep.step_time_s / rep.total_gpus / peak;
   rep.hfu = rep.executed_flops_per_step / rep.step_time_s / rep.total_gpus / peak;
   rep.ops = w.op_count();
   rep.events = r.events_processed;
-  rep.hbm_capacity_bytes = sc.cluster.device.hbm_capacity.value;
+  rep.hbm_capacity_bytes = built.device.hbm_capacity.value;
 
   // Bubbles: idle share of the window.
   Time pipeline_end = Time::zero();

@@ -1,5 +1,4 @@
 // Workload builder: devices and links, base memory, layer steps and collectives, build().
-#include "strategies/optimizer_shampoo.hpp"
 #include "strategies/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
@@ -13,7 +12,8 @@ void Builder::alloc(OpId op, std::uint8_t category, double bytes, bool at_start)
 
 void Builder::add_devices() {
   auto& w = out_.workload;
-  const auto& c = sc_.cluster;
+  // The cost model's cluster: the scenario's with a profile's overrides (link bandwidths too).
+  const auto& c = costs_.cluster();
   for (int s = 0; s < pp_; ++s) {
     for (int d = 0; d < dp_sim_; ++d) {
       for (int r = 0; r < tp_sim_; ++r) {
@@ -68,10 +68,18 @@ void Builder::set_base_memory() {
     w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(state.gradients.value));
     double optimizer = state.optimizer.value;
     if (sc_.optimizer.kind != OptimizerKind::kAdamW) {  // factors and roots of the owned blocks
-      optimizer += shampoo_step_cost(sc_, costs_, s).state_bytes;
+      optimizer += shampoo_cost(s).state_bytes;
     }
     w.set_base_memory(dev, mem_optimizer_, static_cast<std::int64_t>(optimizer));
   }
+}
+
+
+const ShampooStepCost& Builder::shampoo_cost(int stage) {
+  if (shampoo_costs_.empty()) shampoo_costs_.resize(static_cast<std::size_t>(pp_));
+  auto& cached = shampoo_costs_[static_cast<std::size_t>(stage)];
+  if (!cached) cached = shampoo_step_cost(sc_, costs_, stage);
+  return *cached;
 }
 
 
@@ -276,13 +284,14 @@ BuiltWorkload Builder::build() {
   cat_opt_ = w.intern("optimizer");
   cat_cp_ = w.intern("cp-comm");
   out_.optimizer_category = cat_opt_;
+  out_.device = costs_.device();
   mem_weights_ = w.memory_category("weights");
   mem_grads_ = w.memory_category("gradients");
   mem_optimizer_ = w.memory_category("optimizer state");
   mem_act_ = w.memory_category("activations");
   mem_zero3_ = w.memory_category("zero-3 gathered weights");
-  // The estimate is an upper bound (about 2x here); untouched capacity costs address space only,
-  // and the cap keeps that bounded near the op limit.
+  // The estimate is a close upper bound (workload_estimate.hpp); untouched capacity costs
+  // address space only, and the cap keeps that bounded.
   constexpr std::size_t kMaxReserve = 16'000'000;
   const std::size_t reserve = std::min(op_estimate_, kMaxReserve);
   w.reserve(reserve, reserve, reserve);
@@ -357,31 +366,19 @@ const char* comm_kind_name(CommKind kind) {
   return "?";
 }
 
-std::size_t estimate_op_count(const Scenario& sc, const BuildOptions& options) {
-  const double replicas =
-      options.full ? static_cast<double>(sc.replicas()) * sc.parallel.tp : 1.0;
-  // Per layer and micro-batch: at most 8 compute blocks and 12 collectives forward, backward and
-  // recompute together, plus ZeRO-3's three, plus 4 per context-parallel ring step; pipeline
-  // transfers two per boundary; asynchronous schedules run several steps.
-  const double per_layer = 24.0 + 4.0 * (sc.parallel.cp > 1 ? sc.parallel.cp : 0);
-  const double steps = async_steps(sc.parallel.schedule, sc.parallel.pp, sc.micro_batches()).total;
-  const double per_device = static_cast<double>(sc.micro_batches()) * steps *
-                            (sc.layers_per_stage() * per_layer + 16.0);
-  const double total = per_device * sc.parallel.pp * replicas;
-  return total > 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(total);
-}
-
 BuiltWorkload build_workload(const Scenario& scenario, const cost::CostModel& costs,
-                             const BuildOptions& options, std::size_t max_ops) {
-  const std::size_t estimate = estimate_op_count(scenario, options);
-  if (estimate > max_ops) {
-    throw std::length_error(fmt::format(
-        "this scenario would need about {} simulated ops{}, over the limit of {}; {}",
-        estimate, options.full ? " in --full mode" : "", max_ops,
-        options.full ? "drop --full (symmetric mode simulates one replica per stage)"
-                     : "reduce the micro-batch count or the layer count"));
+                             const BuildOptions& options) {
+  const cost::ClusterSpec& c = costs.cluster();
+  if (c.gpus_per_node != scenario.cluster.gpus_per_node || c.nodes != scenario.cluster.nodes) {
+    throw std::invalid_argument(fmt::format(
+        "the cost model's cluster ({} x {} GPUs) is not the scenario's ({} x {}); make the cost "
+        "model from the scenario's cluster (cost::make_cost_model)",
+        c.nodes, c.gpus_per_node, scenario.cluster.nodes, scenario.cluster.gpus_per_node));
   }
-  return Builder(scenario, costs, options, estimate).build();
+  cost::Diagnostics limits(scenario.source_file.empty() ? scenario.name : scenario.source_file);
+  const WorkloadEstimate e = check_workload_limits(scenario, options.full, options.limits, limits);
+  if (!limits.ok()) throw cost::InputError(std::move(limits));
+  return Builder(scenario, costs, options, static_cast<std::size_t>(e.ops)).build();
 }
 
 }  // namespace parasim::strat

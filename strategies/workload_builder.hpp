@@ -29,11 +29,16 @@
 #include "sim/workload.hpp"
 #include "strategies/pipeline_schedule.hpp"
 #include "strategies/scenario.hpp"
+#include "strategies/workload_estimate.hpp"
 
 namespace parasim::strat {
 
 struct BuildOptions {
-  bool full = false;  // simulate every GPU instead of one replica per stage
+  // Implicit, so that {full} and {full, limits} read as before the limits were added.
+  BuildOptions(bool full_mode = false, WorkloadLimits work_limits = {})  // NOLINT
+      : full(full_mode), limits(work_limits) {}
+  bool full;              // simulate every GPU instead of one replica per stage
+  WorkloadLimits limits;  // checked before anything is built (workload_estimate.hpp)
 };
 
 enum class CommKind : std::uint8_t { kTensorParallel, kPipeline, kDataParallel, kContextParallel };
@@ -82,18 +87,21 @@ struct BuiltWorkload {
   cost::Flops model_flops_per_step;           // whole cluster, recompute excluded
   cost::Flops executed_flops_per_step;        // whole cluster, recompute included
   sim::LabelId optimizer_category = 0;
+  // The device the workload was costed on: the cost model's (a profile's overrides applied), the
+  // one source of hardware figures for reports (MFU's peak, HBM capacity).
+  cost::DeviceSpec device;
   // Shampoo/DASH on stage 0's busiest rank: ops its eager host loop issues per step and host
   // reads of device values (optimizer_shampoo.hpp); 0 for AdamW.
   int optimizer_host_ops = 0;
   int optimizer_host_syncs = 0;
 };
 
-// Throws std::length_error when the workload would exceed `max_ops` ops (a named limit instead
-// of exhausting memory).
+// Hardware figures (link bandwidths, latencies, peaks, ...) come from `costs.cluster()`, the
+// scenario's cluster with a profile's overrides, never from scenario.cluster; the two must have
+// the same shape (nodes x gpus_per_node), else std::invalid_argument.
+// Throws cost::InputError (every limit exceeded, check_workload_limits) before building a
+// workload past options.limits.
 BuiltWorkload build_workload(const Scenario& scenario, const cost::CostModel& costs,
-                             const BuildOptions& options, std::size_t max_ops = 60'000'000);
-
-// Ops the workload would have, computed without building it (for the limit check and --help).
-std::size_t estimate_op_count(const Scenario& scenario, const BuildOptions& options);
+                             const BuildOptions& options);
 
 }  // namespace parasim::strat

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -18,6 +19,7 @@
 #include "costmodel/model_state_memory.hpp"
 #include "strategies/layer_program.hpp"
 #include "strategies/optimizer_adamw.hpp"
+#include "strategies/optimizer_shampoo.hpp"
 #include "strategies/pipeline_schedule.hpp"
 #include "strategies/rank_layout.hpp"
 #include "strategies/workload_builder.hpp"
@@ -116,6 +118,8 @@ class Builder {
                            bool point_to_point);
   void emit_data_parallel(int stage);
   void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
+  // shampoo_step_cost(stage), computed once per stage (it walks every block of the stage).
+  const ShampooStepCost& shampoo_cost(int stage);
   void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
 
   std::size_t op_estimate_;
@@ -131,6 +135,7 @@ class Builder {
   std::vector<StagePlan> plans_by_stage_;
   std::vector<PassOps> item_ops_;                 // see item_ops()
   std::vector<std::vector<OpId>> optimizer_ops_;  // per device, stage-local steps in order
+  std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
   LayerProgram layer_, embed_, head_;
   BuiltWorkload out_;
   std::vector<DeviceStreams> streams_;

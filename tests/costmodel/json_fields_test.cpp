@@ -11,8 +11,8 @@ TEST_CASE("JsonObjectReader reports every problem with its path, and unknown key
   Diagnostics d("f.json");
   JsonObjectReader r(j, "/parallel", d);
   CHECK_FALSE(r.integer("tp", true, 1, 64).has_value());
-  CHECK_FALSE(r.bandwidth("bw", true).has_value());
-  CHECK_FALSE(r.bytes("size", true).has_value());
+  CHECK_FALSE(r.bandwidth("bw", true, kRanges.bandwidth).has_value());
+  CHECK_FALSE(r.bytes("size", true, kRanges.buffer_size).has_value());
   CHECK(r.time("ok", true, kMaxPerEventDuration) == parasim::sim::Time::us(2));
   CHECK_FALSE(r.integer("pp", true, 1, 64).has_value());  // missing
   r.finish();
@@ -54,4 +54,52 @@ TEST_CASE("parse_time refuses durations at and beyond the simulator's range, wit
   CHECK_FALSE(parse_time("1e18 ps", &why).has_value());
   CHECK(parse_time("999999 s", &why) == parasim::sim::Time::seconds(999999));
   CHECK(parse_duration_seconds("1e9 s", &why) == 1e9);
+}
+
+TEST_CASE("Quantities: inside the range of the table, overflow and zero refused with the path") {
+  const auto j = nlohmann::json::parse(R"({
+      "cap": "1e308 TB", "tiny": "512 kB", "ok": "80 GB", "top": "1000 TB",
+      "peak": "1e308 TFLOP/s", "none": "0 FLOP/s", "zero": "0 FLOP/s",
+      "hbm": "0 B/s", "fast": "1e20 B/s", "huge": "1e400 GB/s"})");
+  Diagnostics d("f.json");
+  JsonObjectReader r(j, "/device", d);
+  CHECK_FALSE(r.bytes("cap", true, kRanges.memory_capacity).has_value());
+  CHECK_FALSE(r.bytes("tiny", true, kRanges.memory_capacity).has_value());
+  CHECK(r.bytes("ok", true, kRanges.memory_capacity)->value == 80e9);
+  CHECK(r.bytes("top", true, kRanges.memory_capacity)->value == 1e15);
+  CHECK_FALSE(r.flop_rate("peak", true, kRanges.peak_or_none).has_value());
+  CHECK(r.flop_rate("none", true, kRanges.peak_or_none)->flop_per_s == 0);
+  CHECK_FALSE(r.flop_rate("zero", true, kRanges.flop_rate).has_value());
+  CHECK_FALSE(r.bandwidth("hbm", true, kRanges.bandwidth).has_value());
+  CHECK_FALSE(r.bandwidth("fast", true, kRanges.bandwidth).has_value());
+  CHECK_FALSE(r.bandwidth("huge", true, kRanges.bandwidth).has_value());
+  r.finish();
+  const auto text = d.to_string();
+  CAPTURE(text);
+  CHECK(d.problems().size() == 7);
+  CHECK(text.find("f.json: /device/cap: expected a memory capacity between 1 MB and 1000 TB, got "
+                  "\"1e308 TB\"") != std::string::npos);
+  CHECK(text.find("/device/tiny: expected a memory capacity between 1 MB and") != std::string::npos);
+  CHECK(text.find("/device/peak: expected a FLOP rate (0 for none) between 0 FLOP/s and 1000 "
+                  "PFLOP/s, got \"1e308 TFLOP/s\"") != std::string::npos);
+  CHECK(text.find("/device/zero: expected a FLOP rate between 1 FLOP/s and") != std::string::npos);
+  CHECK(text.find("/device/hbm: expected a bandwidth between 1 B/s and 1000 TB/s, got \"0 B/s\"") !=
+        std::string::npos);
+  CHECK(text.find("/device/fast: expected a bandwidth between") != std::string::npos);
+  CHECK(text.find("/device/huge: the number in \"1e400 GB/s\" is beyond the range of a double") !=
+        std::string::npos);
+}
+
+TEST_CASE("The range table's texts are its bounds, as the unit parser reads them") {
+  for (const QuantityRange& range : {kRanges.memory_capacity, kRanges.buffer_size}) {
+    CHECK(parse_bytes(range.min_text, nullptr)->value == range.min);
+    CHECK(parse_bytes(range.max_text, nullptr)->value == range.max);
+  }
+  CHECK(parse_bandwidth(kRanges.bandwidth.min_text, nullptr)->bytes_per_s == kRanges.bandwidth.min);
+  CHECK(parse_bandwidth(kRanges.bandwidth.max_text, nullptr)->bytes_per_s == kRanges.bandwidth.max);
+  for (const QuantityRange& range : {kRanges.flop_rate, kRanges.peak_or_none}) {
+    CHECK(parse_flop_rate(range.min_text, nullptr)->flop_per_s == range.min);
+    CHECK(parse_flop_rate(range.max_text, nullptr)->flop_per_s == range.max);
+    CHECK(range.min <= range.max);
+  }
 }

@@ -156,7 +156,8 @@ TEST_CASE("Bad profiles report every problem at once, each with its JSON path") 
       CHECK_MESSAGE(got.size() == want.size(), e.what());
       for (const auto& [path, text] : want) {
         const bool found = std::any_of(got.begin(), got.end(), [&](const Problem& p) {
-          return p.json_path == path && p.message.find(text) != std::string::npos;
+          const std::string shown = p.json_path.empty() ? "/" : p.json_path;  // the root is "/"
+          return shown == path && p.message.find(text) != std::string::npos;
         });
         CHECK_MESSAGE(found, "expected at " << path << ": " << text << "\ngot:\n" << e.what());
       }

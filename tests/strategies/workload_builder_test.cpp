@@ -164,8 +164,11 @@ TEST_CASE("Huge workloads are refused with the limit named") {
   auto sc = test::small_scenario(8, 8, 16, 8 * 64, 1, 8);
   sc.model.layers = 96;
   const cost::CostModel costs(sc.cluster);
-  CHECK_THROWS_WITH_AS(strat::build_workload(sc, costs, {true}, 1'000'000),
-                       doctest::Contains("over the limit of 1000000"), std::length_error);
+  strat::BuildOptions options{true, {}};
+  options.limits.max_ops = 1'000'000;
+  CHECK_THROWS_WITH_AS(strat::build_workload(sc, costs, options),
+                       doctest::Contains("over the limit of 1.0 million (--max-ops raises it)"),
+                       cost::InputError);
 }
 
 TEST_CASE("Symmetric and full simulation agree for every pipeline schedule (tp 2 with SP)") {
