@@ -2,9 +2,10 @@
 // parasim::cli commands — each subcommand as a function returning the process exit code, so the
 // tests can run them without a process. Only main() exits.
 //
-// Exit codes: 0 success; 2 bad input (every problem of the file reported, nothing written);
-// 1 anything else (a broken invariant, an I/O failure), with a message on stderr; 3 `calibrate
-// --backend cuda` found no GPU (one line says why).
+// Exit codes: 0 success; 2 bad input (every problem of the file reported, nothing written), or
+// an output path that cannot take an output (a folder, a read-only file, a missing folder:
+// output_file.hpp); 1 anything else (a broken invariant, an I/O failure such as a full disk),
+// with a message on stderr; 3 `calibrate --backend cuda` found no GPU (one line says why).
 
 #include <ostream>
 #include <string>

@@ -467,10 +467,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       }
       json_file.stage(j.dump(2) + "\n");
     }
-    for (auto& f : files) f->check_target();
-    json_file.check_target();
-    for (auto& f : files) f->commit(out);
-    if (!o.json.empty()) json_file.commit(out);
+    std::vector<OutputFile*> outputs{&json_file};  // all or none (output_file.hpp)
+    for (auto& f : files) outputs.push_back(f.get());
+    commit_outputs(outputs, out);
     std::ostream& text = json_file.is_stdout() ? err : out;
     const bool same_micro_batches = std::all_of(rows.begin(), rows.end(), [&](const Row& row) {
       return row.scenario.micro_batches() == base.micro_batches();
@@ -487,6 +486,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     }
     for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
     return kExitOk;
+  } catch (const OutputError& e) {
+    err << e.what() << "\n";
+    return e.exit_code();
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;

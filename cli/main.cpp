@@ -1,5 +1,6 @@
 // parasim: simulate and plan parallel training of large models. See `parasim --help`.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <iostream>
 #include <string>
 
@@ -143,14 +144,21 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }
-  if (*simulate) return run_simulate(sim, std::cout, std::cerr);
-  if (*compare) return run_compare(cmp, std::cout, std::cerr);
-  if (*validate) return run_validate(validate_path, std::cout, std::cerr);
-  if (*list) return run_list(list_what, std::cout, std::cerr);
-  if (*devices) return run_devices(std::cout);
-  if (*calibrate) {
+  auto run_chosen = [&]() -> int {
+    if (*simulate) return run_simulate(sim, std::cout, std::cerr);
+    if (*compare) return run_compare(cmp, std::cout, std::cerr);
+    if (*validate) return run_validate(validate_path, std::cout, std::cerr);
+    if (*list) return run_list(list_what, std::cout, std::cerr);
+    if (*devices) return run_devices(std::cout);
     for (int i = 0; i < argc; ++i) cal.command_line += (i ? " " : "") + std::string(argv[i]);
     return run_calibrate(cal, std::cout, std::cerr);
+  };
+  const int code = run_chosen();
+  // A report that did not reach standard output (a full disk, a closed pipe) is a failure.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "parasim: cannot write standard output\n";
+    return code == kExitOk ? kExitFailure : code;
   }
-  return kExitFailure;
+  return code;
 }

@@ -16,6 +16,14 @@ namespace parasim::cli {
 
 int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err) {
   try {
+    // A wrong output path fails before the work, not after it.
+    OutputFile json_file(o.json);
+    OutputFile trace_file(o.trace);
+    if (json_file.is_stdout() && trace_file.is_stdout()) {
+      throw OutputError("--json and --trace would both write to standard output", kExitBadInput);
+    }
+    json_file.check_target();
+    trace_file.check_target();
     const strat::Scenario scenario = strat::load_scenario(o.scenario);
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
@@ -36,28 +44,23 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     const strat::StepReport report = strat::make_step_report(scenario, built, result);
 
     // Everything is computed; stage the outputs, then put them in place together.
-    OutputFile json_file(o.json);
-    OutputFile trace_file(o.trace);
     if (!o.json.empty()) json_file.stage(report_to_json(scenario, report).dump(2) + "\n");
     if (!o.trace.empty()) {
       std::ostringstream trace;
       sim::write_chrome_trace(trace, built.workload, result);
-      trace_file.stage(trace.str());
+      trace_file.stage(std::move(trace).str());
     }
-    if (json_file.is_stdout() && trace_file.is_stdout()) {
-      throw std::runtime_error("--json - and --trace - would both write to standard output");
-    }
-    json_file.check_target();
-    trace_file.check_target();
     const std::string report_text = format_text_report(scenario, report);
-    if (!o.trace.empty()) trace_file.commit(out);
-    if (!o.json.empty()) json_file.commit(out);
+    commit_outputs({&trace_file, &json_file}, out);
     std::ostream& text = json_file.is_stdout() || trace_file.is_stdout() ? err : out;
     text << report_text;
     if (!o.profile.empty()) text << "cost model: profile " << o.profile << "\n";
     for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
     if (!o.trace.empty()) text << "trace: " << o.trace << " (open in https://ui.perfetto.dev)\n";
     return kExitOk;
+  } catch (const OutputError& e) {
+    err << e.what() << "\n";
+    return e.exit_code();
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;

@@ -448,15 +448,16 @@ TEST_CASE("simulate of a missing scenario file is bad input and writes nothing")
   CHECK(tmp.entries().empty());
 }
 
-TEST_CASE("simulate --json into a missing folder fails with exit 1 and a message naming it") {
+TEST_CASE("simulate --json into a missing folder is refused (exit 2) naming it, nothing written") {
   TempDir tmp;
   SimulateOptions o;
   o.scenario = kScenario.string();
   o.json = tmp.file("missing-folder/result.json");
   o.trace = tmp.file("trace.json");
   const Run r = simulate(o);
-  CHECK(r.code == kExitFailure);
-  CHECK(r.err.find(o.json) != std::string::npos);
+  CHECK(r.code == kExitBadInput);
+  CHECK(r.err.find("cannot write " + o.json + ": the folder " + tmp.file("missing-folder") +
+                   " does not exist") != std::string::npos);
   CHECK_MESSAGE(tmp.entries().empty(), "left behind: " << joined(tmp.entries()));
 }
 

@@ -1,6 +1,9 @@
 // Tests of the built parasim executable, run as a process.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -32,15 +35,8 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs `parasim ARGS` with stdout and stderr together (or stderr dropped); the exit code and
-// the output.
-std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stderr = true) {
-  REQUIRE_MESSAGE(fs::exists(kExecutable),
-                  "the parasim executable is missing at "
-                      << kExecutable.string()
-                      << "; build all targets (cmake --build BUILD) before running the tests");
-  const std::string command =
-      shell_quote(kExecutable.string()) + " " + args + (keep_stderr ? " 2>&1" : " 2>/dev/null");
+// Runs a shell command line; its exit code and what it printed on standard output.
+std::pair<int, std::string> run_shell(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << command);
   std::string output;
@@ -50,6 +46,20 @@ std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stder
   const int status = pclose(pipe);
   REQUIRE_MESSAGE(WIFEXITED(status), command << " did not exit normally");
   return {WEXITSTATUS(status), output};
+}
+
+std::string parasim_command() {
+  REQUIRE_MESSAGE(fs::exists(kExecutable),
+                  "the parasim executable is missing at "
+                      << kExecutable.string()
+                      << "; build all targets (cmake --build BUILD) before running the tests");
+  return shell_quote(kExecutable.string());
+}
+
+// Runs `parasim ARGS` with stdout and stderr together (or stderr dropped); the exit code and
+// the output.
+std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stderr = true) {
+  return run_shell(parasim_command() + " " + args + (keep_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 }  // namespace
@@ -101,6 +111,45 @@ TEST_CASE("process: parasim simulate without a scenario fails with a usage hint"
   const auto [code2, output2] = run_parasim("");
   CHECK(code2 != 0);
   CHECK(output2.find("--help") != std::string::npos);
+}
+
+TEST_CASE("process: --json to a character device leaves the device; a full one is exit 1") {
+  // The reproducer (`--json /dev/null` as root) on private device nodes, so that a
+  // broken build cannot damage the machine's own; a user's run uses the real ones, which a user
+  // cannot replace.
+  TempDir tmp;
+  const bool root = ::geteuid() == 0;
+  const std::string null = root ? tmp.file("null") : "/dev/null";
+  const std::string full = root ? tmp.file("full") : "/dev/full";
+  if (root && (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0 ||
+               ::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)) {
+    MESSAGE("root may not create device nodes here (no CAP_MKNOD): skipped");
+    return;
+  }
+  auto is_device = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+  };
+  const std::string scenario = shell_quote(kScenario.string());
+  const auto [code, output] = run_parasim("simulate " + scenario + " --json " + shell_quote(null));
+  CHECK_MESSAGE(code == 0, output);
+  CHECK(is_device(null));
+
+  const auto [full_code, full_output] =
+      run_parasim("simulate " + scenario + " --json " + shell_quote(full));
+  CHECK(full_code == kExitFailure);
+  CHECK_MESSAGE(full_output.find("cannot write " + full + ": No space left on device") !=
+                    std::string::npos,
+                full_output);
+  CHECK(is_device(full));
+
+  // The text report into a full standard output is a failure too.
+  const auto [report_code, report_output] =
+      run_shell(parasim_command() + " simulate " + scenario + " 2>&1 >" + shell_quote(full));
+  CHECK(report_code == kExitFailure);
+  CHECK_MESSAGE(report_output.find("cannot write standard output") != std::string::npos,
+                report_output);
+  CHECK(is_device(full));
 }
 
 }  // namespace parasim::cli
