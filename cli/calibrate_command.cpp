@@ -15,6 +15,7 @@
 #include "calibrate/cuda_backend.hpp"
 #include "calibrate/harness.hpp"
 #include "cli/commands.hpp"
+#include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
 #include "costmodel/diagnostics.hpp"
 #include "costmodel/profile_writer.hpp"
@@ -146,6 +147,7 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   cost::Profile checked;
   if (!o.check.empty()) {
     try {
+      check_input_file(o.check);
       checked = cost::load_profile(o.check);
     } catch (const cost::InputError& e) {
       err << e.what();

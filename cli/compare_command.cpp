@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
 #include "cli/report_format.hpp"
 #include "cli/svg_plots.hpp"
@@ -208,6 +209,8 @@ std::string table(const std::vector<Row>& rows) {
 
 int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   try {
+    check_input_file(o.scenario);
+    if (!o.profile.empty()) check_input_file(o.profile);
     const strat::Scenario base = strat::load_scenario(o.scenario);
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);

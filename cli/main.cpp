@@ -2,12 +2,102 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/suggest.hpp"
+#include "cli/terminal_text.hpp"
+
+namespace {
+
+using parasim::cli::nearest_name;
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+std::string did_you_mean(const std::optional<std::string>& suggestion) {
+  return suggestion ? "; did you mean \"" + *suggestion + "\"?" : std::string();
+}
+
+// `parasim simulat x.json` or `parasim -V`: CLI11 alone would only say that a subcommand is
+// required. The message for a first word that is neither a command nor a top-level option.
+std::optional<std::string> unknown_first_word(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return std::nullopt;
+  const std::string word = argv[1];
+  const std::vector<std::string> commands = subcommand_names(app);
+  std::string listed;
+  for (const auto& c : commands) listed += (listed.empty() ? "" : ", ") + c;
+  if (!word.empty() && word[0] == '-') {
+    const std::vector<std::string> options{"--help", "--version"};
+    if (word == "-h" || word == "--help" || word == "--version") return std::nullopt;
+    return "unknown option \"" + word + "\"" + did_you_mean(nearest_name(word, options)) +
+           " (parasim --help lists the commands: " + listed + ")";
+  }
+  for (const auto& c : commands) {
+    if (c == word) return std::nullopt;
+  }
+  return "unknown command \"" + word + "\"" + did_you_mean(nearest_name(word, commands)) +
+         " (commands: " + listed + "; parasim --help)";
+}
+
+// For each option of the chosen subcommand's command line that it does not know, the nearest it
+// does ("--jsn" -> "--json").
+std::string option_suggestions(const CLI::App& app, int argc, char** argv) {
+  const std::vector<const CLI::App*> chosen = app.get_subcommands(
+      [](const CLI::App* sub) { return sub->parsed(); });
+  if (chosen.empty()) return {};
+  const CLI::App& sub = *chosen.front();
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : sub.get_options()) {
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+  }
+  std::string text;
+  for (int i = 2; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.size() < 2 || word[0] != '-' || word == "--") continue;
+    word = word.substr(0, word.find('='));
+    if (sub.get_option_no_throw(word) != nullptr) continue;
+    if (const auto s = nearest_name(word, names)) {
+      text += "\"" + word + "\": did you mean \"" + *s + "\"?\n";
+    }
+  }
+  return text;
+}
+
+// Restores std::cout's and std::cerr's buffers when main returns.
+class TerminalSafeStreams {
+ public:
+  TerminalSafeStreams()
+      : out_(std::cout.rdbuf()), err_(std::cerr.rdbuf()), old_out_(std::cout.rdbuf(&out_)),
+        old_err_(std::cerr.rdbuf(&err_)) {}
+  TerminalSafeStreams(const TerminalSafeStreams&) = delete;
+  TerminalSafeStreams& operator=(const TerminalSafeStreams&) = delete;
+  ~TerminalSafeStreams() {
+    std::cout.flush();
+    std::cerr.flush();
+    std::cout.rdbuf(old_out_);
+    std::cerr.rdbuf(old_err_);
+  }
+
+ private:
+  parasim::cli::TerminalSafeBuffer out_, err_;
+  std::streambuf* old_out_;
+  std::streambuf* old_err_;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace parasim::cli;
+  // Every byte the commands print passes the terminal-safe filter (terminal_text.hpp).
+  const TerminalSafeStreams safe_streams;
   CLI::App app{
       "parasim " PARASIM_VERSION
       ": a discrete-event simulator and cost model for parallel training of large models.\n"
@@ -18,7 +108,13 @@ int main(int argc, char** argv) {
       "communication, memory\n"
       "  parasim list                                          presets and strategies"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", PARASIM_VERSION);
+  app.add_flag_callback(
+      "--version",
+      [] {
+        std::cout << "parasim " PARASIM_VERSION "\n";
+        throw CLI::Success();
+      },
+      "Print the version (parasim " PARASIM_VERSION ") and exit");
 
   SimulateOptions sim;
   auto* simulate = app.add_subcommand(
@@ -26,12 +122,10 @@ int main(int argc, char** argv) {
       "Simulate one training step of SCENARIO and report step time, tokens/s, MFU, pipeline "
       "bubbles, communication (bytes and exposed time by kind) and peak memory per GPU.");
   simulate->add_option("scenario", sim.scenario, "Scenario JSON file (docs/scenario.md)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   simulate->add_option("--profile", sim.profile,
                        "Cost-model profile JSON (docs/profile.md) overriding the hardware "
-                       "figures and model efficiencies")
-      ->check(CLI::ExistingFile);
+                       "figures and model efficiencies");
   simulate->add_option("--json", sim.json,
                        "Write the result JSON to FILE, or to standard output with '-' (the text "
                        "report then goes to standard error)");
@@ -48,8 +142,7 @@ int main(int argc, char** argv) {
       "Simulate SCENARIO under several pipeline schedules and print one table: tokens/s, speedup "
       "over the first schedule, bubbles, peak memory per stage, weight staleness and versions");
   compare->add_option("scenario", cmp.scenario, "Scenario JSON file")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   compare->add_option("--schedules", cmp.schedules,
                       "Comma-separated schedules: gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, "
                       "pipedream, pipedream-2bw, paci")
@@ -73,8 +166,7 @@ int main(int argc, char** argv) {
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
-  compare->add_option("--profile", cmp.profile, "Cost-model profile JSON (docs/profile.md)")
-      ->check(CLI::ExistingFile);
+  compare->add_option("--profile", cmp.profile, "Cost-model profile JSON (docs/profile.md)");
   compare->add_option("--json", cmp.json,
                       "Write {\"rows\": [...]} (one simulate result per schedule) to FILE, or "
                       "'-' for standard output");
@@ -131,17 +223,21 @@ int main(int argc, char** argv) {
   calibrate->add_option("--out", cal.out, "Profile JSON to write (version 2, docs/profile.md)");
   calibrate->add_option("--check", cal.check,
                         "Instead of calibrating: measure points held out of PROFILE's fit and "
-                        "print predicted against measured with the error in percent")
-      ->check(CLI::ExistingFile);
+                        "print predicted against measured with the error in percent");
 
   auto* devices = app.add_subcommand(
       "devices", "Show the GPUs this machine has, or say plainly why there are none");
 
+  if (const auto message = unknown_first_word(app, argc, argv)) {
+    std::cerr << "parasim: " << *message << "\n";
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; a wrong command line is bad input like a bad file.
     const int code = app.exit(e);
+    if (code != 0) std::cerr << option_suggestions(app, argc, argv);
     return code == 0 ? kExitOk : kExitBadInput;
   }
   auto run_chosen = [&]() -> int {

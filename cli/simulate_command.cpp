@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
 #include "cli/report_format.hpp"
 #include "costmodel/profile.hpp"
@@ -24,6 +25,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     }
     json_file.check_target();
     trace_file.check_target();
+    check_input_file(o.scenario);
+    if (!o.profile.empty()) check_input_file(o.profile);
     const strat::Scenario scenario = strat::load_scenario(o.scenario);
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
@@ -79,6 +82,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
 
 int run_validate(const std::string& path, std::ostream& out, std::ostream& err) {
   try {
+    check_input_file(path);
     const strat::Scenario s = strat::load_scenario(path);
     out << fmt::format("{}: valid ({}, {} on {} x {} GPUs, dp {} tp {} pp {}, {} micro-batches)\n",
                        path, s.name, s.model.name, s.cluster.nodes, s.cluster.gpus_per_node,

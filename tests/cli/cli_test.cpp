@@ -432,7 +432,7 @@ TEST_CASE("simulate --profile with a bad profile: exit 2 naming the profile and 
   o.profile = tmp.file("does-not-exist.json");
   const Run r3 = simulate(o);
   CHECK(r3.code == kExitBadInput);
-  CHECK(r3.err.find(o.profile + ": /: cannot open the profile") != std::string::npos);
+  CHECK(r3.err == o.profile + ": /: cannot read: No such file or directory\n");
   CHECK_MESSAGE(out_dir.entries().empty(), "left behind: " << joined(out_dir.entries()));
 }
 
@@ -444,8 +444,15 @@ TEST_CASE("simulate of a missing scenario file is bad input and writes nothing")
   o.trace = tmp.file("trace.json");
   const Run r = simulate(o);
   CHECK(r.code == kExitBadInput);
-  CHECK(r.err.find(o.scenario) != std::string::npos);
+  CHECK(r.err == o.scenario + ": /: cannot read: No such file or directory\n");
   CHECK(tmp.entries().empty());
+  // validate says the same, and the same for a folder.
+  CHECK(validate(o.scenario).err == r.err);
+  o.scenario = tmp.path().string();
+  const Run folder = simulate(o);
+  CHECK(folder.code == kExitBadInput);
+  CHECK(folder.err == o.scenario + ": /: cannot read: it is a folder (expected a JSON file)\n");
+  CHECK(validate(o.scenario).err == folder.err);
 }
 
 TEST_CASE("simulate --json into a missing folder is refused (exit 2) naming it, nothing written") {

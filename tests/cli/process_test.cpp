@@ -113,6 +113,76 @@ TEST_CASE("process: parasim simulate without a scenario fails with a usage hint"
   CHECK(output2.find("--help") != std::string::npos);
 }
 
+TEST_CASE("process: a mistyped command or option gets a suggestion and exit 2") {
+  const auto [code, output] = run_parasim("simulat x.json");
+  CHECK(code == kExitBadInput);
+  CHECK_MESSAGE(output.find("unknown command \"simulat\"; did you mean \"simulate\"?") !=
+                    std::string::npos,
+                output);
+  const auto [v_code, v_output] = run_parasim("-V");
+  CHECK(v_code == kExitBadInput);
+  CHECK_MESSAGE(v_output.find("unknown option \"-V\"; did you mean \"--version\"?") !=
+                    std::string::npos,
+                v_output);
+  const auto [o_code, o_output] =
+      run_parasim("simulate " + shell_quote(kScenario.string()) + " --jsn r.json");
+  CHECK(o_code == kExitBadInput);
+  CHECK_MESSAGE(o_output.find("\"--jsn\": did you mean \"--json\"?") != std::string::npos,
+                o_output);
+}
+
+TEST_CASE("process: --version prints one line that ends with a newline") {
+  const auto [code, output] = run_parasim("--version");
+  CHECK(code == 0);
+  CHECK(output == "parasim " PARASIM_VERSION "\n");
+}
+
+TEST_CASE("process: a missing or folder input: one message in every command") {
+  TempDir tmp;
+  const std::string missing = tmp.file("missing.json");
+  const std::string expected = missing + ": /: cannot read: No such file or directory\n";
+  const std::string scenario = shell_quote(kScenario.string());
+  for (const std::string& args :
+       {"validate " + shell_quote(missing), "simulate " + shell_quote(missing),
+        "compare " + shell_quote(missing), "simulate " + scenario + " --profile " + shell_quote(missing),
+        "compare " + scenario + " --profile " + shell_quote(missing),
+        "calibrate --backend cpu --check " + shell_quote(missing)}) {
+    CAPTURE(args);
+    const auto [code, output] = run_parasim(args);
+    CHECK(code == kExitBadInput);
+    CHECK(output == expected);
+  }
+  const std::string folder = tmp.path().string();
+  for (const char* command : {"validate ", "simulate ", "compare "}) {
+    CAPTURE(command);
+    const auto [code, output] = run_parasim(command + shell_quote(folder));
+    CHECK(code == kExitBadInput);
+    CHECK(output == folder + ": /: cannot read: it is a folder (expected a JSON file)\n");
+  }
+}
+
+TEST_CASE("process: terminal escape codes in a scenario's name are printed escaped") {
+  TempDir tmp;
+  json s = parse_json(read_text(kScenario), "the scenario");
+  s["name"] = "\x1b[31mred\x1b]0;title\x07\r\xc2\x9b" "2J";
+  const std::string path = tmp.file("escapes.json");
+  write_text(path, s.dump());
+  for (const char* command : {"validate ", "simulate "}) {
+    CAPTURE(command);
+    const auto [code, output] = run_parasim(command + shell_quote(path));
+    CHECK(code == 0);
+    CHECK(output.find('\x1b') == std::string::npos);
+    CHECK(output.find('\r') == std::string::npos);
+    CHECK(output.find("\xc2\x9b") == std::string::npos);
+    CHECK_MESSAGE(output.find("\\x1b[31mred\\x1b]0;title\\x07\\x0d\\u009b2J") != std::string::npos,
+                  output.substr(0, 300));
+  }
+  // The JSON on standard output is still valid and carries the name unchanged.
+  const auto [code, output] = run_parasim("simulate " + shell_quote(path) + " --json -", false);
+  CHECK(code == 0);
+  CHECK(parse_json(output, "standard output").at("scenario") == s["name"]);
+}
+
 TEST_CASE("process: --json to a character device leaves the device; a full one is exit 1") {
   // The reproducer (`--json /dev/null` as root) on private device nodes, so that a
   // broken build cannot damage the machine's own; a user's run uses the real ones, which a user
