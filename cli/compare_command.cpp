@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
+#include "cli/profile_notes.hpp"
 #include "cli/report_format.hpp"
 #include "cli/svg_plots.hpp"
 #include "cli/svg_sweep.hpp"
@@ -214,6 +215,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     const strat::Scenario base = strat::load_scenario(o.scenario);
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
+    for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
     const cost::CostModel costs =
         cost::make_cost_model(base.cluster, o.profile.empty() ? nullptr : &profile);
     const bool by_placement = !o.placements.empty();

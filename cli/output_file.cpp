@@ -96,6 +96,8 @@ OutputFile::Target OutputFile::resolve() const {
 
 bool OutputFile::is_stdout() const { return resolve().mode == Mode::kStandardOutput; }
 
+bool OutputFile::replaces_file() const { return resolve().mode == Mode::kReplace; }
+
 void OutputFile::check_target() const {
   const Target t = resolve();
   if (t.mode == Mode::kNone || t.mode == Mode::kStandardOutput) return;

@@ -59,6 +59,8 @@ class OutputFile {
   bool empty() const { return path_.empty(); }
   // "-" or a name of descriptor 1.
   bool is_stdout() const;
+  // A regular file (or nothing yet): replaced by a rename, so it may be rewritten often.
+  bool replaces_file() const;
   const std::string& path() const { return path_; }
 
   // Throws OutputError (kExitBadInput) naming the path when it cannot take an output; call it

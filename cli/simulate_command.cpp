@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
+#include "cli/profile_notes.hpp"
 #include "cli/report_format.hpp"
 #include "costmodel/profile.hpp"
 #include "sim/engine.hpp"
@@ -30,6 +31,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     const strat::Scenario scenario = strat::load_scenario(o.scenario);
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
+    for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
     const cost::CostModel costs =
         cost::make_cost_model(scenario.cluster, o.profile.empty() ? nullptr : &profile);
     strat::BuildOptions build_options;

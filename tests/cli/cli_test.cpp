@@ -436,6 +436,36 @@ TEST_CASE("simulate --profile with a bad profile: exit 2 naming the profile and 
   CHECK_MESSAGE(out_dir.entries().empty(), "left behind: " << joined(out_dir.entries()));
 }
 
+TEST_CASE("simulate --profile with an incomplete calibration: one warning saying what it holds") {
+  TempDir tmp;
+  const std::string partial = tmp.file("partial.json");
+  write_text(partial, R"({"parasim_profile": 2,
+      "provenance": {"backend": "cpu", "device": "test CPU"}, "complete": false,
+      "measurements": {"norms": [{"rows": 4096, "hidden": 4096, "fused_statistic": false,
+                                  "bytes": 134234112, "median_s": 0.001, "p20_s": 0.001,
+                                  "p80_s": 0.001, "samples": 5}]}})");
+  SimulateOptions o;
+  o.scenario = kScenario.string();
+  o.profile = partial;
+  o.json = tmp.file("result.json");
+  const Run r = simulate(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const std::string expected =
+      "warning: " + partial +
+      ": \"complete\": false, the calibration that wrote it did not finish: it holds 0 GEMM, 0 "
+      "collective, 0 solver and 1 RMSNorm points, no launch overhead and 0 overlap points; what "
+      "it lacks comes from the analytical model\n";
+  CHECK_MESSAGE(r.err.find(expected) != std::string::npos, r.err);
+
+  // The same profile, complete: no such warning.
+  std::string text = read_text(partial);
+  text.replace(text.find("\"complete\": false"), 17, "\"complete\": true");
+  write_text(partial, text);
+  const Run complete = simulate(o);
+  REQUIRE_MESSAGE(complete.code == kExitOk, complete.err);
+  CHECK(complete.err.find("did not finish") == std::string::npos);
+}
+
 TEST_CASE("simulate of a missing scenario file is bad input and writes nothing") {
   TempDir tmp;
   SimulateOptions o;

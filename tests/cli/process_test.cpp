@@ -183,6 +183,31 @@ TEST_CASE("process: terminal escape codes in a scenario's name are printed escap
   CHECK(parse_json(output, "standard output").at("scenario") == s["name"]);
 }
 
+TEST_CASE("process: calibrate with nothing to measure, or into a folder, writes nothing (exit 2)") {
+  TempDir tmp;
+  const std::string profile = tmp.file("y.json");
+  const auto [code, output] =
+      run_parasim("calibrate --backend cpu --quick --ops launch,overlap --out " + shell_quote(profile));
+  CHECK(code == kExitBadInput);
+  CHECK_MESSAGE(output.find("nothing to measure, so no profile is written") != std::string::npos,
+                output);
+  CHECK(output.find("launch: the cpu backend does not measure kernel launch overhead") !=
+        std::string::npos);
+  CHECK(output.find("overlap: the cpu backend does not measure") != std::string::npos);
+  CHECK(tmp.entries().empty());
+
+  fs::create_directory(tmp.path() / "D");
+  const auto [dir_code, dir_output] =
+      run_parasim("calibrate --backend cpu --quick --ops norm --out " + shell_quote(tmp.file("D")));
+  CHECK(dir_code == kExitBadInput);
+  CHECK_MESSAGE(dir_output.find("cannot write " + tmp.file("D") + ": it is a folder") !=
+                    std::string::npos,
+                dir_output);
+  CHECK(dir_output.find("holds what was measured") == std::string::npos);
+  CHECK(dir_output.find("calibrating") == std::string::npos);  // refused before measuring
+  CHECK(fs::is_empty(tmp.path() / "D"));
+}
+
 TEST_CASE("process: --json to a character device leaves the device; a full one is exit 1") {
   // The issue's reproducer (`--json /dev/null` as root) on private device nodes, so that a
   // broken build cannot damage the machine's own; a user's run uses the real ones, which a user
