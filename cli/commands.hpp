@@ -8,6 +8,7 @@
 // with a message on stderr; 3 `calibrate --backend cuda` found no GPU (one line says why).
 
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
 namespace parasim::cli {
@@ -22,11 +23,19 @@ inline constexpr const char* kTimeRangeHint =
     "; check the scenario's and the profile's hardware figures (a bandwidth or FLOP rate far too "
     "small, a latency far too large?)";
 
+// A command-line value that is wrong (exit 2); the message names the option and what it expects.
+class CommandLineError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct SimulateOptions {
   std::string scenario;
   std::string profile;  // empty: the analytical model with the scenario's hardware
   std::string json;     // empty: none; "-": standard output (the text report then goes to stderr)
   std::string trace;    // Chrome trace path, empty for none
+  std::string trace_ranks;   // --trace-ranks "0-7,64" (cli/trace_options.hpp); empty: all
+  std::string trace_window;  // --trace-window "0.5 s,1.2 s"; empty: the whole run
   bool full = false;
 };
 

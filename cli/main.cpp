@@ -131,7 +131,15 @@ int main(int argc, char** argv) {
                        "report then goes to standard error)");
   simulate->add_option("--trace", sim.trace,
                        "Write a Chrome trace (open in https://ui.perfetto.dev): one lane per "
-                       "stream, memory counters, arrows for pipeline transfers");
+                       "stream, memory counters, arrows for pipeline transfers. Its size is "
+                       "printed; one over 100 MB is announced before it is written");
+  simulate->add_option("--trace-ranks", sim.trace_ranks,
+                       "Trace only these global ranks: comma-separated ranks and inclusive "
+                       "ranges, e.g. 0-7,64 (without --full only one GPU per stage is simulated; "
+                       "the others are named in a note)");
+  simulate->add_option("--trace-window", sim.trace_window,
+                       "Trace only the ops that overlap START,END of simulated time, two "
+                       "durations with units, e.g. \"0.5 s,1.2 s\" or \"200 ms,450 ms\"");
   simulate->add_flag("--full", sim.full,
                      "Simulate every GPU instead of one data-parallel replica and one tensor-"
                      "parallel rank per stage (slower; same result on symmetric inputs)");

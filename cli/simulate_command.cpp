@@ -1,12 +1,17 @@
 #include <fmt/format.h>
 
-#include <sstream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
 #include "cli/profile_notes.hpp"
 #include "cli/report_format.hpp"
+#include "cli/trace_options.hpp"
+#include "costmodel/units.hpp"
 #include "costmodel/profile.hpp"
 #include "sim/engine.hpp"
 #include "sim/trace.hpp"
@@ -15,6 +20,48 @@
 #include "strategies/workload_builder.hpp"
 
 namespace parasim::cli {
+namespace {
+
+struct TraceRequest {
+  std::vector<RankRange> ranks;
+  std::optional<std::pair<sim::Time, sim::Time>> window;
+};
+
+// --trace-ranks and --trace-window, checked before the work.
+TraceRequest parse_trace_request(const SimulateOptions& o) {
+  TraceRequest request;
+  if (o.trace.empty() && (!o.trace_ranks.empty() || !o.trace_window.empty())) {
+    throw CommandLineError("--trace-ranks and --trace-window choose what --trace FILE writes; "
+                           "give --trace FILE too");
+  }
+  if (!o.trace_ranks.empty()) request.ranks = parse_rank_list(o.trace_ranks);
+  if (!o.trace_window.empty()) request.window = parse_time_window(o.trace_window);
+  return request;
+}
+
+// The trace text, announced on `err` first when it is large.
+std::string make_trace(const SimulateOptions& o, const TraceRequest& request,
+                       const strat::BuiltWorkload& built, int total_gpus,
+                       const sim::SimResult& result, std::ostream& err) {
+  std::vector<std::string> notes;
+  sim::TraceFilter filter = make_trace_filter(built, total_gpus, request.ranks, &notes);
+  if (request.window) {
+    if (request.window->first > result.makespan) {
+      throw CommandLineError(fmt::format(
+          "--trace-window \"{}\" starts after the simulated run ends ({})", o.trace_window,
+          cost::format_time(result.makespan)));
+    }
+    filter.start = request.window->first;
+    filter.end = request.window->second;
+  }
+  for (const auto& n : notes) err << n << "\n";
+  const std::string notice =
+      trace_size_notice(sim::chrome_trace_size(built.workload, result, filter), o.trace);
+  if (!notice.empty()) err << notice << std::endl;  // before the seconds of writing
+  return sim::chrome_trace(built.workload, result, filter);
+}
+
+}  // namespace
 
 int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err) {
   try {
@@ -26,6 +73,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     }
     json_file.check_target();
     trace_file.check_target();
+    const TraceRequest trace_request = parse_trace_request(o);
     check_input_file(o.scenario);
     if (!o.profile.empty()) check_input_file(o.profile);
     const strat::Scenario scenario = strat::load_scenario(o.scenario);
@@ -50,10 +98,12 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
 
     // Everything is computed; stage the outputs, then put them in place together.
     if (!o.json.empty()) json_file.stage(report_to_json(scenario, report).dump(2) + "\n");
+    std::size_t trace_bytes = 0;
     if (!o.trace.empty()) {
-      std::ostringstream trace;
-      sim::write_chrome_trace(trace, built.workload, result);
-      trace_file.stage(std::move(trace).str());
+      std::string trace = make_trace(o, trace_request, built, scenario.cluster.total_gpus(),
+                                     result, err);
+      trace_bytes = trace.size();
+      trace_file.stage(std::move(trace));
     }
     const std::string report_text = format_text_report(scenario, report);
     commit_outputs({&trace_file, &json_file}, out);
@@ -61,11 +111,17 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     text << report_text;
     if (!o.profile.empty()) text << "cost model: profile " << o.profile << "\n";
     for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
-    if (!o.trace.empty()) text << "trace: " << o.trace << " (open in https://ui.perfetto.dev)\n";
+    if (!o.trace.empty()) {
+      text << fmt::format("trace: {}, {} (open in https://ui.perfetto.dev)\n", o.trace,
+                          cost::format_bytes_si(cost::Bytes{static_cast<double>(trace_bytes)}));
+    }
     return kExitOk;
   } catch (const OutputError& e) {
     err << e.what() << "\n";
     return e.exit_code();
+  } catch (const CommandLineError& e) {
+    err << "parasim simulate: " << e.what() << "\n";
+    return kExitBadInput;
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;

@@ -298,8 +298,8 @@ TEST_CASE("simulating twice gives byte-identical result JSON and trace; the trac
     o.trace = dir->file("trace.json");
     const Run r = simulate(o);
     REQUIRE_MESSAGE(r.code == kExitOk, r.err);
-    CHECK(r.out.find("trace: " + o.trace + " (open in https://ui.perfetto.dev)") !=
-          std::string::npos);
+    CHECK(r.out.find("trace: " + o.trace + ", ") != std::string::npos);
+    CHECK(r.out.find(" (open in https://ui.perfetto.dev)") != std::string::npos);
     CHECK(dir->entries() == std::vector<std::string>{"result.json", "trace.json"});
   }
   const std::string result_a = read_text(a.file("result.json"));
