@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -206,6 +207,53 @@ TEST_CASE("process: calibrate with nothing to measure, or into a folder, writes 
   CHECK(dir_output.find("holds what was measured") == std::string::npos);
   CHECK(dir_output.find("calibrating") == std::string::npos);  // refused before measuring
   CHECK(fs::is_empty(tmp.path() / "D"));
+}
+
+// The shell commands of README.md's ```sh blocks, one per line, except the two set-up commands
+// at the top (CI runs them itself) and lines marked "# needs a GPU" (README.md says so).
+std::vector<std::string> readme_commands() {
+  std::istringstream lines(read_text(kSourceDir / "README.md"));
+  std::vector<std::string> commands;
+  bool in_block = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("```", 0) == 0) {
+      in_block = !in_block && line == "```sh";
+      continue;
+    }
+    if (!in_block || line.empty() || line[0] == '#') continue;
+    if (line.rfind("bash scripts/build.sh", 0) == 0 || line.rfind("bash scripts/test.sh", 0) == 0) {
+      continue;
+    }
+    if (line.find("# needs a GPU") != std::string::npos) continue;
+    commands.push_back(line);
+  }
+  return commands;
+}
+
+TEST_CASE("process: every command of the README runs as written") {
+  const std::vector<std::string> commands = readme_commands();
+  REQUIRE(commands.size() >= 10);
+  // A folder laid out like the repository after the build: build/ and scenarios/.
+  TempDir tmp;
+  fs::create_directory_symlink(fs::path(PARASIM_BINARY_DIR), tmp.path() / "build");
+  fs::create_directory_symlink(kSourceDir / "scenarios", tmp.path() / "scenarios");
+  // Each command on a line of its own (its trailing comment then ends there), its output in
+  // log.txt, the check of its exit code on the next line; fd 3 is the test's pipe.
+  std::string script = "set -uo pipefail\ncd " + shell_quote(tmp.path().string()) +
+                       "\nexec 3>&1 >>log.txt 2>&1\n";
+  for (const std::string& command : commands) {
+    script += "echo " + shell_quote("+ " + command) + " >&3\n" + command + "\n" +
+              "status=$?; if [ $status -ne 0 ]; then echo \"FAILED with exit code $status\" >&3; "
+              "tail -n 20 log.txt >&3; exit 1; fi\n";
+  }
+  const std::string script_path = tmp.file("readme.sh");
+  write_text(script_path, script);
+  const auto [code, output] = run_shell("bash " + shell_quote(script_path) + " 2>&1");
+  CHECK_MESSAGE(code == 0, output);
+  // What the commands promise to leave behind.
+  for (const char* file : {"r.json", "t.json", "part.json", "cpu.json", "pics"}) {
+    CHECK_MESSAGE(fs::exists(tmp.path() / file), file << " is missing");
+  }
 }
 
 TEST_CASE("process: --json to a character device leaves the device; a full one is exit 1") {
