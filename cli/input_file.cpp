@@ -25,7 +25,7 @@ void check_input_file(const std::string& path) {
     ::close(fd);
   }
   if (problem.empty()) return;
-  cost::Diagnostics d(path);
+  cost::Diagnostics d(path.empty() ? std::string("\"\" (an empty file name)") : path);
   d.add("", problem);
   throw cost::InputError(std::move(d));
 }

@@ -122,24 +122,30 @@ int main(int argc, char** argv) {
       "Simulate one training step of SCENARIO and report step time, tokens/s, MFU, pipeline "
       "bubbles, communication (bytes and exposed time by kind) and peak memory per GPU.");
   simulate->add_option("scenario", sim.scenario, "Scenario JSON file (docs/scenario.md)")
-      ->required();
+      ->required()
+      ->type_name("FILE");
   simulate->add_option("--profile", sim.profile,
                        "Cost-model profile JSON (docs/profile.md) overriding the hardware "
-                       "figures and model efficiencies");
+                       "figures and model efficiencies")
+      ->type_name("FILE");
   simulate->add_option("--json", sim.json,
                        "Write the result JSON to FILE, or to standard output with '-' (the text "
-                       "report then goes to standard error)");
+                       "report then goes to standard error)")
+      ->type_name("FILE");
   simulate->add_option("--trace", sim.trace,
                        "Write a Chrome trace (open in https://ui.perfetto.dev): one lane per "
                        "stream, memory counters, arrows for pipeline transfers. Its size is "
-                       "printed; one over 100 MB is announced before it is written");
+                       "printed; one over 100 MB is announced before it is written")
+      ->type_name("FILE");
   simulate->add_option("--trace-ranks", sim.trace_ranks,
                        "Trace only these global ranks: comma-separated ranks and inclusive "
                        "ranges, e.g. 0-7,64 (without --full only one GPU per stage is simulated; "
-                       "the others are named in a note)");
+                       "the others are named in a note)")
+      ->type_name("LIST");
   simulate->add_option("--trace-window", sim.trace_window,
                        "Trace only the ops that overlap START,END of simulated time, two "
-                       "durations with units, e.g. \"0.5 s,1.2 s\" or \"200 ms,450 ms\"");
+                       "durations with units, e.g. \"0.5 s,1.2 s\" or \"200 ms,450 ms\"")
+      ->type_name("START,END");
   simulate->add_flag("--full", sim.full,
                      "Simulate every GPU instead of one data-parallel replica and one tensor-"
                      "parallel rank per stage (slower; same result on symmetric inputs)");
@@ -184,7 +190,9 @@ int main(int argc, char** argv) {
   std::string validate_path;
   auto* validate = app.add_subcommand(
       "validate", "Check a scenario file and report every problem in it (exit code 2 if any)");
-  validate->add_option("scenario", validate_path, "Scenario JSON file")->required();
+  validate->add_option("scenario", validate_path, "Scenario JSON file")
+      ->required()
+      ->type_name("FILE");
 
   std::string list_what;
   auto* list = app.add_subcommand(
@@ -228,7 +236,10 @@ int main(int argc, char** argv) {
   calibrate->add_option("-w,--warmup-iters", cal.warmup, "Untimed warm-up runs per point")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  calibrate->add_option("--out", cal.out, "Profile JSON to write (version 2, docs/profile.md)");
+  calibrate->add_option("--out", cal.out,
+                        "Profile JSON to write (version 2, docs/profile.md); '-' for standard "
+                        "output")
+      ->type_name("FILE");
   calibrate->add_option("--check", cal.check,
                         "Instead of calibrating: measure points held out of PROFILE's fit and "
                         "print predicted against measured with the error in percent");
