@@ -6,7 +6,7 @@
 // What it measures:
 //   * GEMM: Eigen single-precision products (fp32 only; the CPU has no bf16 GEMM here), one
 //     thread per rank, after writing a buffer larger than the last-level cache (the L2 flush of
-//     conventions.md section 2, on a CPU).
+//     Triton's do_bench, on a CPU).
 //   * Collectives: MPI on MPI_COMM_WORLD (cpu_collectives.hpp), fp32 sums, nccl-tests sizes.
 //   * Solvers: the CPU reference solvers (inverse_root.hpp, chebyshev.hpp) block by block, in
 //     double, with a fixed number of iterations; there is no batched execution on the CPU.

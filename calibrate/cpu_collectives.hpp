@@ -1,6 +1,6 @@
 #pragma once
 // parasim::calib CPU collectives — MPI collectives on MPI_COMM_WORLD timed the way nccl-tests
-// times NCCL's (conventions.md section 1): fp32 sum, nccl-tests message sizes (bytes per rank
+// times NCCL's (NVIDIA/nccl-tests src/common.cu): fp32 sum, nccl-tests message sizes (bytes per rank
 // for all-reduce, broadcast and send/recv; total gathered size for all-gather, reduce-scatter and
 // all-to-all), in place or out of place, `warmup` untimed runs, then per sample: a barrier, the
 // collective timed on each rank, and the sample's time is the slowest rank's. Correctness: the

@@ -1,6 +1,6 @@
 #pragma once
 // parasim::calib alpha-beta fit — t(S) = alpha + beta S for a measured collective series
-// (Hockney's model, conventions.md section 1.4), as stored beside the raw points of a version 2
+// (Hockney's model; Thakur, Rabenseifner and Gropp, IJHPCA 19(1) 2005), as stored beside the raw points of a version 2
 // profile (costmodel/measured_tables.hpp, AlphaBeta).
 //
 // Least squares on RELATIVE error: minimise sum_i ((alpha + beta S_i - t_i) / t_i)^2, i.e.
@@ -8,7 +8,7 @@
 // decades; unweighted least squares would fit the largest messages alone and leave alpha
 // (which only small messages see) to their noise, while relative error gives every size the same
 // say, so the latency term is fitted by the small messages and the bandwidth term by the large
-// ones (conventions.md section 1.4: "fit ... on log-spaced sizes with relative-error weights").
+// ones.
 // Solved with Eigen's column-pivoting Householder QR on the weighted system (rows
 // [1/t_i, S_i/(S_max t_i)] = 1, S scaled for conditioning), not the normal equations.
 // Constraints: alpha >= 0 and beta >= 0. When the unconstrained optimum has alpha < 0 the fit is

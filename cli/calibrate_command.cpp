@@ -8,6 +8,8 @@
 #include <ctime>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "calibrate/check.hpp"
 #include "sim/time.hpp"
@@ -15,7 +17,9 @@
 #include "calibrate/cuda_backend.hpp"
 #include "calibrate/harness.hpp"
 #include "cli/commands.hpp"
+#include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
+#include "cli/profile_notes.hpp"
 #include "costmodel/diagnostics.hpp"
 #include "costmodel/profile_writer.hpp"
 #include "kernels/gpu_error.hpp"
@@ -82,9 +86,10 @@ std::unique_ptr<calib::MeasurementBackend> make_backend(const std::string& name,
   return std::make_unique<calib::CudaBackend>(group);
 }
 
-// Rewrites the profile after every point: a valid file of what was measured, marked incomplete
-// until the end.
-void write_tables(const std::string& path, const cost::MeasuredTables& tables) {
+// Writes the profile (rewritten after every point for a regular file: a valid file of what was
+// measured, marked incomplete until the end).
+void write_tables(const std::string& path, const cost::MeasuredTables& tables,
+                  std::ostream& standard_output) {
   cost::Profile profile;
   profile.source = fmt::format("parasim calibrate ({} backend) on {}, {}",
                                tables.provenance.backend, tables.provenance.device,
@@ -92,12 +97,41 @@ void write_tables(const std::string& path, const cost::MeasuredTables& tables) {
   profile.measured = tables;
   OutputFile file(path);
   file.stage(cost::format_profile(profile));
-  file.check_target();
-  std::ostringstream ignored;
-  file.commit(ignored);
+  file.commit(standard_output);
+}
+
+// Why a family asked for has no point in the plan, e.g. "launch: the cpu backend does not
+// measure launch overhead"; empty when every family asked for has points.
+std::vector<std::string> families_without_points(const calib::MeasurementBackend& backend,
+                                                 const calib::SweepOptions& sweep,
+                                                 const calib::SweepPlan& plan) {
+  using calib::OpFamily;
+  const std::string name = backend.name();
+  std::vector<std::string> why;
+  auto add = [&](OpFamily family, bool empty, const std::string& reason) {
+    if (sweep.ops.count(family) > 0 && empty) {
+      why.push_back(std::string(calib::op_family_name(family)) + ": " + reason);
+    }
+  };
+  add(OpFamily::kGemm, plan.gemms.empty(), "the " + name + " backend has no GEMM data type");
+  add(OpFamily::kCollectives, plan.collectives.empty(),
+      !calib::ProcessGroup::has_mpi()
+          ? std::string("parasim was built without MPI")
+          : "one rank has no collectives to time (run under mpirun -np N, N >= 2)");
+  add(OpFamily::kSolvers, plan.solvers.empty(),
+      "the " + name + " backend runs none of the inverse-root solvers");
+  add(OpFamily::kNorm, plan.norms.empty(), "no RMSNorm shape to measure");
+  add(OpFamily::kLaunch, !plan.launch,
+      "the " + name + " backend does not measure kernel launch overhead (the cuda backend does)");
+  add(OpFamily::kOverlap, plan.overlaps.empty(),
+      backend.has_overlap() ? std::string("no overlap case to measure")
+                            : "the " + name + " backend does not measure compute/communication "
+                              "overlap here (the cuda backend does, with 2 or more GPUs)");
+  return why;
 }
 
 void print_summary(std::FILE* out, const cost::MeasuredTables& t, const std::string& path) {
+  // Never 0 points: a plan without points is refused before measuring.
   std::size_t collective_points = 0, wrong = 0;
   for (const auto& s : t.collectives) {
     collective_points += s.points.size();
@@ -146,7 +180,9 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   cost::Profile checked;
   if (!o.check.empty()) {
     try {
+      check_input_file(o.check);
       checked = cost::load_profile(o.check);
+      for (const auto& w : profile_warnings(checked, o.check)) err << "warning: " << w << "\n";
     } catch (const cost::InputError& e) {
       err << e.what();
       return kExitBadInput;
@@ -158,6 +194,29 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   calib::ProcessGroup group(nullptr, nullptr);
   const bool root = group.rank() == 0;
   std::FILE* progress_stream = root ? stderr : nullptr;
+  // Rank 0 writes the profile; every rank learns whether it can, so that none starts measuring
+  // (and waits in a collective) when the others stop.
+  bool profile_on_stdout = false;
+  bool rewrite_after_each_point = true;
+  if (o.check.empty()) {
+    std::string refused;
+    if (root) {
+      try {
+        const OutputFile target(o.out);
+        target.check_target();
+        profile_on_stdout = target.is_stdout();
+        // A device, a pipe or standard output gets the profile once, at the end.
+        rewrite_after_each_point = target.replaces_file();
+      } catch (const OutputError& e) {
+        refused = e.what();
+      }
+    }
+    if (!group.all(refused.empty())) {
+      if (root) err << "parasim calibrate --out: " << refused << "\n";
+      return kExitBadInput;
+    }
+  }
+  bool profile_written = false;
   try {
     std::unique_ptr<calib::MeasurementBackend> backend;
     try {
@@ -174,6 +233,12 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
     timing.warmup = o.warmup;
     if (!o.check.empty()) {
       const calib::SweepPlan plan = calib::make_check_plan(*backend, sweep);
+      if (plan.size() == 0) {
+        std::string why;
+        for (const auto& w : families_without_points(*backend, sweep, plan)) why += "; " + w;
+        if (root) err << "parasim calibrate --check: nothing to measure" << why << "\n";
+        return kExitBadInput;
+      }
       calib::Progress progress(progress_stream, calib::stream_is_terminal(progress_stream),
                                plan.size());
       const calib::CheckReport report =
@@ -182,6 +247,15 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
       return kExitOk;
     }
     const calib::SweepPlan plan = calib::make_sweep_plan(*backend, sweep);
+    const std::vector<std::string> unmeasured = families_without_points(*backend, sweep, plan);
+    if (plan.size() == 0) {
+      if (root) {
+        err << "parasim calibrate: nothing to measure, so no profile is written:\n";
+        for (const auto& w : unmeasured) err << "  " << w << "\n";
+        err << "(--ops chooses among gemm, collectives, solvers, norm, launch, overlap)\n";
+      }
+      return kExitBadInput;
+    }
     cost::Provenance provenance = backend->provenance();
     provenance.date = utc_now();
     provenance.command_line = o.command_line;
@@ -191,18 +265,18 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
                          provenance.device, backend->name(), group.size(),
                          group.size() == 1 ? "" : "s", group.nodes(), group.nodes() == 1 ? "" : "s",
                          plan.size(), o.out);
-      if (!backend->has_collectives() && sweep.ops.count(calib::OpFamily::kCollectives) > 0) {
-        err << (calib::ProcessGroup::has_mpi()
-                    ? "note: one rank, so no collectives are measured (run under mpirun -np N)\n"
-                    : "note: parasim was built without MPI, so no collectives are measured\n");
-      }
+      for (const auto& w : unmeasured) err << "note: not measured: " << w << "\n";
     }
     calib::Progress progress(progress_stream, calib::stream_is_terminal(progress_stream),
                              plan.size());
     const cost::MeasuredTables tables = calib::run_calibration(
-        *backend, group, plan, timing, provenance, progress,
-        [&](const cost::MeasuredTables& t) { write_tables(o.out, t); });
-    if (root) print_summary(stdout, tables, o.out);
+        *backend, group, plan, timing, provenance, progress, [&](const cost::MeasuredTables& t) {
+          if (!rewrite_after_each_point) return;
+          write_tables(o.out, t, out);
+          profile_written = true;
+        });
+    if (root && !rewrite_after_each_point) write_tables(o.out, tables, out);
+    if (root) print_summary(profile_on_stdout ? stderr : stdout, tables, o.out);
     return kExitOk;
   } catch (const std::invalid_argument& e) {
     if (root) err << "parasim calibrate: " << e.what() << "\n";
@@ -210,7 +284,11 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   } catch (const std::exception& e) {
     if (root) {
       err << "parasim calibrate: " << e.what() << "\n";
-      if (o.check.empty()) err << "(" << o.out << " holds what was measured, marked incomplete)\n";
+      if (o.check.empty()) {
+        err << (profile_written
+                    ? "(" + o.out + " holds what was measured, marked incomplete)\n"
+                    : "(nothing was written to " + o.out + ")\n");
+      }
     }
     return kExitFailure;
   }

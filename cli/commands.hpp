@@ -2,11 +2,13 @@
 // parasim::cli commands — each subcommand as a function returning the process exit code, so the
 // tests can run them without a process. Only main() exits.
 //
-// Exit codes: 0 success; 2 bad input (every problem of the file reported, nothing written);
-// 1 anything else (a broken invariant, an I/O failure), with a message on stderr; 3 `calibrate
-// --backend cuda` found no GPU (one line says why).
+// Exit codes: 0 success; 2 bad input (every problem of the file reported, nothing written), or
+// an output path that cannot take an output (a folder, a read-only file, a missing folder:
+// output_file.hpp); 1 anything else (a broken invariant, an I/O failure such as a full disk),
+// with a message on stderr; 3 `calibrate --backend cuda` found no GPU (one line says why).
 
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
 #include "strategies/workload_estimate.hpp"
@@ -23,11 +25,19 @@ inline constexpr const char* kTimeRangeHint =
     "; check the scenario's and the profile's hardware figures (a bandwidth or FLOP rate far too "
     "small, a latency far too large?)";
 
+// A command-line value that is wrong (exit 2); the message names the option and what it expects.
+class CommandLineError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct SimulateOptions {
   std::string scenario;
   std::string profile;  // empty: the analytical model with the scenario's hardware
   std::string json;     // empty: none; "-": standard output (the text report then goes to stderr)
   std::string trace;    // Chrome trace path, empty for none
+  std::string trace_ranks;   // --trace-ranks "0-7,64" (cli/trace_options.hpp); empty: all
+  std::string trace_window;  // --trace-window "0.5 s,1.2 s"; empty: the whole run
   bool full = false;
   strat::WorkloadLimits limits;  // --max-ops, --max-memory, --max-shampoo-blocks
 };

@@ -12,7 +12,9 @@
 #include "cli/compare_table.hpp"
 #include "cli/compare_variants.hpp"
 #include "cli/number_text.hpp"
+#include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
+#include "cli/profile_notes.hpp"
 #include "cli/report_format.hpp"
 #include "cli/svg_sweep.hpp"
 #include "costmodel/profile.hpp"
@@ -99,9 +101,12 @@ std::string sweep_svg(const strat::Scenario& base, const std::vector<CompareRow>
 
 int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   try {
+    check_input_file(o.scenario);
+    if (!o.profile.empty()) check_input_file(o.profile);
     const strat::Scenario base = strat::load_scenario(o.scenario);
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
+    for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
     const cost::CostModel costs =
         cost::make_cost_model(base.cluster, o.profile.empty() ? nullptr : &profile);
     CompareVariants variants = compare_variants(base, o);
@@ -156,10 +161,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     }
     OutputFile json_file(o.json);
     if (!o.json.empty()) json_file.stage(rows_json(base, rows));
-    for (auto& f : files) f->check_target();
-    json_file.check_target();
-    for (auto& f : files) f->commit(out);
-    if (!o.json.empty()) json_file.commit(out);
+    std::vector<OutputFile*> outputs{&json_file};  // all or none (output_file.hpp)
+    for (auto& f : files) outputs.push_back(f.get());
+    commit_outputs(outputs, out);
     std::ostream& text = json_file.is_stdout() ? err : out;
     const bool same_micro_batches = std::all_of(rows.begin(), rows.end(), [&](const CompareRow& row) {
       return row.variant.scenario.micro_batches() == base.micro_batches();
@@ -176,6 +180,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     text << pictures;
     for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
     return kExitOk;
+  } catch (const OutputError& e) {
+    err << e.what() << "\n";
+    return e.exit_code();
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;

@@ -1,14 +1,105 @@
 // parasim: simulate and plan parallel training of large models. See `parasim --help`.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/limit_options.hpp"
 #include "cli/validate_against_command.hpp"
+#include "cli/suggest.hpp"
+#include "cli/terminal_text.hpp"
+
+namespace {
+
+using parasim::cli::nearest_name;
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+std::string did_you_mean(const std::optional<std::string>& suggestion) {
+  return suggestion ? "; did you mean \"" + *suggestion + "\"?" : std::string();
+}
+
+// `parasim simulat x.json` or `parasim -V`: CLI11 alone would only say that a subcommand is
+// required. The message for a first word that is neither a command nor a top-level option.
+std::optional<std::string> unknown_first_word(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return std::nullopt;
+  const std::string word = argv[1];
+  const std::vector<std::string> commands = subcommand_names(app);
+  std::string listed;
+  for (const auto& c : commands) listed += (listed.empty() ? "" : ", ") + c;
+  if (!word.empty() && word[0] == '-') {
+    const std::vector<std::string> options{"--help", "--version"};
+    if (word == "-h" || word == "--help" || word == "--version") return std::nullopt;
+    return "unknown option \"" + word + "\"" + did_you_mean(nearest_name(word, options)) +
+           " (parasim --help lists the commands: " + listed + ")";
+  }
+  for (const auto& c : commands) {
+    if (c == word) return std::nullopt;
+  }
+  return "unknown command \"" + word + "\"" + did_you_mean(nearest_name(word, commands)) +
+         " (commands: " + listed + "; parasim --help)";
+}
+
+// For each option of the chosen subcommand's command line that it does not know, the nearest it
+// does ("--jsn" -> "--json").
+std::string option_suggestions(const CLI::App& app, int argc, char** argv) {
+  const std::vector<const CLI::App*> chosen = app.get_subcommands(
+      [](const CLI::App* sub) { return sub->parsed(); });
+  if (chosen.empty()) return {};
+  const CLI::App& sub = *chosen.front();
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : sub.get_options()) {
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+  }
+  std::string text;
+  for (int i = 2; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.size() < 2 || word[0] != '-' || word == "--") continue;
+    word = word.substr(0, word.find('='));
+    if (sub.get_option_no_throw(word) != nullptr) continue;
+    if (const auto s = nearest_name(word, names)) {
+      text += "\"" + word + "\": did you mean \"" + *s + "\"?\n";
+    }
+  }
+  return text;
+}
+
+// Restores std::cout's and std::cerr's buffers when main returns.
+class TerminalSafeStreams {
+ public:
+  TerminalSafeStreams()
+      : out_(std::cout.rdbuf()), err_(std::cerr.rdbuf()), old_out_(std::cout.rdbuf(&out_)),
+        old_err_(std::cerr.rdbuf(&err_)) {}
+  TerminalSafeStreams(const TerminalSafeStreams&) = delete;
+  TerminalSafeStreams& operator=(const TerminalSafeStreams&) = delete;
+  ~TerminalSafeStreams() {
+    std::cout.flush();
+    std::cerr.flush();
+    std::cout.rdbuf(old_out_);
+    std::cerr.rdbuf(old_err_);
+  }
+
+ private:
+  parasim::cli::TerminalSafeBuffer out_, err_;
+  std::streambuf* old_out_;
+  std::streambuf* old_err_;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace parasim::cli;
+  // Every byte the commands print passes the terminal-safe filter (terminal_text.hpp).
+  const TerminalSafeStreams safe_streams;
   CLI::App app{
       "parasim " PARASIM_VERSION
       ": a discrete-event simulator and cost model for parallel training of large models.\n"
@@ -19,7 +110,13 @@ int main(int argc, char** argv) {
       "communication, memory\n"
       "  parasim list                                          presets and strategies"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", PARASIM_VERSION);
+  app.add_flag_callback(
+      "--version",
+      [] {
+        std::cout << "parasim " PARASIM_VERSION "\n";
+        throw CLI::Success();
+      },
+      "Print the version (parasim " PARASIM_VERSION ") and exit");
 
   SimulateOptions sim;
   auto* simulate = app.add_subcommand(
@@ -28,17 +125,29 @@ int main(int argc, char** argv) {
       "bubbles, communication (bytes and exposed time by kind) and peak memory per GPU.");
   simulate->add_option("scenario", sim.scenario, "Scenario JSON file (docs/scenario.md)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->type_name("FILE");
   simulate->add_option("--profile", sim.profile,
                        "Cost-model profile JSON (docs/profile.md) overriding the hardware "
                        "figures and model efficiencies")
-      ->check(CLI::ExistingFile);
+      ->type_name("FILE");
   simulate->add_option("--json", sim.json,
                        "Write the result JSON to FILE, or to standard output with '-' (the text "
-                       "report then goes to standard error)");
+                       "report then goes to standard error)")
+      ->type_name("FILE");
   simulate->add_option("--trace", sim.trace,
                        "Write a Chrome trace (open in https://ui.perfetto.dev): one lane per "
-                       "stream, memory counters, arrows for pipeline transfers");
+                       "stream, memory counters, arrows for pipeline transfers. Its size is "
+                       "printed; one over 100 MB is announced before it is written")
+      ->type_name("FILE");
+  simulate->add_option("--trace-ranks", sim.trace_ranks,
+                       "Trace only these global ranks: comma-separated ranks and inclusive "
+                       "ranges, e.g. 0-7,64 (without --full only one GPU per stage is simulated; "
+                       "the others are named in a note)")
+      ->type_name("LIST");
+  simulate->add_option("--trace-window", sim.trace_window,
+                       "Trace only the ops that overlap START,END of simulated time, two "
+                       "durations with units, e.g. \"0.5 s,1.2 s\" or \"200 ms,450 ms\"")
+      ->type_name("START,END");
   simulate->add_flag("--full", sim.full,
                      "Simulate every GPU instead of one data-parallel replica and one tensor-"
                      "parallel rank per stage (slower; same result on symmetric inputs)");
@@ -59,8 +168,7 @@ int main(int argc, char** argv) {
       "  parasim compare scenarios/tsp-7b-mi300x.json --layouts tsp,tp,cp --seq-lens 16384,65536\n"
       "  parasim compare scenarios/dash-llama-953m.json --optimizers adamw,dash-gpu/newton-db/fp16/1024");
   compare->add_option("scenario", cmp.scenario, "Scenario JSON file")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   compare->add_option("--schedules", cmp.schedules,
                       "Comma-separated schedules: gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, "
                       "pipedream, pipedream-2bw, paci (default: all but gpipe when the scenario "
@@ -89,8 +197,7 @@ int main(int argc, char** argv) {
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
-  compare->add_option("--profile", cmp.profile, "Cost-model profile JSON (docs/profile.md)")
-      ->check(CLI::ExistingFile);
+  compare->add_option("--profile", cmp.profile, "Cost-model profile JSON (docs/profile.md)");
   compare->add_option("--json", cmp.json,
                       "Write {\"rows\": [...]} to FILE, or '-' for standard output: per variant its "
                       "label, axis, schedule, placement, layout, sequence length, optimizer and "
@@ -105,7 +212,9 @@ int main(int argc, char** argv) {
   std::string validate_path;
   auto* validate = app.add_subcommand(
       "validate", "Check a scenario file and report every problem in it (exit code 2 if any)");
-  validate->add_option("scenario", validate_path, "Scenario JSON file")->required();
+  validate->add_option("scenario", validate_path, "Scenario JSON file")
+      ->required()
+      ->type_name("FILE");
   bool validate_full = false;
   validate->add_flag("--full", validate_full,
                      "Check the limits of a simulate --full run (every GPU simulated)");
@@ -154,11 +263,13 @@ int main(int argc, char** argv) {
   calibrate->add_option("-w,--warmup-iters", cal.warmup, "Untimed warm-up runs per point")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  calibrate->add_option("--out", cal.out, "Profile JSON to write (version 2, docs/profile.md)");
+  calibrate->add_option("--out", cal.out,
+                        "Profile JSON to write (version 2, docs/profile.md); '-' for standard "
+                        "output")
+      ->type_name("FILE");
   calibrate->add_option("--check", cal.check,
                         "Instead of calibrating: measure points held out of PROFILE's fit and "
-                        "print predicted against measured with the error in percent")
-      ->check(CLI::ExistingFile);
+                        "print predicted against measured with the error in percent");
 
   ValidateAgainstOptions va;
   CLI::App* validate_against = add_validate_against_command(app, va);
@@ -166,24 +277,36 @@ int main(int argc, char** argv) {
   auto* devices = app.add_subcommand(
       "devices", "Show the GPUs this machine has, or say plainly why there are none");
 
+  if (const auto message = unknown_first_word(app, argc, argv)) {
+    std::cerr << "parasim: " << *message << "\n";
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; a wrong command line is bad input like a bad file.
     const int code = app.exit(e);
+    if (code != 0) std::cerr << option_suggestions(app, argc, argv);
     return code == 0 ? kExitOk : kExitBadInput;
   }
-  if (*simulate) return run_simulate(sim, std::cout, std::cerr);
-  if (*compare) return run_compare(cmp, std::cout, std::cerr);
-  if (*validate) {
-    return run_validate(validate_path, std::cout, std::cerr, validate_limits, validate_full);
-  }
-  if (*list) return run_list(list_what, std::cout, std::cerr);
-  if (*devices) return run_devices(std::cout);
-  if (*validate_against) return run_validate_against(va, std::cout, std::cerr);
-  if (*calibrate) {
+  auto run_chosen = [&]() -> int {
+    if (*simulate) return run_simulate(sim, std::cout, std::cerr);
+    if (*compare) return run_compare(cmp, std::cout, std::cerr);
+    if (*validate) {
+      return run_validate(validate_path, std::cout, std::cerr, validate_limits, validate_full);
+    }
+    if (*list) return run_list(list_what, std::cout, std::cerr);
+    if (*devices) return run_devices(std::cout);
+    if (*validate_against) return run_validate_against(va, std::cout, std::cerr);
     for (int i = 0; i < argc; ++i) cal.command_line += (i ? " " : "") + std::string(argv[i]);
     return run_calibrate(cal, std::cout, std::cerr);
+  };
+  const int code = run_chosen();
+  // A report that did not reach standard output (a full disk, a closed pipe) is a failure.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "parasim: cannot write standard output\n";
+    return code == kExitOk ? kExitFailure : code;
   }
-  return kExitFailure;
+  return code;
 }

@@ -1,4 +1,4 @@
-# Optional CUDA/NCCL support (docs: /work/shared/reference/conventions.md section 3).
+# Optional CUDA/NCCL support (CMake CheckLanguage and FindCUDAToolkit; NCCL from the toolkit prefix).
 #
 # PARASIM_CUDA = AUTO (default): build the CUDA kernels when nvcc is found.
 #                ON:             require nvcc; configuring fails without it.

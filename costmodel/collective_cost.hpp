@@ -19,7 +19,7 @@
 //     latency + bytes_sent_per_rank / min(link_efficiency x bandwidth(link), rate_cap).
 //   * A group of size 1 has no phases: it is free.
 //
-// Message size S follows nccl-tests (conventions.md section 1.2): S is the bytes per rank for
+// Message size S follows nccl-tests (NVIDIA/nccl-tests doc/PERFORMANCE.md): S is the bytes per rank for
 // all-reduce, broadcast and send/recv, and the total gathered size (count x type size x n) for
 // all-gather, reduce-scatter and all-to-all.
 //
@@ -67,7 +67,7 @@
 //     Tree all-reduce on a hierarchical group uses the tree for the inter-node phase only
 //     (2*ceil(log2 N) steps), as NCCL's tree runs chains inside nodes and a tree across them.
 // Latency per phase = steps x per-hop latency of that link class (NCCL's ring model,
-// conventions.md section 1.3, without its base latency, which calibration adds on top).
+// NVIDIA/nccl src/graph/tuning.cc, without its base latency, which calibration adds on top).
 // Fully connected mesh (intra_node.peer_bandwidth > 0, hardware.hpp): every pair of GPUs has its
 // own links, so a rank of an intra-node phase reaches min(bandwidth, p x peer_bandwidth), p being
 // the peers it exchanges with: 1 for send/recv (its successor), g - 1 for a collective over g GPUs

@@ -4,7 +4,7 @@
 // Three kinds of kernel are costed here:
 //   * GEMMs, through the GemmCostModel interface. RooflineGemmModel is the analytical default;
 //     MeasuredGemmModel (measured_gemm_model.hpp: measured cuBLASLt timings of a version 2
-//     profile, conventions.md section 2) implements the same interface and corrects it.
+//     profile) implements the same interface and corrects it.
 //   * Memory-bound kernels (norms, activations, optimizer updates): bytes moved over achievable
 //     HBM bandwidth, memory_bound_time().
 //   * Launch overhead: kernel_time() adds DeviceSpec::kernel_launch_overhead to a kernel body.
@@ -30,7 +30,8 @@
 // are assigned to thread blocks, a dimension just over a tile multiple wastes a tile, and a grid
 // that does not fill the last wave leaves SMs idle. Among typical cuBLAS tiles it lists 256x128
 // (the most efficient), 128x128, 128x64, 64x128 and 64x64. Small K also lowers efficiency
-// (conventions.md 2.1). The exact functional forms and the defaults below are modelling
+// (NVIDIA's Matrix Multiplication Background guide,
+// https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/). The exact functional forms and the defaults below are modelling
 // assumptions, to be replaced by calibration.
 //
 // Invariants: a GemmShape is costed only when m, n, k, batch >= 1 and the device has a positive
@@ -78,7 +79,7 @@ class GemmCostModel {
 // Tunables of the roofline model. Every default is a documented assumption.
 struct GemmEfficiencyParams {
   // Large-GEMM ceiling, fraction of the datasheet dense peak. Basis: the ml-engineering MAMF
-  // finder (stas00/ml-engineering, compute/accelerator; conventions.md 2.3) measured the best bf16
+  // finder (stas00/ml-engineering, compute/accelerator) measured the best bf16
   // matmul at 85.9% of peak on A100 SXM, 80.1% on H100 SXM and 83% on GH200. 0.80 is the
   // realistic NVIDIA figure. The same sweep found about 60% on MI300X (ROCm 6.2); set 0.60 there
   // to follow that measurement.
@@ -148,8 +149,8 @@ class RooflineGemmModel final : public GemmCostModel {
 };
 
 // Achievable fraction of HBM bandwidth for streaming elementwise / reduction kernels (RMSNorm,
-// GeLU, Adam updates). 0.8 is an assumption to be replaced by calibration (conventions.md 2.3:
-// record memory-bound kernels as bytes and GB/s against the HBM peak).
+// GeLU, Adam updates). 0.8 is an assumption to be replaced by calibration (which
+// records memory-bound kernels as bytes and GB/s against the HBM peak: docs/calibration.md).
 inline constexpr double kDefaultMemoryEfficiency = 0.8;
 
 // Body time of a memory-bound kernel that moves `moved` bytes (reads plus writes):

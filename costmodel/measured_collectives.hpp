@@ -17,8 +17,8 @@
 //   * Inside [S_min, S_max] of those points: log-log linear interpolation between the two
 //     neighbouring points, ln t = ln t_i + (ln S - ln S_i) / (ln S_i+1 - ln S_i) x
 //     (ln t_i+1 - ln t_i); exactly t_i at a measured size. (Raw points rather than the fit:
-//     protocol and algorithm switches make one line off by up to ~2x mid-range,
-//     conventions.md section 1.4.)
+//     protocol and algorithm switches make one line off by up to ~2x mid-range: NCCL picks
+//     the fastest algorithm and protocol per size, NVIDIA/nccl src/graph/tuning.cc.)
 //   * Outside: the series' alpha-beta fit, t = alpha + beta S; without a fit, the line through
 //     the smallest and largest points (beta and alpha clamped to >= 0). One warning per series
 //     and side (below / above).

@@ -31,7 +31,8 @@
 // Immutable after construction and safe to share across threads (the warning sink is
 // thread-safe). Sources: the interpolation scheme is Shepard's (Proc. ACM national conference
 // 1968, "A two-dimensional interpolation function for irregularly-spaced data"); measuring
-// GEMMs on log-spaced grids and interpolating is conventions.md section 2.3.
+// GEMMs on log-spaced grids and interpolating is how measured-table simulators work (SimAI and
+// Vidur read profiled CSVs; Calculon an efficiency table by size).
 
 #include <array>
 #include <memory>

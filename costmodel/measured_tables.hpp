@@ -3,7 +3,7 @@
 // profile (docs/profile.md) and read back by the cost model.
 //
 // Every time is the median of the samples, in seconds, with its 20th and 80th percentiles
-// (conventions.md section 2.2). Shapes and sizes use the cost model's own conventions: GemmShape
+// (as Triton's do_bench reports, triton-lang/triton python/triton/testing.py). Shapes and sizes use the cost model's own conventions: GemmShape
 // (compute_cost.hpp) and nccl-tests message sizes (collective_cost.hpp). The raw points are kept;
 // fits are stored beside them, never instead of them.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// parasim::kernels NCCL collective benchmark — nccl-tests' method (conventions.md section 1),
+// parasim::kernels NCCL collective benchmark — nccl-tests' method (NVIDIA/nccl-tests src/common.cu),
 // one rank per GPU, for calibration across the GPUs of a node or the nodes of a cluster.
 //
 // Bootstrap: the communicator needs an ncclUniqueId created on rank 0 and known to every rank.

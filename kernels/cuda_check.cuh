@@ -79,7 +79,7 @@ inline void check_nccl(ncclResult_t result, const char* call, const char* file, 
 
 // Makes `device` current. Throws GpuUnavailable when the runtime finds no driver or no device
 // (cudaGetDeviceCount fails with cudaErrorInsufficientDriver / cudaErrorNoDevice or reports 0,
-// conventions.md section 3) or when `device` is not one of them; GpuError if cudaSetDevice fails.
+// CUDA Runtime API) or when `device` is not one of them; GpuError if cudaSetDevice fails.
 inline void require_device(int device, const char* file, int line) {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);

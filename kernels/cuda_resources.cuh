@@ -75,8 +75,8 @@ class CudaStream {
   cudaStream_t stream_ = nullptr;
 };
 
-// Seconds between two recorded events (cudaEventElapsedTime gives ms, ~0.5 us resolution;
-// conventions.md section 2.2). Waits for `stop`.
+// Seconds between two recorded events (cudaEventElapsedTime gives ms, ~0.5 us resolution:
+// CUDA Runtime API, cudaEventElapsedTime). Waits for `stop`.
 inline double elapsed_seconds(const CudaEvent& start, const CudaEvent& stop) {
   CUDA_CHECK(cudaEventSynchronize(stop.get()));
   float ms = 0.0f;
@@ -86,7 +86,7 @@ inline double elapsed_seconds(const CudaEvent& start, const CudaEvent& stop) {
 
 // Overwrites a buffer of twice the current device's L2 size (cudaMemsetAsync), so that a timed
 // kernel after it finds none of its operands in L2 (Triton's do_bench zeroes 256 MB for the same
-// purpose; conventions.md section 2.2).
+// purpose: triton-lang/triton python/triton/testing.py).
 class L2Flusher {
  public:
   L2Flusher() {

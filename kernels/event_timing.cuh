@@ -1,5 +1,5 @@
 #pragma once
-// parasim::kernels internal: CUDA-event sampling (conventions.md section 2.2). Each sample is
+// parasim::kernels internal: CUDA-event sampling (as Triton's do_bench samples). Each sample is
 // `prepare(); record start; body(); record stop` on one stream; nothing waits between samples,
 // so the host keeps the stream fed and `prepare` (an L2 flush) stays outside the events. The
 // events are read after the last sample.

@@ -1,5 +1,6 @@
 #pragma once
-// parasim::kernels GEMM benchmark — one cuBLASLt matmul timed as conventions.md section 2 says.
+// parasim::kernels GEMM benchmark — one cuBLASLt matmul timed like Triton's do_bench (events,
+// warm-up, L2 flushed before each sample, median and p20/p80).
 //
 // C[m x n] = op(A)[m x k] op(B)[k x n], `batch` times (strided batched when batch > 1), column
 // major as cuBLAS sees it, alpha 1 beta 0. bf16 and fp16 accumulate in fp32 (CUBLAS_COMPUTE_32F);

@@ -23,7 +23,7 @@
 
 namespace parasim::kernels::detail {
 
-// cuBLASLt workspace: 32 MiB, what cuBLAS recommends on Hopper (conventions.md section 2.1).
+// cuBLASLt workspace: 32 MiB, what cuBLAS recommends on Hopper (cuBLAS documentation, cublasSetWorkspace).
 constexpr std::size_t kLtWorkspaceBytes = std::size_t{32} << 20;
 
 struct GemmCheck {

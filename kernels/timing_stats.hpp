@@ -1,7 +1,7 @@
 #pragma once
 // parasim::kernels timing statistics — how every calibration measurement is summarised.
 //
-// Convention (conventions.md section 2.2): a measurement repeats a kernel after warm-up and
+// Convention (Triton's do_bench, triton-lang/triton python/triton/testing.py): a measurement repeats a kernel after warm-up and
 // reports the median with the 20th and 80th percentiles of the per-sample times, so one outlier
 // (a clock change, a preempted host thread) does not move the result.
 //

@@ -6,7 +6,7 @@
 // matrix_functions.py `_matrix_inverse_root_newton`, `_matrix_root_eigen`;
 // shampoo_preconditioner_list.py `amortized_computation`) and DASH
 // (IST-DASLab/ISTA-DASLab-Optimizers, dash/invertors/: inv_cn.py, inv_ndb.py, inv_cbshv.py,
-// inv_evd.py, scalers.py; seed-papers.md 4.3). The paper ran Distributed Shampoo from a fork
+// inv_evd.py, scalers.py). The paper ran Distributed Shampoo from a fork
 // into which DASH's Newton-DB and 16-bit coupled Newton were integrated, so those two use DASH's
 // sequences in both implementations. p = 4 throughout.
 //

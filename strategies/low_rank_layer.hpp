@@ -1,6 +1,6 @@
 #pragma once
 // parasim::strat low-rank (bottleneck) transformer layers under BOOST's tensor-parallel placements
-// (BOOST, arXiv 2512.12131; seed-papers.md section 2).
+// (BOOST, arXiv 2512.12131; Arcana-2236/BOOST).
 //
 // Per TP rank, T = b*s tokens, h hidden, f ffn, ra/rm attention/MLP ranks, t = tp:
 //  vanilla  each pair column-split on r: down [T x d_in] x [d_in x r/t], up [T x r/t] x [r/t x d_out]

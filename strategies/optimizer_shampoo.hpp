@@ -1,6 +1,6 @@
 #pragma once
 // parasim::strat Shampoo and DASH optimizer-step cost (Distributed Shampoo, Shi et al. 2023,
-// arXiv 2309.06497; DASH, arXiv 2602.02016; seed-papers.md section 4).
+// arXiv 2309.06497; DASH, arXiv 2602.02016).
 //
 // Blocks: every 2-D weight matrix a GPU holds is cut into blocks of at most B x B (full blocks and
 // remainders); a block b1 x b2 has factors L (b1 x b1) and R (b2 x b2). Blocks are spread over the

@@ -1,6 +1,6 @@
 #pragma once
 // parasim::strat TSP: tensor and sequence parallelism folded onto one axis of D GPUs (Zyphra,
-// arXiv 2604.26294; seed-papers.md section 3). Every rank holds 1/D of every weight and 1/D of the
+// arXiv 2604.26294). Every rank holds 1/D of every weight and 1/D of the
 // sequence (T = b s / D tokens).
 //
 // Forward, attention: D rounds; in round r the owner broadcasts its packed Wq, Wk, Wv, Wo shard

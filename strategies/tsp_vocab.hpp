@@ -1,6 +1,6 @@
 #pragma once
-// parasim::strat TSP's input embedding and output head (Zyphra, arXiv 2604.26294; seed-papers.md
-// section 3): each of the D ranks holds ceil(V/D) rows of the vocabulary table (1/D of its
+// parasim::strat TSP's input embedding and output head (Zyphra, arXiv
+// 2604.26294): each of the D ranks holds ceil(V/D) rows of the vocabulary table (1/D of its
 // parameters, gradients and optimizer state) and its own T = b s / D tokens, so the table shards
 // travel the way the gated MLP's do: a ring of D steps.
 //

@@ -298,8 +298,8 @@ TEST_CASE("simulating twice gives byte-identical result JSON and trace; the trac
     o.trace = dir->file("trace.json");
     const Run r = simulate(o);
     REQUIRE_MESSAGE(r.code == kExitOk, r.err);
-    CHECK(r.out.find("trace: " + o.trace + " (open in https://ui.perfetto.dev)") !=
-          std::string::npos);
+    CHECK(r.out.find("trace: " + o.trace + ", ") != std::string::npos);
+    CHECK(r.out.find(" (open in https://ui.perfetto.dev)") != std::string::npos);
     CHECK(dir->entries() == std::vector<std::string>{"result.json", "trace.json"});
   }
   const std::string result_a = read_text(a.file("result.json"));
@@ -432,8 +432,38 @@ TEST_CASE("simulate --profile with a bad profile: exit 2 naming the profile and 
   o.profile = tmp.file("does-not-exist.json");
   const Run r3 = simulate(o);
   CHECK(r3.code == kExitBadInput);
-  CHECK(r3.err.find(o.profile + ": /: cannot open the profile") != std::string::npos);
+  CHECK(r3.err == o.profile + ": /: cannot read: No such file or directory\n");
   CHECK_MESSAGE(out_dir.entries().empty(), "left behind: " << joined(out_dir.entries()));
+}
+
+TEST_CASE("simulate --profile with an incomplete calibration: one warning saying what it holds") {
+  TempDir tmp;
+  const std::string partial = tmp.file("partial.json");
+  write_text(partial, R"({"parasim_profile": 2,
+      "provenance": {"backend": "cpu", "device": "test CPU"}, "complete": false,
+      "measurements": {"norms": [{"rows": 4096, "hidden": 4096, "fused_statistic": false,
+                                  "bytes": 134234112, "median_s": 0.001, "p20_s": 0.001,
+                                  "p80_s": 0.001, "samples": 5}]}})");
+  SimulateOptions o;
+  o.scenario = kScenario.string();
+  o.profile = partial;
+  o.json = tmp.file("result.json");
+  const Run r = simulate(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const std::string expected =
+      "warning: " + partial +
+      ": \"complete\": false, the calibration that wrote it did not finish: it holds 0 GEMM, 0 "
+      "collective, 0 solver and 1 RMSNorm points, no launch overhead and 0 overlap points; what "
+      "it lacks comes from the analytical model\n";
+  CHECK_MESSAGE(r.err.find(expected) != std::string::npos, r.err);
+
+  // The same profile, complete: no such warning.
+  std::string text = read_text(partial);
+  text.replace(text.find("\"complete\": false"), 17, "\"complete\": true");
+  write_text(partial, text);
+  const Run complete = simulate(o);
+  REQUIRE_MESSAGE(complete.code == kExitOk, complete.err);
+  CHECK(complete.err.find("did not finish") == std::string::npos);
 }
 
 TEST_CASE("simulate of a missing scenario file is bad input and writes nothing") {
@@ -444,19 +474,27 @@ TEST_CASE("simulate of a missing scenario file is bad input and writes nothing")
   o.trace = tmp.file("trace.json");
   const Run r = simulate(o);
   CHECK(r.code == kExitBadInput);
-  CHECK(r.err.find(o.scenario) != std::string::npos);
+  CHECK(r.err == o.scenario + ": /: cannot read: No such file or directory\n");
   CHECK(tmp.entries().empty());
+  // validate says the same, and the same for a folder.
+  CHECK(validate(o.scenario).err == r.err);
+  o.scenario = tmp.path().string();
+  const Run folder = simulate(o);
+  CHECK(folder.code == kExitBadInput);
+  CHECK(folder.err == o.scenario + ": /: cannot read: it is a folder (expected a JSON file)\n");
+  CHECK(validate(o.scenario).err == folder.err);
 }
 
-TEST_CASE("simulate --json into a missing folder fails with exit 1 and a message naming it") {
+TEST_CASE("simulate --json into a missing folder is refused (exit 2) naming it, nothing written") {
   TempDir tmp;
   SimulateOptions o;
   o.scenario = kScenario.string();
   o.json = tmp.file("missing-folder/result.json");
   o.trace = tmp.file("trace.json");
   const Run r = simulate(o);
-  CHECK(r.code == kExitFailure);
-  CHECK(r.err.find(o.json) != std::string::npos);
+  CHECK(r.code == kExitBadInput);
+  CHECK(r.err.find("cannot write " + o.json + ": the folder " + tmp.file("missing-folder") +
+                   " does not exist") != std::string::npos);
   CHECK_MESSAGE(tmp.entries().empty(), "left behind: " << joined(tmp.entries()));
 }
 

@@ -92,7 +92,7 @@ TEST_CASE("simulate: an output that cannot be written leaves no other output beh
   o.json = tmp.file("result.json");
   o.trace = tmp.file("trace.json");
   std::ostringstream out, err;
-  CHECK(run_simulate(o, out, err) == kExitFailure);
+  CHECK(run_simulate(o, out, err) == kExitBadInput);
   CHECK(err.str().find("it is a folder") != std::string::npos);
   CHECK(tmp.entries() == std::vector<std::string>{"result.json"});
   CHECK(out.str().empty());

@@ -1,8 +1,12 @@
 // Tests of the built parasim executable, run as a process.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -32,15 +36,8 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs `parasim ARGS` with stdout and stderr together (or stderr dropped); the exit code and
-// the output.
-std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stderr = true) {
-  REQUIRE_MESSAGE(fs::exists(kExecutable),
-                  "the parasim executable is missing at "
-                      << kExecutable.string()
-                      << "; build all targets (cmake --build BUILD) before running the tests");
-  const std::string command =
-      shell_quote(kExecutable.string()) + " " + args + (keep_stderr ? " 2>&1" : " 2>/dev/null");
+// Runs a shell command line; its exit code and what it printed on standard output.
+std::pair<int, std::string> run_shell(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << command);
   std::string output;
@@ -50,6 +47,20 @@ std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stder
   const int status = pclose(pipe);
   REQUIRE_MESSAGE(WIFEXITED(status), command << " did not exit normally");
   return {WEXITSTATUS(status), output};
+}
+
+std::string parasim_command() {
+  REQUIRE_MESSAGE(fs::exists(kExecutable),
+                  "the parasim executable is missing at "
+                      << kExecutable.string()
+                      << "; build all targets (cmake --build BUILD) before running the tests");
+  return shell_quote(kExecutable.string());
+}
+
+// Runs `parasim ARGS` with stdout and stderr together (or stderr dropped); the exit code and
+// the output.
+std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stderr = true) {
+  return run_shell(parasim_command() + " " + args + (keep_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 }  // namespace
@@ -101,6 +112,187 @@ TEST_CASE("process: parasim simulate without a scenario fails with a usage hint"
   const auto [code2, output2] = run_parasim("");
   CHECK(code2 != 0);
   CHECK(output2.find("--help") != std::string::npos);
+}
+
+TEST_CASE("process: a mistyped command or option gets a suggestion and exit 2") {
+  const auto [code, output] = run_parasim("simulat x.json");
+  CHECK(code == kExitBadInput);
+  CHECK_MESSAGE(output.find("unknown command \"simulat\"; did you mean \"simulate\"?") !=
+                    std::string::npos,
+                output);
+  const auto [v_code, v_output] = run_parasim("-V");
+  CHECK(v_code == kExitBadInput);
+  CHECK_MESSAGE(v_output.find("unknown option \"-V\"; did you mean \"--version\"?") !=
+                    std::string::npos,
+                v_output);
+  const auto [o_code, o_output] =
+      run_parasim("simulate " + shell_quote(kScenario.string()) + " --jsn r.json");
+  CHECK(o_code == kExitBadInput);
+  CHECK_MESSAGE(o_output.find("\"--jsn\": did you mean \"--json\"?") != std::string::npos,
+                o_output);
+}
+
+TEST_CASE("process: --version prints one line that ends with a newline") {
+  const auto [code, output] = run_parasim("--version");
+  CHECK(code == 0);
+  CHECK(output == "parasim " PARASIM_VERSION "\n");
+}
+
+TEST_CASE("process: a missing or folder input: one message in every command") {
+  TempDir tmp;
+  const std::string missing = tmp.file("missing.json");
+  const std::string expected = missing + ": /: cannot read: No such file or directory\n";
+  const std::string scenario = shell_quote(kScenario.string());
+  for (const std::string& args :
+       {"validate " + shell_quote(missing), "simulate " + shell_quote(missing),
+        "compare " + shell_quote(missing), "simulate " + scenario + " --profile " + shell_quote(missing),
+        "compare " + scenario + " --profile " + shell_quote(missing),
+        "calibrate --backend cpu --check " + shell_quote(missing)}) {
+    CAPTURE(args);
+    const auto [code, output] = run_parasim(args);
+    CHECK(code == kExitBadInput);
+    CHECK(output == expected);
+  }
+  const std::string folder = tmp.path().string();
+  for (const char* command : {"validate ", "simulate ", "compare "}) {
+    CAPTURE(command);
+    const auto [code, output] = run_parasim(command + shell_quote(folder));
+    CHECK(code == kExitBadInput);
+    CHECK(output == folder + ": /: cannot read: it is a folder (expected a JSON file)\n");
+  }
+}
+
+TEST_CASE("process: terminal escape codes in a scenario's name are printed escaped") {
+  TempDir tmp;
+  json s = parse_json(read_text(kScenario), "the scenario");
+  s["name"] = "\x1b[31mred\x1b]0;title\x07\r\xc2\x9b" "2J";
+  const std::string path = tmp.file("escapes.json");
+  write_text(path, s.dump());
+  for (const char* command : {"validate ", "simulate "}) {
+    CAPTURE(command);
+    const auto [code, output] = run_parasim(command + shell_quote(path));
+    CHECK(code == 0);
+    CHECK(output.find('\x1b') == std::string::npos);
+    CHECK(output.find('\r') == std::string::npos);
+    CHECK(output.find("\xc2\x9b") == std::string::npos);
+    CHECK_MESSAGE(output.find("\\x1b[31mred\\x1b]0;title\\x07\\x0d\\u009b2J") != std::string::npos,
+                  output.substr(0, 300));
+  }
+  // The JSON on standard output is still valid and carries the name unchanged.
+  const auto [code, output] = run_parasim("simulate " + shell_quote(path) + " --json -", false);
+  CHECK(code == 0);
+  CHECK(parse_json(output, "standard output").at("scenario") == s["name"]);
+}
+
+TEST_CASE("process: calibrate with nothing to measure, or into a folder, writes nothing (exit 2)") {
+  TempDir tmp;
+  const std::string profile = tmp.file("y.json");
+  const auto [code, output] =
+      run_parasim("calibrate --backend cpu --quick --ops launch,overlap --out " + shell_quote(profile));
+  CHECK(code == kExitBadInput);
+  CHECK_MESSAGE(output.find("nothing to measure, so no profile is written") != std::string::npos,
+                output);
+  CHECK(output.find("launch: the cpu backend does not measure kernel launch overhead") !=
+        std::string::npos);
+  CHECK(output.find("overlap: the cpu backend does not measure") != std::string::npos);
+  CHECK(tmp.entries().empty());
+
+  fs::create_directory(tmp.path() / "D");
+  const auto [dir_code, dir_output] =
+      run_parasim("calibrate --backend cpu --quick --ops norm --out " + shell_quote(tmp.file("D")));
+  CHECK(dir_code == kExitBadInput);
+  CHECK_MESSAGE(dir_output.find("cannot write " + tmp.file("D") + ": it is a folder") !=
+                    std::string::npos,
+                dir_output);
+  CHECK(dir_output.find("holds what was measured") == std::string::npos);
+  CHECK(dir_output.find("calibrating") == std::string::npos);  // refused before measuring
+  CHECK(fs::is_empty(tmp.path() / "D"));
+}
+
+// The shell commands of README.md's ```sh blocks, one per line, except the two set-up commands
+// at the top (CI runs them itself) and lines marked "# needs a GPU" (README.md says so).
+std::vector<std::string> readme_commands() {
+  std::istringstream lines(read_text(kSourceDir / "README.md"));
+  std::vector<std::string> commands;
+  bool in_block = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("```", 0) == 0) {
+      in_block = !in_block && line == "```sh";
+      continue;
+    }
+    if (!in_block || line.empty() || line[0] == '#') continue;
+    if (line.rfind("bash scripts/build.sh", 0) == 0 || line.rfind("bash scripts/test.sh", 0) == 0) {
+      continue;
+    }
+    if (line.find("# needs a GPU") != std::string::npos) continue;
+    commands.push_back(line);
+  }
+  return commands;
+}
+
+TEST_CASE("process: every command of the README runs as written") {
+  const std::vector<std::string> commands = readme_commands();
+  REQUIRE(commands.size() >= 10);
+  // A folder laid out like the repository after the build: build/ and scenarios/.
+  TempDir tmp;
+  fs::create_directory_symlink(fs::path(PARASIM_BINARY_DIR), tmp.path() / "build");
+  fs::create_directory_symlink(kSourceDir / "scenarios", tmp.path() / "scenarios");
+  // Each command on a line of its own (its trailing comment then ends there), its output in
+  // log.txt, the check of its exit code on the next line; fd 3 is the test's pipe.
+  std::string script = "set -uo pipefail\ncd " + shell_quote(tmp.path().string()) +
+                       "\nexec 3>&1 >>log.txt 2>&1\n";
+  for (const std::string& command : commands) {
+    script += "echo " + shell_quote("+ " + command) + " >&3\n" + command + "\n" +
+              "status=$?; if [ $status -ne 0 ]; then echo \"FAILED with exit code $status\" >&3; "
+              "tail -n 20 log.txt >&3; exit 1; fi\n";
+  }
+  const std::string script_path = tmp.file("readme.sh");
+  write_text(script_path, script);
+  const auto [code, output] = run_shell("bash " + shell_quote(script_path) + " 2>&1");
+  CHECK_MESSAGE(code == 0, output);
+  // What the commands promise to leave behind.
+  for (const char* file : {"r.json", "t.json", "part.json", "cpu.json", "pics"}) {
+    CHECK_MESSAGE(fs::exists(tmp.path() / file), file << " is missing");
+  }
+}
+
+TEST_CASE("process: --json to a character device leaves the device; a full one is exit 1") {
+  // The reproducer (`--json /dev/null` as root) on private device nodes, so that a
+  // broken build cannot damage the machine's own; a user's run uses the real ones, which a user
+  // cannot replace.
+  TempDir tmp;
+  const bool root = ::geteuid() == 0;
+  const std::string null = root ? tmp.file("null") : "/dev/null";
+  const std::string full = root ? tmp.file("full") : "/dev/full";
+  if (root && (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0 ||
+               ::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)) {
+    MESSAGE("root may not create device nodes here (no CAP_MKNOD): skipped");
+    return;
+  }
+  auto is_device = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+  };
+  const std::string scenario = shell_quote(kScenario.string());
+  const auto [code, output] = run_parasim("simulate " + scenario + " --json " + shell_quote(null));
+  CHECK_MESSAGE(code == 0, output);
+  CHECK(is_device(null));
+
+  const auto [full_code, full_output] =
+      run_parasim("simulate " + scenario + " --json " + shell_quote(full));
+  CHECK(full_code == kExitFailure);
+  CHECK_MESSAGE(full_output.find("cannot write " + full + ": No space left on device") !=
+                    std::string::npos,
+                full_output);
+  CHECK(is_device(full));
+
+  // The text report into a full standard output is a failure too.
+  const auto [report_code, report_output] =
+      run_shell(parasim_command() + " simulate " + scenario + " 2>&1 >" + shell_quote(full));
+  CHECK(report_code == kExitFailure);
+  CHECK_MESSAGE(report_output.find("cannot write standard output") != std::string::npos,
+                report_output);
+  CHECK(is_device(full));
 }
 
 }  // namespace parasim::cli

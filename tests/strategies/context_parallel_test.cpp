@@ -1,4 +1,4 @@
-// Context parallelism: ring attention with K/V blocks moving while computing (seed-papers.md 5.7;
+// Context parallelism: ring attention with K/V blocks moving while computing (Liu et al., arXiv 2310.01889;
 // issue: per-layer forward bytes per rank 4 B S h k with k = (cp-1)/cp, bf16, exactly).
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // BOOST (arXiv 2512.12131): per-layer tensor-parallel all-reduce bytes of the three placements
-// (seed-papers.md 2.2, from the authors' communication_eff.py), exactly; grouping, online RMSNorm
+// (the authors' benchmarking/communication/communication_eff.py, Arcana-2236/BOOST), exactly; grouping, online RMSNorm
 // and low-rank checkpointing change exactly what they should.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Shampoo and DASH step model (seed-papers.md 4.2-4.3): block partition, stacking, solver matmul
+// Shampoo and DASH step model (DASH, arXiv 2602.02016; IST-DASLab/ISTA-DASLab-Optimizers): block partition, stacking, solver matmul
 // counts from kernel launches.
 #include <doctest/doctest.h>
 
@@ -26,7 +26,7 @@ strat::Scenario dash_scenario(strat::OptimizerKind kind, strat::Stacking stackin
 
 TEST_CASE("Block partition of Llama-953M at B = 1024 (DASH's example: the embedding)") {
   // 32000 x 2048 at B = 1024: 31 full rows of blocks and one of 256 rows, two columns: 62 full
-  // blocks and 2 remainders (seed-papers.md 4.2). Per layer: Q, K, V, O 2048 x 2048 -> 4 blocks
+  // blocks and 2 remainders (DASH's stacking, IST-DASLab/DASH). Per layer: Q, K, V, O 2048 x 2048 -> 4 blocks
   // each; gate, up 5632 x 2048 and down 2048 x 5632 -> 6 x 2 = 12 blocks each.
   auto sc = dash_scenario(strat::OptimizerKind::kShampoo, strat::Stacking::kNone,
                           strat::RootSolver::kCoupledNewton);

@@ -1,6 +1,6 @@
 // Closed-form pipeline bubbles: with equal stage times and free communication, GPipe and 1F1B
-// leave each stage idle (P-1)/(m+P-1) of the pipeline time (Huang et al. 2019; Narayanan et al.
-// 2021; seed-papers.md 5.1-5.2). Tolerance 1e-9 absolute.
+// leave each stage idle (P-1)/(m+P-1) of the pipeline time (Huang et al. 2019, arXiv 1811.06965;
+// Narayanan et al. 2021, arXiv 2104.04473). Tolerance 1e-9 absolute.
 #include <doctest/doctest.h>
 
 #include <cmath>

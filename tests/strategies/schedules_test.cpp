@@ -1,6 +1,7 @@
 // Pipeline schedules beyond GPipe and 1F1B: closed forms with equal stages and free
 // communication, staleness bounds, weight versions and activation memory. Sources:
-// seed-papers.md sections 1 (PACI) and 5.3-5.5 (interleaved, zero-bubble, PipeDream, 2BW).
+// PACI (arXiv 2606.07881; ItayElam/PACI, DistPACI/Workers.py), interleaved 1F1B (arXiv 2104.04473),
+// zero bubble (arXiv 2401.10241), PipeDream (arXiv 1806.03377) and PipeDream-2BW (arXiv 2006.09503).
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// TSP (arXiv 2604.26294; seed-papers.md 3.3-3.4): per-layer forward bytes per rank
+// TSP (arXiv 2604.26294): per-layer forward bytes per rank
 // 4 B S h k + 32 h^2 k (bf16, SwiGLU with f = 4h, MHA, k = (D-1)/D), against Megatron TP's
 // 8 B S h k and context parallelism's 4 B S h k; 1/D of the weights and activations per rank.
 #include <doctest/doctest.h>

@@ -1,0 +1,49 @@
+// Terminal-safe text (cli/terminal_text.hpp): control characters in user strings are shown
+// escaped, everything else unchanged, and JSON stays valid JSON with the same value.
+#include "cli/terminal_text.hpp"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+using parasim::cli::terminal_safe;
+using parasim::cli::TerminalSafeBuffer;
+
+TEST_CASE("terminal_safe escapes C0 and C1 controls and keeps the rest") {
+  CHECK(terminal_safe("plain name, 7B") == "plain name, 7B");
+  CHECK(terminal_safe("\x1b[31mred\x1b[0m") == "\\x1b[31mred\\x1b[0m");
+  CHECK(terminal_safe("a\rb\x07" "c\bd") == "a\\x0db\\x07c\\x08d");
+  CHECK(terminal_safe("lines\nand\ttabs") == "lines\nand\ttabs");
+  CHECK(terminal_safe("\xc2\x9b" "2J") == "\\u009b2J");  // the one-byte CSI, UTF-8 encoded
+  CHECK(terminal_safe("\xc2\x85") == "\\u0085");
+  // Other UTF-8 (U+00A0 and up, here "é", "µ", "→") and DEL pass unchanged.
+  CHECK(terminal_safe("caf\xc3\xa9 1 \xc2\xb5s \xe2\x86\x92 \x7f") ==
+        "caf\xc3\xa9 1 \xc2\xb5s \xe2\x86\x92 \x7f");
+  CHECK(terminal_safe("ends with a lead byte \xc2") == "ends with a lead byte \xc2");
+}
+
+TEST_CASE("TerminalSafeBuffer filters a stream, a C2 lead byte split across writes included") {
+  std::ostringstream target;
+  TerminalSafeBuffer buffer(target.rdbuf());
+  std::ostream out(&buffer);
+  out << "name: " << "\x1b]0;title\x07" << '\n';
+  out << "split \xc2";
+  out << "\x9b" "2J" << '\n';
+  out.put('\x1b');
+  out << "\n";
+  CHECK(target.str() == "name: \\x1b]0;title\\x07\nsplit \\u009b2J\n\\x1b\n");
+}
+
+TEST_CASE("JSON through TerminalSafeBuffer stays valid JSON with the same value") {
+  nlohmann::json j;
+  j["name"] = "\x1b[31mred\r\xc2\x9b" "2J caf\xc3\xa9";
+  std::ostringstream target;
+  TerminalSafeBuffer buffer(target.rdbuf());
+  std::ostream out(&buffer);
+  out << j.dump(2) << "\n";
+  CHECK(target.str().find('\x1b') == std::string::npos);
+  CHECK(target.str().find("\xc2\x9b") == std::string::npos);
+  CHECK(nlohmann::json::parse(target.str()) == j);
+}
