@@ -2,7 +2,8 @@
 // bandwidth of all-reduce and all-gather over a cluster preset, for a few group placements and
 // message sizes (nccl-tests S: bytes per rank for all-reduce, total gathered bytes for
 // all-gather). It prints figures; nothing is checked. The uncontended simulated time of a plan
-// equals estimate_time() (collective_cost.hpp), which is what is printed.
+// equals estimate_time() (collective_cost.hpp), which is what is printed, with NCCL's algorithm and
+// protocol choice (nccl_model.hpp).
 //
 //   parasim_collectives                       dgx-a100-80gb: 8 GPUs (1 node), 64 and 1024 (8 per node)
 //   parasim_collectives --preset dgx-h100
@@ -60,8 +61,8 @@ int main(int argc, char** argv) {
         const cost::CollectivePlan plan = costs.collective(kind, cost::Bytes{sizes[i]}, p);
         const sim::Time t = cost::estimate_time(plan, cluster);
         const double bus = cost::busbw(kind, p.size, plan.message, t).bytes_per_s / 1e9;
-        fmt::print("  {:>8}  {:>12.2f}  {:>10.2f}  {}\n", size_names[i], t.to_us(), bus,
-                   cost::algorithm_name(plan.algorithm));
+        fmt::print("  {:>8}  {:>12.2f}  {:>10.2f}  {}/{}\n", size_names[i], t.to_us(), bus,
+                   cost::algorithm_name(plan.algorithm), cost::protocol_name(plan.protocol));
       }
     }
   }

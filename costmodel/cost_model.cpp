@@ -56,8 +56,9 @@ sim::Time CostModel::evd_body(int n, Dtype dtype) const {
 
 CollectivePlan CostModel::collective(CollectiveKind kind, Bytes message,
                                      const GroupPlacement& group,
-                                     CollectiveAlgorithm algorithm) const {
-  CollectivePlan plan = plan_collective(kind, algorithm, message, group, cluster_);
+                                     std::optional<CollectiveAlgorithm> algorithm) const {
+  CollectivePlan plan = algorithm ? plan_collective(kind, *algorithm, message, group, cluster_)
+                                  : plan_collective(kind, message, group, cluster_);
   if (!measured_.collectives || plan.phases.empty()) return plan;
   const auto t = measured_.collectives->time(kind, group, message);
   if (!t) {

@@ -63,12 +63,13 @@ class CostModel {
   // 6 n^3 FLOPs of GEMM-like work at `dtype`. An assumption standing for cuSOLVER's latency-bound
   // sytrd, not a measurement (a profile's measured EVD stacks replace it, measured_solver_time).
   sim::Time evd_body(int n, Dtype dtype) const;
-  // A collective over a group placed as `group` (phases for the simulator to run). With measured
-  // collectives: the analytical plan calibrated to the measured time of the series of this kind
-  // and placement (measured_collectives.hpp; warnings when extrapolated or when there is no
-  // series). The algorithm only shapes the phases then: the measurement is whatever NCCL chose.
+  // A collective over a group placed as `group` (phases for the simulator to run): NCCL's
+  // algorithm and protocol choice (nccl_model.hpp), or `algorithm` forced. With measured
+  // collectives: that plan calibrated to the measured time of the series of this kind and
+  // placement (measured_collectives.hpp; warnings when extrapolated or when there is no series).
+  // The algorithm only shapes the phases then: the measurement is whatever NCCL chose.
   CollectivePlan collective(CollectiveKind kind, Bytes message, const GroupPlacement& group,
-                            CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing) const;
+                            std::optional<CollectiveAlgorithm> algorithm = std::nullopt) const;
 
   // Slowdown factors (>= 1; 1 without measurements) of a compute kernel while communication runs
   // on its device, and of communication while a compute kernel runs: the median ratio
