@@ -84,8 +84,14 @@ TEST_CASE("Overlap slowdowns: median ratio overlapped / alone, at least 1") {
   const CostModel costs = make_cost_model(h100(), &p);
   CHECK(costs.compute_slowdown_when_overlapped() == doctest::Approx(1.1).scale(0));
   CHECK(costs.communication_slowdown_when_overlapped() == doctest::Approx(1.2).scale(0));
-  CHECK(CostModel(h100()).compute_slowdown_when_overlapped() == 1.0);
+  // Without measurements: the published default for compute (Lee et al., cost_model.hpp), none
+  // for communication; a profile with other tables but no overlap points keeps them.
+  CHECK(CostModel(h100()).compute_slowdown_when_overlapped() == 1.189);
   CHECK(CostModel(h100()).communication_slowdown_when_overlapped() == 1.0);
+  Profile other;
+  other.measured.launch_overhead = mt(4e-6);
+  CHECK(make_cost_model(h100(), &other).compute_slowdown_when_overlapped() == 1.189);
+  CHECK(make_cost_model(h100(), &other).communication_slowdown_when_overlapped() == 1.0);
 }
 
 TEST_CASE("make_cost_model: the measured GEMM model only with GEMM points; device name check") {
