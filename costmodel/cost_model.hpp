@@ -74,7 +74,8 @@ class CostModel {
   // algorithm and protocol choice (nccl_model.hpp), or `algorithm` forced. With measured
   // collectives: that plan calibrated to the measured time of the series of this kind and
   // placement (measured_collectives.hpp; warnings when extrapolated or when there is no series).
-  // The algorithm only shapes the phases then: the measurement is whatever NCCL chose.
+  // The algorithm only shapes the phases then: the measurement is whatever NCCL chose. Without
+  // them, on a cluster whose fabric is not published (collective_fabric.hpp), a warning says so.
   CollectivePlan collective(CollectiveKind kind, Bytes message, const GroupPlacement& group,
                             std::optional<CollectiveAlgorithm> algorithm = std::nullopt) const;
 

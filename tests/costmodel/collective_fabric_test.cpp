@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "costmodel/cluster_presets.hpp"
+#include "costmodel/cost_model.hpp"
 
 using namespace parasim::cost;
 
@@ -51,4 +52,21 @@ TEST_CASE("A written-out cluster gets the lowest published shares and NCCL's def
   CHECK(f.cpu == HostCpuVendor::kIntel);
   CHECK_FALSE(f.nvls);
   CHECK(ClusterSpec{}.fabric.intra_node_efficiency == kDefaultIntraNodeEfficiency);
+}
+
+TEST_CASE("Collectives on a cluster without published NCCL figures warn once, naming it") {
+  ClusterSpec custom = find_cluster_preset("dgx-h100")->spec;
+  custom.name = "my-cluster";
+  custom.fabric = preset_collective_fabric("custom");
+  const CostModel costs(custom);
+  costs.collective(CollectiveKind::kAllReduce, Bytes{1e6}, {1, 1, 1});  // free: nothing to say
+  CHECK(costs.warnings().empty());
+  costs.collective(CollectiveKind::kAllReduce, Bytes{1e6}, {8, 8, 1});
+  costs.collective(CollectiveKind::kAllGather, Bytes{1e6}, {8, 8, 1});
+  REQUIRE(costs.warnings().size() == 1);
+  CHECK(costs.warnings().list()[0].find("cluster \"my-cluster\": no published NCCL figures") !=
+        std::string::npos);
+  const CostModel published(find_cluster_preset("dgx-h100")->spec);
+  published.collective(CollectiveKind::kAllReduce, Bytes{1e6}, {8, 8, 1});
+  CHECK(published.warnings().empty());
 }
