@@ -167,6 +167,7 @@ std::vector<ClusterPreset> build_presets() {
       "40 GB A100 (1,555 GB/s); this preset models the 80 GB nodes.",
       a100_sxm4_80gb(), 4, 300.0, 25.0));
   presets.back().spec.intra_node.peer_bandwidth = Bandwidth{100.0 * kGiga};  // 4 links x 25 GB/s
+  for (ClusterPreset& p : presets) p.spec.fabric = preset_collective_fabric(p.name);
   return presets;
 }
 

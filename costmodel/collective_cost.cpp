@@ -1,7 +1,10 @@
 #include "costmodel/collective_cost.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+
+#include "costmodel/nccl_model.hpp"
 
 namespace parasim::cost {
 
@@ -38,8 +41,22 @@ const char* algorithm_name(CollectiveAlgorithm algorithm) {
       return "ring";
     case CollectiveAlgorithm::kTree:
       return "tree";
+    case CollectiveAlgorithm::kNvls:
+      return "nvls";
     case CollectiveAlgorithm::kDirect:
       return "direct";
+  }
+  return "?";
+}
+
+const char* protocol_name(CollectiveProtocol protocol) {
+  switch (protocol) {
+    case CollectiveProtocol::kLL:
+      return "LL";
+    case CollectiveProtocol::kLL128:
+      return "LL128";
+    case CollectiveProtocol::kSimple:
+      return "Simple";
   }
   return "?";
 }
@@ -59,136 +76,71 @@ namespace {
 using Kind = CollectiveKind;
 using Algo = CollectiveAlgorithm;
 
-int ceil_log2(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
-}
-
 const LinkSpec& link_spec(LinkClass link, const ClusterSpec& cluster) {
   return link == LinkClass::kIntraNode ? cluster.intra_node : cluster.inter_node;
 }
 
-// The algorithm actually used (header: tree is all-reduce only, direct broadcast falls back to
-// ring, send/recv is always one direct step).
-Algo resolve(Kind kind, Algo algo) {
-  if (kind == Kind::kSendRecv) return Algo::kDirect;
-  if (algo == Algo::kTree && kind != Kind::kAllReduce) return Algo::kRing;
-  if (algo == Algo::kDirect && kind == Kind::kBroadcast) return Algo::kRing;
-  return algo;
-}
-
-// Latency steps of a flat collective over n ranks with a resolved algorithm.
-int flat_steps(Kind kind, Algo algo, int n) {
-  switch (kind) {
-    case Kind::kAllReduce:
-      if (algo == Algo::kTree) return 2 * ceil_log2(n);
-      return algo == Algo::kDirect ? 2 : 2 * (n - 1);
-    case Kind::kAllGather:
-    case Kind::kReduceScatter:
-    case Kind::kAllToAll:
-      return algo == Algo::kDirect ? 1 : n - 1;
-    case Kind::kBroadcast:
-      return n - 1;
-    case Kind::kSendRecv:
-      return 1;
-  }
-  return 0;
-}
-
-// Per-rank bytes sent by a flat collective of n ranks, as a fraction of S (header table).
-double flat_fraction(Kind kind, int n) {
-  const double nd = n;
-  switch (kind) {
-    case Kind::kAllReduce:
-      return 2.0 * (nd - 1.0) / nd;
-    case Kind::kAllGather:
-    case Kind::kReduceScatter:
-    case Kind::kAllToAll:
-      return (nd - 1.0) / nd;
-    case Kind::kBroadcast:
-    case Kind::kSendRecv:
-      return 1.0;
-  }
-  return 0.0;
+double fabric_efficiency(LinkClass link, const ClusterSpec& cluster) {
+  return link == LinkClass::kIntraNode ? cluster.fabric.intra_node_efficiency
+                                       : cluster.fabric.inter_node_efficiency;
 }
 
 // On a fully connected mesh a rank of an intra-node phase reaches `peers` peers, each over its
-// own link: a cap of peers x peer bandwidth when that is below the GPU's bandwidth (header).
-Bandwidth mesh_cap(LinkClass link, int peers, const ClusterSpec& cluster) {
+// own link: a cap of peers x peer bandwidth when that is below the GPU's bandwidth (header), as
+// a rate of delivered bytes (x the phase's efficiency).
+Bandwidth mesh_cap(LinkClass link, int peers, double efficiency, const ClusterSpec& cluster) {
   const LinkSpec& l = link_spec(link, cluster);
   if (link != LinkClass::kIntraNode || !(l.peer_bandwidth.bytes_per_s > 0)) return Bandwidth{};
   const double cap = peers * l.peer_bandwidth.bytes_per_s;
-  return cap < l.bandwidth.bytes_per_s ? Bandwidth{cap} : Bandwidth{};
+  return cap < l.bandwidth.bytes_per_s ? Bandwidth{cap * efficiency} : Bandwidth{};
 }
 
-// `peers`: how many of the group's GPUs a rank exchanges with on this link in this phase.
+// A phase of a point-to-point plan (all-to-all, send/recv): the link's per-hop latency, the
+// fabric's achieved share. `peers`: how many of the group's GPUs a rank exchanges with on this
+// link in this phase.
 CollectivePhase make_phase(LinkClass link, Bytes bytes, int steps, const char* what,
                            const ClusterSpec& cluster, int peers) {
-  return {link, bytes, link_spec(link, cluster).latency * steps, steps, what, 1.0,
-          mesh_cap(link, peers, cluster)};
+  const double e = fabric_efficiency(link, cluster);
+  CollectivePhase ph;
+  ph.link = link;
+  ph.bytes_sent_per_rank = bytes;
+  ph.latency = link_spec(link, cluster).latency * steps;
+  ph.steps = steps;
+  ph.what = what;
+  ph.link_efficiency = e;
+  ph.rate_cap = mesh_cap(link, peers, e, cluster);
+  return ph;
 }
 
-// Two-level decomposition for g > 1 GPUs per node over N > 1 nodes (header).
-void plan_hierarchical(CollectivePlan& plan, int g, int nodes, const ClusterSpec& cluster) {
-  constexpr LinkClass kIntra = LinkClass::kIntraNode;
-  constexpr LinkClass kInter = LinkClass::kInterNode;
+// All-to-all (kDirect or kRing) and send/recv (header).
+void plan_point_to_point(CollectivePlan& plan, int g, int nodes, const ClusterSpec& cluster) {
   const Bytes s = plan.message;
-  const Algo algo = plan.algorithm;
-  // Sub-collectives other than all-reduce cannot use the tree; resolve() maps it to ring.
-  const Algo sub = resolve(Kind::kReduceScatter, algo);
-  const double gd = g;
   const int n = g * nodes;
+  const double nd = n;
+  const bool direct = plan.algorithm == Algo::kDirect;
   auto& ph = plan.phases;
-  switch (plan.kind) {
-    case Kind::kAllReduce:
-      ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kReduceScatter, g),
-                              flat_steps(Kind::kReduceScatter, sub, g), "intra reduce-scatter",
-                              cluster, g - 1));
-      ph.push_back(make_phase(kInter, s / gd * flat_fraction(Kind::kAllReduce, nodes),
-                              flat_steps(Kind::kAllReduce, algo, nodes), "inter all-reduce",
-                              cluster, 1));
-      ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kAllGather, g),
-                              flat_steps(Kind::kAllGather, sub, g), "intra all-gather", cluster, g - 1));
-      return;
-    case Kind::kReduceScatter:
-      ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kReduceScatter, g),
-                              flat_steps(Kind::kReduceScatter, sub, g), "intra reduce-scatter",
-                              cluster, g - 1));
-      ph.push_back(make_phase(kInter, s / gd * flat_fraction(Kind::kReduceScatter, nodes),
-                              flat_steps(Kind::kReduceScatter, sub, nodes), "inter reduce-scatter",
-                              cluster, 1));
-      return;
-    case Kind::kAllGather:
-      ph.push_back(make_phase(kInter, s / gd * flat_fraction(Kind::kAllGather, nodes),
-                              flat_steps(Kind::kAllGather, sub, nodes), "inter all-gather",
-                              cluster, 1));
-      ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kAllGather, g),
-                              flat_steps(Kind::kAllGather, sub, g), "intra all-gather", cluster, g - 1));
-      return;
-    case Kind::kAllToAll:
-      ph.push_back(make_phase(kIntra, s * ((gd - 1.0) / n), algo == Algo::kDirect ? 1 : g - 1,
-                              "intra all-to-all", cluster, g - 1));
-      ph.push_back(make_phase(kInter, s * flat_fraction(Kind::kAllToAll, nodes),
-                              algo == Algo::kDirect ? 1 : n - g, "inter all-to-all", cluster, 1));
-      return;
-    case Kind::kBroadcast:
-      ph.push_back(make_phase(kInter, s / gd, flat_steps(Kind::kBroadcast, algo, nodes),
-                              "inter broadcast", cluster, 1));
-      ph.push_back(make_phase(kIntra, s * flat_fraction(Kind::kAllGather, g),
-                              flat_steps(Kind::kAllGather, Algo::kRing, g), "intra all-gather",
-                              cluster, g - 1));
-      return;
-    case Kind::kSendRecv:
-      ph.push_back(make_phase(kInter, s, 1, "inter send-recv", cluster, 1));
-      return;
+  if (plan.kind == Kind::kSendRecv) {
+    // Send/recv reaches one peer (its ring successor).
+    const LinkClass link = nodes == 1 ? LinkClass::kIntraNode : LinkClass::kInterNode;
+    ph.push_back(make_phase(link, s, 1, nodes == 1 ? "send-recv" : "inter send-recv", cluster, 1));
+    return;
   }
+  if (nodes == 1 || g == 1) {
+    // A collective reaches all n - 1 peers (NCCL and RCCL spread their channels over every link
+    // of a mesh).
+    const LinkClass link = nodes == 1 ? LinkClass::kIntraNode : LinkClass::kInterNode;
+    ph.push_back(make_phase(link, s * ((nd - 1.0) / nd), direct ? 1 : n - 1, "all-to-all",
+                            cluster, n - 1));
+    return;
+  }
+  const double gd = g;
+  ph.push_back(make_phase(LinkClass::kIntraNode, s * ((gd - 1.0) / nd), direct ? 1 : g - 1,
+                          "intra all-to-all", cluster, g - 1));
+  ph.push_back(make_phase(LinkClass::kInterNode, s * ((nodes - 1.0) / nodes), direct ? 1 : n - g,
+                          "inter all-to-all", cluster, 1));
 }
 
-}  // namespace
-
-CollectivePlan plan_collective(CollectiveKind kind, CollectiveAlgorithm algorithm, Bytes message,
-                               const GroupPlacement& group, const ClusterSpec& cluster) {
+void check_placement(Kind kind, Bytes message, const GroupPlacement& group) {
   const int g = group.gpus_per_node_in_group;
   const int nodes = group.nodes_spanned;
   if (group.size < 1 || g < 1 || nodes < 1 || group.size != g * nodes) {
@@ -199,42 +151,62 @@ CollectivePlan plan_collective(CollectiveKind kind, CollectiveAlgorithm algorith
   if (!(message.value >= 0)) {
     throw std::invalid_argument(std::string(collective_name(kind)) + ": negative message size");
   }
-  CollectivePlan plan{kind, resolve(kind, algorithm), message, {}};
-  const int n = group.size;
-  if (n == 1) return plan;
-  if (g > 1 && nodes > 1) {
-    plan_hierarchical(plan, g, nodes, cluster);
-    return plan;
+}
+
+CollectivePlan plan(CollectiveKind kind, const CollectiveAlgorithm* algorithm, Bytes message,
+                    const GroupPlacement& group, const ClusterSpec& cluster) {
+  check_placement(kind, message, group);
+  if (nccl_models(kind)) {
+    if (group.size == 1) return CollectivePlan{kind, Algo::kRing, CollectiveProtocol::kSimple, message, {}};
+    return nccl_plan(kind, message, group, cluster,
+                     nccl_choice(kind, message, group, cluster, algorithm));
   }
-  const LinkClass link = nodes == 1 ? LinkClass::kIntraNode : LinkClass::kInterNode;
-  // Send/recv reaches one peer (its ring successor); a collective all n - 1 (NCCL and RCCL
-  // spread their channels over every link of a mesh).
-  plan.phases.push_back(make_phase(link, message * flat_fraction(kind, n),
-                                   flat_steps(kind, plan.algorithm, n), collective_name(kind),
-                                   cluster, kind == Kind::kSendRecv ? 1 : n - 1));
-  return plan;
+  Algo algo = Algo::kDirect;
+  if (kind == Kind::kAllToAll && algorithm != nullptr && *algorithm == Algo::kRing) algo = Algo::kRing;
+  CollectivePlan p{kind, algo, CollectiveProtocol::kSimple, message, {}};
+  if (group.size == 1) return p;
+  plan_point_to_point(p, group.gpus_per_node_in_group, group.nodes_spanned, cluster);
+  return p;
+}
+
+}  // namespace
+
+CollectivePlan plan_collective(CollectiveKind kind, Bytes message, const GroupPlacement& group,
+                               const ClusterSpec& cluster) {
+  return plan(kind, nullptr, message, group, cluster);
+}
+
+CollectivePlan plan_collective(CollectiveKind kind, CollectiveAlgorithm algorithm, Bytes message,
+                               const GroupPlacement& group, const ClusterSpec& cluster) {
+  return plan(kind, &algorithm, message, group, cluster);
 }
 
 sim::Time estimate_time(const CollectivePlan& plan, const ClusterSpec& cluster) {
   sim::Time total;
-  for (const auto& phase : plan.phases) {
+  sim::Time step_bandwidth;  // the slowest bandwidth term of the current step
+  for (std::size_t i = 0; i < plan.phases.size(); ++i) {
+    const CollectivePhase& phase = plan.phases[i];
     total += phase.latency;
-    if (phase.bytes_sent_per_rank.value <= 0) continue;
-    const Bandwidth bw = link_spec(phase.link, cluster).bandwidth;
-    if (!(bw.bytes_per_s > 0)) {
-      throw std::invalid_argument(std::string(collective_name(plan.kind)) + ": " +
-                                  link_name(phase.link) + " bandwidth must be positive");
+    if (phase.bytes_sent_per_rank.value > 0) {
+      const Bandwidth bw = link_spec(phase.link, cluster).bandwidth;
+      if (!(bw.bytes_per_s > 0)) {
+        throw std::invalid_argument(std::string(collective_name(plan.kind)) + ": " +
+                                    link_name(phase.link) + " bandwidth must be positive");
+      }
+      if (!(phase.link_efficiency > 0)) {
+        throw std::invalid_argument(std::string(collective_name(plan.kind)) + ": " + phase.what +
+                                    ": link efficiency must be positive");
+      }
+      Bandwidth rate = bw * phase.link_efficiency;
+      if (phase.rate_cap.bytes_per_s > 0 && phase.rate_cap.bytes_per_s < rate.bytes_per_s) {
+        rate = phase.rate_cap;
+      }
+      step_bandwidth = std::max(step_bandwidth, phase.bytes_sent_per_rank / rate);
     }
-    if (!(phase.link_efficiency > 0)) {
-      throw std::invalid_argument(std::string(collective_name(plan.kind)) + ": " + phase.what +
-                                  ": link efficiency must be positive");
+    if (!phase.concurrent_with_next || i + 1 == plan.phases.size()) {
+      total += step_bandwidth;
+      step_bandwidth = sim::Time::zero();
     }
-    // bw x 1.0 is bw exactly, so analytical plans cost what they always did.
-    Bandwidth rate = bw * phase.link_efficiency;
-    if (phase.rate_cap.bytes_per_s > 0 && phase.rate_cap.bytes_per_s < rate.bytes_per_s) {
-      rate = phase.rate_cap;
-    }
-    total += phase.bytes_sent_per_rank / rate;
   }
   return total;
 }
@@ -255,7 +227,19 @@ Bytes bytes_sent_per_rank(const CollectivePlan& plan) {
 
 double busbw_factor(CollectiveKind kind, int n) {
   if (n < 1) throw std::invalid_argument("busbw_factor: group size must be >= 1");
-  return flat_fraction(kind, n);
+  const double nd = n;
+  switch (kind) {
+    case Kind::kAllReduce:
+      return 2.0 * (nd - 1.0) / nd;
+    case Kind::kAllGather:
+    case Kind::kReduceScatter:
+    case Kind::kAllToAll:
+      return (nd - 1.0) / nd;
+    case Kind::kBroadcast:
+    case Kind::kSendRecv:
+      return 1.0;
+  }
+  return 1.0;
 }
 
 Bandwidth algbw(Bytes message, sim::Time t) {

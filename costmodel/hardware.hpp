@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "costmodel/collective_fabric.hpp"
 #include "costmodel/units.hpp"
 #include "sim/time.hpp"
 
@@ -66,6 +67,8 @@ struct ClusterSpec {
   // nodes. Collectives' inter-node phases already pair same-index GPUs; point-to-point hops
   // between nodes must then stay on a rail too (checked by the scenario parser).
   bool rails_only = false;
+  // What NCCL achieves on these links and reads of the machine (collective_fabric.hpp).
+  CollectiveFabric fabric;
 
   int total_gpus() const { return gpus_per_node * nodes; }
 };

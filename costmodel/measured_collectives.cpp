@@ -143,16 +143,24 @@ void calibrate_plan(CollectivePlan& plan, double target_s, double alpha_s,
     plan.phases[i].latency = sim::Time::ps(upto - assigned);
     assigned = upto;
   }
-  // Bandwidth terms: one efficiency for every phase that sends bytes.
+  // Bandwidth terms: one efficiency for every phase that sends bytes; concurrent phases
+  // (collective_cost.hpp) count as their slowest.
   double bandwidth_s = 0;
-  for (const auto& ph : plan.phases) {
-    if (ph.bytes_sent_per_rank.value <= 0) continue;
-    const Bandwidth bw = link_spec(ph.link, cluster).bandwidth;
-    if (!(bw.bytes_per_s > 0)) {
-      throw std::invalid_argument(std::string(collective_name(plan.kind)) + ": " +
-                                  link_name(ph.link) + " bandwidth must be positive");
+  double step_s = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& ph = plan.phases[i];
+    if (ph.bytes_sent_per_rank.value > 0) {
+      const Bandwidth bw = link_spec(ph.link, cluster).bandwidth;
+      if (!(bw.bytes_per_s > 0)) {
+        throw std::invalid_argument(std::string(collective_name(plan.kind)) + ": " +
+                                    link_name(ph.link) + " bandwidth must be positive");
+      }
+      step_s = std::max(step_s, ph.bytes_sent_per_rank.value / bw.bytes_per_s);
     }
-    bandwidth_s += ph.bytes_sent_per_rank.value / bw.bytes_per_s;
+    if (!ph.concurrent_with_next || i + 1 == n) {
+      bandwidth_s += step_s;
+      step_s = 0;
+    }
   }
   if (bandwidth_s <= 0) return;
   const double share_s = target_s - sim::Time::ps(target_ps).to_seconds();

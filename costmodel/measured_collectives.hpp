@@ -26,7 +26,8 @@
 //
 // Calibrated plan (calibrate_plan): the analytical plan of collective_cost.hpp keeps its phases,
 // link classes and bytes_sent_per_rank (reports show true traffic); with L the sum of its phase
-// latencies and B = sum over phases of bytes_sent_per_rank / bandwidth(link):
+// latencies and B = sum over steps (collective_cost.hpp: concurrent phases form one step) of the
+// largest bytes_sent_per_rank / bandwidth(link) of the step:
 //   * latencies are scaled so that they sum to L' = min(alpha, t) (in proportion to the
 //     analytical latencies; to the phases' steps when L == 0), rounded to picoseconds with the
 //     rounding carried so the sum is exact;

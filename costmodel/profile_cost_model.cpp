@@ -63,8 +63,10 @@ CostModel make_cost_model(const ClusterSpec& cluster, const Profile* profile) {
   if (!t.solvers.empty()) {
     measured.solvers = std::make_shared<std::vector<SolverPoint>>(t.solvers);
   }
-  measured.compute_slowdown = compute_slowdown_when_overlapped(t.overlap);
-  measured.communication_slowdown = communication_slowdown_when_overlapped(t.overlap);
+  if (!t.overlap.empty()) {  // else the published default (cost_model.hpp)
+    measured.compute_slowdown = compute_slowdown_when_overlapped(t.overlap);
+    measured.communication_slowdown = communication_slowdown_when_overlapped(t.overlap);
+  }
   return CostModel(std::move(c), std::move(gemm), memory_efficiency, std::move(measured),
                    std::move(warnings));
 }

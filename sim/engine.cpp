@@ -47,6 +47,19 @@ class Run {
   void finish_op(OpId o);
   void schedule_changed_flows();
   void apply_memory(OpId o, bool at_start);
+  // Overlap interference: compute ops running on a device progress at 1 / compute_slowdown while
+  // a group op of the device is in flight (Workload::set_overlap_slowdown).
+  struct RunningCompute {
+    OpId op;
+    double work_left_ps;  // unslowed picoseconds still to run
+    Time since;           // when work_left_ps was last brought up to date
+    Time not_before;      // host issue: the op's last kernel is issued and run no earlier
+    std::uint32_t version;
+    bool slowed;
+  };
+  void push_compute_end(RunningCompute& c);
+  void rescale_compute(DeviceId d);  // the device's communication state changed
+  bool take_compute_end(OpId o, std::uint32_t version);
 
   const Workload& w_;
   const EngineOptions& options_;
@@ -76,6 +89,7 @@ class Run {
   bool interference_ = false;
   std::vector<std::uint32_t> computing_;      // per device: compute ops running
   std::vector<std::uint32_t> communicating_;  // per device: group ops in flight
+  std::vector<std::vector<RunningCompute>> running_;  // per device: compute ops running
   std::vector<FlowSpec> scaled_flows_;        // scratch
   // Host issue (Workload::set_issue), kept only when the workload has it.
   bool host_issue_ = false;
@@ -211,26 +225,23 @@ void Run::start_op(OpId o, OpId enabler) {
     if ((issue_state_[o] & kIssuer) != 0) host_started(o);
   }
   if (op.kind == OpKind::kCompute) {
-    Time duration = op.duration;
+    // Its last kernel cannot end before it is issued and has run; when that is what ends the
+    // op, the host op is what delayed it (the critical path goes through the host).
+    Time not_before = Time::zero();
+    if (op.issue != kNone) {
+      const IssueSpec& is = w_.issues()[op.issue];
+      not_before = result_.op_start[is.host] + is.issue_last + is.last_body;
+      if (not_before > now_ + op.duration) cause_[o] = is.host;
+    }
     if (interference_ && !w_.is_host(o)) {
       const DeviceId d = w_.device_of(o);
-      if (communicating_[d] > 0) {
-        duration = Time::ps_rounded(static_cast<double>(duration.picoseconds()) *
-                                    w_.compute_slowdown());
-      }
       ++computing_[d];
+      running_[d].push_back(RunningCompute{o, static_cast<double>(op.duration.picoseconds()), now_,
+                                           not_before, 0, communicating_[d] > 0});
+      push_compute_end(running_[d].back());
+      return;
     }
-    if (op.issue != kNone) {
-      // Its last kernel cannot end before it is issued and has run; when that is what ends the
-      // op, the host op is what delayed it (the critical path goes through the host).
-      const IssueSpec& is = w_.issues()[op.issue];
-      const Time issued_end = result_.op_start[is.host] + is.issue_last + is.last_body;
-      if (issued_end > now_ + duration) {
-        duration = issued_end - now_;
-        cause_[o] = is.host;
-      }
-    }
-    queue_.push(now_ + duration, 0, kOpEnd, o);
+    queue_.push(std::max(now_ + op.duration, not_before), 0, kOpEnd, o);
     return;
   }
   const GroupId g = op.group;
@@ -245,7 +256,10 @@ void Run::start_group(GroupId g) {
     if (m != last_arrival_[g]) cause_[m] = last_arrival_[g];
   }
   if (interference_) {
-    for (OpId m : w_.members(g)) ++communicating_[w_.device_of(m)];
+    for (OpId m : w_.members(g)) {
+      const DeviceId d = w_.device_of(m);
+      if (communicating_[d]++ == 0) rescale_compute(d);
+    }
   }
   phase_[g] = 0;
   start_phase(g);
@@ -310,8 +324,8 @@ void Run::finish_op(OpId o) {
     const DeviceId d = w_.device_of(o);
     if (w_.op(o).kind == OpKind::kCompute) {
       --computing_[d];
-    } else {
-      --communicating_[d];
+    } else if (--communicating_[d] == 0) {
+      rescale_compute(d);
     }
   }
   const StreamId s = w_.op(o).stream;
@@ -322,6 +336,38 @@ void Run::finish_op(OpId o) {
     if (--deps_left_[next] == 0) wake(w_.op(next).stream, o);
   }
   wake(s, o);
+}
+
+void Run::push_compute_end(RunningCompute& c) {
+  const double factor = c.slowed ? w_.compute_slowdown() : 1.0;
+  queue_.push(std::max(now_ + Time::ps_rounded(c.work_left_ps * factor), c.not_before), 0, kOpEnd,
+              c.op, c.version);
+}
+
+void Run::rescale_compute(DeviceId d) {
+  const bool slowed = communicating_[d] > 0;
+  for (RunningCompute& c : running_[d]) {
+    if (c.slowed == slowed) continue;
+    const double elapsed = static_cast<double>((now_ - c.since).picoseconds());
+    c.work_left_ps -= c.slowed ? elapsed / w_.compute_slowdown() : elapsed;
+    if (c.work_left_ps < 0) c.work_left_ps = 0;
+    c.since = now_;
+    c.slowed = slowed;
+    ++c.version;  // the end event pushed before is superseded
+    push_compute_end(c);
+  }
+}
+
+bool Run::take_compute_end(OpId o, std::uint32_t version) {
+  auto& list = running_[w_.device_of(o)];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].op != o) continue;
+    if (list[i].version != version) return false;
+    list[i] = list.back();
+    list.pop_back();
+    return true;
+  }
+  return false;
 }
 
 SimResult Run::execute() {
@@ -352,6 +398,7 @@ SimResult Run::execute() {
   interference_ = w_.compute_slowdown() != 1.0 || w_.communication_slowdown() != 1.0;
   computing_.assign(interference_ ? w_.device_count() : 0, 0);
   communicating_.assign(interference_ ? w_.device_count() : 0, 0);
+  running_.assign(interference_ ? w_.device_count() : 0, {});
   cause_.assign(n, kNone);
   host_issue_ = !w_.issues().empty();
   if (host_issue_) {
@@ -385,6 +432,8 @@ SimResult Run::execute() {
     ++result_.events_processed;
     switch (e.type) {
       case kOpEnd:
+        // Superseded by a rescale (host ops are not slowed: no running entry).
+        if (interference_ && !w_.is_host(e.a) && !take_compute_end(e.a, e.b)) break;
         finish_op(e.a);
         break;
       case kPhaseLatencyEnd:

@@ -193,12 +193,13 @@ class Workload {
   void set_base_memory(DeviceId device, std::uint8_t category, std::int64_t bytes);
 
   // Interference between computation and communication on one device, as `parasim calibrate`'s
-  // overlap probe measures it (1 = none, the default; both >= 1). A compute op that starts while
-  // a group op of its device is in flight lasts `compute` x its duration; a group phase whose
-  // flows start while a compute op runs on one of its members' devices pushes `communication` x
-  // its bytes through the links (so link byte counts include the slowdown). Each factor applies
-  // when the op or phase starts and is not re-evaluated while it runs (an approximation: an op
-  // that outlives the overlap stays slowed). Throws std::invalid_argument for a factor < 1.
+  // overlap probe measures it (1 = none, the default here; both >= 1). A compute op progresses
+  // at 1 / `compute` of its rate for as long as a group op of its device is in flight (from the
+  // group's start to its end), so only the overlapped part of it is stretched; a group phase
+  // whose flows start while a compute op runs on one of its members' devices pushes
+  // `communication` x its bytes through the links (so link byte counts include the slowdown;
+  // applied when the phase starts and not re-evaluated while it runs, an approximation). Throws
+  // std::invalid_argument for a factor < 1.
   void set_overlap_slowdown(double compute, double communication);
   double compute_slowdown() const { return compute_slowdown_; }
   double communication_slowdown() const { return communication_slowdown_; }

@@ -90,7 +90,7 @@ sim::LinkId Builder::p2p_second_link(std::size_t from, std::size_t to,
   if (added) {
     it->second = out_.workload.add_link(
         fmt::format("gpu{}->gpu{}.peer", out_.devices[from].global_rank, out_.devices[to].global_rank),
-        phase.rate_cap.bytes_per_s);
+        phase.rate_cap.bytes_per_s / phase.link_efficiency);  // rate_cap counts delivered bytes
     out_.link_is_inter.push_back(0);
     out_.link_is_egress.push_back(0);  // the sender's port counts the traffic
   }
@@ -134,8 +134,17 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
   flows.clear();
   const std::size_t n = members.size();
   const bool p2p = plan.kind == cost::CollectiveKind::kSendRecv;
-  for (const auto& ph : plan.phases) {
-    phases.push_back(sim::PhaseSpec{ph.latency, 0, static_cast<std::uint32_t>(n)});
+  for (std::size_t k = 0; k < plan.phases.size(); ++k) {
+    const auto& ph = plan.phases[k];
+    // Concurrent phases (collective_cost.hpp) are one engine phase: latencies summed, flows
+    // started together.
+    const bool joins = k > 0 && plan.phases[k - 1].concurrent_with_next;
+    if (joins) {
+      phases.back().latency += ph.latency;
+      phases.back().flows_count += static_cast<std::uint32_t>(n);
+    } else {
+      phases.push_back(sim::PhaseSpec{ph.latency, 0, static_cast<std::uint32_t>(n)});
+    }
     for (std::size_t i = 0; i < n; ++i) {
       // Ring neighbour in member order; in symmetric mode the one member stands for all, so it
       // sends on its egress and receives on its ingress.

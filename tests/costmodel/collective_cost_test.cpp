@@ -48,6 +48,10 @@ double expected_fraction(CollectiveKind kind, int n) {
 }  // namespace
 
 TEST_CASE("collective names") {
+  CHECK(std::string(algorithm_name(CollectiveAlgorithm::kNvls)) == "nvls");
+  CHECK(std::string(protocol_name(CollectiveProtocol::kLL)) == "LL");
+  CHECK(std::string(protocol_name(CollectiveProtocol::kLL128)) == "LL128");
+  CHECK(std::string(protocol_name(CollectiveProtocol::kSimple)) == "Simple");
   CHECK(std::string(collective_name(CollectiveKind::kAllReduce)) == "all-reduce");
   CHECK(std::string(collective_name(CollectiveKind::kAllGather)) == "all-gather");
   CHECK(std::string(collective_name(CollectiveKind::kReduceScatter)) == "reduce-scatter");
@@ -58,10 +62,11 @@ TEST_CASE("collective names") {
   CHECK(std::string(link_name(LinkClass::kInterNode)) == "inter-node");
 }
 
-TEST_CASE("flat ring per-rank volumes, every kind, n in {2,4,8,16}") {
+TEST_CASE("ring plans: the per-rank volume of a flat ring, every NCCL kind, n in {2,4,8,16}") {
   const ClusterSpec c = test_cluster();
   const Bytes s{1.0e9 + 12345.0};
-  for (CollectiveKind kind : kAllKinds) {
+  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                              CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast}) {
     for (int n : {2, 4, 8, 16}) {
       CAPTURE(collective_name(kind));
       CAPTURE(n);
@@ -69,11 +74,11 @@ TEST_CASE("flat ring per-rank volumes, every kind, n in {2,4,8,16}") {
       for (GroupPlacement p : {GroupPlacement{n, 1, n}, GroupPlacement{n, n, 1}}) {
         if (p.gpus_per_node_in_group > c.gpus_per_node) continue;
         const CollectivePlan plan = plan_collective(kind, CollectiveAlgorithm::kRing, s, p, c);
+        CHECK(plan.algorithm == CollectiveAlgorithm::kRing);
         REQUIRE(plan.phases.size() == 1);
         const CollectivePhase& ph = plan.phases[0];
         CHECK(ph.link == (p.nodes_spanned == 1 ? LinkClass::kIntraNode : LinkClass::kInterNode));
         CHECK(rel_eq(ph.bytes_sent_per_rank.value, expected_fraction(kind, n) * s.value));
-        CHECK(rel_eq(ph.bytes_sent_per_rank.value, busbw_factor(kind, n) * s.value));
         CHECK(plan.message == s);
         CHECK(plan.kind == kind);
       }
@@ -81,49 +86,38 @@ TEST_CASE("flat ring per-rank volumes, every kind, n in {2,4,8,16}") {
   }
 }
 
-TEST_CASE("ring latency steps") {
+TEST_CASE("send/recv and all-to-all: per-hop link latency, the fabric's share of the link") {
   const ClusterSpec c = test_cluster();
   const Bytes s{1e6};
-  const GroupPlacement p{8, 8, 1};
-  auto steps = [&](CollectiveKind k, CollectiveAlgorithm a) {
-    return plan_collective(k, a, s, p, c).phases.at(0).steps;
-  };
-  CHECK(steps(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing) == 14);
-  CHECK(steps(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing) == 7);
-  CHECK(steps(CollectiveKind::kReduceScatter, CollectiveAlgorithm::kRing) == 7);
-  CHECK(steps(CollectiveKind::kBroadcast, CollectiveAlgorithm::kRing) == 7);
-  CHECK(steps(CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect) == 1);
-  CHECK(steps(CollectiveKind::kSendRecv, CollectiveAlgorithm::kRing) == 1);
-  const CollectivePlan plan =
-      plan_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s, p, c);
-  CHECK(plan.phases[0].latency == c.intra_node.latency * 14);
-}
-
-TEST_CASE("tree all-reduce: 2 ceil(log2 n) steps, ring bandwidth term") {
-  const ClusterSpec c = test_cluster();
-  const Bytes s{64e6};
-  for (int n : {2, 3, 8, 16}) {
-    CAPTURE(n);
-    const CollectivePlan plan = plan_collective(
-        CollectiveKind::kAllReduce, CollectiveAlgorithm::kTree, s, GroupPlacement{n, 1, n}, c);
-    REQUIRE(plan.phases.size() == 1);
-    const int log2n = static_cast<int>(std::ceil(std::log2(n)));
-    CHECK(plan.phases[0].steps == 2 * log2n);
-    CHECK(plan.phases[0].latency == c.inter_node.latency * (2 * log2n));
-    CHECK(rel_eq(plan.phases[0].bytes_sent_per_rank.value, 2.0 * (n - 1.0) / n * s.value));
-  }
-  // Tree is all-reduce only: other kinds fall back to ring and say so.
-  const CollectivePlan ag = plan_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kTree,
-                                            s, GroupPlacement{8, 8, 1}, c);
-  CHECK(ag.algorithm == CollectiveAlgorithm::kRing);
-  CHECK(ag.phases.at(0).steps == 7);
+  const CollectivePlan p2p = plan_collective(CollectiveKind::kSendRecv, s, {2, 2, 1}, c);
+  REQUIRE(p2p.phases.size() == 1);
+  CHECK(p2p.algorithm == CollectiveAlgorithm::kDirect);
+  CHECK(p2p.protocol == CollectiveProtocol::kSimple);
+  CHECK(p2p.phases[0].latency == c.intra_node.latency);
+  CHECK(p2p.phases[0].link_efficiency == c.fabric.intra_node_efficiency);
+  CHECK(rel_eq(p2p.phases[0].bytes_sent_per_rank.value, s.value));
+  const CollectivePlan inter = plan_collective(CollectiveKind::kSendRecv, s, {2, 1, 2}, c);
+  CHECK(inter.phases.at(0).link == LinkClass::kInterNode);
+  CHECK(inter.phases[0].link_efficiency == c.fabric.inter_node_efficiency);
+  CHECK(estimate_time(inter, c) ==
+        c.inter_node.latency + s / (c.inter_node.bandwidth * c.fabric.inter_node_efficiency));
+  // All-to-all: direct by default (one step), ring when asked (n - 1 steps).
+  const GroupPlacement node{8, 8, 1};
+  CHECK(plan_collective(CollectiveKind::kAllToAll, s, node, c).phases.at(0).steps == 1);
+  CHECK(plan_collective(CollectiveKind::kAllToAll, CollectiveAlgorithm::kRing, s, node, c)
+            .phases.at(0).steps == 7);
+  const GroupPlacement p{32, 8, 4};
+  const CollectivePlan a2a = plan_collective(CollectiveKind::kAllToAll, s, p, c);
+  REQUIRE(a2a.phases.size() == 2);
+  CHECK_FALSE(a2a.phases[0].concurrent_with_next);
+  CHECK(rel_eq(bytes_sent_per_rank(a2a).value, 31.0 / 32.0 * s.value));
+  CHECK(rel_eq(bytes_sent_per_rank(a2a, LinkClass::kInterNode).value, 3.0 / 4.0 * s.value));
 }
 
 TEST_CASE("group of size 1 is free") {
   const ClusterSpec c = test_cluster();
   for (CollectiveKind kind : kAllKinds) {
-    const CollectivePlan plan =
-        plan_collective(kind, CollectiveAlgorithm::kRing, Bytes{1e9}, GroupPlacement{1, 1, 1}, c);
+    const CollectivePlan plan = plan_collective(kind, Bytes{1e9}, GroupPlacement{1, 1, 1}, c);
     CHECK(plan.phases.empty());
     CHECK(estimate_time(plan, c) == sim::Time::zero());
   }
@@ -142,86 +136,53 @@ TEST_CASE("data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per ran
   }
 }
 
-TEST_CASE("hierarchical all-reduce: intra RS, inter AR of S/g, intra AG") {
+TEST_CASE("ring over nodes: 1/g of the volume over the NIC, the rest over NVLink, concurrently") {
   const ClusterSpec c = test_cluster();
   const Bytes s{3.0e9};
   for (int g : {2, 4, 8}) {
     for (int nodes : {2, 4, 16}) {
       CAPTURE(g);
       CAPTURE(nodes);
+      const double n = g * nodes;
       const GroupPlacement p{g * nodes, g, nodes};
       const CollectivePlan plan =
           plan_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s, p, c);
-      REQUIRE(plan.phases.size() == 3);
-      const double gd = g;
-      const double nd = nodes;
-      CHECK(plan.phases[0].link == LinkClass::kIntraNode);
-      CHECK(rel_eq(plan.phases[0].bytes_sent_per_rank.value, (gd - 1) / gd * s.value));
-      CHECK(plan.phases[0].steps == g - 1);
-      CHECK(plan.phases[1].link == LinkClass::kInterNode);
-      CHECK(plan.phases[1].steps == 2 * (nodes - 1));
-      CHECK(plan.phases[2].link == LinkClass::kIntraNode);
-      CHECK(rel_eq(plan.phases[2].bytes_sent_per_rank.value, (gd - 1) / gd * s.value));
-      CHECK(rel_eq(bytes_sent_per_rank(plan, LinkClass::kInterNode).value,
-                   2.0 * (nd - 1) / nd * s.value / gd));
-      CHECK(rel_eq(bytes_sent_per_rank(plan, LinkClass::kIntraNode).value,
-                   2.0 * (gd - 1) / gd * s.value));
+      REQUIRE(plan.phases.size() == 2);
+      CHECK(plan.phases[0].link == LinkClass::kInterNode);
+      CHECK(plan.phases[0].concurrent_with_next);
+      CHECK(plan.phases[1].link == LinkClass::kIntraNode);
+      CHECK_FALSE(plan.phases[1].concurrent_with_next);
+      const double volume = 2.0 * (n - 1) / n * s.value;
+      CHECK(rel_eq(bytes_sent_per_rank(plan, LinkClass::kInterNode).value, volume / g));
+      CHECK(rel_eq(bytes_sent_per_rank(plan, LinkClass::kIntraNode).value, volume * (g - 1) / g));
+      CHECK(plan.phases[1].latency == sim::Time::zero());  // the first phase carries it
     }
   }
 }
 
-TEST_CASE("hierarchical all-gather, reduce-scatter, all-to-all keep the flat total") {
+TEST_CASE("estimate_time: steps in sequence add up, concurrent phases take the slowest") {
   const ClusterSpec c = test_cluster();
-  const Bytes s{1.0e9};
-  const int g = 8;
-  const int nodes = 4;
-  const double n = g * nodes;
-  const GroupPlacement p{g * nodes, g, nodes};
-  for (CollectiveKind kind :
-       {CollectiveKind::kAllGather, CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll}) {
-    CAPTURE(collective_name(kind));
-    const CollectivePlan plan = plan_collective(kind, CollectiveAlgorithm::kRing, s, p, c);
-    REQUIRE(plan.phases.size() == 2);
-    CHECK(rel_eq(bytes_sent_per_rank(plan).value, (n - 1) / n * s.value));
-  }
-  const CollectivePlan ag =
-      plan_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing, s, p, c);
-  CHECK(ag.phases[0].link == LinkClass::kInterNode);  // small slice over the slow link first
-  CHECK(rel_eq(bytes_sent_per_rank(ag, LinkClass::kInterNode).value, 3.0 / 4.0 * s.value / 8.0));
-  const CollectivePlan rs =
-      plan_collective(CollectiveKind::kReduceScatter, CollectiveAlgorithm::kRing, s, p, c);
-  CHECK(rs.phases[0].link == LinkClass::kIntraNode);  // reduce inside the node first
-  CHECK(rel_eq(bytes_sent_per_rank(rs, LinkClass::kInterNode).value, 3.0 / 4.0 * s.value / 8.0));
-  const CollectivePlan a2a =
-      plan_collective(CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, s, p, c);
-  CHECK(rel_eq(bytes_sent_per_rank(a2a, LinkClass::kInterNode).value, 3.0 / 4.0 * s.value));
-  CHECK(a2a.phases[0].steps == 1);
-  CHECK(a2a.phases[1].steps == 1);
-}
-
-TEST_CASE("estimate_time of a single-phase ring all-reduce") {
-  const ClusterSpec c = test_cluster();
-  const Bytes s{256.0 * 1024 * 1024};
-  for (int n : {2, 4, 8}) {
-    CAPTURE(n);
-    const CollectivePlan plan = plan_collective(
-        CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s, GroupPlacement{n, n, 1}, c);
-    const double want_s = 2.0 * (n - 1) * c.intra_node.latency.to_seconds() +
-                          2.0 * (n - 1.0) / n * s.value / c.intra_node.bandwidth.bytes_per_s;
-    const sim::Time got = estimate_time(plan, c);
-    CHECK(std::abs((got - sim::Time::seconds(want_s)).picoseconds()) <= 1);
-  }
-}
-
-TEST_CASE("estimate_time sums the phases of a hierarchical all-reduce") {
-  const ClusterSpec c = test_cluster();
-  const Bytes s{1e9};
-  const CollectivePlan plan = plan_collective(
-      CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s, GroupPlacement{32, 8, 4}, c);
-  const double intra = 2.0 * 7.0 / 8.0 * s.value / 450e9 + 2 * 7 * 0.6e-6;
-  const double inter = 2.0 * 3.0 / 4.0 * s.value / 8.0 / 50e9 + 2 * 3 * 2.7e-6;
-  const sim::Time diff = estimate_time(plan, c) - sim::Time::seconds(intra + inter);
-  CHECK(std::abs(diff.picoseconds()) <= 3);
+  CollectivePlan plan{CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                      CollectiveProtocol::kSimple, Bytes{1e9}, {}};
+  CollectivePhase a;
+  a.link = LinkClass::kInterNode;
+  a.bytes_sent_per_rank = Bytes{1e9};  // 20 ms at 50 GB/s
+  a.latency = sim::Time::us(10);
+  CollectivePhase b;
+  b.link = LinkClass::kIntraNode;
+  b.bytes_sent_per_rank = Bytes{4.5e9};  // 10 ms at 450 GB/s
+  b.latency = sim::Time::us(3);
+  plan.phases = {a, b};
+  CHECK(estimate_time(plan, c) == sim::Time::us(10 + 3) + sim::Time::ms(30));
+  plan.phases[0].concurrent_with_next = true;
+  CHECK(estimate_time(plan, c) == sim::Time::us(10 + 3) + sim::Time::ms(20));
+  // Efficiency and a rate cap of delivered bytes.
+  plan.phases[1].link_efficiency = 0.25;  // 40 ms
+  CHECK(estimate_time(plan, c) == sim::Time::us(13) + sim::Time::ms(40));
+  plan.phases[1].rate_cap = Bandwidth{90e9};  // 50 ms
+  CHECK(estimate_time(plan, c) == sim::Time::us(13) + sim::Time::ms(50));
+  plan.phases[1].link_efficiency = 0.0;
+  CHECK_THROWS_AS(estimate_time(plan, c), std::invalid_argument);
 }
 
 TEST_CASE("busbw factors and algbw/busbw") {
@@ -241,13 +202,14 @@ TEST_CASE("busbw factors and algbw/busbw") {
   CHECK(algbw(s, t).bytes_per_s == doctest::Approx(100e9).scale(0));
   CHECK(busbw(CollectiveKind::kAllReduce, 8, s, t).bytes_per_s == doctest::Approx(175e9).scale(0));
   CHECK_THROWS_AS(algbw(s, sim::Time::zero()), std::invalid_argument);
-  // An uncontended single-level ring all-reduce of a large message reaches busbw ~ link peak.
+  // An uncontended ring all-reduce of a large message inside a node reaches busbw ~ the achieved
+  // share of the link.
   const ClusterSpec c = test_cluster();
   const Bytes big{8e9};
   const CollectivePlan plan = plan_collective(
       CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, big, GroupPlacement{8, 8, 1}, c);
   CHECK(busbw(CollectiveKind::kAllReduce, 8, big, estimate_time(plan, c)).bytes_per_s ==
-        doctest::Approx(450e9).epsilon(1e-3).scale(0));
+        doctest::Approx(450e9 * c.fabric.intra_node_efficiency).epsilon(2e-3).scale(0));
 }
 
 TEST_CASE("invalid placements are rejected") {
@@ -269,6 +231,7 @@ TEST_CASE("fully connected mesh: a rank reaches min(1, peers x peer / bandwidth)
   ClusterSpec c = test_cluster();
   c.intra_node.bandwidth = Bandwidth{448e9};
   c.intra_node.peer_bandwidth = Bandwidth{64e9};
+  const double e = c.fabric.intra_node_efficiency;
   const Bytes s{64e6};
   auto bytes_time = [&](CollectiveKind kind, const GroupPlacement& g) {
     const auto plan = plan_collective(kind, CollectiveAlgorithm::kRing, s, g, c);
@@ -277,20 +240,25 @@ TEST_CASE("fully connected mesh: a rank reaches min(1, peers x peer / bandwidth)
     return t;
   };
   // Point-to-point: one link, 64 GB/s, whatever the node's total.
-  CHECK(rel_eq(bytes_time(CollectiveKind::kSendRecv, {2, 2, 1}), 64e6 / 64e9, 1e-9));
-  // A pair's all-gather: one link; a group of 4: three; the whole node: all seven (= 448 GB/s).
-  CHECK(rel_eq(bytes_time(CollectiveKind::kAllGather, {2, 2, 1}), 0.5 * 64e6 / 64e9, 1e-9));
-  CHECK(rel_eq(bytes_time(CollectiveKind::kAllGather, {4, 4, 1}), 0.75 * 64e6 / 192e9, 1e-9));
-  CHECK(rel_eq(bytes_time(CollectiveKind::kAllGather, {8, 8, 1}), 7.0 / 8 * 64e6 / 448e9, 1e-9));
-  // Hierarchical: the intra phases of 2 GPUs per node use one link; the NIC phase is unchanged.
+  CHECK(rel_eq(bytes_time(CollectiveKind::kSendRecv, {2, 2, 1}), 64e6 / (e * 64e9), 1e-9));
+  // A pair's all-gather (Simple): one link; a group of 4: three; the whole node: all seven.
+  const double big = 64e9;  // large enough for Simple
+  const Bytes sb{big};
+  auto simple_time = [&](const GroupPlacement& g) {
+    const auto plan = plan_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing, sb, g, c);
+    REQUIRE(plan.protocol == CollectiveProtocol::kSimple);
+    return estimate_time(plan, c).to_seconds() - plan.phases[0].latency.to_seconds();
+  };
+  CHECK(rel_eq(simple_time({2, 2, 1}), 0.5 * big / (e * 64e9), 1e-9));
+  CHECK(rel_eq(simple_time({4, 4, 1}), 0.75 * big / (e * 192e9), 1e-9));
+  CHECK(rel_eq(simple_time({8, 8, 1}), 7.0 / 8 * big / (e * 448e9), 1e-9));
+  // Over nodes with 2 GPUs per node: the NVLink part's pace stays within one peer link.
   const auto plan = plan_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s,
                                     {4, 2, 2}, c);
-  REQUIRE(plan.phases.size() == 3);
-  CHECK(plan.phases[0].rate_cap.bytes_per_s == 64e9);
-  CHECK(plan.phases[1].rate_cap.bytes_per_s == 0);
-  CHECK(plan.phases[2].rate_cap.bytes_per_s == 64e9);
-  for (const auto& ph : plan.phases) CHECK(ph.link_efficiency == 1.0);
+  REQUIRE(plan.phases.size() == 2);
+  CHECK(plan.phases[1].link == LinkClass::kIntraNode);
+  CHECK(plan.phases[1].rate_cap.bytes_per_s <= e * 64e9 * (1 + 1e-12));
   // Switched (no peer figure): unchanged.
   c.intra_node.peer_bandwidth = Bandwidth{};
-  CHECK(rel_eq(bytes_time(CollectiveKind::kSendRecv, {2, 2, 1}), 64e6 / 448e9, 1e-9));
+  CHECK(rel_eq(bytes_time(CollectiveKind::kSendRecv, {2, 2, 1}), 64e6 / (e * 448e9), 1e-9));
 }

@@ -136,8 +136,7 @@ TEST_CASE("Calibrated plans: same phases and true bytes, uncontended time = meas
     for (double b : {1024.0, 3000.0, 200e3, 1e6, 123456789.0, 1024.0 * 1024 * 1024}) {
       INFO("group " << g.size << ", " << b << " bytes");
       const auto plan = costs.collective(CollectiveKind::kAllReduce, Bytes{b}, g);
-      const auto analytical = plan_collective(CollectiveKind::kAllReduce,
-                                              CollectiveAlgorithm::kRing, Bytes{b}, g, cluster);
+      const auto analytical = plan_collective(CollectiveKind::kAllReduce, Bytes{b}, g, cluster);
       REQUIRE(plan.phases.size() == analytical.phases.size());
       sim::Time latency;
       for (std::size_t i = 0; i < plan.phases.size(); ++i) {
@@ -174,8 +173,7 @@ TEST_CASE("No measured series for a placement: the analytical plan and a warning
   cluster.nodes = 2;
   const CostModel costs = measured_model(cluster, {series(CollectiveKind::kAllReduce, kNode)});
   const auto plan = costs.collective(CollectiveKind::kAllGather, Bytes{1e6}, kTwoNodes);
-  const auto analytical = plan_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing,
-                                          Bytes{1e6}, kTwoNodes, cluster);
+  const auto analytical = plan_collective(CollectiveKind::kAllGather, Bytes{1e6}, kTwoNodes, cluster);
   CHECK(estimate_time(plan, cluster) == estimate_time(analytical, cluster));
   CHECK(has_warning(costs.warnings(),
                     "no measured all-gather on 16 GPUs (8 per node x 2 nodes) in the profile"));

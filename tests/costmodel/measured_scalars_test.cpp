@@ -84,8 +84,14 @@ TEST_CASE("Overlap slowdowns: median ratio overlapped / alone, at least 1") {
   const CostModel costs = make_cost_model(h100(), &p);
   CHECK(costs.compute_slowdown_when_overlapped() == doctest::Approx(1.1).scale(0));
   CHECK(costs.communication_slowdown_when_overlapped() == doctest::Approx(1.2).scale(0));
-  CHECK(CostModel(h100()).compute_slowdown_when_overlapped() == 1.0);
+  // Without measurements: the published default for compute (Lee et al., cost_model.hpp), none
+  // for communication; a profile with other tables but no overlap points keeps them.
+  CHECK(CostModel(h100()).compute_slowdown_when_overlapped() == 1.189);
   CHECK(CostModel(h100()).communication_slowdown_when_overlapped() == 1.0);
+  Profile other;
+  other.measured.launch_overhead = mt(4e-6);
+  CHECK(make_cost_model(h100(), &other).compute_slowdown_when_overlapped() == 1.189);
+  CHECK(make_cost_model(h100(), &other).communication_slowdown_when_overlapped() == 1.0);
 }
 
 TEST_CASE("make_cost_model: the measured GEMM model only with GEMM points; device name check") {
@@ -115,9 +121,7 @@ TEST_CASE("make_cost_model without measured tables is the analytical model, bit 
   CHECK(a.memory_bound(Bytes{12345}) == b.memory_bound(Bytes{12345}));
   const auto pa = a.collective(CollectiveKind::kAllReduce, Bytes{1e6}, {8, 8, 1});
   CHECK(estimate_time(pa, c) ==
-        estimate_time(plan_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
-                                      Bytes{1e6}, {8, 8, 1}, c),
-                      c));
+        estimate_time(plan_collective(CollectiveKind::kAllReduce, Bytes{1e6}, {8, 8, 1}, c), c));
   CHECK(!a.measured_solver_time("newton-db", 1024, 1, 10, Dtype::kFp32, true));
   CHECK(a.warnings().empty());
 }

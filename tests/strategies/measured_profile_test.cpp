@@ -39,8 +39,7 @@ cost::CollectiveSeries scaled_series(const strat::Scenario& sc, cost::Collective
   s.kind = kind;
   s.group = group;
   for (double b = 1024; b <= 8.0 * 1024 * 1024 * 1024; b *= 2) {
-    const auto plan = cost::plan_collective(kind, cost::CollectiveAlgorithm::kRing, cost::Bytes{b},
-                                            group, sc.cluster);
+    const auto plan = cost::plan_collective(kind, cost::Bytes{b}, group, sc.cluster);
     s.points.push_back({cost::Bytes{b}, false,
                         mt(factor * cost::estimate_time(plan, sc.cluster).to_seconds()), true});
   }

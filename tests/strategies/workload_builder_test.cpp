@@ -113,6 +113,7 @@ TEST_CASE("Full recompute keeps only the layer inputs between passes") {
 
 TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per rank") {
   auto sc = test::small_scenario(8, 1, 1, 16, 1);
+  sc.cluster.fabric.nvls = false;  // a ring (the NVLS volume is checked below)
   const auto r = simulate(sc, false);
   const double params = sc.model.layers * strat::layer_params_per_tp_rank(sc.model, 1) +
                         strat::embedding_params_per_tp_rank(sc.model, 1, 0, 1);
@@ -122,6 +123,12 @@ TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per ran
         doctest::Approx(8 * per_rank).epsilon(1e-12).scale(0));
   // All inside one node: every byte goes over NVLink.
   CHECK(r.report.link_bytes_inter_node == 0);
+  // With NVLink SHARP, NCCL's NVLS all-reduce sends each slice to the switch once and the reduced
+  // 1/n slice back for the multicast: (n+1)/n of the bytes (nccl_model.hpp).
+  auto nvls = sc;
+  nvls.cluster.fabric.nvls = true;
+  CHECK(simulate(nvls, false).report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)] ==
+        doctest::Approx(8 * 9.0 / 8 * grad_bytes).epsilon(1e-12).scale(0));
   // fp32 gradients (Megatron's main_grad): twice the bytes reduced, 2 more bytes per parameter
   // of gradient memory.
   sc.training.fp32_gradients = true;
@@ -149,6 +156,7 @@ TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per ran
 
 TEST_CASE("Tensor parallel: two all-reduces forward and two backward per layer of b*s*h*2 bytes") {
   auto sc = test::small_scenario(1, 4, 1, 4, 1);
+  sc.cluster.fabric.nvls = false;  // ring all-reduces: 2(n-1)/n of the bytes each
   const auto r = simulate(sc, false);
   const double bsh = 1.0 * sc.model.seq_len * sc.model.hidden * 2;
   const double per_rank_per_ar = 2.0 * 3 / 4 * bsh;

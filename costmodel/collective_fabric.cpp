@@ -1,0 +1,75 @@
+#include "costmodel/collective_fabric.hpp"
+
+namespace parasim::cost {
+namespace {
+
+// DGX A100 (and Azure NDm A100 v4, the same 8x A100 SXM4 + NVSwitch + 8x HDR node).
+//   NVLink: 235.65 GB/s busbw of all_reduce_perf at 8 GiB over 8 GPUs, the average of 729 nodes
+//     (microsoft/superbench-results v0.4.0, Azure-NDmv4-A100/baseline.json), of 300 GB/s: 0.786
+//     (other runs: 231.58 at 8 GiB, Azure/AI-benchmarking-guide ND_A100_v4_results.md; 232.54,
+//     NVIDIA/nccl-tests issue 175).
+//   HDR NIC: 23.94 GB/s per 200 Gb/s port, ib_write from 1 MiB up (same superbench dataset), of
+//     25 GB/s: 0.958; NVIDIA: "8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW"
+//     (NVIDIA/nccl issue 812) = 8 x 24 GB/s.
+//   CPU: dual AMD Rome 7742 (DGX A100 datasheet). Channels: NCCL's search finds 6 rings at 40 GB/s
+//     on a DGX A100 and duplicates them to 12 x 20 (NVIDIA/nccl v2.21.5-1 src/graph/search.cc
+//     838-856), 24 after the runtime doubling, as logged in NVIDIA/nccl-tests issue 100.
+//   No NVLink SHARP on A100's NVSwitch (second generation).
+CollectiveFabric dgx_a100() {
+  CollectiveFabric f;
+  f.intra_node_efficiency = 235.65 / 300.0;
+  f.inter_node_efficiency = 23.94 / 25.0;
+  f.arch = NcclGpuArch::kAmpere;
+  f.cpu = HostCpuVendor::kAmd;
+  f.intra_node_channels = 12;
+  f.published = true;
+  return f;
+}
+
+// DGX H100.
+//   NVLink: "360 GB/s is exactly what we'd expect on H100" for all_gather / all_reduce from
+//     128 MB to 16 GB (sjeaugey, NVIDIA/nccl-tests issue 326), of 450 GB/s: 0.80 (370 GB/s "with
+//     the protocol overhead (~20%)", issue 212).
+//   NDR NIC: "CX-7 NICs at NDR rate (400Gbps) should achieve up to 48-49GB/s per NIC"
+//     (NVIDIA/nccl-tests issue 267), of 50 GB/s: 0.97.
+//   NVLS all-reduce: "peak busBw of ~480GB/s (algbw ~275GB/s)" (sjeaugey, NVIDIA/nccl-tests issue
+//     212; Azure ND H100 v5 measures 478.87 GB/s at 8 GiB, Azure/AI-benchmarking-guide): 480/450.
+//   CPU: dual Intel Xeon Platinum 8480C (DGX H100 datasheet). Channels: 6 rings at 60 GB/s
+//     duplicated to 12 x 30 = 360 GB/s (search.cc as above; the 360 GB/s busbw above).
+CollectiveFabric dgx_h100() {
+  CollectiveFabric f;
+  f.intra_node_efficiency = 360.0 / 450.0;
+  f.inter_node_efficiency = 48.5 / 50.0;
+  f.arch = NcclGpuArch::kHopper;
+  f.cpu = HostCpuVendor::kIntel;
+  f.intra_node_channels = 12;
+  f.nvls = true;
+  f.nvls_allreduce_busbw_share = 480.0 / 450.0;
+  f.published = true;
+  return f;
+}
+
+}  // namespace
+
+CollectiveFabric preset_collective_fabric(std::string_view preset_name) {
+  if (preset_name == "dgx-a100-80gb") return dgx_a100();
+  if (preset_name == "dgx-h100") return dgx_h100();
+  if (preset_name == "hgx-h200") {
+    // The same GH100 NVLink4, third-generation NVSwitch and ConnectX-7 NDR as DGX H100 (the
+    // preset's NIC is that assumption); the host CPU is the system vendor's choice: NCCL's
+    // default (non-AMD) row.
+    return dgx_h100();
+  }
+  if (preset_name == "perlmutter-a100") {
+    // A100 NVLink3 (the DGX A100 share assumed for its mesh), Slingshot-11 with no published
+    // NCCL figure at hand (the HDR share assumed); AMD EPYC 7763 hosts
+    // (docs.nersc.gov/systems/perlmutter/architecture/).
+    CollectiveFabric f = dgx_a100();
+    f.published = false;
+    return f;
+  }
+  // mi300x-8x (RCCL has its own tuning tables, not modelled) and written-out clusters: defaults.
+  return CollectiveFabric{};
+}
+
+}  // namespace parasim::cost
