@@ -8,9 +8,9 @@ namespace parasim::cost {
 
 Flops flash_attention_flops(const AttentionShape& s, FlashPass pass) {
   if (!(s.heads > 0 && s.seq_q > 0 && s.seq_kv > 0 && s.head_dim > 0)) {
-    throw std::invalid_argument(fmt::format(
-        "attention shape needs heads, seq_q, seq_kv, head_dim > 0, got {} {} {} {}", s.heads,
-        s.seq_q, s.seq_kv, s.head_dim));
+    throw std::invalid_argument(
+        fmt::format("attention shape needs heads, seq_q, seq_kv, head_dim > 0, got {} {} {} {}",
+                    s.heads, s.seq_q, s.seq_kv, s.head_dim));
   }
   const double forward = 4.0 * s.heads * s.seq_q * s.seq_kv * s.head_dim * (s.causal ? 0.5 : 1.0);
   return Flops{pass == FlashPass::kForward ? forward : 2.5 * forward};

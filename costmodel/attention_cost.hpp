@@ -28,9 +28,9 @@
 namespace parasim::cost {
 
 struct AttentionShape {
-  double heads = 0;     // batch x heads (x buckets), independent problems
-  double seq_q = 0;     // queries per problem
-  double seq_kv = 0;    // keys per problem
+  double heads = 0;   // batch x heads (x buckets), independent problems
+  double seq_q = 0;   // queries per problem
+  double seq_kv = 0;  // keys per problem
   double head_dim = 0;
   bool causal = true;
   Dtype dtype = Dtype::kBf16;

@@ -25,7 +25,8 @@ std::pair<std::size_t, double> bracket(const std::vector<double>& axis, double x
 
 void check_fraction(double v, const char* name) {
   if (!(v > 0.0 && v <= 1.0)) {
-    throw std::invalid_argument(fmt::format("kernel efficiency: {} must be in (0, 1], got {}", name, v));
+    throw std::invalid_argument(
+        fmt::format("kernel efficiency: {} must be in (0, 1], got {}", name, v));
   }
 }
 
@@ -58,11 +59,16 @@ double FlashAttentionTable::efficiency(FlashPass pass, double head_dim, double s
 
 double KernelEfficiency::gemm_ceiling(Dtype dtype) const {
   switch (dtype) {
-    case Dtype::kFp32: return gemm_ceiling_fp32;
-    case Dtype::kTf32: return gemm_ceiling_tf32;
-    case Dtype::kBf16: return gemm_ceiling_bf16;
-    case Dtype::kFp16: return gemm_ceiling_fp16;
-    case Dtype::kFp8: return gemm_ceiling_fp8;
+    case Dtype::kFp32:
+      return gemm_ceiling_fp32;
+    case Dtype::kTf32:
+      return gemm_ceiling_tf32;
+    case Dtype::kBf16:
+      return gemm_ceiling_bf16;
+    case Dtype::kFp16:
+      return gemm_ceiling_fp16;
+    case Dtype::kFp8:
+      return gemm_ceiling_fp8;
   }
   return gemm_ceiling_fp32;
 }

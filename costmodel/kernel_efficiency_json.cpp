@@ -64,8 +64,9 @@ std::optional<std::vector<double>> grid(JsonObjectReader& r, const char* key, st
   if (j == nullptr) return std::nullopt;
   const std::string path = r.child_path(key);
   if (!j->is_array() || j->size() != rows) {
-    d.add(path, fmt::format("expected an array of {} rows (one per head dimension), got {}", rows,
-                            j->is_array() ? fmt::format("{} rows", j->size()) : json_type_name(*j)));
+    d.add(path,
+          fmt::format("expected an array of {} rows (one per head dimension), got {}", rows,
+                      j->is_array() ? fmt::format("{} rows", j->size()) : json_type_name(*j)));
     return std::nullopt;
   }
   std::vector<double> out;

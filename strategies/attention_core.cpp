@@ -7,7 +7,9 @@
 namespace parasim::strat::detail {
 namespace {
 
-bool multiple_of_4(double v) { return std::fmod(v, 4.0) == 0.0; }
+bool multiple_of_4(double v) {
+  return std::fmod(v, 4.0) == 0.0;
+}
 
 UnfusedAttention unfused_of(const Dims& x) {
   UnfusedAttention a;
@@ -83,7 +85,7 @@ void attention_core_backward(StepWriter& w, const Dims& x) {
   const double heads = x.b * x.a / x.t;
   w.activation_gemm_backward(x.s, x.d, x.s, heads);  // dP = dO V^T, dV = P^T dO
   for (const MemoryPass& p : unfused_attention_passes(unfused_of(x), true)) w.memory(p.bytes);
-  w.activation_gemm_backward(x.s, x.s, x.d, heads);  // dQ = dS K, dK = dS^T Q
+  w.activation_gemm_backward(x.s, x.s, x.d, heads);                // dQ = dS K, dK = dS^T Q
   if (const double kv = kv_repeat_bytes(x); kv > 0) w.memory(kv);  // sum over the repeats
 }
 

@@ -3,9 +3,9 @@
 // one TP rank, forward and backward, as the framework runs it. Shared by the full-rank and the
 // low-rank layer programs. Not a public header.
 //
-// Unfused (Megatron-LM core, megatron/core/transformer/dot_product_attention.py, DotProductAttention
-// .forward; megatron/core/fusions/fused_softmax.py, FusedScaleMaskSoftmax), per attention problem
-// (batch x heads / t of them) with s_q x s_k scores of e bytes each:
+// Unfused (Megatron-LM core, megatron/core/transformer/dot_product_attention.py,
+// DotProductAttention .forward; megatron/core/fusions/fused_softmax.py, FusedScaleMaskSoftmax), per
+// attention problem (batch x heads / t of them) with s_q x s_k scores of e bytes each:
 //   forward   scores  = baddbmm(Q, K^T)               batched GEMM [s_q x d] x [d x s_k]
 //             probs   = scale-mask-softmax(scores)    one fused kernel: read + write the scores,
 //                                                     when FusedScaleMaskSoftmax's kernel is

@@ -46,12 +46,12 @@ TEST_CASE("presets, scenario blocks and calibrated profiles are not warned about
   ClusterSpec vouched = written_out();
   vouched.device.kernels.calibrated = true;  // what a scenario's kernel_efficiency block sets
   CHECK(count_uncalibrated(CostModel(vouched).warnings()) == 0);
-  const Profile ceiling = parse_profile(R"({"parasim_profile": 1, "gemm": {"ceiling": 0.7}})",
-                                        "p.json");
+  const Profile ceiling =
+      parse_profile(R"({"parasim_profile": 1, "gemm": {"ceiling": 0.7}})", "p.json");
   CHECK(count_uncalibrated(make_cost_model(written_out(), &ceiling).warnings()) == 0);
   // A profile that measures only links leaves the kernels uncalibrated.
-  const Profile links = parse_profile(
-      R"({"parasim_profile": 1, "intra_node": {"bandwidth": "400 GB/s"}})", "p.json");
+  const Profile links =
+      parse_profile(R"({"parasim_profile": 1, "intra_node": {"bandwidth": "400 GB/s"}})", "p.json");
   CHECK(count_uncalibrated(make_cost_model(written_out(), &links).warnings()) == 1);
   CHECK(make_cost_model(written_out(), &links).memory_efficiency() == 0.77);
 }

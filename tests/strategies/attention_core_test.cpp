@@ -47,15 +47,15 @@ TEST_CASE("unfused attention: Megatron's fused scale-mask-softmax, dropout and c
   const auto forward = strat::detail::unfused_attention_passes(a, false);
   CHECK(kernels(forward) ==
         std::vector<std::string>{"scale-mask-softmax", "dropout", "context copy"});
-  CHECK(forward[0].bytes == 4 * scores);        // read + write, 2 bytes each
-  CHECK(forward[1].bytes == 5 * scores);        // read + write + a 1-byte mask
-  CHECK(forward[2].bytes == 4 * context);       // read + write
+  CHECK(forward[0].bytes == 4 * scores);   // read + write, 2 bytes each
+  CHECK(forward[1].bytes == 5 * scores);   // read + write + a 1-byte mask
+  CHECK(forward[2].bytes == 4 * context);  // read + write
   const auto backward = strat::detail::unfused_attention_passes(a, true);
-  CHECK(kernels(backward) == std::vector<std::string>{"context copy backward", "dropout backward",
-                                                      "softmax backward"});
+  CHECK(kernels(backward) ==
+        std::vector<std::string>{"context copy backward", "dropout backward", "softmax backward"});
   CHECK(backward[0].bytes == 4 * context);
-  CHECK(backward[1].bytes == 5 * scores);       // read gradient and mask, write
-  CHECK(backward[2].bytes == 6 * scores);       // read gradient and probabilities, write
+  CHECK(backward[1].bytes == 5 * scores);  // read gradient and mask, write
+  CHECK(backward[2].bytes == 6 * scores);  // read gradient and probabilities, write
 }
 
 TEST_CASE("unfused attention: outside the fused kernel's range, masked_fill then softmax") {
