@@ -26,9 +26,9 @@ cost::ClusterSpec measured_cluster(const cost::MeasuredTables& t) {
   cost::ClusterSpec c;
   c.name = "measured";
   c.device.name = t.provenance.device.empty() ? "measured device" : t.provenance.device;
-  const double ceiling = cost::GemmEfficiencyParams{}.ceiling;
   const double fp32 = best_rate(t, cost::Dtype::kFp32);
   auto peak = [&](cost::Dtype d) {
+    const double ceiling = c.device.kernels.gemm_ceiling(d);
     const double rate = best_rate(t, d);
     return cost::FlopRate{(rate > 0 ? rate : fp32 > 0 ? fp32 : kFallbackFlops * ceiling) /
                           ceiling};

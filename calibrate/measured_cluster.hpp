@@ -4,7 +4,8 @@
 // CostModel that `simulate --profile` uses, so it checks exactly that path).
 //
 // The measured tables do not say what the datasheet peaks are, so they are inferred:
-//   peak(dtype)   = best measured GEMM FLOP rate of that dtype / GemmEfficiencyParams::ceiling
+//   peak(dtype)   = best measured GEMM FLOP rate of that dtype / that dtype's GEMM ceiling of
+//                   the conservative kernel efficiencies (kernel_efficiency.hpp), the device's
 //                   (so the roofline's best shape matches the best measurement; the measured
 //                   correction then does the rest); a dtype without GEMM points takes fp32's,
 //                   or 1 TFLOP/s when there is none;

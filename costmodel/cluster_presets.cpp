@@ -2,10 +2,15 @@
 
 #include <utility>
 
+#include "costmodel/kernel_presets.hpp"
+
 namespace parasim::cost {
 namespace {
 
 // Assumptions shared by all presets (not datasheet figures):
+//
+// Kernel efficiencies (the fractions of these peaks that kernels reach) are measurements, one
+// KernelPreset per device with a source per field: kernel_presets.cpp.
 //
 // Kernel launch overhead, 4 us per kernel: host-side launch plus GPU dispatch on one stream
 // without CUDA graphs, a commonly quoted few-microsecond figure. Replace by calibration.
@@ -50,6 +55,17 @@ DeviceSpec a100_sxm4_80gb() {
   return d;
 }
 
+// A100 SXM4 40GB (the DGX A100 320GB system). Datasheet (nvidia.com/en-us/data-center/a100/):
+// the same GA100 compute as the 80 GB part (312 TFLOP/s BF16/FP16 dense, 108 SMs), 40 GB HBM2 at
+// 1,555 GB/s.
+DeviceSpec a100_sxm4_40gb() {
+  DeviceSpec d = a100_sxm4_80gb();
+  d.name = "A100-SXM4-40GB";
+  d.hbm_capacity = Bytes{40.0 * kGiga};
+  d.hbm_bandwidth = Bandwidth{1555.0 * kGiga};
+  return d;
+}
+
 // H100 SXM5 80GB. Datasheet (nvidia.com/en-us/data-center/h100/) gives sparse figures; the dense
 // ones are half: BF16/FP16 989.4, TF32 494.7, FP8 1978.9 TFLOP/s (glennklockwood.com/garden/
 // processors/h100: 528 tensor cores x 1024 FLOP/clock x 1.83 GHz). FP32 66.9 TFLOP/s, 80 GB HBM3
@@ -77,6 +93,27 @@ DeviceSpec h200_sxm_141gb() {
   d.name = "H200-SXM-141GB";
   d.hbm_capacity = Bytes{141.0 * kGiga};
   d.hbm_bandwidth = Bandwidth{4800.0 * kGiga};
+  return d;
+}
+
+// B200 SXM (DGX B200 / HGX B200, 1,000 W). DGX B200 datasheet (nvidia.com/en-us/data-center/
+// dgx-b200/): 8 GPUs with 1,440 GB HBM3e in all (180 GB each) at 64 TB/s (8 TB/s each), NVLink5
+// 14.4 TB/s in all (1.8 TB/s per GPU, both directions); the dense peaks are half its sparse
+// figures: BF16/FP16 2.25, TF32 1.125, FP8 4.5 PFLOP/s. FP32 80 TFLOP/s (HGX B200 at 1,000 W,
+// glennklockwood.com/garden/processors/B200). 148 SMs (FlashAttention-4, arXiv 2603.05451
+// section 2.2: 148 SMs x 8192 FLOP/clock x 1850 MHz = 2.25 PFLOP/s).
+DeviceSpec b200_sxm_180gb() {
+  DeviceSpec d;
+  d.name = "B200-SXM-180GB";
+  d.peak_fp32 = FlopRate{80.0 * kTera};
+  d.peak_tf32 = FlopRate{1125.0 * kTera};
+  d.peak_bf16 = FlopRate{2250.0 * kTera};
+  d.peak_fp16 = FlopRate{2250.0 * kTera};
+  d.peak_fp8 = FlopRate{4500.0 * kTera};
+  d.hbm_capacity = Bytes{180.0 * kGiga};
+  d.hbm_bandwidth = Bandwidth{8000.0 * kGiga};
+  d.kernel_launch_overhead = sim::Time::us(kLaunchOverheadUs);
+  d.sm_count = 148;
   return d;
 }
 
@@ -112,11 +149,13 @@ ClusterSpec node(std::string name, DeviceSpec device, int gpus_per_node, double 
 }
 
 ClusterPreset preset(std::string name, std::string description, std::string source,
-                     DeviceSpec device, int gpus_per_node, double intra_gb_per_s,
-                     double inter_gb_per_s) {
+                     DeviceSpec device, const KernelPreset& kernels, int gpus_per_node,
+                     double intra_gb_per_s, double inter_gb_per_s) {
+  device.kernels = kernels.kernels;
   ClusterSpec spec = node(name, std::move(device), gpus_per_node, intra_gb_per_s, inter_gb_per_s);
   return ClusterPreset{std::move(name), std::move(description),
-                       std::move(source) + " " + kSharedAssumptions, std::move(spec)};
+                       std::move(source) + " " + kSharedAssumptions, std::move(spec),
+                       kernels.sources};
 }
 
 std::vector<ClusterPreset> build_presets() {
@@ -128,7 +167,15 @@ std::vector<ClusterPreset> build_presets() {
       "FP32, 80 GB HBM2e, 2,039 GB/s, NVLink 600 GB/s bidirectional = 300 GB/s per direction. "
       "108 SMs: A100 architecture whitepaper. NICs: DGX A100 datasheet, 8x ConnectX-6 HDR "
       "200 Gb/s, one per GPU = 25 GB/s per GPU per direction.",
-      a100_sxm4_80gb(), 8, 300.0, 25.0));
+      a100_sxm4_80gb(), a100_kernels(true), 8, 300.0, 25.0));
+  presets.push_back(preset(
+      "dgx-a100-40gb",
+      "NVIDIA DGX A100 (320GB): 8x A100 SXM4 40GB, NVLink3 300 GB/s per direction, 8x HDR 200 Gb/s",
+      "Datasheet nvidia.com/en-us/data-center/a100/: compute as the 80 GB part (312 TFLOP/s "
+      "BF16/FP16 dense, 156 TF32, 19.5 FP32, 108 SMs), 40 GB HBM2 at 1,555 GB/s, NVLink 600 GB/s "
+      "bidirectional = 300 GB/s per direction. NICs: DGX A100 datasheet, 8x ConnectX-6 HDR "
+      "200 Gb/s, one per GPU = 25 GB/s per GPU per direction.",
+      a100_sxm4_40gb(), a100_kernels(false), 8, 300.0, 25.0));
   presets.push_back(preset(
       "dgx-h100",
       "NVIDIA DGX H100: 8x H100 SXM5 80GB, NVLink4 450 GB/s per direction, 8x NDR 400 Gb/s",
@@ -137,7 +184,7 @@ std::vector<ClusterPreset> build_presets() {
       "66.9 FP32, 80 GB HBM3, 3.35 TB/s, NVLink 900 GB/s bidirectional = 450 GB/s per direction. "
       "132 SMs: H100 architecture whitepaper. NICs: DGX H100 datasheet, 8x ConnectX-7 400 Gb/s, "
       "one per GPU = 50 GB/s per GPU per direction.",
-      h100_sxm5_80gb(), 8, 450.0, 50.0));
+      h100_sxm5_80gb(), h100_sxm_kernels(), 8, 450.0, 50.0));
   presets.push_back(preset(
       "hgx-h200",
       "NVIDIA HGX H200: 8x H200 SXM 141GB, NVLink4 450 GB/s per direction, 400 Gb/s NIC per GPU",
@@ -145,7 +192,17 @@ std::vector<ClusterPreset> build_presets() {
       "bidirectional (MLCommons system H200-SXM-141GBx8: \"18x 4th Gen NVLink, 900GB/s\"); "
       "compute peaks and 132 SMs as H100 SXM5. NIC: assumption, one ConnectX-7 400 Gb/s per GPU "
       "(50 GB/s) as in DGX H100; HGX boards leave the NIC choice to the system vendor.",
-      h200_sxm_141gb(), 8, 450.0, 50.0));
+      h200_sxm_141gb(), h200_sxm_kernels(), 8, 450.0, 50.0));
+  presets.push_back(preset(
+      "dgx-b200",
+      "NVIDIA DGX B200: 8x B200 SXM 180GB, NVLink5 900 GB/s per direction, 8x NDR 400 Gb/s",
+      "Datasheet nvidia.com/en-us/data-center/dgx-b200/: 8 GPUs, 1,440 GB HBM3e (180 GB each) "
+      "at 64 TB/s (8 TB/s each), NVLink5 14.4 TB/s aggregate = 1.8 TB/s per GPU bidirectional = "
+      "900 GB/s per direction; dense = half the sparse figures: 2.25 PFLOP/s BF16/FP16, 1.125 "
+      "TF32, 4.5 FP8; FP32 80 TFLOP/s (glennklockwood.com/garden/processors/B200, HGX B200 at "
+      "1,000 W). 148 SMs: FlashAttention-4 paper (arXiv 2603.05451) section 2.2. NICs: 8x "
+      "ConnectX-7 400 Gb/s for the compute fabric, one per GPU = 50 GB/s per GPU per direction.",
+      b200_sxm_180gb(), b200_kernels(), 8, 900.0, 50.0));
   presets.push_back(preset(
       "mi300x-8x",
       "AMD MI300X platform: 8x MI300X 192GB, Infinity Fabric 448 GB/s per direction, 400 Gb/s NIC "
@@ -155,7 +212,7 @@ std::vector<ClusterPreset> build_presets() {
       "Infinity Fabric 7 peer links x 128 GB/s bidirectional = 896 GB/s, i.e. 448 GB/s per "
       "direction in total but only 64 GB/s per direction to any one peer (fully connected mesh, "
       "no switch). NIC: assumption, one 400 Gb/s NIC per GPU (50 GB/s).",
-      mi300x_oam_192gb(), 8, 448.0, 50.0));
+      mi300x_oam_192gb(), mi300x_kernels(), 8, 448.0, 50.0));
   presets.back().spec.intra_node.peer_bandwidth = Bandwidth{64.0 * kGiga};  // one xGMI link
   presets.push_back(preset(
       "perlmutter-a100",
@@ -165,7 +222,7 @@ std::vector<ClusterPreset> build_presets() {
       "links per pair, 12 per GPU: 300 GB/s per direction per GPU), 4 HPE Slingshot-11 NICs at "
       "200 Gb/s per node = 25 GB/s per GPU per direction. Most Perlmutter GPU nodes carry the "
       "40 GB A100 (1,555 GB/s); this preset models the 80 GB nodes.",
-      a100_sxm4_80gb(), 4, 300.0, 25.0));
+      a100_sxm4_80gb(), a100_kernels(true), 4, 300.0, 25.0));
   presets.back().spec.intra_node.peer_bandwidth = Bandwidth{100.0 * kGiga};  // 4 links x 25 GB/s
   for (ClusterPreset& p : presets) p.spec.fabric = preset_collective_fabric(p.name);
   return presets;

@@ -50,8 +50,8 @@ void validate(const GemmEfficiencyParams& params) {
   auto fail = [](const std::string& what) {
     throw std::invalid_argument("GEMM efficiency parameters: " + what);
   };
-  if (!(params.ceiling > 0.0 && params.ceiling <= 1.0)) {
-    fail(fmt::format("ceiling must be in (0, 1], got {}", params.ceiling));
+  if (params.ceiling && !(*params.ceiling > 0.0 && *params.ceiling <= 1.0)) {
+    fail(fmt::format("ceiling must be in (0, 1], got {}", *params.ceiling));
   }
   if (params.tile_m < 1 || params.tile_n < 1) {
     fail(fmt::format("tile must be at least 1x1, got {}x{}", params.tile_m, params.tile_n));
@@ -59,7 +59,9 @@ void validate(const GemmEfficiencyParams& params) {
   if (params.ctas_per_sm < 1) {
     fail(fmt::format("ctas_per_sm must be >= 1, got {}", params.ctas_per_sm));
   }
-  if (!(params.k_half >= 0.0)) fail(fmt::format("k_half must be >= 0, got {}", params.k_half));
+  if (params.k_half && !(*params.k_half >= 0.0)) {
+    fail(fmt::format("k_half must be >= 0, got {}", *params.k_half));
+  }
   if (!(params.k_ref > 0.0)) fail(fmt::format("k_ref must be > 0, got {}", params.k_ref));
   if (!(params.memory_efficiency > 0.0 && params.memory_efficiency <= 1.0)) {
     fail(fmt::format("memory_efficiency must be in (0, 1], got {}", params.memory_efficiency));
@@ -69,6 +71,7 @@ void validate(const GemmEfficiencyParams& params) {
 RooflineGemmModel::RooflineGemmModel(DeviceSpec device, GemmEfficiencyParams params)
     : device_(std::move(device)), params_(params) {
   validate(params_);
+  validate(device_.kernels);
   if (device_.sm_count < 0) {
     throw std::invalid_argument(
         fmt::format("device {}: sm_count must be >= 0, got {}", device_.name, device_.sm_count));
@@ -78,7 +81,7 @@ RooflineGemmModel::RooflineGemmModel(DeviceSpec device, GemmEfficiencyParams par
 GemmEfficiencyBreakdown RooflineGemmModel::breakdown(const GemmShape& shape) const {
   validate(shape);
   GemmEfficiencyBreakdown b;
-  b.ceiling = params_.ceiling;
+  b.ceiling = ceiling(shape.dtype);
 
   const std::int64_t tiles_m = ceil_div(shape.m, params_.tile_m);
   const std::int64_t tiles_n = ceil_div(shape.n, params_.tile_n);
@@ -92,9 +95,17 @@ GemmEfficiencyBreakdown RooflineGemmModel::breakdown(const GemmShape& shape) con
     b.wave = as_double(b.tiles) / (as_double(b.waves) * as_double(capacity));
   }
 
-  const double r_ref = main_loop_fraction(params_.k_ref, params_.k_half);
-  b.small_k = std::min(1.0, main_loop_fraction(as_double(shape.k), params_.k_half) / r_ref);
+  const double r_ref = main_loop_fraction(params_.k_ref, k_half());
+  b.small_k = std::min(1.0, main_loop_fraction(as_double(shape.k), k_half()) / r_ref);
   return b;
+}
+
+double RooflineGemmModel::ceiling(Dtype dtype) const {
+  return params_.ceiling ? *params_.ceiling : device_.kernels.gemm_ceiling(dtype);
+}
+
+double RooflineGemmModel::k_half() const {
+  return params_.k_half ? *params_.k_half : device_.kernels.gemm_k_half;
 }
 
 double RooflineGemmModel::efficiency(const GemmShape& shape) const {
@@ -116,7 +127,8 @@ sim::Time RooflineGemmModel::memory_time(const GemmShape& shape) const {
 }
 
 sim::Time RooflineGemmModel::gemm_time(const GemmShape& shape) const {
-  return sim::max(compute_time(shape), memory_time(shape));
+  return sim::max(sim::max(compute_time(shape), memory_time(shape)),
+                  device_.kernels.min_gemm_body);
 }
 
 sim::Time memory_bound_time(Bytes moved, const DeviceSpec& device, double memory_efficiency) {
@@ -129,6 +141,10 @@ sim::Time memory_bound_time(Bytes moved, const DeviceSpec& device, double memory
         "device {} has no HBM bandwidth; cannot cost a memory-bound kernel", device.name));
   }
   return moved / (device.hbm_bandwidth * memory_efficiency);
+}
+
+sim::Time memory_bound_time(Bytes moved, const DeviceSpec& device) {
+  return memory_bound_time(moved, device, device.kernels.memory_streaming);
 }
 
 sim::Time kernel_time(sim::Time body, const DeviceSpec& device) {

@@ -8,21 +8,25 @@
 //   * Memory-bound kernels (norms, activations, optimizer updates): bytes moved over achievable
 //     HBM bandwidth, memory_bound_time().
 //   * Launch overhead: kernel_time() adds DeviceSpec::kernel_launch_overhead to a kernel body.
+// FlashAttention kernels are costed in attention_cost.hpp.
 //
 // Units: FLOPs count a multiply-add as two; bytes are decimal bytes; times are sim::Time.
 //
-// The roofline model, precisely. For a GemmShape S on a device D with parameters P:
+// The roofline model, precisely. For a GemmShape S on a device D with parameters P and the
+// device's measured kernel efficiencies K = D.kernels (kernel_efficiency.hpp):
 //
-//   efficiency(S) = P.ceiling * tile(S) * wave(S) * small_k(S)          in (0, P.ceiling]
+//   efficiency(S) = ceiling(S.dtype) * tile(S) * wave(S) * small_k(S)   in (0, ceiling]
 //   compute(S)    = S.flops() / (D.peak(S.dtype) * efficiency(S))
 //   memory(S)     = S.bytes() / (D.hbm_bandwidth * P.memory_efficiency)
-//   gemm_time(S)  = max(compute(S), memory(S))                         (kernel body, no launch)
+//   gemm_time(S)  = max(compute(S), memory(S), K.min_gemm_body)        (kernel body, no launch)
 //
-// with Mt x Nt = P.tile_m x P.tile_n, tm = ceil(m/Mt), tn = ceil(n/Nt):
+// with ceiling(d) = P.ceiling if set, else K.gemm_ceiling(d) (sustained, per dtype), k_half =
+// P.k_half if set, else K.gemm_k_half, Mt x Nt = P.tile_m x P.tile_n, tm = ceil(m/Mt),
+// tn = ceil(n/Nt):
 //   tile(S)    = (m * n) / (tm*Mt * tn*Nt)              work wasted in padded edge tiles
 //   wave(S)    = T / (W * C), T = tm*tn*batch CTAs, C = sm_count * P.ctas_per_sm concurrent CTAs,
 //                W = ceil(T / C) waves; 1 when sm_count == 0   idle SMs in the last wave
-//   small_k(S) = min(1, r(k) / r(P.k_ref)), r(k) = k / (k + P.k_half)
+//   small_k(S) = min(1, r(k) / r(P.k_ref)), r(k) = k / (k + k_half)
 //                                                        per-tile prologue/epilogue not amortized
 //
 // Shape effects follow NVIDIA's "Matrix Multiplication Background" guide
@@ -31,13 +35,14 @@
 // that does not fill the last wave leaves SMs idle. Among typical cuBLAS tiles it lists 256x128
 // (the most efficient), 128x128, 128x64, 64x128 and 64x64. Small K also lowers efficiency
 // (NVIDIA's Matrix Multiplication Background guide,
-// https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/). The exact functional forms and the defaults below are modelling
-// assumptions, to be replaced by calibration.
+// https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/). The functional forms are modelling assumptions; the ceiling, k_half and
+// the floor per device come from published GEMM measurements (cluster_presets.cpp).
 //
 // Invariants: a GemmShape is costed only when m, n, k, batch >= 1 and the device has a positive
 // peak for its dtype (peak_fp8 is zero on A100); otherwise std::invalid_argument is thrown.
 
 #include <cstdint>
+#include <optional>
 
 #include "costmodel/hardware.hpp"
 #include "costmodel/units.hpp"
@@ -76,19 +81,19 @@ class GemmCostModel {
   virtual double efficiency(const GemmShape& shape) const = 0;
 };
 
-// Tunables of the roofline model. Every default is a documented assumption.
+// Tunables of the roofline model. Every default is a documented assumption; the ceiling and
+// k_half are the device's (DeviceSpec::kernels, measured per preset) unless set here.
 struct GemmEfficiencyParams {
-  // Large-GEMM ceiling, fraction of the datasheet dense peak. Basis: the ml-engineering MAMF
-  // finder (stas00/ml-engineering, compute/accelerator) measured the best bf16
-  // matmul at 85.9% of peak on A100 SXM, 80.1% on H100 SXM and 83% on GH200. 0.80 is the
-  // realistic NVIDIA figure. The same sweep found about 60% on MI300X (ROCm 6.2); set 0.60 there
-  // to follow that measurement.
-  double ceiling = 0.80;
+  // Large-GEMM ceiling, fraction of the datasheet dense peak, for every dtype. Unset: the
+  // device's sustained ceiling of the GEMM's dtype (kernel_efficiency.hpp). A profile's
+  // "gemm.ceiling" sets it (docs/profile.md).
+  std::optional<double> ceiling;
 
   // Output tile per thread block, in elements. 128x128 is one of the typical cuBLAS tiles the
   // NVIDIA guide lists: big enough for tensor-core efficiency, small enough that mid-sized shapes
   // are not overly penalized by padding. (256x128 is the guide's most efficient tile, but cuBLAS
-  // heuristics choose smaller tiles for smaller shapes. One fixed tile is a simplification.)
+  // heuristics choose smaller tiles for smaller shapes. One fixed tile is a simplification; a
+  // 128x256 tile never fitted the XLA GEMM tables better, research report section 1.2a.)
   std::int64_t tile_m = 128;
   std::int64_t tile_n = 128;
 
@@ -96,22 +101,22 @@ struct GemmEfficiencyParams {
   // so 1 is assumed. Wave capacity = sm_count * ctas_per_sm.
   int ctas_per_sm = 1;
 
-  // Small-K penalty r(k) = k / (k + k_half). k_half is the K at which per-tile fixed work
-  // (pipeline fill, epilogue writing C) costs as much as the main loop. 128 is an assumption: a
-  // few 32- or 64-deep main-loop stages of a 128x128 tile. The curve is normalized to 1 at k_ref
-  // and above, because the ceiling was itself measured on large-K shapes. 4096 is an assumption
+  // Small-K penalty r(k) = k / (k + k_half): k_half is the K at which per-tile fixed work
+  // (pipeline fill, epilogue writing C) costs as much as the main loop. Unset: the device's
+  // (fitted to published GEMM sweeps per device). The curve is normalized to 1 at k_ref and
+  // above, because the ceiling was itself measured on large-K shapes. 4096 is an assumption
   // standing in for "large K" in those sweeps.
-  double k_half = 128.0;
+  std::optional<double> k_half;
   double k_ref = 4096.0;
 
   // Fraction of HBM bandwidth in the GEMM's memory term. 1.0 makes the memory term the roofline
-  // lower bound for the minimal traffic of GemmShape::bytes(). Elementwise kernels use
-  // kDefaultMemoryEfficiency instead.
+  // lower bound for the minimal traffic of GemmShape::bytes(). Elementwise kernels use the
+  // device's KernelEfficiency::memory_streaming instead.
   double memory_efficiency = 1.0;
 };
 
-// Throws std::invalid_argument when a parameter is out of range (ceiling and memory_efficiency
-// in (0, 1], tiles >= 1, ctas_per_sm >= 1, k_half >= 0, k_ref > 0).
+// Throws std::invalid_argument when a parameter is out of range (ceiling, when set, and
+// memory_efficiency in (0, 1], tiles >= 1, ctas_per_sm >= 1, k_half, when set, >= 0, k_ref > 0).
 void validate(const GemmEfficiencyParams& params);
 
 // The factors of efficiency(), for reports and tests. efficiency() == product of the four.
@@ -129,6 +134,7 @@ struct GemmEfficiencyBreakdown {
 // The analytical default: shape-aware roofline over the device's datasheet peaks.
 class RooflineGemmModel final : public GemmCostModel {
  public:
+  // Throws std::invalid_argument for invalid params or device kernel efficiencies.
   explicit RooflineGemmModel(DeviceSpec device, GemmEfficiencyParams params = {});
 
   sim::Time gemm_time(const GemmShape& shape) const override;
@@ -142,22 +148,21 @@ class RooflineGemmModel final : public GemmCostModel {
 
   const DeviceSpec& device() const { return device_; }
   const GemmEfficiencyParams& params() const { return params_; }
+  // The ceiling and k_half in use: the params' when set, else the device's.
+  double ceiling(Dtype dtype) const;
+  double k_half() const;
 
  private:
   DeviceSpec device_;
   GemmEfficiencyParams params_;
 };
 
-// Achievable fraction of HBM bandwidth for streaming elementwise / reduction kernels (RMSNorm,
-// GeLU, Adam updates). 0.8 is an assumption to be replaced by calibration (which
-// records memory-bound kernels as bytes and GB/s against the HBM peak: docs/calibration.md).
-inline constexpr double kDefaultMemoryEfficiency = 0.8;
-
 // Body time of a memory-bound kernel that moves `moved` bytes (reads plus writes):
-// moved / (device.hbm_bandwidth * memory_efficiency). Launch overhead is not included.
+// moved / (device.hbm_bandwidth * memory_efficiency), by default the device's measured streaming
+// fraction (KernelEfficiency::memory_streaming). Launch overhead is not included.
 // Throws std::invalid_argument unless memory_efficiency is in (0, 1] and the bandwidth positive.
-sim::Time memory_bound_time(Bytes moved, const DeviceSpec& device,
-                            double memory_efficiency = kDefaultMemoryEfficiency);
+sim::Time memory_bound_time(Bytes moved, const DeviceSpec& device, double memory_efficiency);
+sim::Time memory_bound_time(Bytes moved, const DeviceSpec& device);
 
 // Time one kernel occupies its stream: body + device.kernel_launch_overhead. Launch overhead
 // adds, once per kernel: kernels on one stream are assumed serialized, with no overlap of one

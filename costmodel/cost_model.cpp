@@ -7,13 +7,26 @@
 #include "costmodel/measured_solvers.hpp"
 
 namespace parasim::cost {
+namespace {
+
+void warn_if_uncalibrated(const DeviceSpec& device, CostWarnings& warnings) {
+  if (device.kernels.calibrated) return;
+  warnings.add(fmt::format(
+      "device \"{}\" has no measured kernel efficiencies: using conservative defaults ({}); run "
+      "parasim calibrate, or set cluster.device.kernel_efficiency",
+      device.name, describe_conservative(device.kernels)));
+}
+
+}  // namespace
 
 CostModel::CostModel(ClusterSpec cluster, GemmEfficiencyParams gemm_params,
-                     double memory_efficiency)
+                     std::optional<double> memory_efficiency)
     : cluster_(std::move(cluster)),
       gemm_(std::make_shared<RooflineGemmModel>(cluster_.device, gemm_params)),
-      memory_efficiency_(memory_efficiency),
-      warnings_(std::make_shared<CostWarnings>()) {}
+      memory_efficiency_(memory_efficiency.value_or(cluster_.device.kernels.memory_streaming)),
+      warnings_(std::make_shared<CostWarnings>()) {
+  warn_if_uncalibrated(cluster_.device, *warnings_);
+}
 
 CostModel::CostModel(ClusterSpec cluster, std::shared_ptr<const GemmCostModel> gemm,
                      double memory_efficiency)
@@ -30,6 +43,7 @@ CostModel::CostModel(ClusterSpec cluster, std::shared_ptr<const GemmCostModel> g
   if (!(measured_.compute_slowdown >= 1.0) || !(measured_.communication_slowdown >= 1.0)) {
     throw std::invalid_argument("cost model: overlap slowdowns must be >= 1");
   }
+  warn_if_uncalibrated(cluster_.device, *warnings_);
 }
 
 sim::Time CostModel::gemm(const GemmShape& shape) const {

@@ -42,8 +42,10 @@ struct MeasuredInputs {
 
 class CostModel {
  public:
+  // memory_efficiency unset: the device's streaming fraction (KernelEfficiency). Every
+  // constructor warns once when the device's kernel efficiencies are uncalibrated.
   explicit CostModel(ClusterSpec cluster, GemmEfficiencyParams gemm_params = {},
-                     double memory_efficiency = kDefaultMemoryEfficiency);
+                     std::optional<double> memory_efficiency = std::nullopt);
   CostModel(ClusterSpec cluster, std::shared_ptr<const GemmCostModel> gemm,
             double memory_efficiency);
   // `warnings` null: a fresh sink. Throws std::invalid_argument for a slowdown below 1.

@@ -4,13 +4,15 @@
 // All rates are per direction and per GPU: `intra_node.bandwidth` is what one GPU can push to its
 // node peers at once (NVLink/Infinity Fabric, e.g. 450 GB/s on H100), `inter_node.bandwidth` is the
 // NIC bandwidth per GPU (e.g. 400 Gb/s = 50 GB/s for ConnectX-7 NDR). Figures in presets are
-// datasheet figures (see cluster_presets.cpp for sources).
+// datasheet figures (see cluster_presets.cpp for sources); what fraction of them kernels reach is
+// the device's KernelEfficiency (kernel_efficiency.hpp), measured for presets.
 
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "costmodel/collective_fabric.hpp"
+#include "costmodel/kernel_efficiency.hpp"
 #include "costmodel/units.hpp"
 #include "sim/time.hpp"
 
@@ -42,6 +44,8 @@ struct DeviceSpec {
   Bandwidth hbm_bandwidth;
   sim::Time kernel_launch_overhead;  // per kernel, host launch plus GPU dispatch
   int sm_count = 0;            // for wave quantization in the GEMM efficiency model
+  // Fractions of the peaks above that kernels reach. Default: conservative, uncalibrated.
+  KernelEfficiency kernels = conservative_kernel_efficiency();
 
   FlopRate peak(Dtype d) const;
 };

@@ -49,6 +49,7 @@ ClusterSpec Profile::apply(ClusterSpec c) const {
   assign(c.intra_node.latency, intra_latency);
   assign(c.inter_node.bandwidth, inter_bandwidth);
   assign(c.inter_node.latency, inter_latency);
+  if (gemm.ceiling || !measured.gemm.empty()) c.device.kernels.calibrated = true;
   return c;
 }
 

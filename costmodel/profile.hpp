@@ -37,7 +37,8 @@ struct Profile {
   std::string file;
   std::string source;
   GemmEfficiencyParams gemm;
-  // Unset: kDefaultMemoryEfficiency, or what the measured RMSNorm points imply.
+  // Unset: the device's streaming fraction (KernelEfficiency), or what the measured RMSNorm
+  // points imply.
   std::optional<double> memory_efficiency;
   // Overrides applied to a cluster (unset fields keep the scenario's values).
   std::optional<FlopRate> peak_bf16, peak_fp16, peak_fp32, peak_tf32, peak_fp8;
@@ -49,6 +50,8 @@ struct Profile {
   // Version 2: measured tables (empty for a version 1 file).
   MeasuredTables measured;
 
+  // The overrides applied; a profile that sets the GEMM ceiling or measured GEMMs marks the
+  // device's kernel efficiencies calibrated (no uncalibrated-device warning).
   ClusterSpec apply(ClusterSpec cluster) const;
 };
 

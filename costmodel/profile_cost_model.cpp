@@ -24,7 +24,7 @@ CostModel make_cost_model(const ClusterSpec& cluster, const Profile* profile) {
   if (profile == nullptr) return CostModel(cluster);
   ClusterSpec c = profile->apply(cluster);
   const MeasuredTables& t = profile->measured;
-  double memory_efficiency = profile->memory_efficiency.value_or(kDefaultMemoryEfficiency);
+  double memory_efficiency = profile->memory_efficiency.value_or(c.device.kernels.memory_streaming);
   if (t.empty()) return CostModel(std::move(c), profile->gemm, memory_efficiency);
 
   auto warnings = std::make_shared<CostWarnings>();

@@ -70,11 +70,11 @@ Json link_json(const std::optional<Bandwidth>& bw, const std::optional<sim::Time
 Json gemm_json(const GemmEfficiencyParams& g) {
   const GemmEfficiencyParams d;
   Json j = Json::object();
-  if (g.ceiling != d.ceiling) j["ceiling"] = g.ceiling;
+  if (g.ceiling) j["ceiling"] = *g.ceiling;
   if (g.tile_m != d.tile_m) j["tile_m"] = g.tile_m;
   if (g.tile_n != d.tile_n) j["tile_n"] = g.tile_n;
   if (g.ctas_per_sm != d.ctas_per_sm) j["ctas_per_sm"] = g.ctas_per_sm;
-  if (g.k_half != d.k_half) j["k_half"] = g.k_half;
+  if (g.k_half) j["k_half"] = *g.k_half;
   if (g.k_ref != d.k_ref) j["k_ref"] = g.k_ref;
   if (g.memory_efficiency != d.memory_efficiency) j["memory_efficiency"] = g.memory_efficiency;
   return j;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "strategies/attention_core.hpp"
 #include "strategies/low_rank_layer.hpp"
 #include "strategies/tsp_layer.hpp"
 #include "strategies/tsp_vocab.hpp"

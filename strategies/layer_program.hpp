@@ -9,15 +9,17 @@
 // Kernels per layer (Megatron-LM, Shoeybi et al. 2019 arXiv 1909.08053; Korthikanti et al. 2022
 // arXiv 2205.05198), b micro-batch, s sequence, h hidden, a heads, k kv heads, d = h/a, f ffn,
 // t tensor parallel:
-//   attention block: norm; QKV GEMM [bs x h] x [h x (a+2k)d/t]; QK^T batched GEMM (ba/t of
-//     [s x d] x [d x s]); softmax+dropout (memory-bound on ba s^2/t elements); AV batched GEMM;
-//     output projection [bs x h/t] x [h/t x h]; bias-dropout-add.
+//   attention block: norm; QKV GEMM [bs x h] x [h x (a+2k)d/t]; the attention core, unfused or
+//     FlashAttention, as the framework runs it (attention_core.hpp: QK^T and AV batched GEMMs of
+//     ba/t problems, scale-mask-softmax, dropout and the context copy); output projection
+//     [bs x h/t] x [h/t x h]; bias-dropout-add.
 //   MLP block: norm; fc1 [bs x h] x [h x f/t] (x2 for SwiGLU gate+up); activation; fc2
 //     [bs x f/t] x [f/t x h]; bias-dropout-add.
 //   collectives: without SP an all-reduce of bsh after each block, forward and backward (two
 //     each); with SP an all-gather before and a reduce-scatter after each block (same bytes).
 // Backward: every GEMM becomes two (input gradient and weight gradient), memory-bound kernels
-// move twice their forward bytes, the attention core's two batched GEMMs become four.
+// move twice their forward bytes, the attention core's two batched GEMMs become four (its memory
+// passes: attention_core.hpp).
 // Recompute: selective re-runs the attention core inside the backward; full re-runs the whole
 // forward (collectives included) before the backward of each layer.
 // Simplifications (documented, not hidden): the SP backward's extra all-gather of the stored

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "strategies/attention_core.hpp"
 #include "strategies/step_writer.hpp"
 
 namespace parasim::strat {

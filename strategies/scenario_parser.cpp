@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "costmodel/cluster_presets.hpp"
+#include "costmodel/kernel_efficiency_json.hpp"
 #include "costmodel/json_fields.hpp"
 #include "strategies/model_presets.hpp"
 
@@ -176,6 +177,9 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
   assign(dev.kernel_launch_overhead,
          r.time("kernel_launch_overhead", false, cost::kMaxPerEventDuration));
   assign(dev.sm_count, r.integer("sm_count", false, 0, 1 << 16));
+  if (const json* kernels = r.child("kernel_efficiency", false)) {
+    cost::read_kernel_efficiency(*kernels, r.child_path("kernel_efficiency"), d, dev.kernels);
+  }
   r.finish();
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Internal to strategies/: the helper that turns kernels into layer steps (compute blocks and
-// collectives), the dimensions of a layer, and the attention core shared by the full-rank and
-// low-rank layer programs. Not a public header.
+// collectives) and the dimensions of a layer. The attention core is in attention_core.hpp. Not a
+// public header.
 
 #include <array>
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "costmodel/attention_cost.hpp"
 #include "costmodel/cost_model.hpp"
 #include "strategies/layer_program.hpp"
 #include "strategies/scenario.hpp"
@@ -51,19 +52,13 @@ class StepWriter {
     gemm(k, n, m, batch);
   }
   void set_weight_sink(ComputeBlock* sink) { weight_sink_ = sink; }
-  // One fused kernel doing the work of these batched GEMMs (m, n, k, batch) scaled by `fraction`
-  // (FlashAttention: the causal mask skips about half the blocks); one launch, no HBM traffic for
-  // the intermediate (it stays on chip).
-  void fused(const std::vector<std::array<double, 4>>& shapes, double fraction) {
-    sim::Time body;
-    for (const auto& s : shapes) {
-      GemmShape shape{std::llround(s[0]), std::llround(s[1]), std::llround(s[2]),
-                      std::llround(s[3]), dtype_};
-      const double seconds = costs_.gemm_body(shape).to_seconds();
-      body += sim::Time::seconds(seconds * fraction);
-      block_.flops += shape.flops() * fraction;
-    }
-    block_.time += body + costs_.device().kernel_launch_overhead;
+  // One FlashAttention kernel (costmodel/attention_cost.hpp): the time the device's measured
+  // efficiency table gives the FLOPs the FlashAttention papers count, plus one launch.
+  void flash_attention(cost::AttentionShape shape, cost::FlashPass pass) {
+    shape.dtype = dtype_;
+    block_.time += cost::flash_attention_time(shape, pass, costs_.device()) +
+                   costs_.device().kernel_launch_overhead;
+    block_.flops += cost::flash_attention_flops(shape, pass);
     ++block_.kernels;
   }
   // Several GEMMs issued as one kernel (grouped / batched GEMM): their model times add, the
@@ -162,38 +157,5 @@ inline Dims dims_of(const Scenario& sc) {
   x.flash = sc.training.attention == AttentionKind::kFlash;
   return x;
 }
-
-// Forward of the attention core: QK^T, softmax (+ dropout), AV.
-// FlashAttention (Dao et al. 2022, arXiv 2205.14135; FlashAttention-2, arXiv 2307.08691): one
-// kernel each way, scores never written to HBM, causal blocks skipped (half the FLOPs); the
-// backward recomputes the scores: five s x s x d products against the forward's two.
-inline void flash_attention(StepWriter& w, const Dims& x, bool backward) {
-  const double heads = x.b * x.a / x.t;
-  const std::array<double, 4> qk{x.s, x.s, x.d, heads}, pv{x.s, x.d, x.s, heads};
-  if (backward) {
-    w.fused({qk, qk, qk, pv, pv}, 0.5);
-  } else {
-    w.fused({qk, pv}, 0.5);
-  }
-}
-
-inline void attention_core_forward(StepWriter& w, const Dims& x) {
-  if (x.flash) return flash_attention(w, x, false);
-  const double heads = x.b * x.a / x.t;
-  w.gemm(x.s, x.s, x.d, heads);
-  const double scores = heads * x.s * x.s;
-  w.memory(x.act(scores) * 2 + (x.dropout ? scores : 0));  // read scores, write probabilities
-  w.gemm(x.s, x.d, x.s, heads);
-}
-
-inline void attention_core_backward(StepWriter& w, const Dims& x) {
-  if (x.flash) return flash_attention(w, x, true);
-  const double heads = x.b * x.a / x.t;
-  w.activation_gemm_backward(x.s, x.d, x.s, heads);
-  const double scores = heads * x.s * x.s;
-  w.memory(x.act(scores) * 3 + (x.dropout ? scores : 0));  // read probs and grads, write grads
-  w.activation_gemm_backward(x.s, x.s, x.d, heads);
-}
-
 
 }  // namespace parasim::strat::detail

@@ -31,13 +31,12 @@ void qkv(StepWriter& w, const Tsp& z, bool backward) {
 
 // Local queries against every key of one K/V bucket of head shard r (FlashAttention, causal).
 void attend(StepWriter& w, const Tsp& z, bool backward) {
-  const double heads = z.b * z.a / z.D / z.B;
-  const std::array<double, 4> qk{z.s / z.D, z.s, z.d, heads}, pv{z.s / z.D, z.d, z.s, heads};
-  if (backward) {
-    w.fused({qk, qk, qk, pv, pv}, 0.5);
-  } else {
-    w.fused({qk, pv}, 0.5);
-  }
+  cost::AttentionShape shape;
+  shape.heads = z.b * z.a / z.D / z.B;
+  shape.seq_q = z.s / z.D;
+  shape.seq_kv = z.s;
+  shape.head_dim = z.d;
+  w.flash_attention(shape, backward ? cost::FlashPass::kBackward : cost::FlashPass::kForward);
 }
 
 // The round's output through O's shard, accumulated locally.

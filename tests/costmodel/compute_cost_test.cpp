@@ -61,7 +61,7 @@ TEST_CASE("efficiency is monotone non-decreasing in k for fixed m and n") {
         for (std::int64_t k = 1; k <= 32768; k = k * 3 / 2 + 1) {
           const double e = model.efficiency(bf16(m, n, k));
           CHECK(e > 0.0);
-          CHECK(e <= model.params().ceiling);
+          CHECK(e <= model.ceiling(Dtype::kBf16));
           CHECK(e >= previous);
           previous = e;
         }
@@ -106,8 +106,9 @@ TEST_CASE("tile quantization: one row past a tile multiple wastes a tile row") {
 TEST_CASE("large bf16 GEMMs on H100 run at ceiling x peak when shapes are exact multiples") {
   const DeviceSpec h100 = preset_device("dgx-h100");
   const RooflineGemmModel model(h100);
-  const double ceiling = model.params().ceiling;
-  CHECK(ceiling == 0.80);
+  const double ceiling = model.ceiling(Dtype::kBf16);
+  CHECK(ceiling == h100.kernels.gemm_ceiling_bf16);
+  CHECK(ceiling == 708.5 / 989.4);  // sustained (H200 MSMF, same die)
 
   // 16896 = 132 x 128: the grid is exactly 64 full waves of 132 tiles.
   const GemmShape exact = bf16(132 * 128, 8192, 8192);
@@ -136,9 +137,11 @@ TEST_CASE("large bf16 GEMMs on H100 run at ceiling x peak when shapes are exact 
         1e-9);
 }
 
-TEST_CASE("tiny-k GEMMs are memory-bound: a k=1 outer product takes bytes / HBM bandwidth") {
+TEST_CASE("without a small-K penalty a k=1 outer product is memory-bound: bytes / HBM bandwidth") {
   const DeviceSpec h100 = preset_device("dgx-h100");
-  const RooflineGemmModel model(h100);
+  GemmEfficiencyParams no_small_k;
+  no_small_k.k_half = 0.0;  // H100's k_half (256) makes even k = 1 compute-bound in the model
+  const RooflineGemmModel model(h100, no_small_k);
   const GemmShape outer = bf16(8192, 8192, 1);
   CHECK(model.compute_time(outer) < model.memory_time(outer));
   CHECK(model.gemm_time(outer) == outer.bytes() / h100.hbm_bandwidth);
@@ -148,8 +151,12 @@ TEST_CASE("tiny-k GEMMs are memory-bound: a k=1 outer product takes bytes / HBM 
 TEST_CASE("small-K penalty follows k / (k + k_half), normalized at k_ref") {
   const RooflineGemmModel model(preset_device("dgx-h100"));
   const GemmEfficiencyParams& p = model.params();
-  const double r_ref = p.k_ref / (p.k_ref + p.k_half);
-  CHECK(model.breakdown(bf16(4096, 4096, 128)).small_k == doctest::Approx(0.5 / r_ref).scale(0));
+  const double k_half = model.k_half();
+  CHECK(k_half == 256.0);
+  const double r_ref = p.k_ref / (p.k_ref + k_half);
+  CHECK(model.breakdown(bf16(4096, 4096, 256)).small_k == doctest::Approx(0.5 / r_ref).scale(0));
+  CHECK(model.breakdown(bf16(4096, 4096, 128)).small_k ==
+        doctest::Approx(128.0 / 384.0 / r_ref).scale(0));
   CHECK(model.breakdown(bf16(4096, 4096, 4096)).small_k == 1.0);
   CHECK(model.breakdown(bf16(4096, 4096, 65536)).small_k == 1.0);
 }
@@ -167,7 +174,7 @@ TEST_CASE("the roofline model is usable through the GemmCostModel interface") {
   const RooflineGemmModel roofline(preset_device("dgx-a100-80gb"));
   const GemmCostModel& model = roofline;
   const GemmShape s = bf16(108 * 128, 4096, 4096);
-  CHECK(model.efficiency(s) == 0.80);
+  CHECK(model.efficiency(s) == 256.5 / 312.0);
   CHECK(model.gemm_time(s) == roofline.compute_time(s));
 }
 
@@ -193,8 +200,10 @@ TEST_CASE("invalid shapes, dtypes and parameters are rejected") {
 TEST_CASE("memory-bound kernels: bytes over achievable HBM bandwidth") {
   const DeviceSpec h100 = preset_device("dgx-h100");
   const Bytes moved{1e9};
-  CHECK(kDefaultMemoryEfficiency == 0.8);
-  CHECK(within_a_picosecond(memory_bound_time(moved, h100), 1e9 / (3.35e12 * 0.8)));
+  const double streaming = (2.90 + 2.97 + 2.97) / 3.0 / 3.35;  // BabelStream, ND H100 v5
+  CHECK(h100.kernels.memory_streaming == streaming);
+  CHECK(within_a_picosecond(memory_bound_time(moved, h100), 1e9 / (3.35e12 * streaming)));
+  CHECK(within_a_picosecond(memory_bound_time(moved, h100, 0.8), 1e9 / (3.35e12 * 0.8)));
   CHECK(within_a_picosecond(memory_bound_time(moved, h100, 1.0), 1e9 / 3.35e12));
   CHECK(memory_bound_time(Bytes{0}, h100) == sim::Time::zero());
   CHECK_THROWS_AS(memory_bound_time(moved, h100, 0.0), std::invalid_argument);
@@ -205,6 +214,54 @@ TEST_CASE("kernel_time adds the device's launch overhead once per kernel") {
   const DeviceSpec h100 = preset_device("dgx-h100");
   CHECK(kernel_time(sim::Time::us(10), h100) == sim::Time::us(10) + h100.kernel_launch_overhead);
   CHECK(kernel_time(sim::Time::zero(), h100) == h100.kernel_launch_overhead);
+}
+
+}  // namespace parasim::cost
+
+namespace parasim::cost {
+
+TEST_CASE("the roofline reads the device's ceiling per dtype and k_half; params override them") {
+  const DeviceSpec h100 = preset_device("dgx-h100");
+  const RooflineGemmModel model(h100);
+  CHECK(model.ceiling(Dtype::kFp8) == h100.kernels.gemm_ceiling_fp8);
+  CHECK(model.ceiling(Dtype::kTf32) == h100.kernels.gemm_ceiling_tf32);
+  const GemmShape fp8{132 * 128, 8192, 8192, 1, Dtype::kFp8};
+  CHECK(model.efficiency(fp8) == h100.kernels.gemm_ceiling_fp8);
+  CHECK(model.k_half() == h100.kernels.gemm_k_half);
+
+  GemmEfficiencyParams p;
+  p.ceiling = 0.5;
+  p.k_half = 64.0;
+  const RooflineGemmModel overridden(h100, p);
+  CHECK(overridden.ceiling(Dtype::kFp8) == 0.5);
+  CHECK(overridden.ceiling(Dtype::kBf16) == 0.5);
+  CHECK(overridden.k_half() == 64.0);
+  CHECK(overridden.efficiency(bf16(132 * 128, 8192, 8192)) == 0.5);
+}
+
+TEST_CASE("a GEMM body is never shorter than the device's minimum kernel body") {
+  DeviceSpec h100 = preset_device("dgx-h100");
+  const RooflineGemmModel model(h100);
+  const GemmShape tiny = bf16(64, 64, 64);
+  CHECK(model.compute_time(tiny) < h100.kernels.min_gemm_body);
+  CHECK(model.gemm_time(tiny) == h100.kernels.min_gemm_body);
+  CHECK(model.gemm_time(tiny) == sim::Time::us(5));
+  const GemmShape big = bf16(8192, 8192, 8192);
+  CHECK(model.gemm_time(big) == model.compute_time(big));
+  h100.kernels.min_gemm_body = sim::Time::zero();
+  CHECK(RooflineGemmModel(h100).gemm_time(tiny) == RooflineGemmModel(h100).compute_time(tiny));
+}
+
+TEST_CASE("a written-out device gets the conservative kernel efficiencies") {
+  DeviceSpec custom;
+  custom.name = "custom";
+  custom.peak_bf16 = FlopRate{1000e12};
+  custom.hbm_bandwidth = Bandwidth{4000e9};
+  custom.sm_count = 0;
+  const RooflineGemmModel model(custom);
+  CHECK(model.ceiling(Dtype::kBf16) == 0.65);
+  CHECK(model.k_half() == 512);
+  CHECK(within_a_picosecond(memory_bound_time(Bytes{1e9}, custom), 1e9 / (4000e9 * 0.77)));
 }
 
 }  // namespace parasim::cost

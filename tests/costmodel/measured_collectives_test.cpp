@@ -63,7 +63,7 @@ CostModel measured_model(const ClusterSpec& cluster, std::vector<CollectiveSerie
   MeasuredInputs in;
   in.collectives = std::make_shared<MeasuredCollectives>(std::move(s));
   return CostModel(cluster, std::make_shared<RooflineGemmModel>(cluster.device),
-                   kDefaultMemoryEfficiency, std::move(in), nullptr);
+                   cluster.device.kernels.memory_streaming, std::move(in), nullptr);
 }
 
 }  // namespace

@@ -357,8 +357,8 @@ TEST_CASE("a preset with overrides keeps the preset's fields and changes only th
   CHECK(m.model.mlp == MlpKind::kSwiglu);
 
   // An unknown preset names the presets there are.
-  const auto bad = problems_of(with_cluster(R"({"preset": "dgx-b200"})", R"({"dp": 8})"));
-  CHECK(has_problem(bad, "/cluster/preset", "unknown cluster preset \"dgx-b200\""));
+  const auto bad = problems_of(with_cluster(R"({"preset": "dgx-b300"})", R"({"dp": 8})"));
+  CHECK(has_problem(bad, "/cluster/preset", "unknown cluster preset \"dgx-b300\""));
   CHECK(has_problem(bad, "/cluster/preset", "dgx-h100"));
 }
 

@@ -1,0 +1,29 @@
+#pragma once
+// parasim::cost kernel presets — the measured KernelEfficiency of each preset device, with the
+// source of every field (kernel_presets.cpp). The cluster presets (cluster_presets.hpp) attach
+// them to their DeviceSpecs. Every value is a published measurement of the device (or of one
+// with the same die, stated), converted to a fraction of the preset's datasheet peak; none is
+// fitted to training-step times.
+//
+// The measurements and their conversions are collected in the research report "Kernel
+// efficiency by device, shape and dtype" (the project's issue 14); each source text below names
+// the original (repository and file at a commit, paper section, or URL).
+
+#include "costmodel/kernel_efficiency.hpp"
+
+namespace parasim::cost {
+
+struct KernelPreset {
+  KernelEfficiency kernels;  // calibrated = true
+  KernelEfficiencySources sources;
+};
+
+// HBM: the 80 GB part (HBM2e, 2,039 GB/s) and the 40 GB part (HBM2, 1,555 GB/s) differ only in
+// their measured streaming fraction; compute is the same GA100.
+KernelPreset a100_kernels(bool hbm2e_80gb);
+KernelPreset h100_sxm_kernels();
+KernelPreset h200_sxm_kernels();
+KernelPreset b200_kernels();
+KernelPreset mi300x_kernels();
+
+}  // namespace parasim::cost
