@@ -45,15 +45,16 @@ set(_parasim_sanitizers "-fsanitize=address,undefined")
 if(PARASIM_FUZZ)
   set(_parasim_sanitizers "-fsanitize=fuzzer-no-link,address,undefined")
 endif()
-add_compile_options(
-  "$<$<COMPILE_LANGUAGE:CXX>:${_parasim_sanitizers};-fno-sanitize-recover=all;-fno-omit-frame-pointer>")
+set(_parasim_sanitizers
+  "${_parasim_sanitizers};-fno-sanitize-recover=all;-fno-omit-frame-pointer")
+add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${_parasim_sanitizers}>")
 add_link_options("$<$<LINK_LANGUAGE:CXX>:-fsanitize=address,undefined>")
 unset(_parasim_sanitizers)
 
 # Runtime options of the sanitized tests: findings abort with a stack; LSan's suppressions cover
 # leaks inside OpenMPI, never parasim's own code (cmake/lsan-openmpi.supp says which and why).
-set(_parasim_asan_options
-  "detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1")
+set(_parasim_asan_options "detect_leaks=1:strict_string_checks=1:check_initialization_order=1")
+string(APPEND _parasim_asan_options ":detect_stack_use_after_return=1")
 set(_parasim_other_options
   "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
   "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-openmpi.supp:print_suppressions=0")

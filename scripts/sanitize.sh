@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 stages=("$@")
 ((${#stages[@]})) || stages=(clang asan)
 for s in "${stages[@]}"; do
-  [[ $s == clang || $s == asan ]] || { echo "unknown stage '$s' (expected clang or asan)" >&2; exit 2; }
+  [[ $s == clang || $s == asan ]] \
+    || { echo "unknown stage '$s' (expected clang or asan)" >&2; exit 2; }
 done
 
 bash scripts/install-deps.sh
@@ -43,6 +44,13 @@ fi
 report=()
 for s in "${stages[@]}"; do
   start=$SECONDS
+  # CMake drops the whole cache, -D options included, when the compiler of an existing build
+  # directory changes: start that directory afresh instead.
+  cache=build-$s/CMakeCache.txt
+  if [ -f "$cache" ] && ! grep -qx "CMAKE_CXX_COMPILER:[A-Z]*=$cxx" "$cache"; then
+    echo "build-$s was configured with another C++ compiler: reconfiguring it from scratch"
+    rm -rf "$cache" "build-$s/CMakeFiles"
+  fi
   case $s in
     clang)
       cmake -S . -B build-clang -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
@@ -50,11 +58,13 @@ for s in "${stages[@]}"; do
     asan)
       cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
             -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_COMPILER="$cxx" \
-            "${launcher[@]}" -DPARASIM_SANITIZE=ON -DPARASIM_CUDA=OFF ;;
+            "${launcher[@]}" -DPARASIM_SANITIZE=ON -DPARASIM_CUDA=OFF
+      grep -qx "PARASIM_SANITIZE:BOOL=ON" "$cache" \
+        || { echo "build-asan is not configured with PARASIM_SANITIZE=ON" >&2; exit 1; } ;;
   esac
   cmake --build "build-$s" -j "${JOBS:-2}"
   built=$SECONDS
-  ctest --test-dir "build-$s" --output-on-failure
+  ctest --test-dir "build-$s" --output-on-failure -j "${JOBS:-2}"
   report+=("$s: build $((built - start)) s, tests $((SECONDS - built)) s")
 done
 printf 'sanitize.sh %s\n' "${report[@]}"
