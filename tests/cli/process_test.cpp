@@ -9,6 +9,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -66,7 +67,9 @@ std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stder
 }  // namespace
 
 TEST_CASE("process: parasim --help names every subcommand") {
-  const auto [code, output] = run_parasim("--help");
+  int code = 0;  // not a structured binding: clang 14 cannot capture one in doctest's lambdas
+  std::string output;
+  std::tie(code, output) = run_parasim("--help");
   CHECK(code == 0);
   for (const char* sub : {"simulate", "validate", "list", "devices"}) {
     CHECK_MESSAGE(output.find(sub) != std::string::npos, sub << " missing from:\n" << output);
@@ -86,7 +89,9 @@ TEST_CASE("process: parasim validate of each bad fixture exits 2") {
 TEST_CASE("process: parasim simulate GOOD --json FILE exits 0 and writes the result") {
   TempDir tmp;
   const std::string result = tmp.file("result.json");
-  const auto [code, output] =
+  int code = 0;  // not a structured binding: clang 14 cannot capture one in doctest's lambdas
+  std::string output;
+  std::tie(code, output) =
       run_parasim("simulate " + shell_quote(kScenario.string()) + " --json " + shell_quote(result));
   CHECK_MESSAGE(code == 0, output);
   CHECK(output.find("Critical path by category") != std::string::npos);
@@ -103,7 +108,9 @@ TEST_CASE("process: parasim simulate GOOD --json FILE exits 0 and writes the res
 }
 
 TEST_CASE("process: parasim simulate without a scenario fails with a usage hint") {
-  const auto [code, output] = run_parasim("simulate");
+  int code = 0;  // not a structured binding: clang 14 cannot capture one in doctest's lambdas
+  std::string output;
+  std::tie(code, output) = run_parasim("simulate");
   CHECK(code != 0);
   CHECK_MESSAGE(output.find("scenario") != std::string::npos, output);
   CHECK_MESSAGE(output.find("required") != std::string::npos, output);

@@ -154,7 +154,10 @@ TEST_CASE("Bad profiles report every problem at once, each with its JSON path") 
     } catch (const InputError& e) {
       const auto& got = e.diagnostics().problems();
       CHECK_MESSAGE(got.size() == want.size(), e.what());
-      for (const auto& [path, text] : want) {
+      for (const auto& entry : want) {
+        // Named references, not a structured binding: clang 14 cannot capture one in a lambda.
+        const auto& path = entry.first;
+        const auto& text = entry.second;
         const bool found = std::any_of(got.begin(), got.end(), [&](const Problem& p) {
           const std::string shown = p.json_path.empty() ? "/" : p.json_path;  // the root is "/"
           return shown == path && p.message.find(text) != std::string::npos;

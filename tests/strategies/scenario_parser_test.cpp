@@ -184,14 +184,18 @@ TEST_CASE("every malformed fixture fails with exactly the expected problems") {
     CAPTURE(name);
     CHECK(expected.count(name) == 1);
   }
-  for (const auto& [name, pairs] : expected) {
+  for (const auto& entry : expected) {
+    // Named references, not structured bindings: clang 14 cannot capture one in CAPTURE's lambda.
+    const std::string& name = entry.first;
     CAPTURE(name);
     CHECK(fixtures.count(name) == 1);
   }
   REQUIRE(expected.count("three-problems.json") == 1);
   CHECK(expected.at("three-problems.json").size() == 3);
 
-  for (const auto& [name, pairs] : expected) {
+  for (const auto& entry : expected) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 (see above)
+    const auto& pairs = entry.second;
     CAPTURE(name);
     const std::string path = (dir / name).string();
     bool threw = false;
@@ -203,7 +207,9 @@ TEST_CASE("every malformed fixture fails with exactly the expected problems") {
       CAPTURE(e.what());
       CHECK(e.diagnostics().file() == path);
       CHECK(problems.size() == pairs.size());
-      for (const auto& [json_path, substring] : pairs) {
+      for (const auto& pair : pairs) {
+        const std::string& json_path = pair.first;  // not a structured binding: clang 14
+        const std::string& substring = pair.second;
         CAPTURE(json_path);
         CAPTURE(substring);
         CHECK(has_problem(problems, json_path, substring));
