@@ -43,7 +43,7 @@ if ldd_out=$(env -u LD_LIBRARY_PATH ldd "$parasim" 2>&1); then
     || fail "installed parasim misses libraries: $(grep "not found" <<< "$ldd_out" | tr -s ' \t\n' ' ')"
 fi
 cd "$prefix"
-[ "$(env -u LD_LIBRARY_PATH bin/parasim --version | head -1)" = "$version" ] \
+[ "$(env -u LD_LIBRARY_PATH bin/parasim --version | head -1)" = "parasim $version" ] \
   || fail "bin/parasim --version is not $version"
 for s in share/parasim/scenarios/*.json; do
   env -u LD_LIBRARY_PATH bin/parasim validate "$s" > /dev/null || fail "validate $s failed"
