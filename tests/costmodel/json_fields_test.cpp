@@ -103,3 +103,17 @@ TEST_CASE("The range table's texts are its bounds, as the unit parser reads them
     CHECK(range.min <= range.max);
   }
 }
+
+TEST_CASE("Diagnostics: control characters in a path or message are written escaped") {
+  // An unknown key's raw bytes used to go into the problem's JSON path: a newline split the
+  // problem over two lines and an ESC reached the terminal (found by tests/fuzz, input
+  // tests/fuzz/crashes/min-newline-in-key.json).
+  parasim::cost::Diagnostics d("x.json");
+  d.add("/model/a\nb", "unknown key \"\x1b[31m\"");
+  d.add("/c1", "a \xc2\x9b b, \xc2\xa0 kept");
+  CHECK(d.to_string() ==
+        "x.json: /model/a\\x0ab: unknown key \"\\x1b[31m\"\n"
+        "x.json: /c1: a \\u009b b, \xc2\xa0 kept\n");
+  CHECK(parasim::cost::printable("plain /path ~0") == "plain /path ~0");
+  CHECK(parasim::cost::printable(std::string("\x7f\x01", 2)) == "\\x7f\\x01");
+}
