@@ -212,8 +212,10 @@ std::string results_to_csv(const FormatContext& c) {
       double other = 0;
       std::vector<double> known(std::size(kPathCategories), 0.0);  // then the other columns
       for (const auto& [category, s] : r.breakdown.critical_path_s) {
+        // A named copy: clang 14 cannot capture a structured binding in a lambda.
+        const std::string& name = category;
         const auto it = std::find_if(std::begin(kPathCategories), std::end(kPathCategories),
-                                     [&](const char* k) { return category == k; });
+                                     [&](const char* k) { return name == k; });
         if (it == std::end(kPathCategories))
           other += s;
         else
