@@ -96,6 +96,8 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
       a.add("--use-megatron-fsdp");
       a.add("--data-parallel-sharding-strategy",
             p.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+      // validate_args: "Megatron-FSDP requires the `fsdp_dtensor` checkpointing format".
+      a.add("--ckpt-format", "fsdp_dtensor");
       c.mapped("/parallel/zero_stage", "--use-megatron-fsdp --data-parallel-sharding-strategy");
   }
   if (s.replicas() > 1) {
@@ -238,6 +240,12 @@ Rendered write_megatron(const Scenario& s, const ExportOptions& o, ExportContext
   map_training(s, c, a);
   map_model(s, c, a);
   map_optimizer(s, c, a);
+  if ((s.parallel.tp > 1 || s.parallel.cp > 1) && s.parallel.zero_stage < 2) {
+    // validate_args (arguments.py) asserts it before Blackwell (device arch < 10); Megatron
+    // FSDP asserts the opposite (CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset).
+    c.note("set CUDA_DEVICE_MAX_CONNECTIONS=1 in the environment (Megatron-LM requires it with "
+           "tensor or context parallelism on GPUs before Blackwell)");
+  }
   c.note(fmt::format("run: WORLD_SIZE={} processes of pretrain_gpt.py with these arguments, "
                      "e.g. torchrun ... pretrain_gpt.py $(cat FILE)",
                      s.cluster.total_gpus()));

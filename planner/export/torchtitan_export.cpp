@@ -307,6 +307,11 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   }
   map_training(s, c, out);
   map_parallel(s, version, c, out);
+  if (version == "0.3.0" && s.parallel.pp > 1) {
+    // Trainer.Config.__post_init__ (trainer.py): "CUDA graphs do not support pipeline
+    // parallelism yet. Set --training.disable_cuda_graphs."
+    out.set("training", "disable_cuda_graphs", true);
+  }
   const std::string recompute = map_recompute(s, c);
   if (version == "0.2.2") {
     out.set("activation_checkpoint", "mode", recompute);

@@ -220,7 +220,11 @@ def deepspeed_keys(root):
     for section, (mod, cls) in sections.items():
         keys.add(section)
         keys |= {f"{section}.{k}" for k in pydantic_keys(pkg, mod, cls)}
-    keys |= {f"activation_checkpointing.{k}" for k in string_constants(pkg.tree(rt + ".activation_checkpointing.config"))}
+    # activation_checkpointing/config.py: ACT_CHKPT names the section, the other constants its keys
+    act = string_constants(pkg.tree(rt + ".activation_checkpointing.config"))
+    act.discard("activation_checkpointing")
+    keys.add("activation_checkpointing")
+    keys |= {f"activation_checkpointing.{k}" for k in act}
     keys |= {"optimizer.type", "optimizer.params", "data_types.grad_accum_dtype"}
     # the pipeline section's keys: get_pipeline_config's defaults (runtime/config.py)
     for node in ast.walk(pkg.tree(rt + ".config")):
