@@ -34,7 +34,7 @@ TEST_CASE("a plan file is read through its scenario; its other keys are ignored"
   CHECK(in.is_plan);
   CHECK(in.path_prefix == "/scenario");
   CHECK(in.scenario.name == "llama2-7b-plan");
-  CHECK(in.scenario.parallel.dp == 4);
+  CHECK(in.scenario.parallel.dp == 8);
   const auto plain = parse_export_input(kScenario, "s.json");
   CHECK_FALSE(plain.is_plan);
   CHECK(plain.path_prefix.empty());
