@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/ordered_map.hpp>
 #include <nlohmann/json.hpp>
+#include <nlohmann/ordered_map.hpp>
 
 #include "planner/export/export_common.hpp"
 
@@ -66,8 +66,8 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
     c.mapped("/parallel/tp", "no tensor parallelism");
   }
   if (p.sequence_parallel) {
-    c.cannot("/parallel/sequence_parallel", "Megatron sequence parallelism",
-             "megatron, torchtitan", "tensor parallelism without sequence parallelism");
+    c.cannot("/parallel/sequence_parallel", "Megatron sequence parallelism", "megatron, torchtitan",
+             "tensor parallelism without sequence parallelism");
   } else {
     c.mapped("/parallel/sequence_parallel", "off");
   }
@@ -117,12 +117,11 @@ void map_training(const Scenario& s, ExportContext& c, Json& j) {
   j["train_micro_batch_size_per_gpu"] = t.micro_batch;
   j["gradient_accumulation_steps"] = accumulation_steps(s);
   c.mapped("/training/global_batch", "train_batch_size");
-  c.mapped("/training/micro_batch",
-           "train_micro_batch_size_per_gpu, gradient_accumulation_steps");
+  c.mapped("/training/micro_batch", "train_micro_batch_size_per_gpu, gradient_accumulation_steps");
   if (t.precision == cost::Dtype::kBf16) j["bf16"] = Json{{"enabled", true}};
   if (t.precision == cost::Dtype::kFp16) j["fp16"] = Json{{"enabled", true}};
-  c.mapped("/training/precision", t.precision == cost::Dtype::kFp32 ? "fp32 (no section)"
-                                                                    : "bf16/fp16.enabled");
+  c.mapped("/training/precision",
+           t.precision == cost::Dtype::kFp32 ? "fp32 (no section)" : "bf16/fp16.enabled");
   if (t.precision == cost::Dtype::kFp32) {
     c.unused("/training/grad_precision", "fp32 training");
   } else {
@@ -132,7 +131,9 @@ void map_training(const Scenario& s, ExportContext& c, Json& j) {
     c.mapped("/training/grad_precision", "data_types.grad_accum_dtype, communication_data_type");
   }
   switch (t.recompute) {
-    case cost::Recompute::kNone: c.mapped("/training/recompute", "none"); break;
+    case cost::Recompute::kNone:
+      c.mapped("/training/recompute", "none");
+      break;
     case cost::Recompute::kSelective:
       c.cannot("/training/recompute",
                "selective recompute of the attention core (Korthikanti et al.)",
@@ -164,14 +165,13 @@ void map_model(const Scenario& s, ExportContext& c) {
                        m.layers, m.hidden, m.ffn_hidden, m.heads, m.kv_heads, m.vocab, m.seq_len,
                        m.mlp == strat::MlpKind::kSwiglu ? "SwiGLU" : "GELU",
                        m.norm == strat::NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm",
-                       m.tied_embeddings ? "tied" : "untied",
-                       m.dropout ? "dropout" : "no dropout",
+                       m.tied_embeddings ? "tied" : "untied", m.dropout ? "dropout" : "no dropout",
                        m.linear_bias ? "linear biases" : "no linear biases",
                        m.learned_positions ? "learned" : "rotary"));
-  for (const char* path : {"/model/hidden", "/model/heads", "/model/kv_heads", "/model/ffn_hidden",
-                           "/model/vocab", "/model/seq_len", "/model/mlp", "/model/norm",
-                           "/model/tied_embeddings", "/model/dropout", "/model/linear_bias",
-                           "/model/learned_positions"}) {
+  for (const char* path :
+       {"/model/hidden", "/model/heads", "/model/kv_heads", "/model/ffn_hidden", "/model/vocab",
+        "/model/seq_len", "/model/mlp", "/model/norm", "/model/tied_embeddings", "/model/dropout",
+        "/model/linear_bias", "/model/learned_positions"}) {
     c.mapped(path, "stated with /model/layers (the model is code)");
   }
 }
@@ -189,8 +189,9 @@ void map_optimizer(const Scenario& s, ExportContext& c, Json& j) {
              "optimizer.type AdamW");
   }
   cover_shampoo_fields(s, c, "part of the optimizer refused at /optimizer/name");
-  c.note("the scenario has no learning rate or AdamW hyper-parameters: optimizer.params is "
-         "left to DeepSpeed's defaults; add lr, betas, eps, weight_decay yourself");
+  c.note(
+      "the scenario has no learning rate or AdamW hyper-parameters: optimizer.params is "
+      "left to DeepSpeed's defaults; add lr, betas, eps, weight_decay yourself");
 }
 
 }  // namespace

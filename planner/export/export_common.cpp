@@ -46,12 +46,11 @@ std::string world_text(const strat::Scenario& s) {
 }
 
 void cover_launcher(const strat::Scenario& s, ExportContext& c, const std::string& launcher) {
-  const std::string command =
-      launcher == "deepspeed"
-          ? fmt::format("deepspeed --num_nodes {} --num_gpus {}", s.cluster.nodes,
-                        s.cluster.gpus_per_node)
-          : fmt::format("torchrun --nnodes {} --nproc-per-node {}", s.cluster.nodes,
-                        s.cluster.gpus_per_node);
+  const std::string command = launcher == "deepspeed"
+                                  ? fmt::format("deepspeed --num_nodes {} --num_gpus {}",
+                                                s.cluster.nodes, s.cluster.gpus_per_node)
+                                  : fmt::format("torchrun --nnodes {} --nproc-per-node {}",
+                                                s.cluster.nodes, s.cluster.gpus_per_node);
   const std::string note = fmt::format("launch on {}: {} ...", world_text(s), command);
   c.stated("/cluster/nodes", note);
   c.mapped("/cluster/gpus_per_node", "the launcher's processes per node (see /cluster/nodes)");
@@ -70,11 +69,12 @@ void cover_placements(const strat::Scenario& s, ExportContext& c) {
     c.mapped("/parallel/tp_placement", "Megatron-style tensor parallelism (the trainers' own)");
   } else {
     const bool tsp = p.tp_placement == strat::TpPlacement::kTsp;
-    c.cannot("/parallel/tp_placement",
-             fmt::format("the {} tensor-parallel placement", strat::tp_placement_name(p.tp_placement)),
-             tsp ? "no export target (TSP's own code, arXiv 2604.26294)"
-                 : "no export target (BOOST's own code)",
-             "Megatron-style tensor parallelism of the same degree");
+    c.cannot(
+        "/parallel/tp_placement",
+        fmt::format("the {} tensor-parallel placement", strat::tp_placement_name(p.tp_placement)),
+        tsp ? "no export target (TSP's own code, arXiv 2604.26294)"
+            : "no export target (BOOST's own code)",
+        "Megatron-style tensor parallelism of the same degree");
   }
   if (p.tp_placement == strat::TpPlacement::kTsp) {
     c.part_of_refused("/parallel/tsp_kv_buckets", "part of the refused TSP placement");
@@ -130,8 +130,8 @@ void cover_stage_layers(const strat::Scenario& s, ExportContext& c, Target targe
   // which is every target's default split; uneven stages (issue 14) map per target as the
   // header says.
   (void)target;
-  c.mapped("/parallel/pp", fmt::format("{} stages of {} layers each", s.parallel.pp,
-                                       s.layers_per_stage()));
+  c.mapped("/parallel/pp",
+           fmt::format("{} stages of {} layers each", s.parallel.pp, s.layers_per_stage()));
 }
 
 long long bucket_elements(const strat::Scenario& s) {

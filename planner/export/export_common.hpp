@@ -64,7 +64,9 @@ void cover_stage_layers(const strat::Scenario& s, ExportContext& c, Target targe
 // reduce_bucket_size count elements; the scenario's dp_bucket is bytes of gradients).
 long long bucket_elements(const strat::Scenario& s);
 // The scenario's micro-batches per pipeline per step (its gradient accumulation).
-inline int accumulation_steps(const strat::Scenario& s) { return s.micro_batches(); }
+inline int accumulation_steps(const strat::Scenario& s) {
+  return s.micro_batches();
+}
 // "8 GPUs (2 nodes x 4 GPUs per node)"
 std::string world_text(const strat::Scenario& s);
 

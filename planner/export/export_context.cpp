@@ -8,10 +8,14 @@ namespace parasim::exporter {
 
 const char* target_name(Target t) {
   switch (t) {
-    case Target::kMegatron: return "megatron";
-    case Target::kDeepSpeed: return "deepspeed";
-    case Target::kTorchtitan: return "torchtitan";
-    case Target::kShampoo: return "shampoo";
+    case Target::kMegatron:
+      return "megatron";
+    case Target::kDeepSpeed:
+      return "deepspeed";
+    case Target::kTorchtitan:
+      return "torchtitan";
+    case Target::kShampoo:
+      return "shampoo";
   }
   return "?";
 }
@@ -28,11 +32,16 @@ bool target_from_name(const std::string& name, Target* out) {
 
 const char* field_use_name(FieldUse u) {
   switch (u) {
-    case FieldUse::kMapped: return "mapped";
-    case FieldUse::kStated: return "stated";
-    case FieldUse::kNotTrainer: return "not a trainer setting";
-    case FieldUse::kUnused: return "unused";
-    case FieldUse::kApproximated: return "approximated";
+    case FieldUse::kMapped:
+      return "mapped";
+    case FieldUse::kStated:
+      return "stated";
+    case FieldUse::kNotTrainer:
+      return "not a trainer setting";
+    case FieldUse::kUnused:
+      return "unused";
+    case FieldUse::kApproximated:
+      return "approximated";
   }
   return "?";
 }
@@ -66,9 +75,10 @@ void ExportContext::cannot(std::string path, std::string feature, std::string su
 }
 
 std::string difference_text(const Difference& d, const std::string& target_label) {
-  return fmt::format("{}: {} is not expressible in {}; supported by: {}; --allow-approximate "
-                     "writes {}",
-                     d.path, d.feature, target_label, d.supported_by, d.closest);
+  return fmt::format(
+      "{}: {} is not expressible in {}; supported by: {}; --allow-approximate "
+      "writes {}",
+      d.path, d.feature, target_label, d.supported_by, d.closest);
 }
 
 ExportResult ExportContext::finish(std::string text) const {

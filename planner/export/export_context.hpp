@@ -18,8 +18,10 @@ class ExportContext {
   // `file` and `path_prefix` ("/scenario" in a plan file) place the problems of finish().
   ExportContext(std::string file, std::string path_prefix, std::string target_label,
                 bool allow_approximate)
-      : file_(std::move(file)), prefix_(std::move(path_prefix)),
-        label_(std::move(target_label)), allow_approximate_(allow_approximate) {}
+      : file_(std::move(file)),
+        prefix_(std::move(path_prefix)),
+        label_(std::move(target_label)),
+        allow_approximate_(allow_approximate) {}
 
   const std::string& target_label() const { return label_; }
   bool approximate() const { return allow_approximate_; }
@@ -33,8 +35,7 @@ class ExportContext {
   // No effect in this scenario.
   void unused(std::string path, std::string why);
   // The target cannot express `feature`; the caller writes `closest` instead.
-  void cannot(std::string path, std::string feature, std::string supported_by,
-              std::string closest);
+  void cannot(std::string path, std::string feature, std::string supported_by, std::string closest);
   // Has no setting of its own: it goes with a feature refused at another path.
   void part_of_refused(std::string path, std::string why);
   // A note that belongs to no single field (the launch command).

@@ -38,15 +38,17 @@ ExportInput parse_export_input(std::string_view text, const std::string& file_na
   }
   const json& version = (*document)["parasim_plan"];
   if (!version.is_number_integer() || version.get<long long>() != kPlanFormatVersion) {
-    d.add("/parasim_plan", "expected the plan format version 1 (this parasim reads plans of "
-                           "version 1), got " + version.dump());
+    d.add("/parasim_plan",
+          "expected the plan format version 1 (this parasim reads plans of "
+          "version 1), got " +
+              version.dump());
   }
   const auto scenario = document->find("scenario");
   if (scenario == document->end()) {
     d.add("/scenario", "required field is missing: a plan holds the full scenario it plans");
   } else if (!scenario->is_object()) {
-    d.add("/scenario", "expected an object (a full scenario), got " +
-                           cost::json_type_name(*scenario));
+    d.add("/scenario",
+          "expected an object (a full scenario), got " + cost::json_type_name(*scenario));
   }
   if (!d.ok()) throw cost::InputError(std::move(d));
   try {

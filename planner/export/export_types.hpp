@@ -51,11 +51,11 @@ struct Difference {
 };
 
 struct ExportResult {
-  std::string text;                      // the configuration, as written to the output
-  std::string target_label;              // "megatron-core 0.19.2"
-  std::vector<std::string> notes;        // what the target takes from code or the launcher
-  std::vector<Difference> differences;   // empty unless --allow-approximate
-  std::vector<FieldRecord> ledger;       // every field the export looked at
+  std::string text;                     // the configuration, as written to the output
+  std::string target_label;             // "megatron-core 0.19.2"
+  std::vector<std::string> notes;       // what the target takes from code or the launcher
+  std::vector<Difference> differences;  // empty unless --allow-approximate
+  std::vector<FieldRecord> ledger;      // every field the export looked at
 };
 
 }  // namespace parasim::exporter

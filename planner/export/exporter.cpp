@@ -37,10 +37,18 @@ ExportResult export_scenario(const ExportInput& input, const ExportOptions& opti
   ExportContext c(input.file, input.path_prefix, version.label, options.allow_approximate);
   Rendered r;
   switch (options.target) {
-    case Target::kMegatron: r = write_megatron(s, options, c); break;
-    case Target::kDeepSpeed: r = write_deepspeed(s, options, c); break;
-    case Target::kTorchtitan: r = write_torchtitan(s, options, version.version, c); break;
-    case Target::kShampoo: r = write_shampoo(s, options, c); break;
+    case Target::kMegatron:
+      r = write_megatron(s, options, c);
+      break;
+    case Target::kDeepSpeed:
+      r = write_deepspeed(s, options, c);
+      break;
+    case Target::kTorchtitan:
+      r = write_torchtitan(s, options, version.version, c);
+      break;
+    case Target::kShampoo:
+      r = write_shampoo(s, options, c);
+      break;
   }
   return c.finish(header(input, version.label, r, c) + r.body);
 }

@@ -10,7 +10,9 @@ namespace {
 using strat::PipelineSchedule;
 using strat::Scenario;
 
-std::string num(long long v) { return std::to_string(v); }
+std::string num(long long v) {
+  return std::to_string(v);
+}
 
 // The seam of the pipeline schedule: every schedule parasim knows maps or is refused here; a
 // schedule added to the scenario without a case fails loudly (tests/planner).
@@ -40,12 +42,12 @@ void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
       return;
     case PipelineSchedule::kZbH1:
     case PipelineSchedule::kZbH2:
-      c.cannot("/parallel/schedule",
-               fmt::format("the zero-bubble schedule {} (B/W split)",
-                           strat::schedule_name(p.schedule)),
-               "no export target (megatron-core 0.19.2 has no zero-bubble schedule; torchtitan's "
-               "InterleavedZeroBubble and ZBVZeroBubble are other schedules)",
-               "1F1B");
+      c.cannot(
+          "/parallel/schedule",
+          fmt::format("the zero-bubble schedule {} (B/W split)", strat::schedule_name(p.schedule)),
+          "no export target (megatron-core 0.19.2 has no zero-bubble schedule; torchtitan's "
+          "InterleavedZeroBubble and ZBVZeroBubble are other schedules)",
+          "1F1B");
       c.unused("/parallel/chunks", "one model chunk per stage");
       return;
     case PipelineSchedule::kPipeDream:
@@ -87,7 +89,9 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
   // ZeRO: 1 is the distributed optimizer (gradients reduce-scattered, parameters all-gathered
   // after the step, as parasim simulates it); 2 and 3 are Megatron FSDP's sharding strategies.
   switch (p.zero_stage) {
-    case 0: c.mapped("/parallel/zero_stage", "no sharding (DDP)"); break;
+    case 0:
+      c.mapped("/parallel/zero_stage", "no sharding (DDP)");
+      break;
     case 1:
       a.add("--use-distributed-optimizer");
       c.mapped("/parallel/zero_stage", "--use-distributed-optimizer");
@@ -119,13 +123,18 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
   a.add("--global-batch-size", num(t.global_batch));
   c.mapped("/training/global_batch", "--global-batch-size");
   switch (t.precision) {
-    case cost::Dtype::kBf16: a.add("--bf16"); break;
-    case cost::Dtype::kFp16: a.add("--fp16"); break;
-    default: break;
+    case cost::Dtype::kBf16:
+      a.add("--bf16");
+      break;
+    case cost::Dtype::kFp16:
+      a.add("--fp16");
+      break;
+    default:
+      break;
   }
   c.mapped("/training/precision", t.precision == cost::Dtype::kFp32
-                                      ? "fp32 (no flag)" : (t.precision == cost::Dtype::kBf16
-                                                                ? "--bf16" : "--fp16"));
+                                      ? "fp32 (no flag)"
+                                      : (t.precision == cost::Dtype::kBf16 ? "--bf16" : "--fp16"));
   if (t.precision == cost::Dtype::kFp32) {
     c.unused("/training/grad_precision", "fp32 training");
   } else if (t.fp32_gradients) {
@@ -140,7 +149,9 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
     c.mapped("/training/grad_precision", "fp16 gradients (Megatron-LM's default with --fp16)");
   }
   switch (t.recompute) {
-    case cost::Recompute::kNone: c.mapped("/training/recompute", "none (no flag)"); break;
+    case cost::Recompute::kNone:
+      c.mapped("/training/recompute", "none (no flag)");
+      break;
     case cost::Recompute::kSelective:
       // The attention core, as parasim's selective (Korthikanti et al.): core_attn.
       a.add("--recompute-granularity", "selective");
@@ -156,8 +167,7 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
                "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
       break;
   }
-  a.add("--attention-backend",
-        t.attention == strat::AttentionKind::kFlash ? "flash" : "unfused");
+  a.add("--attention-backend", t.attention == strat::AttentionKind::kFlash ? "flash" : "unfused");
   c.mapped("/training/attention", "--attention-backend");
 }
 
@@ -182,23 +192,23 @@ void map_model(const Scenario& s, ExportContext& c, ArgList& a) {
   c.mapped("/model/seq_len", "--seq-length --max-position-embeddings");
   // Megatron-LM's vocabulary must split evenly over tp; --padded-vocab-size sets the model's
   // rows (TokenizerConfig.padded_vocab_size, training_config.py).
-  const long long padded = (static_cast<long long>(m.vocab) + s.parallel.tp - 1) / s.parallel.tp *
-                           s.parallel.tp;
+  const long long padded =
+      (static_cast<long long>(m.vocab) + s.parallel.tp - 1) / s.parallel.tp * s.parallel.tp;
   a.add("--padded-vocab-size", num(padded));
   c.mapped("/model/vocab", "--padded-vocab-size");
   if (padded != m.vocab) {
-    c.note(fmt::format("the vocabulary ({}) is padded to {} rows, a multiple of tp ({}), as "
-                       "Megatron-LM's embedding needs; the padding rows are never selected",
-                       m.vocab, padded, s.parallel.tp));
+    c.note(
+        fmt::format("the vocabulary ({}) is padded to {} rows, a multiple of tp ({}), as "
+                    "Megatron-LM's embedding needs; the padding rows are never selected",
+                    m.vocab, padded, s.parallel.tp));
   }
   if (m.mlp == strat::MlpKind::kSwiglu) a.add("--swiglu");
   c.mapped("/model/mlp", m.mlp == strat::MlpKind::kSwiglu ? "--swiglu" : "gelu (no flag)");
   a.add("--normalization", m.norm == strat::NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
   c.mapped("/model/norm", "--normalization");
   if (!m.tied_embeddings) a.add("--untie-embeddings-and-output-weights");
-  c.mapped("/model/tied_embeddings", m.tied_embeddings
-                                         ? "tied (no flag)"
-                                         : "--untie-embeddings-and-output-weights");
+  c.mapped("/model/tied_embeddings",
+           m.tied_embeddings ? "tied (no flag)" : "--untie-embeddings-and-output-weights");
   if (!m.dropout) {
     a.add("--attention-dropout", "0.0");
     a.add("--hidden-dropout", "0.0");
@@ -223,9 +233,10 @@ void map_optimizer(const Scenario& s, ExportContext& c, ArgList& a) {
              "shampoo (--to shampoo writes its constructor)", "--optimizer adam (AdamW)");
   }
   cover_shampoo_fields(s, c, "part of the optimizer refused at /optimizer/name");
-  c.note("the scenario has no learning rate or AdamW hyper-parameters: Megatron-LM's defaults "
-         "apply (--adam-beta1 0.9, --adam-beta2 0.999, --adam-eps 1e-8, --weight-decay 0.01, "
-         "--clip-grad 1.0); add --lr, the schedule, data and tokenizer arguments yourself");
+  c.note(
+      "the scenario has no learning rate or AdamW hyper-parameters: Megatron-LM's defaults "
+      "apply (--adam-beta1 0.9, --adam-beta2 0.999, --adam-eps 1e-8, --weight-decay 0.01, "
+      "--clip-grad 1.0); add --lr, the schedule, data and tokenizer arguments yourself");
 }
 
 }  // namespace
@@ -243,12 +254,14 @@ Rendered write_megatron(const Scenario& s, const ExportOptions& o, ExportContext
   if ((s.parallel.tp > 1 || s.parallel.cp > 1) && s.parallel.zero_stage < 2) {
     // validate_args (arguments.py) asserts it before Blackwell (device arch < 10); Megatron
     // FSDP asserts the opposite (CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset).
-    c.note("set CUDA_DEVICE_MAX_CONNECTIONS=1 in the environment (Megatron-LM requires it with "
-           "tensor or context parallelism on GPUs before Blackwell)");
+    c.note(
+        "set CUDA_DEVICE_MAX_CONNECTIONS=1 in the environment (Megatron-LM requires it with "
+        "tensor or context parallelism on GPUs before Blackwell)");
   }
-  c.note(fmt::format("run: WORLD_SIZE={} processes of pretrain_gpt.py with these arguments, "
-                     "e.g. torchrun ... pretrain_gpt.py $(cat FILE)",
-                     s.cluster.total_gpus()));
+  c.note(
+      fmt::format("run: WORLD_SIZE={} processes of pretrain_gpt.py with these arguments, "
+                  "e.g. torchrun ... pretrain_gpt.py $(cat FILE)",
+                  s.cluster.total_gpus()));
   if (o.json) return {a.json_list(), "", false};
   return {a.lines(), "# ", false};
 }

@@ -19,8 +19,9 @@ Json call(const std::string& cls, Json kwargs = Json::object()) {
 }
 
 std::string dtype_expr(cost::Dtype d) {
-  return d == cost::Dtype::kFp16 ? "torch.float16"
-                                 : d == cost::Dtype::kBf16 ? "torch.bfloat16" : "torch.float32";
+  return d == cost::Dtype::kFp16   ? "torch.float16"
+         : d == cost::Dtype::kBf16 ? "torch.bfloat16"
+                                   : "torch.float32";
 }
 
 // Python for a value of the JSON form: calls, numbers, booleans, expressions.
@@ -39,8 +40,9 @@ std::string python(const Json& v, int indent) {
 }
 
 void cover_rest(const Scenario& s, ExportContext& c) {
-  const std::string why = "not an optimizer setting: --to megatron, deepspeed or torchtitan "
-                          "exports the model, training and parallel layout";
+  const std::string why =
+      "not an optimizer setting: --to megatron, deepspeed or torchtitan "
+      "exports the model, training and parallel layout";
   c.unused("/model", why);
   c.unused("/training", why);
   c.unused("/cluster/nodes", why);
@@ -119,13 +121,14 @@ Json distributed_shampoo(const Scenario& s, ExportContext& c) {
   c.mapped("/optimizer/stacking", "none: Distributed Shampoo processes blocks one by one");
   if (s.replicas() > 1) {
     kw["distributed_config"] =
-        call("DDPDistributedConfig", Json{{"communication_dtype", "torch.float32"},
-                                          {"num_trainers_per_group", -1}});
+        call("DDPDistributedConfig",
+             Json{{"communication_dtype", "torch.float32"}, {"num_trainers_per_group", -1}});
   }
   c.mapped("/parallel/dp", s.replicas() > 1 ? "DDPDistributedConfig over the world"
                                             : "single device (the default)");
-  c.note("the scenario has no learning rate, betas, epsilon or weight decay: DistributedShampoo's "
-         "defaults apply (lr 1e-2, betas (0.9, 1.0), epsilon 1e-12, weight_decay 0.0); set them");
+  c.note(
+      "the scenario has no learning rate, betas, epsilon or weight decay: DistributedShampoo's "
+      "defaults apply (lr 1e-2, betas (0.9, 1.0), epsilon 1e-12, weight_decay 0.0); set them");
   return call("DistributedShampoo", kw);
 }
 
@@ -136,7 +139,7 @@ Json dash(const Scenario& s, ExportContext& c) {
   c.mapped("/optimizer/block_size", "DashConfig.block_size");
   cfg["inv_root_freq"] = o.precondition_frequency;
   c.mapped("/optimizer/precondition_frequency", "DashConfig.inv_root_freq");
-  const char* method = o.solver == RootSolver::kEvd            ? "EVD"
+  const char* method = o.solver == RootSolver::kEvd             ? "EVD"
                        : o.solver == RootSolver::kCoupledNewton ? "CN"
                        : o.solver == RootSolver::kNewtonDb      ? "NDB"
                                                                 : "CBSHV";
@@ -170,10 +173,13 @@ Json dash(const Scenario& s, ExportContext& c) {
     c.mapped("/optimizer/stacking", cls);
   }
   c.mapped("/parallel/dp", "DASH's own distribution over the world's ranks");
-  c.note("the scenario has no learning rate or weight decay: DASH's training script defaults are "
-         "written (src/config/config.py: --lr 1e-3, --weight_decay 0.1); set them");
-  return call(cls, Json{{"param_groups", "model.parameters()"}, {"lr", 1e-3},
-                        {"weight_decay", 0.1}, {"config", call("DashConfig", cfg)}});
+  c.note(
+      "the scenario has no learning rate or weight decay: DASH's training script defaults are "
+      "written (src/config/config.py: --lr 1e-3, --weight_decay 0.1); set them");
+  return call(cls, Json{{"param_groups", "model.parameters()"},
+                        {"lr", 1e-3},
+                        {"weight_decay", 0.1},
+                        {"config", call("DashConfig", cfg)}});
 }
 
 }  // namespace
@@ -185,10 +191,12 @@ Rendered write_shampoo(const Scenario& s, const ExportOptions& o, ExportContext&
   const auto& opt = s.optimizer;
   const bool is_dash = opt.kind == OptimizerKind::kDash;
   if (opt.kind == OptimizerKind::kAdamW) {
-    c.cannot("/optimizer/name", "AdamW (the shampoo export writes Shampoo's or DASH's "
-                                "constructor)",
-             "megatron, deepspeed, torchtitan", "DistributedShampoo with the scenario's Shampoo "
-                                                "fields");
+    c.cannot("/optimizer/name",
+             "AdamW (the shampoo export writes Shampoo's or DASH's "
+             "constructor)",
+             "megatron, deepspeed, torchtitan",
+             "DistributedShampoo with the scenario's Shampoo "
+             "fields");
   } else {
     c.mapped("/optimizer/name", is_dash ? "DASH" : "DistributedShampoo");
   }
@@ -201,11 +209,12 @@ Rendered write_shampoo(const Scenario& s, const ExportOptions& o, ExportContext&
     return {j.dump(2) + "\n", "", false};
   }
   std::string py = "import torch\n";
-  py += is_dash ? "from ista_daslab_optimizers import (\n    DashConfig, DashGpu, DashGraftingType, "
-                  "DashInverseRootMethodType, DashLayerwise,\n    DashMatrixScalingType,\n)\n"
-                : "from distributed_shampoo import (\n    AdamPreconditionerConfig, "
-                  "CoupledNewtonConfig, DDPDistributedConfig, DistributedShampoo,\n    "
-                  "EigenConfig, RootInvShampooPreconditionerConfig,\n)\n";
+  py += is_dash
+            ? "from ista_daslab_optimizers import (\n    DashConfig, DashGpu, DashGraftingType, "
+              "DashInverseRootMethodType, DashLayerwise,\n    DashMatrixScalingType,\n)\n"
+            : "from distributed_shampoo import (\n    AdamPreconditionerConfig, "
+              "CoupledNewtonConfig, DDPDistributedConfig, DistributedShampoo,\n    "
+              "EigenConfig, RootInvShampooPreconditionerConfig,\n)\n";
   py += "\n";
   if (opt.allow_tf32) py += "torch.backends.cuda.matmul.allow_tf32 = True\n\n";
   py += "optimizer = " + python(top, 0) + "\n";

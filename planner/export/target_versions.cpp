@@ -10,10 +10,17 @@ const std::vector<TargetVersion>& target_versions() {
       {Target::kDeepSpeed, "0.19.8", "DeepSpeed 0.19.8", {"0.19", "0.19.8"}, true},
       {Target::kTorchtitan, "0.3.0", "torchtitan 0.3.0", {"0.3", "0.3.0"}, true},
       {Target::kTorchtitan, "0.2.2", "torchtitan 0.2.2", {"0.2", "0.2.2"}, false},
-      {Target::kShampoo, "f60660661194", "Distributed Shampoo (facebookresearch/optimizers "
-       "f60660661194)", {"f60660661194", "f60660661194de26d3ee78bae6d15820ff8e583d"}, true},
-      {Target::kShampoo, "4c98e6e7d8a5", "DASH (IST-DASLab/ISTA-DASLab-Optimizers 4c98e6e7d8a5)",
-       {"4c98e6e7d8a5", "4c98e6e7d8a58534efc4241220364de5e82f552c"}, false},
+      {Target::kShampoo,
+       "f60660661194",
+       "Distributed Shampoo (facebookresearch/optimizers "
+       "f60660661194)",
+       {"f60660661194", "f60660661194de26d3ee78bae6d15820ff8e583d"},
+       true},
+      {Target::kShampoo,
+       "4c98e6e7d8a5",
+       "DASH (IST-DASLab/ISTA-DASLab-Optimizers 4c98e6e7d8a5)",
+       {"4c98e6e7d8a5", "4c98e6e7d8a58534efc4241220364de5e82f552c"},
+       false},
   };
   return versions;
 }
@@ -24,9 +31,8 @@ const TargetVersion& resolve_version(Target target, const std::string& requested
   for (const TargetVersion& v : target_versions()) {
     if (v.target != target) continue;
     known += (known.empty() ? "" : ", ") + v.aliases.front() + " (" + v.label + ")";
-    const bool wanted = target == Target::kShampoo
-                            ? (v.version == "4c98e6e7d8a5") == dash
-                            : (requested.empty() ? v.is_default : false);
+    const bool wanted = target == Target::kShampoo ? (v.version == "4c98e6e7d8a5") == dash
+                                                   : (requested.empty() ? v.is_default : false);
     bool named = false;
     for (const std::string& a : v.aliases) named = named || a == requested;
     if (requested.empty() ? wanted : named) chosen = &v;

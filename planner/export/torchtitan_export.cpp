@@ -52,7 +52,9 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
   }
   std::string name = "1F1B";
   switch (p.schedule) {
-    case PipelineSchedule::kOneFOneB: c.mapped("/parallel/schedule", "1F1B"); break;
+    case PipelineSchedule::kOneFOneB:
+      c.mapped("/parallel/schedule", "1F1B");
+      break;
     case PipelineSchedule::kGpipe:
       name = "GPipe";
       c.mapped("/parallel/schedule", "GPipe");
@@ -130,8 +132,7 @@ void map_data_parallel(const Scenario& s, ExportContext& c, Settings& out) {
                 "torchtitan reduces per FSDP2 module or DDP's own buckets: no bucket setting");
 }
 
-void map_parallel(const Scenario& s, const std::string& version, ExportContext& c,
-                  Settings& out) {
+void map_parallel(const Scenario& s, const std::string& version, ExportContext& c, Settings& out) {
   const auto& p = s.parallel;
   map_data_parallel(s, c, out);
   out.set("parallelism", "tensor_parallel_degree", p.tp);
@@ -217,8 +218,12 @@ void map_training(const Scenario& s, ExportContext& c, Settings& out) {
 // The recompute mode: tyro subcommand in 0.3.0, [activation_checkpoint] mode in 0.2.2.
 std::string map_recompute(const Scenario& s, ExportContext& c) {
   switch (s.training.recompute) {
-    case cost::Recompute::kNone: c.mapped("/training/recompute", "none"); return "none";
-    case cost::Recompute::kFull: c.mapped("/training/recompute", "full"); return "full";
+    case cost::Recompute::kNone:
+      c.mapped("/training/recompute", "none");
+      return "none";
+    case cost::Recompute::kFull:
+      c.mapped("/training/recompute", "full");
+      return "full";
     case cost::Recompute::kSelective:
       c.cannot("/training/recompute",
                "selective recompute of the attention core (Korthikanti et al.; torchtitan's "
@@ -261,8 +266,7 @@ void map_model(const Scenario& s, ExportContext& c, const std::string& version) 
   }
 }
 
-void map_optimizer(const Scenario& s, ExportContext& c, Settings& out,
-                   const std::string& version) {
+void map_optimizer(const Scenario& s, ExportContext& c, Settings& out, const std::string& version) {
   if (version == "0.2.2") out.set("optimizer", "name", "AdamW");
   if (s.optimizer.kind == strat::OptimizerKind::kAdamW) {
     c.mapped("/optimizer/name", version == "0.2.2" ? "optimizer.name AdamW"
@@ -273,8 +277,9 @@ void map_optimizer(const Scenario& s, ExportContext& c, Settings& out,
              "shampoo (--to shampoo writes its constructor)", "AdamW");
   }
   cover_shampoo_fields(s, c, "part of the optimizer refused at /optimizer/name");
-  c.note("the scenario has no learning rate or AdamW hyper-parameters: torchtitan's defaults "
-         "apply (lr 8e-4, betas 0.9/0.95, eps 1e-8, weight_decay 0.1)");
+  c.note(
+      "the scenario has no learning rate or AdamW hyper-parameters: torchtitan's defaults "
+      "apply (lr 8e-4, betas 0.9/0.95, eps 1e-8, weight_decay 0.1)");
 }
 
 std::string toml_text(const Settings& settings) {

@@ -4,18 +4,19 @@
 // (runtime/config.py _batch_assertion); torchtitan's global % (local x dp_replicate x dp_shard)
 // == 0 (trainer.py). And each reproduces the scenario's degrees and micro-batches per step.
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include "export_test_support.hpp"
 
 using namespace parasim::test;
-using parasim::exporter::Target;
 using nlohmann::json;
+using parasim::exporter::Target;
 
 namespace {
 
-long long as_int(const std::string& s) { return std::stoll(s); }
+long long as_int(const std::string& s) {
+  return std::stoll(s);
+}
 
 void check_megatron(const parasim::strat::Scenario& s, const std::string& text) {
   const auto a = arg_lines(text);
@@ -69,7 +70,8 @@ void check_all(const parasim::exporter::ExportInput& in) {
       const json& p = j["parallelism"];
       check_torchtitan(s, j["training"]["local_batch_size"], j["training"]["global_batch_size"],
                        p["data_parallel_replicate_degree"], p["data_parallel_shard_degree"],
-                       p["pipeline_parallel_degree"], p.value("pipeline_parallel_microbatch_size", 1));
+                       p["pipeline_parallel_degree"],
+                       p.value("pipeline_parallel_microbatch_size", 1));
     } else {
       const auto a = arg_lines(text);
       const std::string mbs = arg_value(a, "--parallelism.pipeline_parallel_microbatch_size");

@@ -16,14 +16,20 @@ const fs::path kGoldenDir = kSourceDir / "tests/data/exports";
 
 std::string extension(const TargetCase& t) {
   switch (t.target) {
-    case Target::kDeepSpeed: return ".json";
-    case Target::kTorchtitan: return t.version == "0.2" ? ".toml" : ".txt";
-    case Target::kShampoo: return ".py";
-    default: return ".txt";
+    case Target::kDeepSpeed:
+      return ".json";
+    case Target::kTorchtitan:
+      return t.version == "0.2" ? ".toml" : ".txt";
+    case Target::kShampoo:
+      return ".py";
+    default:
+      return ".txt";
   }
 }
 
-bool updating() { return std::getenv("PARASIM_UPDATE_EXPORTS") != nullptr; }
+bool updating() {
+  return std::getenv("PARASIM_UPDATE_EXPORTS") != nullptr;
+}
 
 void check_golden(const fs::path& expected_file, const fs::path& other_file,
                   const std::string& actual) {
@@ -32,12 +38,12 @@ void check_golden(const fs::path& expected_file, const fs::path& other_file,
     if (fs::exists(other_file)) fs::remove(other_file);
     return;
   }
-  REQUIRE_MESSAGE(fs::exists(expected_file), "no golden " << expected_file.string()
-                                                          << " (scripts/export/update_goldens.sh)");
+  REQUIRE_MESSAGE(fs::exists(expected_file),
+                  "no golden " << expected_file.string() << " (scripts/export/update_goldens.sh)");
   CHECK_MESSAGE(!fs::exists(other_file), "stale golden " << other_file.string());
-  CHECK_MESSAGE(read_text(expected_file) == actual, "export differs from "
-                                                        << expected_file.string() << ":\n"
-                                                        << actual);
+  CHECK_MESSAGE(read_text(expected_file) == actual, "export differs from " << expected_file.string()
+                                                                           << ":\n"
+                                                                           << actual);
 }
 
 }  // namespace

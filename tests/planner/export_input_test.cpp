@@ -29,8 +29,8 @@ const char* kScenario = R"({"model": "llama2-7b", "cluster": "dgx-h100",
 }  // namespace
 
 TEST_CASE("a plan file is read through its scenario; its other keys are ignored") {
-  const auto in = parse_export_input(read_text(kSourceDir / "tests/data/plan-llama2-7b.json"),
-                                     "plan.json");
+  const auto in =
+      parse_export_input(read_text(kSourceDir / "tests/data/plan-llama2-7b.json"), "plan.json");
   CHECK(in.is_plan);
   CHECK(in.path_prefix == "/scenario");
   CHECK(in.scenario.name == "llama2-7b-plan");
@@ -44,7 +44,9 @@ TEST_CASE("a bad plan names the plan's JSON paths") {
   CHECK(problems_of(R"({"parasim_plan": 2, "scenario": {}})") ==
         "p.json: /parasim_plan: expected the plan format version 1 (this parasim reads plans of "
         "version 1), got 2\n");
-  CHECK(problems_of(R"({"parasim_plan": 1})").find("p.json: /scenario: required field is missing") == 0);
+  CHECK(
+      problems_of(R"({"parasim_plan": 1})").find("p.json: /scenario: required field is missing") ==
+      0);
   CHECK(problems_of(R"({"parasim_plan": 1, "scenario": 3})").find("expected an object") !=
         std::string::npos);
   const std::string bad = problems_of(

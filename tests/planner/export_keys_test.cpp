@@ -6,15 +6,17 @@
 #include "export_test_support.hpp"
 
 using namespace parasim::test;
-using parasim::exporter::Target;
 using nlohmann::json;
+using parasim::exporter::Target;
 
 namespace {
 
 std::string list_file(const TargetCase& t, bool dash) {
   switch (t.target) {
-    case Target::kMegatron: return "megatron-core-0.19.2.txt";
-    case Target::kDeepSpeed: return "deepspeed-0.19.8.txt";
+    case Target::kMegatron:
+      return "megatron-core-0.19.2.txt";
+    case Target::kDeepSpeed:
+      return "deepspeed-0.19.8.txt";
     case Target::kTorchtitan:
       return t.version == "0.2" ? "torchtitan-0.2.2.txt" : "torchtitan-0.3.0.txt";
     case Target::kShampoo:
@@ -48,13 +50,16 @@ std::vector<std::string> emitted_keys(const TargetCase& t, const std::string& te
     case Target::kMegatron:
       for (const auto& [flag, value] : arg_lines(text)) keys.push_back(flag);
       break;
-    case Target::kDeepSpeed: json_paths(json::parse(without_comments(text)), "", keys); break;
+    case Target::kDeepSpeed:
+      json_paths(json::parse(without_comments(text)), "", keys);
+      break;
     case Target::kTorchtitan:
       if (t.version == "0.2") {
         json_paths(json::parse(text), "", keys);
-        keys.erase(std::remove_if(keys.begin(), keys.end(),
-                                  [](const std::string& k) { return k.find('.') == std::string::npos; }),
-                   keys.end());
+        keys.erase(
+            std::remove_if(keys.begin(), keys.end(),
+                           [](const std::string& k) { return k.find('.') == std::string::npos; }),
+            keys.end());
         break;
       }
       for (auto [flag, value] : arg_lines(text)) {
@@ -69,7 +74,9 @@ std::vector<std::string> emitted_keys(const TargetCase& t, const std::string& te
         keys.push_back(key);
       }
       break;
-    case Target::kShampoo: shampoo_keys(json::parse(text)["optimizer"], keys); break;
+    case Target::kShampoo:
+      shampoo_keys(json::parse(text)["optimizer"], keys);
+      break;
   }
   return keys;
 }
@@ -86,12 +93,13 @@ std::vector<std::string> unknown_keys(const std::vector<std::string>& keys,
 }  // namespace
 
 TEST_CASE("the key lists name their source and version, and hold the keys parasim relies on") {
-  for (const char* file : {"megatron-core-0.19.2.txt", "deepspeed-0.19.8.txt", "torchtitan-0.3.0.txt",
-                           "torchtitan-0.2.2.txt", "distributed-shampoo-f60660661194.txt",
-                           "dash-4c98e6e7d8a5.txt"}) {
+  for (const char* file :
+       {"megatron-core-0.19.2.txt", "deepspeed-0.19.8.txt", "torchtitan-0.3.0.txt",
+        "torchtitan-0.2.2.txt", "distributed-shampoo-f60660661194.txt", "dash-4c98e6e7d8a5.txt"}) {
     const std::string text = read_text(kSourceDir / "scripts/export/keys" / file);
     CHECK_MESSAGE(text.rfind("# ", 0) == 0, file);
-    CHECK_MESSAGE(text.find("Extracted by scripts/export/extract_keys.py") != std::string::npos, file);
+    CHECK_MESSAGE(text.find("Extracted by scripts/export/extract_keys.py") != std::string::npos,
+                  file);
     CHECK_MESSAGE(key_list(file).size() > 50, file);
   }
   // megatron-core 0.19.2 dropped the flag (arguments.py excludes the field): a list read from
@@ -102,8 +110,9 @@ TEST_CASE("the key lists name their source and version, and hold the keys parasi
 
 TEST_CASE("an emitted key missing from the list is caught") {
   const TargetCase megatron{Target::kMegatron, "", "megatron"};
-  const auto keys = emitted_keys(megatron, "--tensor-model-parallel-size 2\n"
-                                           "--virtual-pipeline-model-parallel-size 2\n");
+  const auto keys = emitted_keys(megatron,
+                                 "--tensor-model-parallel-size 2\n"
+                                 "--virtual-pipeline-model-parallel-size 2\n");
   const auto unknown = unknown_keys(keys, key_list("megatron-core-0.19.2.txt"));
   REQUIRE(unknown.size() == 1);
   CHECK(unknown[0] == "--virtual-pipeline-model-parallel-size");

@@ -4,7 +4,6 @@
 // here until its seam in planner/export maps it. And every pipeline schedule maps or is refused
 // on every target (a schedule without a case throws).
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -13,9 +12,9 @@
 #include "strategies/scenario.hpp"
 
 using namespace parasim::test;
+using nlohmann::json;
 using parasim::exporter::FieldUse;
 using parasim::exporter::Target;
-using nlohmann::json;
 
 namespace {
 
@@ -87,8 +86,8 @@ TEST_CASE("every scenario field is accounted for by every target") {
       const Outcome o = run_export(in, t, true);
       REQUIRE(o.result);
       for (const std::string& k : keys) {
-        CHECK_MESSAGE(covered(k, o.result->ledger), k << " is not in the " << t.tag
-                                                     << " export's ledger");
+        CHECK_MESSAGE(covered(k, o.result->ledger),
+                      k << " is not in the " << t.tag << " export's ledger");
       }
       // Each difference is in the ledger as approximated.
       for (const auto& d : o.result->differences) {
