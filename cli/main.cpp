@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/export_command.hpp"
 #include "cli/limit_options.hpp"
 #include "cli/validate_against_command.hpp"
 #include "cli/suggest.hpp"
@@ -274,6 +275,9 @@ int main(int argc, char** argv) {
   ValidateAgainstOptions va;
   CLI::App* validate_against = add_validate_against_command(app, va);
 
+  ExportCommandOptions export_options;
+  CLI::App* export_cmd = add_export_command(app, export_options);
+
   auto* devices = app.add_subcommand(
       "devices", "Show the GPUs this machine has, or say plainly why there are none");
 
@@ -298,6 +302,7 @@ int main(int argc, char** argv) {
     if (*list) return run_list(list_what, std::cout, std::cerr);
     if (*devices) return run_devices(std::cout);
     if (*validate_against) return run_validate_against(va, std::cout, std::cerr);
+    if (*export_cmd) return run_export(export_options, std::cout, std::cerr);
     for (int i = 0; i < argc; ++i) cal.command_line += (i ? " " : "") + std::string(argv[i]);
     return run_calibrate(cal, std::cout, std::cerr);
   };

@@ -1,0 +1,214 @@
+#include "planner/export/deepspeed_export.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <nlohmann/ordered_map.hpp>
+
+#include "planner/export/export_common.hpp"
+
+namespace parasim::exporter {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using strat::PipelineSchedule;
+using strat::Scenario;
+
+// The seam of the pipeline schedule (see megatron_export.cpp).
+void map_schedule(const Scenario& s, ExportContext& c) {
+  const auto& p = s.parallel;
+  if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
+    c.unused("/parallel/schedule", "no pipeline (pp 1)");
+    c.unused("/parallel/chunks", "no pipeline (pp 1)");
+    return;
+  }
+  c.unused("/parallel/chunks", "one model chunk per stage");
+  switch (p.schedule) {
+    case PipelineSchedule::kOneFOneB:
+      c.mapped("/parallel/schedule", "DeepSpeed's pipeline TrainSchedule (1F1B)");
+      return;
+    case PipelineSchedule::kGpipe:
+      c.cannot("/parallel/schedule", "the gpipe schedule", "torchtitan (GPipe)",
+               "DeepSpeed's TrainSchedule (1F1B)");
+      return;
+    case PipelineSchedule::kInterleaved:
+      c.cannot("/parallel/schedule", "the interleaved-1f1b schedule",
+               "megatron, torchtitan (Interleaved1F1B)", "DeepSpeed's TrainSchedule (1F1B)");
+      return;
+    case PipelineSchedule::kZbH1:
+    case PipelineSchedule::kZbH2:
+      c.cannot("/parallel/schedule",
+               fmt::format("the zero-bubble schedule {}", strat::schedule_name(p.schedule)),
+               "no export target", "DeepSpeed's TrainSchedule (1F1B)");
+      return;
+    case PipelineSchedule::kPipeDream:
+    case PipelineSchedule::kPipeDream2BW:
+    case PipelineSchedule::kPaci:
+      c.cannot("/parallel/schedule",
+               fmt::format("the asynchronous {} schedule", strat::schedule_name(p.schedule)),
+               "no export target (the papers' own code)", "DeepSpeed's TrainSchedule (1F1B)");
+      return;
+  }
+  throw std::logic_error(std::string("deepspeed export: no mapping for the schedule ") +
+                         strat::schedule_name(p.schedule));
+}
+
+void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
+  const auto& p = s.parallel;
+  c.stated("/parallel/dp",
+           fmt::format("DeepSpeed's data-parallel size is the mpu's (world / (tp x pp) = {}) or "
+                       "the world size without one",
+                       p.dp));
+  if (p.tp > 1) {
+    j["tensor_parallel"] = Json{{"autotp_size", p.tp}};
+    c.mapped("/parallel/tp", "tensor_parallel.autotp_size");
+  } else {
+    c.mapped("/parallel/tp", "no tensor parallelism");
+  }
+  if (p.sequence_parallel) {
+    c.cannot("/parallel/sequence_parallel", "Megatron sequence parallelism", "megatron, torchtitan",
+             "tensor parallelism without sequence parallelism");
+  } else {
+    c.mapped("/parallel/sequence_parallel", "off");
+  }
+  if (p.cp > 1) {
+    c.cannot("/parallel/cp", "context parallelism (ring attention)",
+             "megatron (--context-parallel-size), torchtitan (context_parallel_degree)",
+             "no context parallelism");
+    c.part_of_refused("/parallel/cp_variant", "part of the refused context parallelism");
+  } else {
+    c.mapped("/parallel/cp", "none");
+    c.unused("/parallel/cp_variant", "no context parallelism");
+  }
+  if (p.pp > 1) {
+    c.stated("/parallel/pp",
+             fmt::format("DeepSpeed takes the pipeline from code: PipelineModule(layers=..., "
+                         "num_stages={}) with {} layers per stage "
+                         "(partition_method=\"uniform\")",
+                         p.pp, s.layers_per_stage()));
+  }
+  cover_stage_layers(s, c, Target::kDeepSpeed);
+  map_schedule(s, c);
+  cover_paci_mode(s, c);
+  Json zero{{"stage", p.zero_stage}};
+  if (s.replicas() > 1) {
+    // parasim reduces each bucket as its gradients are ready, overlapped with the backward.
+    zero["overlap_comm"] = true;
+    zero["reduce_bucket_size"] = bucket_elements(s);
+    if (p.zero_stage >= 1) zero["allgather_bucket_size"] = bucket_elements(s);
+    c.mapped("/parallel/dp_bucket",
+             "zero_optimization.reduce_bucket_size (elements), overlap_comm");
+  } else {
+    c.unused("/parallel/dp_bucket", "no data-parallel replicas");
+  }
+  j["zero_optimization"] = zero;
+  c.mapped("/parallel/zero_stage", "zero_optimization.stage");
+  if (p.pp > 1 && p.zero_stage >= 2) {
+    c.cannot("/parallel/zero_stage",
+             fmt::format("ZeRO stage {} with pipeline parallelism", p.zero_stage),
+             "megatron (Megatron FSDP)", "ZeRO stage 1");
+    j["zero_optimization"]["stage"] = 1;
+  }
+}
+
+void map_training(const Scenario& s, ExportContext& c, Json& j) {
+  const auto& t = s.training;
+  j["train_batch_size"] = t.global_batch;
+  j["train_micro_batch_size_per_gpu"] = t.micro_batch;
+  j["gradient_accumulation_steps"] = accumulation_steps(s);
+  c.mapped("/training/global_batch", "train_batch_size");
+  c.mapped("/training/micro_batch", "train_micro_batch_size_per_gpu, gradient_accumulation_steps");
+  if (t.precision == cost::Dtype::kBf16) j["bf16"] = Json{{"enabled", true}};
+  if (t.precision == cost::Dtype::kFp16) j["fp16"] = Json{{"enabled", true}};
+  c.mapped("/training/precision",
+           t.precision == cost::Dtype::kFp32 ? "fp32 (no section)" : "bf16/fp16.enabled");
+  if (t.precision == cost::Dtype::kFp32) {
+    c.unused("/training/grad_precision", "fp32 training");
+  } else {
+    const std::string dtype = t.fp32_gradients ? "fp32" : cost::dtype_name(t.precision);
+    j["data_types"] = Json{{"grad_accum_dtype", dtype}};
+    j["communication_data_type"] = dtype;
+    c.mapped("/training/grad_precision", "data_types.grad_accum_dtype, communication_data_type");
+  }
+  switch (t.recompute) {
+    case cost::Recompute::kNone:
+      c.mapped("/training/recompute", "none");
+      break;
+    case cost::Recompute::kSelective:
+      c.cannot("/training/recompute",
+               "selective recompute of the attention core (Korthikanti et al.)",
+               "megatron (--recompute-granularity selective)", "no recompute");
+      break;
+    case cost::Recompute::kFull:
+      j["activation_checkpointing"] =
+          Json{{"partition_activations", false}, {"contiguous_memory_optimization", false}};
+      c.stated("/training/recompute",
+               "full recompute: checkpoint every layer in the model code "
+               "(deepspeed.checkpointing.checkpoint, or PipelineModule("
+               "activation_checkpoint_interval=1)); the activation_checkpointing section "
+               "configures it");
+      break;
+  }
+  c.stated("/training/attention",
+           fmt::format("DeepSpeed takes the attention from the model code: {}",
+                       t.attention == strat::AttentionKind::kFlash
+                           ? "FlashAttention"
+                           : "unfused attention (scores in memory)"));
+}
+
+void map_model(const Scenario& s, ExportContext& c) {
+  const auto& m = s.model;
+  c.stated("/model/layers",
+           fmt::format("DeepSpeed takes the model from code: {} layers, hidden {}, ffn {}, {} "
+                       "heads ({} kv heads), vocabulary {}, sequence {}, {}, {}, {} embeddings, "
+                       "{}, {}, {} positions",
+                       m.layers, m.hidden, m.ffn_hidden, m.heads, m.kv_heads, m.vocab, m.seq_len,
+                       m.mlp == strat::MlpKind::kSwiglu ? "SwiGLU" : "GELU",
+                       m.norm == strat::NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm",
+                       m.tied_embeddings ? "tied" : "untied", m.dropout ? "dropout" : "no dropout",
+                       m.linear_bias ? "linear biases" : "no linear biases",
+                       m.learned_positions ? "learned" : "rotary"));
+  for (const char* path :
+       {"/model/hidden", "/model/heads", "/model/kv_heads", "/model/ffn_hidden", "/model/vocab",
+        "/model/seq_len", "/model/mlp", "/model/norm", "/model/tied_embeddings", "/model/dropout",
+        "/model/linear_bias", "/model/learned_positions"}) {
+    c.mapped(path, "stated with /model/layers (the model is code)");
+  }
+}
+
+void map_optimizer(const Scenario& s, ExportContext& c, Json& j) {
+  j["optimizer"] = Json{{"type", "AdamW"}};
+  if (s.optimizer.kind == strat::OptimizerKind::kAdamW) {
+    c.mapped("/optimizer/name", "optimizer.type AdamW");
+  } else {
+    c.cannot("/optimizer/name",
+             fmt::format("the {} optimizer in DeepSpeed's JSON",
+                         strat::optimizer_name(s.optimizer.kind)),
+             "shampoo (--to shampoo writes its constructor; pass the optimizer to "
+             "deepspeed.initialize in code)",
+             "optimizer.type AdamW");
+  }
+  cover_shampoo_fields(s, c, "part of the optimizer refused at /optimizer/name");
+  c.note(
+      "the scenario has no learning rate or AdamW hyper-parameters: optimizer.params is "
+      "left to DeepSpeed's defaults; add lr, betas, eps, weight_decay yourself");
+}
+
+}  // namespace
+
+Rendered write_deepspeed(const Scenario& s, const ExportOptions& o, ExportContext& c) {
+  Json j;
+  cover_not_trainer(s, c);
+  cover_launcher(s, c, "deepspeed");
+  cover_framework(s, c, Target::kDeepSpeed);
+  cover_placements(s, c);
+  map_training(s, c, j);
+  map_parallel(s, c, j);
+  map_model(s, c);
+  map_optimizer(s, c, j);
+  // DeepSpeed reads the file with hjson (runtime/config.py DeepSpeedConfig), so `//` comments
+  // are accepted there; --json keeps strict JSON.
+  return {j.dump(2) + "\n", o.json ? "" : "// ", false};
+}
+
+}  // namespace parasim::exporter

@@ -1,0 +1,141 @@
+#include "planner/export/export_common.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace parasim::exporter {
+
+std::string ArgList::lines() const {
+  std::string out;
+  for (const auto& [flag, value] : args_) out += flag + (value ? " " + *value : "") + "\n";
+  return out;
+}
+
+std::string ArgList::json_list() const {
+  nlohmann::json words = nlohmann::json::array();
+  for (const auto& [flag, value] : args_) {
+    words.push_back(flag);
+    if (value) words.push_back(*value);
+  }
+  return words.dump(2) + "\n";
+}
+
+void cover_not_trainer(const strat::Scenario& s, ExportContext& c) {
+  c.not_trainer("/name", "metadata");
+  c.not_trainer("/description", "metadata");
+  c.not_trainer("/$schema", "metadata");
+  c.not_trainer("/model/preset", "resolved into the model's fields");
+  c.not_trainer("/model/name", "metadata");
+  c.not_trainer("/cluster/preset", "resolved into the cluster's fields");
+  c.not_trainer("/cluster/name", "metadata");
+  const std::string hardware = "hardware that parasim costs; no trainer setting";
+  c.not_trainer("/cluster/device", hardware);
+  c.not_trainer("/cluster/intra_node", hardware);
+  c.not_trainer("/cluster/inter_node", hardware);
+  c.not_trainer("/cluster/rails_only", hardware);
+  c.not_trainer("/optimizer/host_op_overhead",
+                "cost model: host time the optimizer's eager loop spends per op");
+  (void)s;
+}
+
+std::string world_text(const strat::Scenario& s) {
+  return fmt::format("{} GPUs ({} node{} x {} GPUs per node)", s.cluster.total_gpus(),
+                     s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s", s.cluster.gpus_per_node);
+}
+
+void cover_launcher(const strat::Scenario& s, ExportContext& c, const std::string& launcher) {
+  const std::string command = launcher == "deepspeed"
+                                  ? fmt::format("deepspeed --num_nodes {} --num_gpus {}",
+                                                s.cluster.nodes, s.cluster.gpus_per_node)
+                                  : fmt::format("torchrun --nnodes {} --nproc-per-node {}",
+                                                s.cluster.nodes, s.cluster.gpus_per_node);
+  const std::string note = fmt::format("launch on {}: {} ...", world_text(s), command);
+  c.stated("/cluster/nodes", note);
+  c.mapped("/cluster/gpus_per_node", "the launcher's processes per node (see /cluster/nodes)");
+}
+
+void cover_placements(const strat::Scenario& s, ExportContext& c) {
+  const auto& p = s.parallel;
+  const bool low_rank = s.model.low_rank.enabled();
+  if (low_rank) {
+    c.cannot("/model/low_rank", "low-rank (bottleneck) linears (BOOST, arXiv 2512.12131)",
+             "no export target (BOOST's own code)", "dense linears of the same hidden sizes");
+  } else {
+    c.unused("/model/low_rank", "dense model");
+  }
+  if (p.tp_placement == strat::TpPlacement::kMegatron) {
+    c.mapped("/parallel/tp_placement", "Megatron-style tensor parallelism (the trainers' own)");
+  } else {
+    const bool tsp = p.tp_placement == strat::TpPlacement::kTsp;
+    c.cannot(
+        "/parallel/tp_placement",
+        fmt::format("the {} tensor-parallel placement", strat::tp_placement_name(p.tp_placement)),
+        tsp ? "no export target (TSP's own code, arXiv 2604.26294)"
+            : "no export target (BOOST's own code)",
+        "Megatron-style tensor parallelism of the same degree");
+  }
+  if (p.tp_placement == strat::TpPlacement::kTsp) {
+    c.part_of_refused("/parallel/tsp_kv_buckets", "part of the refused TSP placement");
+  } else {
+    c.unused("/parallel/tsp_kv_buckets", "applies to the tsp placement only");
+  }
+  const char* boost_why = low_rank ? "part of the refused low-rank placement"
+                                   : "BOOST's optimizations apply to low-rank models only";
+  for (const char* path : {"/parallel/online_rmsnorm", "/parallel/linear_grouping",
+                           "/parallel/lowrank_checkpointing"}) {
+    if (low_rank) {
+      c.part_of_refused(path, boost_why);
+    } else {
+      c.unused(path, boost_why);
+    }
+  }
+}
+
+void cover_shampoo_fields(const strat::Scenario& s, ExportContext& c, const std::string& why) {
+  const bool adamw = s.optimizer.kind == strat::OptimizerKind::kAdamW;
+  for (const char* path :
+       {"/optimizer/block_size", "/optimizer/precondition_frequency", "/optimizer/solver",
+        "/optimizer/iterations", "/optimizer/chebyshev_degree", "/optimizer/scaling",
+        "/optimizer/precision", "/optimizer/grafting", "/optimizer/stacking",
+        "/optimizer/allow_tf32"}) {
+    if (adamw) {
+      c.unused(path, "applies to shampoo and dash only");
+    } else {
+      c.part_of_refused(path, why);
+    }
+  }
+}
+
+void cover_paci_mode(const strat::Scenario& s, ExportContext& c) {
+  if (s.parallel.schedule == strat::PipelineSchedule::kPaci) {
+    c.part_of_refused("/parallel/paci_mode", "part of the refused paci schedule");
+  } else {
+    c.unused("/parallel/paci_mode", "applies to the paci schedule only");
+  }
+}
+
+void cover_framework(const strat::Scenario& s, ExportContext& c, Target target) {
+  // The scenario has no training.framework yet (issue 14 adds it). When it does, an export to a
+  // trainer other than the simulated framework must record it here (stated: "the step time was
+  // simulated for X"), and the ledger test then sees /training/framework covered.
+  (void)s;
+  (void)c;
+  (void)target;
+}
+
+void cover_stage_layers(const strat::Scenario& s, ExportContext& c, Target target) {
+  // Every stage has layers / pp layers today (the parser requires pp x chunks to divide layers),
+  // which is every target's default split; uneven stages (issue 14) map per target as the
+  // header says.
+  (void)target;
+  c.mapped("/parallel/pp",
+           fmt::format("{} stages of {} layers each", s.parallel.pp, s.layers_per_stage()));
+}
+
+long long bucket_elements(const strat::Scenario& s) {
+  return std::llround(s.parallel.dp_bucket.value / s.training.gradient_bytes());
+}
+
+}  // namespace parasim::exporter

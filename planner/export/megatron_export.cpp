@@ -1,0 +1,269 @@
+#include "planner/export/megatron_export.hpp"
+
+#include <fmt/format.h>
+
+#include "planner/export/export_common.hpp"
+
+namespace parasim::exporter {
+namespace {
+
+using strat::PipelineSchedule;
+using strat::Scenario;
+
+std::string num(long long v) {
+  return std::to_string(v);
+}
+
+// The seam of the pipeline schedule: every schedule parasim knows maps or is refused here; a
+// schedule added to the scenario without a case fails loudly (tests/planner).
+void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
+  const auto& p = s.parallel;
+  if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
+    c.unused("/parallel/schedule", "no pipeline (pp 1)");
+    c.unused("/parallel/chunks", "no pipeline (pp 1)");
+    return;
+  }
+  switch (p.schedule) {
+    case PipelineSchedule::kOneFOneB:
+      c.mapped("/parallel/schedule", "1F1B: Megatron-LM's schedule without interleaving");
+      c.unused("/parallel/chunks", "one model chunk per stage");
+      return;
+    case PipelineSchedule::kInterleaved:
+      // 0.19.2 has no --virtual-pipeline-model-parallel-size (the field is excluded from the
+      // flags, arguments.py _add_network_size_args); layers per virtual stage set the chunks.
+      a.add("--num-layers-per-virtual-pipeline-stage", num(s.layers_per_chunk()));
+      c.mapped("/parallel/schedule", "interleaved 1F1B (virtual pipeline)");
+      c.mapped("/parallel/chunks", "--num-layers-per-virtual-pipeline-stage");
+      return;
+    case PipelineSchedule::kGpipe:
+      c.cannot("/parallel/schedule", "the gpipe schedule (all forwards, then all backwards)",
+               "torchtitan (GPipe)", "1F1B");
+      c.unused("/parallel/chunks", "one model chunk per stage");
+      return;
+    case PipelineSchedule::kZbH1:
+    case PipelineSchedule::kZbH2:
+      c.cannot(
+          "/parallel/schedule",
+          fmt::format("the zero-bubble schedule {} (B/W split)", strat::schedule_name(p.schedule)),
+          "no export target (megatron-core 0.19.2 has no zero-bubble schedule; torchtitan's "
+          "InterleavedZeroBubble and ZBVZeroBubble are other schedules)",
+          "1F1B");
+      c.unused("/parallel/chunks", "one model chunk per stage");
+      return;
+    case PipelineSchedule::kPipeDream:
+    case PipelineSchedule::kPipeDream2BW:
+    case PipelineSchedule::kPaci:
+      c.cannot("/parallel/schedule",
+               fmt::format("the asynchronous {} schedule (stage-local optimizer steps)",
+                           strat::schedule_name(p.schedule)),
+               "no export target (the papers' own code)", "1F1B (synchronous)");
+      c.unused("/parallel/chunks", "one model chunk per stage");
+      return;
+  }
+  throw std::logic_error(std::string("megatron export: no mapping for the schedule ") +
+                         strat::schedule_name(p.schedule));
+}
+
+void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
+  const auto& p = s.parallel;
+  a.add("--tensor-model-parallel-size", num(p.tp));
+  c.mapped("/parallel/tp", "--tensor-model-parallel-size");
+  a.add("--pipeline-model-parallel-size", num(p.pp));
+  cover_stage_layers(s, c, Target::kMegatron);
+  a.add("--context-parallel-size", num(p.cp));
+  c.mapped("/parallel/cp", "--context-parallel-size");
+  if (p.cp > 1) {
+    a.add("--cp-comm-type", p.cp_allgather ? "all_gather" : "p2p");
+    c.mapped("/parallel/cp_variant", "--cp-comm-type");
+  } else {
+    c.unused("/parallel/cp_variant", "no context parallelism");
+  }
+  c.stated("/parallel/dp",
+           fmt::format("Megatron-LM derives dp = WORLD_SIZE / (tp x pp x cp) = {} / ({} x {} x {}) "
+                       "= {}",
+                       s.cluster.total_gpus(), p.tp, p.pp, p.cp, p.dp));
+  if (p.sequence_parallel) a.add("--sequence-parallel");
+  c.mapped("/parallel/sequence_parallel", p.sequence_parallel ? "--sequence-parallel" : "off");
+  map_schedule(s, c, a);
+  cover_paci_mode(s, c);
+  // ZeRO: 1 is the distributed optimizer (gradients reduce-scattered, parameters all-gathered
+  // after the step, as parasim simulates it); 2 and 3 are Megatron FSDP's sharding strategies.
+  switch (p.zero_stage) {
+    case 0:
+      c.mapped("/parallel/zero_stage", "no sharding (DDP)");
+      break;
+    case 1:
+      a.add("--use-distributed-optimizer");
+      c.mapped("/parallel/zero_stage", "--use-distributed-optimizer");
+      break;
+    default:
+      a.add("--use-megatron-fsdp");
+      a.add("--data-parallel-sharding-strategy",
+            p.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+      // validate_args: "Megatron-FSDP requires the `fsdp_dtensor` checkpointing format".
+      a.add("--ckpt-format", "fsdp_dtensor");
+      c.mapped("/parallel/zero_stage", "--use-megatron-fsdp --data-parallel-sharding-strategy");
+  }
+  if (s.replicas() > 1) {
+    // parasim reduces each bucket as soon as its gradients are ready, overlapped with the rest
+    // of the backward; the updated parameters' all-gather is not overlapped (no
+    // --overlap-param-gather).
+    a.add("--overlap-grad-reduce");
+    a.add("--ddp-bucket-size", num(bucket_elements(s)));
+    c.mapped("/parallel/dp_bucket", "--overlap-grad-reduce --ddp-bucket-size (elements)");
+  } else {
+    c.unused("/parallel/dp_bucket", "no data-parallel replicas");
+  }
+}
+
+void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
+  const auto& t = s.training;
+  a.add("--micro-batch-size", num(t.micro_batch));
+  c.mapped("/training/micro_batch", "--micro-batch-size");
+  a.add("--global-batch-size", num(t.global_batch));
+  c.mapped("/training/global_batch", "--global-batch-size");
+  switch (t.precision) {
+    case cost::Dtype::kBf16:
+      a.add("--bf16");
+      break;
+    case cost::Dtype::kFp16:
+      a.add("--fp16");
+      break;
+    default:
+      break;
+  }
+  c.mapped("/training/precision", t.precision == cost::Dtype::kFp32
+                                      ? "fp32 (no flag)"
+                                      : (t.precision == cost::Dtype::kBf16 ? "--bf16" : "--fp16"));
+  if (t.precision == cost::Dtype::kFp32) {
+    c.unused("/training/grad_precision", "fp32 training");
+  } else if (t.fp32_gradients) {
+    a.add("--accumulate-allreduce-grads-in-fp32");
+    c.mapped("/training/grad_precision", "--accumulate-allreduce-grads-in-fp32");
+  } else if (t.precision == cost::Dtype::kBf16) {
+    // With --bf16 Megatron-LM accumulates and reduces in fp32 unless told otherwise
+    // (arguments.py validate_args: bf16 sets accumulate_allreduce_grads_in_fp32).
+    a.add("--grad-reduce-in-bf16");
+    c.mapped("/training/grad_precision", "--grad-reduce-in-bf16");
+  } else {
+    c.mapped("/training/grad_precision", "fp16 gradients (Megatron-LM's default with --fp16)");
+  }
+  switch (t.recompute) {
+    case cost::Recompute::kNone:
+      c.mapped("/training/recompute", "none (no flag)");
+      break;
+    case cost::Recompute::kSelective:
+      // The attention core, as parasim's selective (Korthikanti et al.): core_attn.
+      a.add("--recompute-granularity", "selective");
+      a.add("--recompute-modules", "core_attn");
+      c.mapped("/training/recompute", "--recompute-granularity selective --recompute-modules");
+      break;
+    case cost::Recompute::kFull:
+      // Every layer recomputed from its input: uniform with one layer per checkpoint.
+      a.add("--recompute-granularity", "full");
+      a.add("--recompute-method", "uniform");
+      a.add("--recompute-num-layers", "1");
+      c.mapped("/training/recompute",
+               "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+      break;
+  }
+  a.add("--attention-backend", t.attention == strat::AttentionKind::kFlash ? "flash" : "unfused");
+  c.mapped("/training/attention", "--attention-backend");
+}
+
+void map_model(const Scenario& s, ExportContext& c, ArgList& a) {
+  const auto& m = s.model;
+  a.add("--num-layers", num(m.layers));
+  c.mapped("/model/layers", "--num-layers");
+  a.add("--hidden-size", num(m.hidden));
+  c.mapped("/model/hidden", "--hidden-size");
+  a.add("--ffn-hidden-size", num(m.ffn_hidden));
+  c.mapped("/model/ffn_hidden", "--ffn-hidden-size");
+  a.add("--num-attention-heads", num(m.heads));
+  c.mapped("/model/heads", "--num-attention-heads");
+  if (m.kv_heads != m.heads) {
+    a.add("--group-query-attention");
+    a.add("--num-query-groups", num(m.kv_heads));
+  }
+  c.mapped("/model/kv_heads", m.kv_heads != m.heads ? "--group-query-attention --num-query-groups"
+                                                    : "multi-head attention (no flag)");
+  a.add("--seq-length", num(m.seq_len));
+  a.add("--max-position-embeddings", num(m.seq_len));
+  c.mapped("/model/seq_len", "--seq-length --max-position-embeddings");
+  // Megatron-LM's vocabulary must split evenly over tp; --padded-vocab-size sets the model's
+  // rows (TokenizerConfig.padded_vocab_size, training_config.py).
+  const long long padded =
+      (static_cast<long long>(m.vocab) + s.parallel.tp - 1) / s.parallel.tp * s.parallel.tp;
+  a.add("--padded-vocab-size", num(padded));
+  c.mapped("/model/vocab", "--padded-vocab-size");
+  if (padded != m.vocab) {
+    c.note(
+        fmt::format("the vocabulary ({}) is padded to {} rows, a multiple of tp ({}), as "
+                    "Megatron-LM's embedding needs; the padding rows are never selected",
+                    m.vocab, padded, s.parallel.tp));
+  }
+  if (m.mlp == strat::MlpKind::kSwiglu) a.add("--swiglu");
+  c.mapped("/model/mlp", m.mlp == strat::MlpKind::kSwiglu ? "--swiglu" : "gelu (no flag)");
+  a.add("--normalization", m.norm == strat::NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
+  c.mapped("/model/norm", "--normalization");
+  if (!m.tied_embeddings) a.add("--untie-embeddings-and-output-weights");
+  c.mapped("/model/tied_embeddings",
+           m.tied_embeddings ? "tied (no flag)" : "--untie-embeddings-and-output-weights");
+  if (!m.dropout) {
+    a.add("--attention-dropout", "0.0");
+    a.add("--hidden-dropout", "0.0");
+  }
+  c.mapped("/model/dropout", m.dropout ? "Megatron-LM's default rates (0.1)"
+                                       : "--attention-dropout 0.0 --hidden-dropout 0.0");
+  if (!m.linear_bias) a.add("--disable-bias-linear");
+  c.mapped("/model/linear_bias", m.linear_bias ? "biases (no flag)" : "--disable-bias-linear");
+  a.add("--position-embedding-type", m.learned_positions ? "learned_absolute" : "rope");
+  c.mapped("/model/learned_positions", "--position-embedding-type");
+}
+
+void map_optimizer(const Scenario& s, ExportContext& c, ArgList& a) {
+  // Megatron-LM's "adam" is AdamW: OptimizerConfig.decoupled_weight_decay defaults to True
+  // (core/optimizer/optimizer_config.py).
+  a.add("--optimizer", "adam");
+  if (s.optimizer.kind == strat::OptimizerKind::kAdamW) {
+    c.mapped("/optimizer/name", "--optimizer adam (AdamW)");
+  } else {
+    c.cannot("/optimizer/name",
+             fmt::format("the {} optimizer", strat::optimizer_name(s.optimizer.kind)),
+             "shampoo (--to shampoo writes its constructor)", "--optimizer adam (AdamW)");
+  }
+  cover_shampoo_fields(s, c, "part of the optimizer refused at /optimizer/name");
+  c.note(
+      "the scenario has no learning rate or AdamW hyper-parameters: Megatron-LM's defaults "
+      "apply (--adam-beta1 0.9, --adam-beta2 0.999, --adam-eps 1e-8, --weight-decay 0.01, "
+      "--clip-grad 1.0); add --lr, the schedule, data and tokenizer arguments yourself");
+}
+
+}  // namespace
+
+Rendered write_megatron(const Scenario& s, const ExportOptions& o, ExportContext& c) {
+  ArgList a;
+  cover_not_trainer(s, c);
+  cover_launcher(s, c, "torchrun");
+  cover_framework(s, c, Target::kMegatron);
+  cover_placements(s, c);
+  map_parallel(s, c, a);
+  map_training(s, c, a);
+  map_model(s, c, a);
+  map_optimizer(s, c, a);
+  if ((s.parallel.tp > 1 || s.parallel.cp > 1) && s.parallel.zero_stage < 2) {
+    // validate_args (arguments.py) asserts it before Blackwell (device arch < 10); Megatron
+    // FSDP asserts the opposite (CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset).
+    c.note(
+        "set CUDA_DEVICE_MAX_CONNECTIONS=1 in the environment (Megatron-LM requires it with "
+        "tensor or context parallelism on GPUs before Blackwell)");
+  }
+  c.note(
+      fmt::format("run: WORLD_SIZE={} processes of pretrain_gpt.py with these arguments, "
+                  "e.g. torchrun ... pretrain_gpt.py $(cat FILE)",
+                  s.cluster.total_gpus()));
+  if (o.json) return {a.json_list(), "", false};
+  return {a.lines(), "# ", false};
+}
+
+}  // namespace parasim::exporter

@@ -1,0 +1,353 @@
+#include "planner/export/torchtitan_export.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "planner/export/export_common.hpp"
+
+namespace parasim::exporter {
+namespace {
+
+using strat::PipelineSchedule;
+using strat::Scenario;
+
+// One setting: TOML section and key; the 0.3 flag is --section.key.
+struct Setting {
+  std::string section;
+  std::string key;
+  nlohmann::ordered_json value;
+};
+
+class Settings {
+ public:
+  void set(std::string section, std::string key, nlohmann::ordered_json value) {
+    for (Setting& s : items_) {
+      if (s.section == section && s.key == key) {
+        s.value = std::move(value);
+        return;
+      }
+    }
+    items_.push_back({std::move(section), std::move(key), std::move(value)});
+  }
+  const std::vector<Setting>& items() const { return items_; }
+
+ private:
+  std::vector<Setting> items_;
+};
+
+std::string flag_value(const nlohmann::ordered_json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// The seam of the pipeline schedule (see megatron_export.cpp): torch.distributed.pipelining's
+// schedule names, which torchtitan passes to get_schedule_class.
+void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
+  const auto& p = s.parallel;
+  if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
+    c.unused("/parallel/schedule", "no pipeline (pp 1)");
+    c.unused("/parallel/chunks", "no pipeline (pp 1)");
+    return;
+  }
+  std::string name = "1F1B";
+  switch (p.schedule) {
+    case PipelineSchedule::kOneFOneB:
+      c.mapped("/parallel/schedule", "1F1B");
+      break;
+    case PipelineSchedule::kGpipe:
+      name = "GPipe";
+      c.mapped("/parallel/schedule", "GPipe");
+      break;
+    case PipelineSchedule::kInterleaved:
+      name = "Interleaved1F1B";
+      c.mapped("/parallel/schedule", "Interleaved1F1B");
+      break;
+    case PipelineSchedule::kZbH1:
+    case PipelineSchedule::kZbH2:
+      c.cannot("/parallel/schedule",
+               fmt::format("the zero-bubble schedule {}", strat::schedule_name(p.schedule)),
+               "no export target (torchtitan's InterleavedZeroBubble and ZBVZeroBubble are "
+               "other schedules)",
+               "1F1B");
+      break;
+    case PipelineSchedule::kPipeDream:
+    case PipelineSchedule::kPipeDream2BW:
+    case PipelineSchedule::kPaci:
+      c.cannot("/parallel/schedule",
+               fmt::format("the asynchronous {} schedule", strat::schedule_name(p.schedule)),
+               "no export target (the papers' own code)", "1F1B (synchronous)");
+      break;
+    default:
+      throw std::logic_error(std::string("torchtitan export: no mapping for the schedule ") +
+                             strat::schedule_name(p.schedule));
+  }
+  out.set("parallelism", "pipeline_parallel_schedule", name);
+  // Even stages: torchtitan weighs the embedding and the output as one layer each by default
+  // (pipeline_parallel_first/last_stage_less_layers 1, distributed/pipeline_parallel.py); the
+  // scenario's stages hold layers / (pp x chunks) transformer layers each.
+  out.set("parallelism", "pipeline_parallel_layers_per_stage", s.layers_per_chunk());
+  out.set("parallelism", "pipeline_parallel_first_stage_less_layers", 0);
+  out.set("parallelism", "pipeline_parallel_last_stage_less_layers", 0);
+  out.set("parallelism", "pipeline_parallel_microbatch_size", s.training.micro_batch);
+  if (p.schedule == PipelineSchedule::kInterleaved) {
+    c.mapped("/parallel/chunks", "pipeline_parallel_layers_per_stage");
+  } else {
+    c.unused("/parallel/chunks", "one model chunk per stage");
+  }
+}
+
+void map_data_parallel(const Scenario& s, ExportContext& c, Settings& out) {
+  const auto& p = s.parallel;
+  int replicate = p.dp, shard = 1;
+  std::string reshard;
+  if (p.zero_stage == 3) {
+    replicate = 1;
+    shard = p.dp;
+    reshard = "always";  // parameters gathered again for the backward, as ZeRO-3
+    c.mapped("/parallel/zero_stage", "data_parallel_shard_degree (FSDP2), reshard always");
+  } else if (p.zero_stage > 0 && s.replicas() > 1) {
+    replicate = 1;
+    shard = p.dp;
+    reshard = "never";
+    c.cannot("/parallel/zero_stage",
+             fmt::format("ZeRO stage {} (FSDP2 shards parameters too: ZeRO-3)", p.zero_stage),
+             "megatron, deepspeed",
+             "FSDP2 with fsdp_reshard_after_forward never (parameters gathered once per step)");
+  } else {
+    c.mapped("/parallel/zero_stage",
+             p.zero_stage == 0 ? "data_parallel_replicate_degree (DDP)" : "no replicas");
+  }
+  if (p.cp > 1 && p.zero_stage != 3) {
+    c.cannot("/parallel/cp",
+             "context parallelism without ZeRO-3 (torchtitan shards parameters over the "
+             "context-parallel ranks with FSDP2)",
+             "megatron", "FSDP2 over the context-parallel ranks");
+  }
+  out.set("parallelism", "data_parallel_replicate_degree", replicate);
+  out.set("parallelism", "data_parallel_shard_degree", shard);
+  if (!reshard.empty()) out.set("parallelism", "fsdp_reshard_after_forward", reshard);
+  c.mapped("/parallel/dp", "data_parallel_replicate_degree x data_parallel_shard_degree");
+  c.not_trainer("/parallel/dp_bucket",
+                "torchtitan reduces per FSDP2 module or DDP's own buckets: no bucket setting");
+}
+
+void map_parallel(const Scenario& s, const std::string& version, ExportContext& c, Settings& out) {
+  const auto& p = s.parallel;
+  map_data_parallel(s, c, out);
+  out.set("parallelism", "tensor_parallel_degree", p.tp);
+  c.mapped("/parallel/tp", "tensor_parallel_degree");
+  if (p.tp > 1 && version == "0.3.0") {
+    out.set("parallelism", "enable_sequence_parallel", p.sequence_parallel);
+    c.mapped("/parallel/sequence_parallel", "enable_sequence_parallel");
+  } else if (p.tp > 1 && !p.sequence_parallel) {
+    c.cannot("/parallel/sequence_parallel",
+             "tensor parallelism without sequence parallelism (0.2.2's plan shards the norms)",
+             "megatron, torchtitan 0.3", "tensor parallelism with sequence parallelism");
+  } else {
+    c.mapped("/parallel/sequence_parallel", p.tp > 1 ? "on (0.2.2's TP plan)" : "no TP");
+  }
+  out.set("parallelism", "pipeline_parallel_degree", p.pp);
+  cover_stage_layers(s, c, Target::kTorchtitan);
+  map_schedule(s, c, out);
+  cover_paci_mode(s, c);
+  out.set("parallelism", "context_parallel_degree", p.cp);
+  c.mapped("/parallel/cp", "context_parallel_degree");
+  if (p.cp == 1) {
+    c.unused("/parallel/cp_variant", "no context parallelism");
+    return;
+  }
+  out.set("parallelism", "context_parallel_load_balancer", "headtail");  // zigzag halves
+  if (version == "0.2.2") {
+    // torch's rotate methods: allgather gathers every K/V shard first, alltoall passes them on.
+    out.set("parallelism", "context_parallel_rotate_method",
+            p.cp_allgather ? "allgather" : "alltoall");
+    c.mapped("/parallel/cp_variant", "context_parallel_rotate_method");
+  } else if (p.cp_allgather) {
+    c.stated("/parallel/cp_variant",
+             "context parallelism: torch's default rotate method (all-gather of K/V); 0.3.0 has "
+             "no setting for it");
+  } else {
+    c.cannot("/parallel/cp_variant", "ring attention's K/V passing (0.3.0 has no rotate method)",
+             "torchtitan 0.2 (context_parallel_rotate_method alltoall), megatron",
+             "torch's default rotate method");
+  }
+}
+
+void map_training(const Scenario& s, ExportContext& c, Settings& out) {
+  const auto& t = s.training;
+  // With a pipeline the local batch is split into micro-batches of pipeline_parallel_microbatch_
+  // size; without one the local batch is the micro-batch and gradient accumulation makes up the
+  // global batch (trainer.py).
+  const int local = s.parallel.pp > 1 ? t.micro_batch * s.micro_batches() : t.micro_batch;
+  out.set("training", "local_batch_size", local);
+  out.set("training", "global_batch_size", t.global_batch);
+  out.set("training", "seq_len", s.model.seq_len);
+  c.mapped("/training/micro_batch", "local_batch_size (pipeline_parallel_microbatch_size)");
+  c.mapped("/training/global_batch", "global_batch_size");
+  c.mapped("/model/seq_len", "training.seq_len");
+  if (t.precision == cost::Dtype::kFp16) {
+    c.cannot("/training/precision", "fp16 training", "megatron, deepspeed", "bfloat16");
+  } else {
+    c.mapped("/training/precision", "mixed_precision_param");
+  }
+  out.set("training", "mixed_precision_param",
+          t.precision == cost::Dtype::kFp32 ? "float32" : "bfloat16");
+  if (t.precision != cost::Dtype::kFp32) {
+    out.set("training", "mixed_precision_reduce", "float32");
+    if (!t.fp32_gradients) {
+      c.cannot("/training/grad_precision",
+               fmt::format("{} gradients (torchtitan reduces in float32 only)",
+                           cost::dtype_name(t.precision)),
+               "megatron (--grad-reduce-in-bf16), deepspeed (data_types.grad_accum_dtype)",
+               "float32 gradient reduction (\"grad_precision\": \"fp32\")");
+    } else {
+      c.mapped("/training/grad_precision", "mixed_precision_reduce");
+    }
+  } else {
+    c.unused("/training/grad_precision", "fp32 training");
+  }
+  if (t.attention == strat::AttentionKind::kFlash) {
+    c.stated("/training/attention", "attention: SDPA (FlashAttention), the Llama models' default");
+  } else {
+    c.cannot("/training/attention", "unfused attention (scores in memory)", "megatron",
+             "SDPA (FlashAttention)");
+  }
+}
+
+// The recompute mode: tyro subcommand in 0.3.0, [activation_checkpoint] mode in 0.2.2.
+std::string map_recompute(const Scenario& s, ExportContext& c) {
+  switch (s.training.recompute) {
+    case cost::Recompute::kNone:
+      c.mapped("/training/recompute", "none");
+      return "none";
+    case cost::Recompute::kFull:
+      c.mapped("/training/recompute", "full");
+      return "full";
+    case cost::Recompute::kSelective:
+      c.cannot("/training/recompute",
+               "selective recompute of the attention core (Korthikanti et al.; torchtitan's "
+               "selective AC saves matmul and attention outputs per op instead)",
+               "megatron (--recompute-granularity selective)", "selective (per-op) AC");
+      return "selective";
+  }
+  return "none";
+}
+
+void map_model(const Scenario& s, ExportContext& c, const std::string& version) {
+  const auto& m = s.model;
+  const std::string llama = "Llama 3's architecture in torchtitan";
+  auto require = [&](bool ok, const char* path, const std::string& feature,
+                     const std::string& closest) {
+    if (ok) {
+      c.mapped(path, llama);
+    } else {
+      c.cannot(path, feature, "megatron", closest);
+    }
+  };
+  require(m.mlp == strat::MlpKind::kSwiglu, "/model/mlp", "a GELU MLP", "SwiGLU");
+  require(m.norm == strat::NormKind::kRmsNorm, "/model/norm", "LayerNorm", "RMSNorm");
+  require(!m.linear_bias, "/model/linear_bias", "linear biases", "no biases");
+  require(!m.learned_positions, "/model/learned_positions", "learned positions", "RoPE");
+  require(!m.dropout, "/model/dropout", "dropout", "no dropout");
+  const std::string where = version == "0.3.0"
+                                ? "torchtitan 0.3 takes the model from a config_registry "
+                                  "function (--module llama3 --config FUNCTION)"
+                                : "torchtitan 0.2 takes the model from a registered flavor "
+                                  "(model.flavor names it: register it in llama3_configs)";
+  c.stated("/model/layers",
+           fmt::format("{}: n_layers {}, dim {}, n_heads {}, n_kv_heads {}, FFN hidden {}, "
+                       "vocab_size {}, {} embeddings",
+                       where, m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.vocab,
+                       m.tied_embeddings ? "tied (enable_weight_tying)" : "untied"));
+  for (const char* path : {"/model/hidden", "/model/heads", "/model/kv_heads", "/model/ffn_hidden",
+                           "/model/vocab", "/model/tied_embeddings"}) {
+    c.mapped(path, "stated with /model/layers (the model is code)");
+  }
+}
+
+void map_optimizer(const Scenario& s, ExportContext& c, Settings& out, const std::string& version) {
+  if (version == "0.2.2") out.set("optimizer", "name", "AdamW");
+  if (s.optimizer.kind == strat::OptimizerKind::kAdamW) {
+    c.mapped("/optimizer/name", version == "0.2.2" ? "optimizer.name AdamW"
+                                                   : "AdamW (the config function's default_adamw)");
+  } else {
+    c.cannot("/optimizer/name",
+             fmt::format("the {} optimizer", strat::optimizer_name(s.optimizer.kind)),
+             "shampoo (--to shampoo writes its constructor)", "AdamW");
+  }
+  cover_shampoo_fields(s, c, "part of the optimizer refused at /optimizer/name");
+  c.note(
+      "the scenario has no learning rate or AdamW hyper-parameters: torchtitan's defaults "
+      "apply (lr 8e-4, betas 0.9/0.95, eps 1e-8, weight_decay 0.1)");
+}
+
+std::string toml_text(const Settings& settings) {
+  std::map<std::string, std::string> sections;
+  std::vector<std::string> order;
+  for (const Setting& s : settings.items()) {
+    if (sections.find(s.section) == sections.end()) order.push_back(s.section);
+    sections[s.section] += s.key + " = " + s.value.dump() + "\n";
+  }
+  std::string out;
+  for (const std::string& name : order) {
+    out += (out.empty() ? "" : "\n") + std::string("[") + name + "]\n" + sections[name];
+  }
+  return out;
+}
+
+}  // namespace
+
+Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::string& version,
+                          ExportContext& c) {
+  Settings out;
+  cover_not_trainer(s, c);
+  cover_launcher(s, c, "torchrun");
+  cover_framework(s, c, Target::kTorchtitan);
+  cover_placements(s, c);
+  map_model(s, c, version);
+  if (version == "0.2.2") {
+    out.set("model", "name", "llama3");
+    out.set("model", "flavor", s.model.name);
+  }
+  map_training(s, c, out);
+  map_parallel(s, version, c, out);
+  if (version == "0.3.0" && s.parallel.pp > 1) {
+    // Trainer.Config.__post_init__ (trainer.py): "CUDA graphs do not support pipeline
+    // parallelism yet. Set --training.disable_cuda_graphs."
+    out.set("training", "disable_cuda_graphs", true);
+  }
+  const std::string recompute = map_recompute(s, c);
+  if (version == "0.2.2") {
+    out.set("activation_checkpoint", "mode", recompute);
+    if (recompute == "selective") out.set("activation_checkpoint", "selective_ac_option", "op");
+  }
+  map_optimizer(s, c, out, version);
+  if (version == "0.2.2") {
+    c.note("run: torchrun ... -m torchtitan.train --job.config_file FILE");
+    if (o.json) {
+      nlohmann::ordered_json j;
+      for (const Setting& st : out.items()) j[st.section][st.key] = st.value;
+      return {j.dump(2) + "\n", "", false};
+    }
+    return {toml_text(out), "# ", true};
+  }
+  ArgList a;
+  for (const Setting& st : out.items()) {
+    if (st.value.is_boolean()) {
+      // tyro's boolean flags: --section.field-name and --section.no-field-name.
+      std::string name = st.key;
+      for (char& ch : name) ch = ch == '_' ? '-' : ch;
+      a.add("--" + st.section + "." + (st.value.get<bool>() ? "" : "no-") + name);
+    } else {
+      a.add("--" + st.section + "." + st.key, flag_value(st.value));
+    }
+  }
+  // tyro reads a subcommand after the parent's flags.
+  a.add("activation-checkpoint:" + recompute);
+  c.note("run: torchrun ... -m torchtitan.train --module llama3 --config FUNCTION $(cat FILE)");
+  if (o.json) return {a.json_list(), "", false};
+  return {a.lines(), "# ", false};
+}
+
+}  // namespace parasim::exporter
