@@ -89,6 +89,11 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
     line(o, "  optimizer host loop: {} ops and {} host syncs per step (stage 0, busiest rank)",
          r.optimizer_host_ops, r.optimizer_host_syncs);
   }
+  line(o, "  host ({})      busy {} per step per GPU ({:.1f} % of the step), {} syncs; on the "
+          "critical path {}",
+       r.framework, seconds(r.host_busy_s),
+       r.step_time_s > 0 ? 100 * r.host_busy_s / r.step_time_s : 0.0,
+       grouped_integer(r.host_syncs_per_step), seconds(r.host_critical_path_s));
   line(o, "");
   line(o, "Bubble fraction per stage (idle share of the pipeline time)");
   std::string bubbles = " ";
@@ -186,6 +191,10 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   j["optimizer_breakdown_s"] = parts;
   j["optimizer_host_ops"] = r.optimizer_host_ops;
   j["optimizer_host_syncs"] = r.optimizer_host_syncs;
+  j["framework"] = r.framework;
+  j["host_busy_s"] = r.host_busy_s;
+  j["host_syncs_per_step"] = r.host_syncs_per_step;
+  j["host_critical_path_s"] = r.host_critical_path_s;
   j["micro_batches"] = r.micro_batches;
   j["total_gpus"] = r.total_gpus;
   j["simulated_devices"] = r.simulated_devices;

@@ -20,6 +20,7 @@ UnfusedAttention unfused_of(const Dims& x) {
   a.element_bytes = x.e;
   a.sixteen_bit = x.e == 2;
   a.dropout = x.dropout;
+  a.fusion = x.fusions.masked_softmax;
   return a;
 }
 
@@ -43,7 +44,7 @@ double kv_repeat_bytes(const Dims& x) {
 }  // namespace
 
 bool fused_softmax_available(const UnfusedAttention& a) {
-  return a.sixteen_bit && a.seq_k > 16 && a.seq_k <= 4096 && multiple_of_4(a.seq_q) &&
+  return a.fusion && a.sixteen_bit && a.seq_k > 16 && a.seq_k <= 4096 && multiple_of_4(a.seq_q) &&
          multiple_of_4(a.seq_k) && multiple_of_4(a.problems);
 }
 
@@ -86,6 +87,9 @@ void attention_core_backward(StepWriter& w, const Dims& x) {
   w.activation_gemm_backward(x.s, x.d, x.s, heads);  // dP = dO V^T, dV = P^T dO
   for (const MemoryPass& p : unfused_attention_passes(unfused_of(x), true)) w.memory(p.bytes);
   w.activation_gemm_backward(x.s, x.s, x.d, heads);                // dQ = dS K, dK = dS^T Q
+  const double q_or_k = 2 * x.e * heads * x.s * x.d;               // read + write
+  w.memory(q_or_k);                                                // dQ x alpha
+  w.memory(q_or_k);                                                // dK x alpha
   if (const double kv = kv_repeat_bytes(x); kv > 0) w.memory(kv);  // sum over the repeats
 }
 

@@ -21,7 +21,10 @@
 //             backward products (dP = dO V^T, dV = P^T dO), dropout backward (read the gradient
 //             and the mask, write), softmax backward (read the gradient and the probabilities,
 //             write; the fused kernel does this in one, the fallback adds masked_fill's backward:
-//             read + write), the two products of the scores' backward (dQ = dS K, dK = dS^T Q).
+//             read + write), the two products of the scores' backward (dQ = dS K, dK = dS^T Q),
+//             each then scaled by baddbmm's alpha = 1/norm_factor in a kernel of its own
+//             (tools/autograd/derivatives.yaml, baddbmm: maybe_multiply(grad.bmm(...), alpha)):
+//             read + write of dQ and of dK.
 // Every memory-bound pass is costed at the device's streaming bandwidth (KernelEfficiency), one
 // launch each; the batched GEMMs go through the GEMM model, so the small-K penalty of K = head dim
 // applies to QK^T. The batch_per_block condition of the fused kernel is not modelled (for s_k >
@@ -45,6 +48,7 @@ struct UnfusedAttention {
   double element_bytes = 2;  // e of the scores and the context
   bool sixteen_bit = true;   // fp16 / bf16 activations (the fused softmax needs them)
   bool dropout = true;
+  bool fusion = true;        // the framework fuses the masked softmax (KernelFusions)
 };
 
 struct MemoryPass {
@@ -52,7 +56,8 @@ struct MemoryPass {
   double bytes = 0;         // HBM bytes read plus written
 };
 
-// Whether Megatron's FusedScaleMaskSoftmax uses its fused kernel (is_kernel_available).
+// Whether Megatron's FusedScaleMaskSoftmax uses its fused kernel (is_kernel_available, and the
+// fusion not switched off by --no-masked-softmax-fusion).
 bool fused_softmax_available(const UnfusedAttention& a);
 
 // The memory-bound passes of the unfused core, in issue order, one kernel each.

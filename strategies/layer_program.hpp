@@ -20,6 +20,14 @@
 // Backward: every GEMM becomes two (input gradient and weight gradient), memory-bound kernels
 // move twice their forward bytes, the attention core's two batched GEMMs become four (its memory
 // passes: attention_core.hpp).
+// Kernels as Megatron issues them (research in docs/frameworks.md; counts per layer at tp 1
+// with biases, dropout and the unfused core: 14 forward, 33 backward): the QKV linear's bias in
+// the GEMM or an add (KernelFusions::linear_bias_in_gemm); bias-dropout-add and bias-GeLU fused
+// or apart; backward: bias gradients as reductions over the tokens, apex's norm backward as 3
+// kernels, the residual stream's two gradient adds, the QKV gradients joined (cat), the scores'
+// scaling by baddbmm's alpha; the framework's syncs before the MLP (LayerStep::syncs_after).
+// The head is Megatron's vocab-parallel cross entropy kernel by kernel, the embedding its lookups,
+// dropout and transpose; low-rank and TSP layers keep their own kernel lists.
 // Recompute: selective re-runs the attention core inside the backward; full re-runs the whole
 // forward (collectives included) before the backward of each layer.
 // Simplifications (documented, not hidden): the SP backward's extra all-gather of the stored
@@ -37,7 +45,8 @@ namespace parasim::strat {
 
 struct ComputeBlock {
   std::string label;     // "attn", "mlp", "embed", "head"
-  sim::Time time;        // launch overheads included
+  sim::Time time;        // GPU time: each kernel's body plus the queued-kernel gap
+  sim::Time last_body;   // GPU time of its last kernel (body plus gap)
   cost::Flops flops;     // floating-point operations executed (recompute included)
   int kernels = 0;
 };
@@ -61,6 +70,12 @@ struct LayerStep {
   // step, so a list is a chain unless it says otherwise (ring attention overlaps its K/V
   // transfers with compute this way).
   std::vector<int> after;
+  // Host syncs right after this step (the framework's, FrameworkCounts::layer_syncs): the host
+  // waits until this step and everything before it has run, then pays each sync's cost.
+  int syncs_after = 0;
+  // A step of the recomputed forward inside a backward (full recompute): issued as a forward op
+  // with autograd recording.
+  bool recompute = false;
 };
 
 struct LayerProgram {
@@ -70,6 +85,10 @@ struct LayerProgram {
   // gradients (with the collectives) in backward_input, weight-gradient GEMMs in weight_grad.
   std::vector<LayerStep> backward_input;
   std::vector<LayerStep> weight_grad;
+  // The framework's gradient accumulation over micro-batches (FrameworkCounts::
+  // grad_accumulation): one add kernel per accumulated parameter tensor, after the layer's
+  // backward (transformer layers only; empty when nothing is accumulated).
+  std::vector<LayerStep> grad_accumulation;
   cost::Flops model_flops;           // forward + backward without recompute, for MFU
   // Activation memory of one micro-batch on one TP rank: what a forward keeps for its backward
   // (after the recompute policy), and everything the layer produces (what a recompute brings
@@ -100,5 +119,20 @@ double input_embedding_params_per_tp_rank(const ModelSpec& model, int tp);
 double head_params_per_tp_rank(const ModelSpec& model, int tp, int pp);
 // Both, as held by `stage` (0..pp-1).
 double embedding_params_per_tp_rank(const ModelSpec& model, int tp, int stage, int pp);
+
+// Parameter tensors of one layer in Megatron's layout: the two norms' weights (and biases for
+// LayerNorm), 4 weight matrices (QKV, output projection, fc1 with SwiGLU's gate and up together,
+// fc2) and, with linear biases, their 4 biases (12 for GPT, 6 for Llama). Low-rank layers are
+// counted as the dense layer they replace (a simplification).
+int layer_parameter_tensors(const ModelSpec& model);
+// The weight matrices' parameters of one layer on one TP rank.
+double layer_matrix_params_per_tp_rank(const ModelSpec& model, int tp);
+// Parameter tensors of the embedding and head held by `stage`: the word table and learned
+// positions on the first stage; the final norm and the head's own table on the last.
+int embedding_parameter_tensors(const ModelSpec& model, int stage, int pp);
+
+// The gradient adds of one layer per micro-batch (LayerProgram::grad_accumulation).
+std::vector<LayerStep> grad_accumulation_steps(const Scenario& scenario,
+                                               const cost::CostModel& costs);
 
 }  // namespace parasim::strat

@@ -12,6 +12,10 @@ void Builder::emit_stage(int stage) {
   // stands alone and the streams' priority rule orders them at run time.
   bool dynamic = false;
   for (const auto& item : plan.items) dynamic = dynamic || item.queue != 0;
+  // Host ops of a dynamic schedule sit in their item's queue and wait for the item's inputs (a
+  // host blocked on its receive), so the host issues the item the GPU would pick; syncs inside
+  // such an item cost the host their time but do not split its host op (host_sync).
+  host_syncs_wait_ = !dynamic;
   std::vector<OpId> chain(ranks, kNone);
   pending_.assign(ranks, kNone);
   // For gradient buckets (flush schedules): the last backward-type item of each chunk.
@@ -27,6 +31,7 @@ void Builder::emit_stage(int stage) {
         !async_ && static_cast<int>(i) == last_grad_item[static_cast<std::size_t>(item.chunk)];
     emit_item(stage, item, final_pass, chain);
   }
+  host_syncs_wait_ = true;
   // Cross-item dependencies: a backward needs its forward, a weight gradient its backward, an
   // optimizer step the backward before it, a gated forward the release of an earlier one.
   for (int d = 0; d < dp_sim_; ++d) {
@@ -34,31 +39,44 @@ void Builder::emit_stage(int stage) {
       const std::size_t dev = index(stage, d, r);
       int forwards = 0;
       OpId last_backward = kNone;
+      auto& w = out_.workload;
+      // A dynamic schedule's host op waits for what its item's first GPU op waits for.
+      auto depend = [&](OpId before, const PassOps& item) {
+        w.add_dependency(before, item.first);
+        if (dynamic && item.host_first != kNone) w.add_dependency(before, item.host_first);
+      };
+      PassOps* previous = nullptr;  // the host op after an item's send: the next item's first
       for (const auto& item : plan.items) {
-        auto& w = out_.workload;
+        if (item.kind != ItemKind::kOptimizer) {
+          PassOps& ops = item_ops(dev, item.kind, item.chunk, item.micro_batch);
+          if (previous != nullptr) previous->host_next = ops.host_first;
+          previous = &ops;
+        }
         switch (item.kind) {
           case ItemKind::kForward: {
             const auto& f = item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch);
             const int released = forwards++ - plan.gate_in_flight;
             if (plan.gate_in_flight > 0 && released >= 0) {
-              w.add_dependency(item_ops(dev, plan.gate_release, item.chunk, released).last, f.first);
+              depend(item_ops(dev, plan.gate_release, item.chunk, released).last, f);
             }
             break;
           }
           case ItemKind::kBackward: {
             const auto& b = item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch);
-            w.add_dependency(item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch).last,
-                             b.first);
+            depend(item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch).last, b);
             last_backward = b.last;
             break;
           }
           case ItemKind::kWeightGrad:
-            w.add_dependency(item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch).last,
-                             item_ops(dev, ItemKind::kWeightGrad, item.chunk, item.micro_batch).first);
+            depend(item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch).last,
+                   item_ops(dev, ItemKind::kWeightGrad, item.chunk, item.micro_batch));
             break;
-          case ItemKind::kOptimizer:
-            w.add_dependency(last_backward, optimizer_ops_[dev][static_cast<std::size_t>(item.step - 1)]);
+          case ItemKind::kOptimizer: {
+            const auto k = static_cast<std::size_t>(item.step - 1);
+            depend(last_backward, PassOps{optimizer_ops_[dev][k], optimizer_ops_[dev][k],
+                                          optimizer_host_ops_[dev][k], kNone});
             break;
+          }
         }
       }
     }
@@ -77,10 +95,14 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       for (int r = 0; r < tp_sim_; ++r) fn(static_cast<std::size_t>(d * tp_sim_ + r), d, r);
     }
   };
+  for_each_rank([&](std::size_t k, int d, int r) { host_item_start(index(stage, d, r), item, chain[k]); });
   auto record = [&]() {
     for_each_rank([&](std::size_t k, int d, int r) {
       const std::size_t dev = index(stage, d, r);
-      if (item.kind != ItemKind::kOptimizer) item_ops(dev, item.kind, item.chunk, mb) = {first[k], chain[k]};
+      host_item_end(dev, item, chain[k]);
+      if (item.kind != ItemKind::kOptimizer) {
+        item_ops(dev, item.kind, item.chunk, mb) = {first[k], chain[k], host_[dev].item_first, kNone};
+      }
       out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), first[k], chain[k],
                                         item.kind, mb, item.chunk, item.step});
       if (item.kind != ItemKind::kForward && item.kind != ItemKind::kOptimizer) {
@@ -95,10 +117,15 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       const OpId op = w.add_compute(streams_[dev].compute, stage_optimizer_time(stage),
                                     w.intern("optimizer step"), cat_opt_, item.step, queue_);
       optimizer_ops_[dev].push_back(op);
+      host_optimizer(dev, stage, {chain[k]}, {op});
       first[k] = op;
       chain[k] = op;
     });
     record();
+    for_each_rank([&](std::size_t, int d, int r) {
+      const std::size_t dev = index(stage, d, r);
+      optimizer_host_ops_[dev].push_back(host_[dev].item_first);
+    });
     return;
   }
   const int vstage = item.chunk * pp_ + stage;
@@ -112,14 +139,32 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                              cost::bytes_per_element(sc_.training.precision);
   const double zero3_buffer = layer_bytes * (replicas_ - 1) / replicas_;
   std::vector<OpId> prev_layer_first = chain;
+  // Host costs of each list as issued here (host_plan.hpp); a fully recomputed layer's forward
+  // runs under no_grad.
+  const bool checkpointed = sc_.training.recompute == cost::Recompute::kFull;
+  const auto& layer_fwd_host = host_plan(layer_.forward, {true, false, checkpointed});
+  // The framework's gradient adds after a layer's backward (its W with a B/W split), on every
+  // micro-batch but a step's first unless the framework adds there too.
+  const bool accumulate =
+      !layer_.grad_accumulation.empty() &&
+      (mb % m_ != 0 || fw_.counts.grad_accumulation_first_micro_batch);
+  auto grad_accumulate = [&](const std::string& where) {
+    if (!accumulate) return;
+    std::vector<OpId> unused(ranks, kNone);
+    emit_steps(stage, layer_.grad_accumulation, where, cat_bwd_, mb, chain, unused,
+               host_plan(layer_.grad_accumulation, {false, true, false}));
+  };
 
   if (item.kind == ItemKind::kForward) {
-    if (vstage == 0) emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first);
+    if (vstage == 0) {
+      emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first,
+                 host_plan(embed_.forward, {}));
+    }
     for (int l = 0; l < lc; ++l) {
       const std::string where = fmt::format("F L{} ", vstage * lc + l);
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
       std::vector<OpId> layer_first(ranks, kNone);
-      emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first);
+      emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first, layer_fwd_host);
       for_each_rank([&](std::size_t k, int, int) {
         if (paci_mem) {
           if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
@@ -133,7 +178,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     if (vstage == last_vstage) {
       std::vector<OpId> head_first(ranks, kNone);
-      emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first);
+      emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first,
+                 host_plan(head_.forward, {}));
       for_each_rank([&](std::size_t k, int, int) {
         alloc(head_first[k], mem_act_, act.logits, true);
         if (first[k] == kNone) first[k] = head_first[k];
@@ -146,7 +192,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   if (item.kind == ItemKind::kWeightGrad) {
     // Zero-bubble W: the weight-gradient GEMMs; the activations they read are freed here.
     if (vstage == last_vstage) {
-      emit_steps(stage, head_.weight_grad, "W ", cat_bwd_, mb, chain, first);
+      emit_steps(stage, head_.weight_grad, "W ", cat_bwd_, mb, chain, first,
+                 host_plan(head_.weight_grad, {false, true, false}));
       for_each_rank([&](std::size_t k, int d, int r) {
         alloc(chain[k], mem_act_, act.logits - act.loss_fp32, false);  // the rest freed after B
         if (final_pass) {
@@ -156,8 +203,10 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       });
     }
     for (int l = lc - 1; l >= 0; --l) {
-      emit_steps(stage, layer_.weight_grad, fmt::format("W L{} ", vstage * lc + l), cat_bwd_, mb,
-                 chain, first);
+      const std::string where = fmt::format("W L{} ", vstage * lc + l);
+      emit_steps(stage, layer_.weight_grad, where, cat_bwd_, mb, chain, first,
+                 host_plan(layer_.weight_grad, {false, true, false}));
+      grad_accumulate(where);
       for_each_rank([&](std::size_t k, int d, int r) {
         alloc(chain[k], mem_act_, act.stored, false);
         if (final_pass) {
@@ -167,7 +216,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       });
     }
     if (vstage == 0) {
-      emit_steps(stage, embed_.weight_grad, "W embed ", cat_bwd_, mb, chain, first);
+      emit_steps(stage, embed_.weight_grad, "W embed ", cat_bwd_, mb, chain, first,
+                 host_plan(embed_.weight_grad, {false, true, false}));
       if (final_pass) {
         for_each_rank([&](std::size_t k, int d, int r) {
           grad_ready_[index(stage, d, r)].emplace_back(
@@ -183,7 +233,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   const auto& layer_bwd = split_ ? layer_.backward_input : layer_.backward;
   const auto& head_bwd = split_ ? head_.backward_input : head_.backward;
   if (vstage == last_vstage) {
-    emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, first);
+    emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, first,
+               host_plan(head_bwd, {false, true, false}));
     for_each_rank([&](std::size_t k, int d, int r) {
       // With a B/W split, W still needs the logit gradients (bf16); the fp32 loss inputs go now.
       alloc(chain[k], mem_act_, split_ ? act.loss_fp32 : act.logits, false);
@@ -198,7 +249,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     for (int l = 0; l < lc; ++l) {
       std::vector<OpId> layer_first(ranks, kNone);
       emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", vstage * lc + l), cat_bwd_,
-                 mb, chain, layer_first);
+                 mb, chain, layer_first, host_plan(layer_.forward, {true, false, false}));
       for_each_rank([&](std::size_t k, int, int) {
         alloc(layer_first[k], mem_act_, act.full, true);
         if (first[k] == kNone) first[k] = layer_first[k];
@@ -216,7 +267,9 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
     }
     std::vector<OpId> layer_first(ranks, kNone);
-    emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first);
+    emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first,
+               host_plan(layer_bwd, {true, true, checkpointed}));
+    if (!split_) grad_accumulate(where);
     for_each_rank([&](std::size_t k, int d, int r) {
       if (paci_mem) {
         alloc(chain[k], mem_act_, act.full, false);
@@ -246,10 +299,12 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   }
   if (vstage == 0 && split_) {
     // The embedding's input-gradient part is only its collective (SP all-gather), if any.
-    emit_steps(stage, embed_.backward_input, "B embed ", cat_bwd_, mb, chain, first);
+    emit_steps(stage, embed_.backward_input, "B embed ", cat_bwd_, mb, chain, first,
+               host_plan(embed_.backward_input, {false, true, false}));
   }
   if (vstage == 0 && !split_) {
-    emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first);
+    emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first,
+               host_plan(embed_.backward, {false, true, false}));
     if (final_pass) {
       for_each_rank([&](std::size_t k, int d, int r) {
         grad_ready_[index(stage, d, r)].emplace_back(
@@ -301,6 +356,27 @@ void Builder::emit_p2p() {
               GroupInfo{CommKind::kPipeline, cost::CollectiveKind::kSendRecv, bytes, 2});
           return g;
         };
+        // The host side (FrameworkSpec::pipeline_transfers): a host-synchronized framework's
+        // host waits in the receiving item's first host op for its receive, and in the sending
+        // item's next one for its send; a dynamic schedule's host waits for its receive.
+        const bool synchronized = fw_.pipeline_transfers == PipelineTransfers::kHostSynchronized;
+        // (A dynamic schedule's next item in plan order is not the next one run: no send wait.)
+        auto host_waits = [&](sim::GroupId g, const PassOps& sender, const PassOps& receiver,
+                              bool dynamic_sender, bool dynamic_receiver) {
+          if ((synchronized || dynamic_receiver) && receiver.host_first != kNone) {
+            w.add_dependency(w.members(g)[1], receiver.host_first);
+          }
+          if (synchronized && !dynamic_sender && sender.host_next != kNone) {
+            w.add_dependency(w.members(g)[0], sender.host_next);
+          }
+        };
+        auto dynamic = [&](int stage) {
+          for (const auto& item : plans_by_stage_[static_cast<std::size_t>(stage)].items) {
+            if (item.queue != 0) return true;
+          }
+          return false;
+        };
+        const bool dynamic_a = dynamic(s), dynamic_b = dynamic(s_next);
         // Activations forward and gradients backward, each in the order the sender runs them
         // (the receiver consumes them in the same order on every schedule here).
         for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s)].items) {
@@ -308,20 +384,22 @@ void Builder::emit_p2p() {
           const auto g = transfer(a, b, streams_[a].send_fwd[static_cast<std::size_t>(chunk)],
                                   streams_[b].recv_fwd[static_cast<std::size_t>(chunk_next)],
                                   "send activations", item.micro_batch);
-          w.add_dependency(item_ops(a, ItemKind::kForward, chunk, item.micro_batch).last,
-                           w.members(g)[0]);
-          w.add_dependency(w.members(g)[1],
-                           item_ops(b, ItemKind::kForward, chunk_next, item.micro_batch).first);
+          const PassOps& sender = item_ops(a, ItemKind::kForward, chunk, item.micro_batch);
+          const PassOps& receiver = item_ops(b, ItemKind::kForward, chunk_next, item.micro_batch);
+          w.add_dependency(sender.last, w.members(g)[0]);
+          w.add_dependency(w.members(g)[1], receiver.first);
+          host_waits(g, sender, receiver, dynamic_a, dynamic_b);
         }
         for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s_next)].items) {
           if (item.kind != ItemKind::kBackward || item.chunk != chunk_next) continue;
           const auto g = transfer(b, a, streams_[b].send_bwd[static_cast<std::size_t>(chunk_next)],
                                   streams_[a].recv_bwd[static_cast<std::size_t>(chunk)],
                                   "send gradients", item.micro_batch);
-          w.add_dependency(item_ops(b, ItemKind::kBackward, chunk_next, item.micro_batch).last,
-                           w.members(g)[0]);
-          w.add_dependency(w.members(g)[1],
-                           item_ops(a, ItemKind::kBackward, chunk, item.micro_batch).first);
+          const PassOps& sender = item_ops(b, ItemKind::kBackward, chunk_next, item.micro_batch);
+          const PassOps& receiver = item_ops(a, ItemKind::kBackward, chunk, item.micro_batch);
+          w.add_dependency(sender.last, w.members(g)[0]);
+          w.add_dependency(w.members(g)[1], receiver.first);
+          host_waits(g, sender, receiver, dynamic_b, dynamic_a);
         }
       }
     }

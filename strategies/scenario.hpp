@@ -14,6 +14,7 @@
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/hardware.hpp"
 #include "costmodel/units.hpp"
+#include "strategies/framework/framework_presets.hpp"
 #include "strategies/model.hpp"
 
 namespace parasim::strat {
@@ -65,6 +66,9 @@ struct TrainingSpec {
   // its default with --bf16): 4 bytes per gradient in memory and in the data-parallel reduction.
   bool fp32_gradients = false;
   double gradient_bytes() const { return fp32_gradients ? 4.0 : cost::bytes_per_element(precision); }
+  // The framework that issues the step's kernels (strategies/framework/, docs/frameworks.md);
+  // Megatron-LM unless the scenario names another.
+  FrameworkSpec framework = default_framework();
 };
 
 struct ParallelSpec {
@@ -90,7 +94,9 @@ struct ParallelSpec {
   bool linear_grouping = true;       // linears sharing an input: one GEMM and one collective
   bool lowrank_checkpointing = false;  // keep only the r-wide chunk boundaries (BTP)
   int zero_stage = 0;
-  cost::Bytes dp_bucket{25e6};  // gradient all-reduce bucket (PyTorch DDP default 25 MB)
+  // Gradient reduction bucket; a scenario that gives none gets its framework's
+  // (FrameworkSpec::gradient_bucket; 0: every gradient of a stage in one bucket).
+  cost::Bytes dp_bucket{0};
 };
 
 // AdamW; Distributed Shampoo (blocks processed one by one; Shi et al. 2023, arXiv 2309.06497);

@@ -12,6 +12,7 @@
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/kernel_efficiency_json.hpp"
 #include "costmodel/json_fields.hpp"
+#include "strategies/framework/framework_json.hpp"
 #include "strategies/model_presets.hpp"
 
 namespace parasim::strat {
@@ -247,7 +248,20 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
                   : *rc == "selective" ? cost::Recompute::kSelective
                                        : cost::Recompute::kNone;
   }
+  if (const json* f = r.child("framework", false)) {
+    read_framework(*f, r.child_path("framework"), d, t.framework);
+  }
   r.finish();
+}
+
+// The framework's gradient bucket in bytes (0: one bucket per stage), unless the scenario gave
+// parallel.dp_bucket.
+cost::Bytes framework_bucket(const TrainingSpec& t) {
+  const FrameworkSpec& f = t.framework;
+  if (f.gradient_bucket_elements > 0) {
+    return cost::Bytes{f.gradient_bucket_elements * t.gradient_bytes()};
+  }
+  return f.gradient_bucket;
 }
 
 void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
@@ -630,7 +644,10 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
   if (const json* m = r.child("model", true)) read_model(*m, d, limits, s.model);
   if (const json* c = r.child("cluster", true)) read_cluster(*c, d, limits, s.cluster);
   if (const json* t = r.child("training", true)) read_training(*t, d, s.training);
-  if (const json* p = r.child("parallel", true)) read_parallel(*p, d, s.parallel);
+  if (const json* p = r.child("parallel", true)) {
+    read_parallel(*p, d, s.parallel);
+    if (!p->is_object() || !p->contains("dp_bucket")) s.parallel.dp_bucket = framework_bucket(s.training);
+  }
   if (const json* o = r.child("optimizer", false)) read_optimizer(*o, d, s.optimizer);
   r.finish();
   if (d.ok()) check_consistency(s, d, limits);

@@ -293,6 +293,15 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   }
   rep.optimizer_host_ops = built.optimizer_host_ops;
   rep.optimizer_host_syncs = built.optimizer_host_syncs;
+  rep.framework = sc.training.framework.name;
+  for (const SimulatedDevice& dev : built.devices) {
+    Time busy;
+    for (OpId o : w.stream_ops(dev.host_stream)) busy += r.op_end[o] - r.op_start[o];
+    rep.host_busy_s += busy.to_seconds();
+    rep.host_syncs_per_step += dev.host_syncs;
+  }
+  rep.host_busy_s *= per_step / static_cast<double>(built.devices.size());
+  rep.host_syncs_per_step *= per_step / static_cast<double>(built.devices.size());
   // Consecutive path ops can overlap in time (both members of a transfer are on the path);
   // each moment is counted once, for the op that ends it.
   std::map<std::string, double> path;
@@ -304,6 +313,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     if (r.op_end[o] > begin) path[w.text(op.category)] += (r.op_end[o] - begin).to_seconds();
     covered_to = sim::max(covered_to, r.op_end[o]);
   }
+  if (auto it = path.find("host"); it != path.end()) rep.host_critical_path_s = it->second * per_step;
   rep.critical_path_s.assign(path.begin(), path.end());
   std::stable_sort(rep.critical_path_s.begin(), rep.critical_path_s.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });

@@ -92,6 +92,15 @@ struct StepReport {
   std::vector<std::pair<std::string, double>> optimizer_breakdown_s;
   int optimizer_host_ops = 0;    // Shampoo/DASH: ops the host issues per step (stage 0)
   int optimizer_host_syncs = 0;  // and host reads of device values; 0 for AdamW
+  // The framework's host thread (training.framework; strategies/framework/): its name, the time
+  // its host ops take per step (busy time of the host stream, mean over simulated devices), the
+  // syncs it makes per step (mean), and the host's share of the critical path (the "host"
+  // category of critical_path_s: time the GPU waited for the host to issue or to return from a
+  // sync).
+  std::string framework;
+  double host_busy_s = 0;
+  double host_syncs_per_step = 0;
+  double host_critical_path_s = 0;
   // The window of bubble_fraction (and, for asynchronous schedules, of step_time_s): flush
   // schedules [0, pipeline end]; asynchronous ones the steady state after the warm-up steps.
   double window_begin_s = 0;

@@ -11,6 +11,7 @@
 
 #include "costmodel/attention_cost.hpp"
 #include "costmodel/cost_model.hpp"
+#include "strategies/framework/host_plan.hpp"
 #include "strategies/layer_program.hpp"
 #include "strategies/scenario.hpp"
 
@@ -20,7 +21,11 @@ using cost::Bytes;
 using cost::CollectiveKind;
 using cost::GemmShape;
 
-// Accumulates kernels into the current compute block; collectives close the block.
+// Accumulates kernels into the current compute block; collectives and syncs close the block.
+// A kernel occupies the GPU for its body plus the GPU-side gap between queued kernels
+// (queued_kernel_gap, host_plan.hpp); its launch is the host's (FrameworkSpec), never counted on
+// the GPU as well. The block keeps its last kernel's GPU time (ComputeBlock::last_body) for the
+// host-issue bound (sim/workload.hpp, set_issue).
 class StepWriter {
  public:
   StepWriter(const cost::CostModel& costs, cost::Dtype dtype) : costs_(costs), dtype_(dtype) {}
@@ -29,9 +34,8 @@ class StepWriter {
   // heads, kv_heads, hidden and ffn_hidden; the vocabulary is padded to ceil(V/t) where used).
   void gemm(double m, double n, double k, double batch = 1) {
     GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch), dtype_};
-    block_.time += costs_.gemm(shape);
+    kernel(costs_.gemm_body(shape));
     block_.flops += shape.flops();
-    ++block_.kernels;
   }
   // The two backward GEMMs of a forward GEMM [m x k] x [k x n]: dX = dY W^T and dW = X^T dY.
   // With a weight sink (zero-bubble's B/W split) dW goes there instead of into the block.
@@ -56,13 +60,11 @@ class StepWriter {
   // efficiency table gives the FLOPs the FlashAttention papers count, plus one launch.
   void flash_attention(cost::AttentionShape shape, cost::FlashPass pass) {
     shape.dtype = dtype_;
-    block_.time += cost::flash_attention_time(shape, pass, costs_.device()) +
-                   costs_.device().kernel_launch_overhead;
+    kernel(cost::flash_attention_time(shape, pass, costs_.device()));
     block_.flops += cost::flash_attention_flops(shape, pass);
-    ++block_.kernels;
   }
   // Several GEMMs issued as one kernel (grouped / batched GEMM): their model times add, the
-  // launch overhead counts once (BOOST's linear-layer grouping).
+  // kernel and its launch count once (BOOST's linear-layer grouping).
   void gemm_group(const std::vector<std::array<double, 3>>& shapes) {
     sim::Time body;
     for (const auto& s : shapes) {
@@ -70,13 +72,10 @@ class StepWriter {
       body += costs_.gemm_body(shape);
       block_.flops += shape.flops();
     }
-    block_.time += body + costs_.device().kernel_launch_overhead;
-    ++block_.kernels;
+    kernel(body);
   }
-  void memory(double bytes) {
-    block_.time += costs_.memory_bound(Bytes{bytes});
-    ++block_.kernels;
-  }
+  // One memory-bound kernel moving `bytes` (reads plus writes).
+  void memory(double bytes) { kernel(costs_.memory_bound_body(Bytes{bytes})); }
   void close(std::vector<LayerStep>& out, const std::string& label) {
     if (block_.kernels == 0) return;
     block_.label = label;
@@ -84,6 +83,18 @@ class StepWriter {
     step.compute = std::move(block_);
     out.push_back(std::move(step));
     block_ = ComputeBlock{};
+  }
+  // `count` host syncs here (FrameworkCounts::layer_syncs): the block so far is closed as
+  // `label`, and the host waits for it (and everything before) before issuing what follows.
+  // With nothing before in `out`, an empty step carries the syncs.
+  void sync(std::vector<LayerStep>& out, const std::string& label, int count) {
+    if (count <= 0) return;
+    close(out, label);
+    if (out.empty()) {
+      out.push_back(LayerStep{});
+      out.back().compute.label = label;
+    }
+    out.back().syncs_after += count;
   }
   static void collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
                          double bytes) {
@@ -94,6 +105,13 @@ class StepWriter {
   }
 
  private:
+  void kernel(sim::Time body) {
+    const sim::Time gpu = body + queued_kernel_gap(costs_.device());
+    block_.time += gpu;
+    block_.last_body = gpu;
+    ++block_.kernels;
+  }
+
   const cost::CostModel& costs_;
   cost::Dtype dtype_;
   ComputeBlock block_;
@@ -129,6 +147,9 @@ struct Dims {
   double cp = 1;       // context-parallel ranks; s is then this rank's share, s_total / cp
   bool tsp = false;    // TSP: tokens are local (s / D); tsp_layer and tsp_vocab take over
   bool cp_allgather = false;
+  bool bias = false;            // linear biases (GPT)
+  KernelFusions fusions;        // the framework's (training.framework)
+  int layer_syncs = 0;          // the framework's syncs per layer forward, before the MLP
   double tokens() const { return b * s; }
   double act(double elements) const { return elements * e; }
 };
@@ -155,6 +176,9 @@ inline Dims dims_of(const Scenario& sc) {
   x.swiglu = m.mlp == MlpKind::kSwiglu;
   x.dropout = m.dropout;
   x.flash = sc.training.attention == AttentionKind::kFlash;
+  x.bias = m.linear_bias;
+  x.fusions = sc.training.framework.fusions;
+  x.layer_syncs = sc.training.framework.counts.layer_syncs;
   return x;
 }
 

@@ -24,6 +24,7 @@ void Builder::add_devices() {
         const sim::DeviceId dev = w.add_device(name);
         DeviceStreams st{};
         st.compute = w.add_stream(dev, "compute");
+        st.host = w.add_stream(dev, "host", sim::StreamKind::kHost);
         st.tp = w.add_stream(dev, "tp-comm");
         for (int chunk = 0; chunk < chunks_; ++chunk) {
           const std::string suffix = chunks_ > 1 ? fmt::format(" c{}", chunk) : std::string();
@@ -47,7 +48,7 @@ void Builder::add_devices() {
           out_.link_is_egress.push_back(l == kIntraOut || l == kInterOut);
         }
         streams_.push_back(st);
-        out_.devices.push_back(SimulatedDevice{s, d, r, rank, st.compute});
+        out_.devices.push_back(SimulatedDevice{s, d, r, rank, st.compute, st.host, 0});
       }
     }
   }
@@ -162,7 +163,7 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
 
 void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
                          sim::LabelId category, int mb, std::vector<OpId>& chain,
-                         std::vector<OpId>& first) {
+                         std::vector<OpId>& first, const std::vector<StepHost>& host) {
   auto& w = out_.workload;
   const std::size_t ranks = chain.size();
   // Ops of each step on each simulated rank, for steps that wait on others than the previous.
@@ -201,8 +202,12 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       for (int d = 0; d < dp_sim_; ++d) {
         for (int r = 0; r < tp_sim_; ++r) {
           const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
-          link(k, si, w.add_compute(streams_[index(stage, d, r)].compute, step.compute.time, label,
-                                    category, mb, queue_));
+          const std::size_t dev = index(stage, d, r);
+          const OpId op = w.add_compute(streams_[dev].compute, step.compute.time, label, category,
+                                        mb, queue_);
+          link(k, si, op);
+          host_issue(dev, op, host[si], step.compute.last_body, false);
+          host_sync(dev, op, step.syncs_after);
         }
       }
       continue;
@@ -225,8 +230,10 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
                                                    queue_);
           for (int c = 0; c < members_per_group; ++c) {
             const int d = g * members_per_group + c;
-            link(static_cast<std::size_t>(d * tp_sim_ + r), si,
-                 w.members(gid)[static_cast<std::size_t>(c)]);
+            const OpId member = w.members(gid)[static_cast<std::size_t>(c)];
+            link(static_cast<std::size_t>(d * tp_sim_ + r), si, member);
+            host_issue(index(stage, d, r), member, host[si], sim::Time::zero(), true);
+            host_sync(index(stage, d, r), member, step.syncs_after);
           }
         }
       }
@@ -250,8 +257,10 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
           members, step.group == StepGroup::kWeights ? &DeviceStreams::weights : &DeviceStreams::tp,
           plan, labels[si], cat_tp_, mb, CommKind::kTensorParallel, sc_.parallel.tp, queue_);
       for (int r = 0; r < tp_sim_; ++r) {
-        link(static_cast<std::size_t>(d * tp_sim_ + r), si,
-             w.members(g)[static_cast<std::size_t>(r)]);
+        const OpId member = w.members(g)[static_cast<std::size_t>(r)];
+        link(static_cast<std::size_t>(d * tp_sim_ + r), si, member);
+        host_issue(index(stage, d, r), member, host[si], sim::Time::zero(), true);
+        host_sync(index(stage, d, r), member, step.syncs_after);
       }
     }
   }
@@ -292,6 +301,7 @@ BuiltWorkload Builder::build() {
   cat_dp_ = w.intern("dp-comm");
   cat_opt_ = w.intern("optimizer");
   cat_cp_ = w.intern("cp-comm");
+  cat_host_ = w.intern("host");
   out_.optimizer_category = cat_opt_;
   out_.device = costs_.device();
   mem_weights_ = w.memory_category("weights");
@@ -303,11 +313,12 @@ BuiltWorkload Builder::build() {
   // address space only, and the cap keeps that bounded.
   constexpr std::size_t kMaxReserve = 16'000'000;
   const std::size_t reserve = std::min(op_estimate_, kMaxReserve);
-  w.reserve(reserve, reserve, reserve);
+  w.reserve(reserve, reserve, reserve, reserve);
   // Measured GEMM / all-reduce interference (1 and 1 without a calibrated profile).
   w.set_overlap_slowdown(costs_.compute_slowdown_when_overlapped(),
                          costs_.communication_slowdown_when_overlapped());
   add_devices();
+  host_.assign(out_.devices.size(), HostCursor{});
   set_base_memory();
   for (int s = 0; s < pp_; ++s) {
     for (int d = 0; d < dp_sim_; ++d) tp_place_.push_back(layout_.tp_group(s, d));
@@ -321,6 +332,7 @@ BuiltWorkload Builder::build() {
   item_ops_.assign(n * 3 * static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(total_mb_),
                    PassOps{});
   optimizer_ops_.assign(n, {});
+  optimizer_host_ops_.assign(n, {});
   grad_ready_.assign(n, {});
   final_backward_.assign(n, kNone);
   for (int s = 0; s < pp_; ++s) emit_stage(s);

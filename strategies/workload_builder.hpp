@@ -9,8 +9,9 @@
 // links (its phases come from the group's real placement). Full mode simulates every GPU and every
 // member of every group. On symmetric inputs both give the same step time.
 //
-// Streams per device: compute, tp-comm, dp-comm, and per model chunk pp-recv-fwd, pp-recv-bwd,
-// pp-send-fwd, pp-send-bwd. Links per device: intra-node egress and ingress, NIC egress and
+// Streams per device: compute, host (the framework's host thread, strategies/framework/: it
+// issues every GPU op, host_emission.cpp), tp-comm, dp-comm, and per model chunk pp-recv-fwd,
+// pp-recv-bwd, pp-send-fwd, pp-send-bwd. Links per device: intra-node egress and ingress, NIC egress and
 // ingress. Pipeline items follow strategies/pipeline_schedule.hpp; asynchronous schedules run
 // several global batches back to back (async_steps) with stage-local optimizer steps.
 //
@@ -51,6 +52,8 @@ struct SimulatedDevice {
   int tp_rank = 0;
   int global_rank = 0;
   sim::StreamId compute_stream = 0;
+  sim::StreamId host_stream = 0;  // the framework's host thread that issues its GPU ops
+  int host_syncs = 0;             // syncs the host makes over the whole simulated run
 };
 
 // One pipeline item (a forward, backward or weight-gradient pass of one micro-batch, or a

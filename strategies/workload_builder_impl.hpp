@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "costmodel/model_state_memory.hpp"
+#include "strategies/framework/host_plan.hpp"
 #include "strategies/layer_program.hpp"
 #include "strategies/optimizer_adamw.hpp"
 #include "strategies/optimizer_shampoo.hpp"
@@ -33,6 +34,7 @@ enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
 
 struct DeviceStreams {
   sim::StreamId compute, tp, dp, cp, weights;
+  sim::StreamId host;  // the framework's host thread (StreamKind::kHost)
   std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
   std::array<sim::LinkId, kLinkSlots> links;
 };
@@ -43,10 +45,25 @@ inline ParallelSpec replica_spec(ParallelSpec p) {
   return p;
 }
 
-// First and last op of one pipeline item on one device.
+// First and last op of one pipeline item on one device, and its first host op (the host
+// thread's waits for the item's receive attach there) and the next item's (for the send).
 struct PassOps {
   OpId first = kNone;
   OpId last = kNone;
+  OpId host_first = kNone;
+  OpId host_next = kNone;
+};
+
+// The host op being written on one device (host_emission.cpp): its host time so far, the GPU
+// ops it issues (IssueSpec::host filled in when it is closed) and the GPU ops it waits for (a
+// sync at its start).
+struct HostCursor {
+  sim::Time elapsed;
+  std::vector<sim::IssueSpec> pending;
+  std::vector<OpId> waits;
+  OpId item_first = kNone;  // first host op of the item being emitted
+  sim::LabelId label = 0;
+  int index = -1;
 };
 
 class Builder {
@@ -68,7 +85,8 @@ class Builder {
         layers_(sc.layers_per_stage()),
         layer_(transformer_layer_program(sc, costs)),
         embed_(embedding_program(sc, costs)),
-        head_(head_program(sc, costs)) {}
+        head_(head_program(sc, costs)),
+        fw_(sc.training.framework) {}
 
   BuiltWorkload build();
 
@@ -87,9 +105,33 @@ class Builder {
   sim::Time stage_optimizer_time(int stage) const;
   // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
   // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
+  // Each GPU op is issued by the device's host cursor with `host[i]` (host_plan.hpp); a step's
+  // syncs (LayerStep::syncs_after) split the host op there.
   void emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
                   sim::LabelId category, int mb, std::vector<OpId>& chain,
-                  std::vector<OpId>& first);
+                  std::vector<OpId>& first, const std::vector<StepHost>& host);
+  // Host issue (host_emission.cpp). The host costs of `steps` in `context`, computed once.
+  const std::vector<StepHost>& host_plan(const std::vector<LayerStep>& steps, HostContext context);
+  void host_work(std::size_t dev, sim::Time t) { host_[dev].elapsed += t; }
+  // `gpu` issued by the open host op: its first kernel after h.first, its last after h.total
+  // (a group member: called at the end, no body).
+  void host_issue(std::size_t dev, OpId gpu, StepHost h, sim::Time last_body, bool member);
+  // `count` syncs: the host waits for `gpu` (and so for what its stream ran before), then pays
+  // each sync's cost; with dynamic schedules only the cost (host_syncs_wait_).
+  void host_sync(std::size_t dev, OpId gpu, int count);
+  // Closes the open host op (none if it has no time and issues nothing); returns it or kNone.
+  OpId host_close(std::size_t dev);
+  void host_begin(std::size_t dev, const char* label, int index);
+  // The host side of a pipeline item before its first GPU op and after its last.
+  void host_item_start(std::size_t dev, const PipelineItem& item, OpId previous_gpu);
+  void host_item_end(std::size_t dev, const PipelineItem& item, OpId last_gpu);
+  // The optimizer's host work on one device: its per-step cost and launches, then its syncs,
+  // which wait for every op in `waits`, then the optimizer's GPU ops issued in order. The host
+  // op is left open (the caller closes it).
+  void host_optimizer(std::size_t dev, int stage, const std::vector<OpId>& waits,
+                      const std::vector<OpId>& optimizer_ops);
+  // Parameter tensors `stage` holds (layer_parameter_tensors, embedding_parameter_tensors).
+  int stage_parameter_tensors(int stage) const;
   // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
   // gather may start once prefetch_after[k] has finished (one layer ahead).
   void zero3_gather(int stage, int mb, const std::string& where,
@@ -135,6 +177,7 @@ class Builder {
   std::vector<StagePlan> plans_by_stage_;
   std::vector<PassOps> item_ops_;                 // see item_ops()
   std::vector<std::vector<OpId>> optimizer_ops_;  // per device, stage-local steps in order
+  std::vector<std::vector<OpId>> optimizer_host_ops_;  // and the host op that issues each
   std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
   LayerProgram layer_, embed_, head_;
   BuiltWorkload out_;
@@ -156,6 +199,11 @@ class Builder {
   std::vector<cost::GroupPlacement> tp_place_;  // per (stage, dp rank)
   std::vector<cost::GroupPlacement> cp_place_;  // per stage: the cp group of replica 0
   std::vector<OpId> scratch_step_ops_;
+  const FrameworkSpec& fw_;
+  std::vector<HostCursor> host_;  // per simulated device
+  bool host_syncs_wait_ = true;   // false for dynamic schedules (see host_sync)
+  std::map<std::pair<const std::vector<LayerStep>*, int>, std::vector<StepHost>> host_plans_;
+  sim::LabelId cat_host_ = 0;
   sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0,
                cat_cp_ = 0;
   std::uint8_t mem_weights_ = 0, mem_grads_ = 0, mem_optimizer_ = 0, mem_act_ = 0, mem_zero3_ = 0;

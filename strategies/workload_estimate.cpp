@@ -33,6 +33,13 @@ double steps_of(const std::vector<LayerStep>& steps) {
   return static_cast<double>(steps.size());
 }
 
+// Steps after which the framework's host syncs (each splits the host op once).
+double syncs_of(const std::vector<LayerStep>& steps) {
+  double n = 0;
+  for (const auto& s : steps) n += s.syncs_after > 0 ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
@@ -76,17 +83,42 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
         if (v == last) w += steps_of(head.weight_grad);
       }
       const double transfers = (v > 0 ? 2 : 0) + (v < last ? 2 : 0);
-      per_device += total_mb * (f + b + w + transfers);
+      // Host ops (strategies/host_emission.cpp): one per item, one more after every sync point
+      // (the layer's, the item's start and end, its receive); an asynchronous schedule's syncs
+      // do not split its host ops (pipeline_emission.cpp, host_syncs_wait_).
+      const auto& fc = sc.training.framework.counts;
+      const double item_syncs =
+          async ? 0.0
+                : (fc.forward_start_syncs > 0) + (fc.forward_end_syncs > 0) +
+                      (fc.backward_start_syncs > 0) + (fc.backward_end_syncs > 0) +
+                      2.0 * (fc.p2p_syncs > 0);
+      const double layer_syncs =
+          async ? 0.0
+                : lc * (syncs_of(layer.forward) +
+                        syncs_of(split ? layer.backward_input : layer.backward));
+      const double host = (split ? 3 : 2) + item_syncs + layer_syncs;
+      const double accumulate = lc * steps_of(layer.grad_accumulation);
+      per_device += total_mb * (f + b + w + transfers + host + accumulate);
     }
+    const auto& fc = sc.training.framework.counts;
+    // The step's host ops: one, and one more after its syncs.
+    const double step_host = 1.0 + (fc.step_syncs + fc.fp16_step_syncs_per_tensor > 0 ? 1 : 0);
     if (async) {
       ScheduleShape shape{p.schedule, pp, sc.micro_batches(), chunks, steps.total};
-      per_device += total_mb / backwards_per_update(shape);
+      per_device += total_mb / backwards_per_update(shape) * (1 + step_host);
     } else {
-      // Gradient buckets: at most one per parameter chunk (head, layers, embedding).
-      const double buckets =
-          sc.replicas() > 1 ? static_cast<double>(chunks) * lc + 2 : 0;
+      // Gradient buckets: at most one per parameter chunk (head, layers, embedding); one per
+      // stage with dp_bucket 0 (a contiguous buffer). Each with its flatten and copy-back kernels.
+      const double buckets = sc.replicas() <= 1          ? 0
+                             : p.dp_bucket.value <= 0     ? 1
+                                                          : static_cast<double>(chunks) * lc + 2;
+      const double per_bucket = 1.0 + (fc.reduce_passes_before > 0 ? 1 : 0) +
+                                (fc.reduce_copy_back && p.zero_stage == 0 ? 1 : 0);
       const double optimizer = sc.optimizer.kind == OptimizerKind::kAdamW ? 1 : 3;
-      per_device += buckets + optimizer + (sc.replicas() > 1 ? 1 : 0);
+      const bool overflow_check =
+          sc.training.precision == cost::Dtype::kFp16 && fc.fp16_step_syncs_per_tensor > 0;
+      per_device += per_bucket * buckets + optimizer + (sc.replicas() > 1 ? 1 : 0) +
+                    (overflow_check ? 1 : 0) + step_host;
     }
     e.ops += per_device * per_stage;
   }

@@ -14,8 +14,9 @@ constexpr const char* kErrorDefinition =
     "signed error = (predicted - measured) / measured step time";
 
 // The critical-path categories the CSV gives a column each; anything else goes to path_other_s.
+// "host": the framework's host thread (the GPU waiting for it to issue or to return from a sync).
 constexpr const char* kPathCategories[] = {"forward", "backward", "optimizer", "tp-comm",
-                                           "pp-comm", "dp-comm",  "cp-comm"};
+                                           "pp-comm", "dp-comm",  "cp-comm",   "host"};
 
 std::string percent(double fraction) {
   return fmt::format("{:.2f}", 100.0 * fraction);
@@ -181,6 +182,7 @@ json results_to_json(const FormatContext& c) {
       row["exposed_comm_s"] = exposed;
       row["bubble_fraction_mean"] = r.breakdown.bubble_fraction;
       row["mfu_fraction"] = r.breakdown.mfu;
+      row["host_busy_s"] = r.breakdown.host_busy_s;
     } else {
       row["not_expressible"] = vc.not_expressible;
     }
@@ -201,7 +203,7 @@ std::string results_to_csv(const FormatContext& c) {
   for (int k = 0; k < strat::kCommKinds; ++k) {
     out += fmt::format(",exposed_{}_s", strat::comm_kind_name(static_cast<strat::CommKind>(k)));
   }
-  out += ",bubble_fraction_mean,mfu_fraction,not_expressible\n";
+  out += ",bubble_fraction_mean,mfu_fraction,host_busy_s,not_expressible\n";
   for (const CaseResult& r : c.results) {
     const ValidationCase& vc = case_of(c, r);
     out += fmt::format("{},{},{},{},{}", csv_field(c.files[r.file].name), csv_field(vc.id),
@@ -225,11 +227,12 @@ std::string results_to_csv(const FormatContext& c) {
       for (double s : r.breakdown.exposed_comm_s) known.push_back(s);
       known.push_back(r.breakdown.bubble_fraction);
       known.push_back(r.breakdown.mfu);
+      known.push_back(r.breakdown.host_busy_s);
       for (double s : known) out += fmt::format(",{}", csv_number(s));
       out += ",\n";
     } else {
-      // predicted, error, the path and exposed columns, bubble and mfu are empty.
-      out += std::string(2 + std::size(kPathCategories) + 1 + strat::kCommKinds + 2, ',');
+      // predicted, error, the path and exposed columns, bubble, mfu and host are empty.
+      out += std::string(2 + std::size(kPathCategories) + 1 + strat::kCommKinds + 3, ',');
       out += fmt::format(",{}\n", csv_field(vc.not_expressible));
     }
   }

@@ -46,6 +46,7 @@ void simulate(const ValidationCase& c, const RunOptions& options, Outcome& out) 
   if (!report.bubble_fraction.empty()) bubble /= static_cast<double>(report.bubble_fraction.size());
   r.breakdown.bubble_fraction = bubble;
   r.breakdown.mfu = report.mfu;
+  r.breakdown.host_busy_s = report.host_busy_s;
   out.warnings = costs.warnings().list();
 }
 

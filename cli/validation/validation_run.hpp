@@ -35,6 +35,7 @@ struct StepBreakdown {
   std::array<double, strat::kCommKinds> exposed_comm_s{};       // per GPU, by kind
   double bubble_fraction = 0;                                   // mean over stages
   double mfu = 0;
+  double host_busy_s = 0;  // the framework's host thread per step per GPU (StepReport)
 };
 
 struct CaseResult {

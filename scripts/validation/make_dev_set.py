@@ -68,6 +68,12 @@ MAPPING = {
             "the released configs set use_checkpoint=true (activation checkpointing of every "
             "layer)"),
         "schedule": choice("1f1b", "the released configs set pipeline_scheduling=1f1b"),
+        "framework": choice(
+            "megatron-deepspeed",
+            "vTrain's ground truth was measured on Megatron-DeepSpeed (its README and "
+            "docker/Dockerfile: microsoft/Megatron-DeepSpeed with DeepSpeed, PyTorch 2.0.1); the "
+            "preset models its 2022-23 layer (two syncs per layer forward), DeepSpeed's pipeline "
+            "engine and fp16 optimizer (docs/frameworks.md)"),
         "dp_bucket": choice(
             "the model's whole gradient size",
             "the released configs set use_gradient_bucket=false: one data-parallel all-reduce "
@@ -105,8 +111,12 @@ MAPPING = {
             "interleaved-1f1b with chunks = virtual_pipeline_stages when > 1, else 1f1b",
             "the sc21 scripts' --num-layers-per-virtual-pipeline-stage; the 1T run sets none "
             "(see its caveat) and is non-interleaved"),
+        "framework": choice(
+            "megatron-lm-2021; ddp_impl torch: with gradient_reduction overlapped",
+            "the SC21 scripts at Megatron-LM de7dc40f88 (examples/sc21); DDP=torch runs use "
+            "PyTorch DDP, whose buckets are reduced during the backward"),
         "dp_bucket": choice(
-            "ddp_impl local: the model's whole gradient size; torch: parasim's default 25 MB",
+            "ddp_impl local: the model's whole gradient size; torch: PyTorch DDP's 25 MB",
             "Megatron-LM's local DDP (megatron/model/distributed.py, allreduce_gradients) "
             "coalesces the gradients and all-reduces them once after the backward; PyTorch "
             "DDP reduces 25 MB buckets during the backward"),
@@ -158,6 +168,10 @@ MAPPING = {
         "dropout": choice(True, "Megatron's GPT defaults"),
         "attention": choice("unfused", "not stated; Megatron-LM's default core attention"),
         "zero_stage": choice(0, "dp = 1: nothing to shard"),
+        "framework": choice(
+            "megatron-lm",
+            "the Zero Bubble code is a fork of 2023-24 Megatron-LM (sail-sg/zero-bubble-"
+            "pipeline-parallelism)"),
         "measured": choice(
             "/derived/iteration_s_derived",
             "the paper prints samples per GPU per second; with dp = 1 one iteration is m x b "
@@ -231,7 +245,7 @@ def convert_vtrain(case):
                "inter_node": {"bandwidth": value(src, "inter_node_bandwidth")}}
     training = {"global_batch": p["global_batch_size"], "micro_batch": p["micro_batch_size"],
                 "precision": value(src, "precision"), "recompute": value(src, "recompute"),
-                "attention": value(src, "attention")}
+                "attention": value(src, "attention"), "framework": value(src, "framework")}
     parallel = {"dp": p["dp"], "tp": p["tp"], "pp": p["pp"],
                 "sequence_parallel": value(src, "sequence_parallel"),
                 "schedule": value(src, "schedule"), "zero_stage": value(src, "zero_stage"),
@@ -267,8 +281,13 @@ def convert_megatron(case):
     else:
         parallel["schedule"] = "1f1b"
     if p["ddp_impl"] == "local":
+        training["framework"] = "megatron-lm-2021"
         parallel["dp_bucket"] = whole_gradient_bucket(model)
-    elif p["ddp_impl"] != "torch":
+    elif p["ddp_impl"] == "torch":
+        training["framework"] = {"preset": "megatron-lm-2021",
+                                 "gradient_reduction": "overlapped"}
+        parallel["dp_bucket"] = "25 MB"
+    else:
         raise ValueError(f"{case['id']}: unknown ddp_impl {p['ddp_impl']!r}")
     desc = (f"Megatron-LM 2021 Table 1, {m['params_billion']}B on {hw['num_gpus']} A100s "
             f"(tp {p['tp']} pp {p['pp']} dp {p['dp']}); mapping in docs/validation.md")
@@ -331,7 +350,8 @@ def convert_zerobubble(case):
     cluster = {"preset": value(src, "cluster_preset"), "nodes": max(1, n // 8)}
     training = {"global_batch": p["micro_batch_size"] * p["num_microbatches"],
                 "micro_batch": p["micro_batch_size"], "precision": value(src, "precision"),
-                "recompute": value(src, "recompute"), "attention": value(src, "attention")}
+                "recompute": value(src, "recompute"), "attention": value(src, "attention"),
+                "framework": value(src, "framework")}
     parallel = {"dp": 1, "tp": 1, "pp": pp, "schedule": ZB_SCHEDULES[sched],
                 "zero_stage": value(src, "zero_stage"), "stage_layers": stage_layers}
     desc = (f"Zero Bubble Table 4, {m['name']} {sched} on {n} A100s, {p['num_microbatches']} "

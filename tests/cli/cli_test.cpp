@@ -679,7 +679,7 @@ TEST_CASE("simulate: hardware figures that push times out of range are bad input
   const std::string path = tmp.file("slow.json");
   std::ofstream(path) << R"({"model": "gpt2-medium",
     "cluster": {"preset": "dgx-a100-80gb", "device": {"hbm_bandwidth": "1 B/s"}},
-    "training": {"global_batch": 8}, "parallel": {"dp": 8}})";
+    "training": {"global_batch": 8}, "parallel": {"dp": 8, "dp_bucket": "25 MB"}})";
   SimulateOptions o;
   o.scenario = path;
   o.json = tmp.file("result.json");
@@ -691,13 +691,14 @@ TEST_CASE("simulate: hardware figures that push times out of range are bad input
 }
 
 TEST_CASE("simulate: a step of weeks, inside the engine's range, is reported like any other") {
-  // 300 B/s NVLink: the gradient all-reduce takes about 4e6 s, under sim::Time's int64 range
+  // 300 B/s NVLink: the gradient all-reduce (25 MB buckets, each under the range) takes about
+  // 4e6 s, under sim::Time's int64 range
   // but over the 1e6 s a single conversion may reach; the report must not convert it back.
   TempDir tmp;
   const std::string path = tmp.file("slow-link.json");
   std::ofstream(path) << R"({"model": "gpt2-medium",
     "cluster": {"preset": "dgx-a100-80gb", "intra_node": {"bandwidth": "300 B/s", "latency": "1 us"}},
-    "training": {"global_batch": 8}, "parallel": {"dp": 8}})";
+    "training": {"global_batch": 8}, "parallel": {"dp": 8, "dp_bucket": "25 MB"}})";
   SimulateOptions o;
   o.scenario = path;
   o.json = tmp.file("result.json");

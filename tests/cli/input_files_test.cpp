@@ -173,15 +173,15 @@ TEST_CASE("work limits: validate prints the estimate and checks --full; options 
   const std::string path = kScenario.string();
   const Run v = run([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e); });
   CHECK(v.code == kExitOk);
-  CHECK(v.out.find("\n  simulating it: about 4312 ops on 2 simulated GPUs, ") != std::string::npos);
+  CHECK(v.out.find("\n  simulating it: about 5036 ops on 2 simulated GPUs, ") != std::string::npos);
   strat::WorkloadLimits low;
   low.max_ops = 10'000;
   const Run sym = run([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e, low); });
-  CHECK(sym.code == kExitOk);  // 4312 ops symmetric
+  CHECK(sym.code == kExitOk);  // 5036 ops symmetric
   const Run full =
       run([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e, low, true); });
   CHECK(full.code == kExitBadInput);
-  CHECK(full.err.find(path + ": /: the simulation would have about 17.2 thousand ops in --full "
+  CHECK(full.err.find(path + ": /: the simulation would have about 20.1 thousand ops in --full "
                              "mode, over the limit of 10.0 thousand (--max-ops raises it)") == 0);
 
   SimulateOptions s;

@@ -484,3 +484,44 @@ TEST_CASE("Host issue: an op issued as its host op starts is seen by that instan
   CHECK(r.op_start[high] == Time::us(5));
   CHECK(r.op_start[low] == Time::us(6));
 }
+
+TEST_CASE("Host issue: a late-issued compute op keeps its end bound when the overlap slowdown "
+          "rescales it") {
+  // Device 0: a host op of 20 us issues a 6 us compute op at 1 us (first kernel) and 20 us (last
+  // kernel, body 2 us): it may not end before 0 + 20 + 2 = 22 us. A transfer of 2 kB at 1 GB/s
+  // (2 us) runs on its comm stream from 2 to 4 us, after a 2 us op; compute is slowed x2 while it
+  // runs, so the op is rescaled twice (at 2 us and at 4 us). Without the bound it would end at
+  // 8 us (1 us of work in [1, 2], 1 us in [2, 4] at half rate, the last 4 us after); with it,
+  // both rescales keep the end at 22 us exactly.
+  auto run = [](Time duration, Time issue_last, Time last_body) {
+    Workload w;
+    const DeviceId d0 = w.add_device("gpu0"), d1 = w.add_device("gpu1");
+    const StreamId host0 = w.add_stream(d0, "host", StreamKind::kHost);
+    const StreamId gpu0 = w.add_stream(d0, "compute");
+    const StreamId comm0 = w.add_stream(d0, "comm"), comm1 = w.add_stream(d1, "comm");
+    const LinkId out0 = w.add_link("gpu0.out", 1e9), in1 = w.add_link("gpu1.in", 1e9);
+    w.set_overlap_slowdown(2.0, 1.0);
+    const LabelId cat = w.intern("c");
+    w.add_compute(comm0, Time::us(2), w.intern("delay"), cat);
+    const std::array<StreamId, 2> members{comm0, comm1};
+    const std::array<PhaseSpec, 1> phases{PhaseSpec{Time::zero(), 0, 1}};
+    const std::array<FlowSpec, 1> flows{FlowSpec{{out0, in1}, 2000}};
+    const GroupId g = w.add_group(members, phases, flows, w.intern("send"), cat);
+    const OpId host = w.add_compute(host0, Time::us(20), w.intern("issue"), cat);
+    const OpId kernel = w.add_compute(gpu0, duration, w.intern("kernel"), cat);
+    w.set_issue(kernel, host, Time::us(1), issue_last, last_body);
+    const auto r = Engine(w).run();
+    CHECK(r.op_end[w.members(g)[0]] == Time::us(4));
+    CHECK(r.op_start[kernel] == Time::us(1));
+    return r.op_end[kernel];
+  };
+  // Issued at once (last kernel at 1 us, body 0): the rescaled work alone, 1 + 1 + 2 + 4 = 8 us.
+  CHECK(run(Time::us(6), Time::us(1), Time::zero()) == Time::us(8));
+  // Issued late: the bound, exactly, through both rescales.
+  CHECK(run(Time::us(6), Time::us(20), Time::us(2)) == Time::us(22));
+  // A long op outlasts its bound: 1 us of work in [1, 2], 1 us in [2, 4], the remaining 28 us
+  // after: 32 us, not 22.
+  CHECK(run(Time::us(30), Time::us(20), Time::us(2)) == Time::us(32));
+  // Odd picoseconds: a bound of 19.999997 + 1.000007 us is kept to the picosecond.
+  CHECK(run(Time::us(6), Time::ps(19'999'997), Time::ps(1'000'007)) == Time::ps(21'000'004));
+}

@@ -101,15 +101,17 @@ TEST_CASE("the unfused core's time is its two batched GEMMs plus one kernel per 
   strat::detail::attention_core_forward(w, x);
   w.close(out, "core");
   const std::int64_t s = sc.model.seq_len, d = sc.model.head_dim(), heads = sc.model.heads;
-  sim::Time want = costs.gemm({s, s, d, heads, cost::Dtype::kFp16}) +
-                   costs.gemm({s, d, s, heads, cost::Dtype::kFp16});
+  // Each kernel: its body plus the GPU-side gap between queued kernels (its launch is the host's).
+  const sim::Time gap = strat::queued_kernel_gap(sc.cluster.device);
+  sim::Time want = costs.gemm_body({s, s, d, heads, cost::Dtype::kFp16}) +
+                   costs.gemm_body({s, d, s, heads, cost::Dtype::kFp16}) + gap * 2;
   UnfusedAttention a;
   a.problems = heads;
   a.seq_q = a.seq_k = s;
   a.head_dim = d;
   a.dropout = sc.model.dropout;
   for (const auto& p : strat::detail::unfused_attention_passes(a, false)) {
-    want += costs.memory_bound(cost::Bytes{p.bytes});
+    want += costs.memory_bound_body(cost::Bytes{p.bytes}) + gap;
   }
   CHECK(block_time(out) == want);
   CHECK(out.front().compute.kernels == 5);  // 2 GEMMs, softmax, dropout, context copy
@@ -137,7 +139,7 @@ TEST_CASE("FlashAttention is one kernel per pass at the device's measured effici
     REQUIRE(out.size() == 1);
     CHECK(out[0].compute.kernels == 1);
     CHECK(out[0].compute.time == cost::flash_attention_time(shape, pass, sc.cluster.device) +
-                                     sc.cluster.device.kernel_launch_overhead);
+                                     strat::queued_kernel_gap(sc.cluster.device));
     CHECK(out[0].compute.flops.value == cost::flash_attention_flops(shape, pass).value);
   }
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "costmodel/cost_model.hpp"
+#include "strategies/framework/host_plan.hpp"
 #include "scenario_builder.hpp"
 #include "strategies/layer_program.hpp"
 #include "strategies/model_presets.hpp"
@@ -188,7 +189,8 @@ TEST_CASE("LaX adds one latent crossing per low-rank pair, local to the rank") {
     const double T = 4 * 4096.0, r = 1024, t = placement == strat::TpPlacement::kBtp ? 1 : 4;
     sim::Time adds;
     for (double width : {3 * r / t, r / t, 2 * r / t, r / t}) {
-      adds += costs.memory_bound(cost::Bytes{3 * T * width * 2});
+      adds += costs.memory_bound_body(cost::Bytes{3 * T * width * 2}) +
+              strat::queued_kernel_gap(costs.device());
     }
     sim::Time cola_time, lax_time;
     for (const auto& s : cola.forward) cola_time += s.is_collective ? sim::Time::zero() : s.compute.time;

@@ -29,6 +29,10 @@ inline strat::Scenario small_scenario(int dp, int tp, int pp, int global_batch, 
   s.parallel.dp = dp;
   s.parallel.tp = tp;
   s.parallel.pp = pp;
+  // No framework host work (the "ideal" preset) and its 25 MB buckets: these tests check GPU-side
+  // mechanisms; the host model has its own tests (framework_host_test.cpp).
+  s.training.framework = strat::find_framework_preset("ideal")->spec;
+  s.parallel.dp_bucket = cost::Bytes{25e6};
   return s;
 }
 

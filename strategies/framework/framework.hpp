@@ -1,0 +1,144 @@
+#pragma once
+// parasim::strat::FrameworkSpec — the training framework that issues a step's kernels
+// (`training.framework` in a scenario; docs/frameworks.md): the host costs of its Python loop,
+// which kernels it fuses, where it makes the host wait for the GPU (syncs), how it reduces
+// data-parallel gradients and how its pipeline transfers block. Presets with their sources are
+// in framework_presets.hpp; the host costs are turned into host ops by host_plan.hpp and the
+// workload builder.
+//
+// The host model (PyTorch eager; the research behind it is summarised in docs/frameworks.md):
+// a step's kernels are launched one by one by a host thread. Launching a kernel costs the host
+// the framework's per-op cost (Python, the dispatcher, autograd recording; `forward_op`,
+// `forward_op_no_grad` under torch.no_grad, `backward_op` for the autograd engine's backward
+// kernels) plus the CUDA launch call itself, the device's `kernel_launch_overhead`
+// (DeviceSpec). Python work that launches nothing (views, RNG forks, tensor-parallel mappings at
+// tp 1) costs `host_only_op`; a custom autograd.Function costs `autograd_function` on top of
+// the ops it runs (forward, and again for its Python backward), a TorchScript call `jit_call`.
+// A collective or point-to-point call costs `collective_call`. A sync (a value read back,
+// torch.tensor(x, device=...), torch.cuda.synchronize) makes the host wait until the GPU has
+// drained what it was given, then costs `sync`. The GPU runs a kernel no earlier than it has
+// been launched; when the host is ahead, kernels follow each other with only the GPU-side gap
+// (host_plan.hpp, kQueuedKernelGap). CUDA graphs (`cuda_graphs`) replay a captured pipeline item
+// with one launch: no per-op host cost inside it, and no sync may be inside it.
+//
+// Units: every host cost is a sim::Time per call; counts are per call site as stated.
+// Invariants (the parser checks them): every cost and count >= 0; with cuda_graphs, no syncs
+// inside a layer.
+
+#include <cstdint>
+#include <string>
+
+#include "costmodel/units.hpp"
+#include "sim/time.hpp"
+
+namespace parasim::strat {
+
+// Host time of one call of each kind, the CUDA launch excluded (DeviceSpec::
+// kernel_launch_overhead is added once per kernel).
+struct FrameworkHostCosts {
+  sim::Time forward_op;          // a kernel-launching op in a forward with autograd recording
+  sim::Time forward_op_no_grad;  // the same under torch.no_grad (a checkpointed layer's 1st pass)
+  sim::Time backward_op;         // one backward kernel issued by the autograd engine
+  sim::Time host_only_op;        // an op that launches no kernel (view, split, RNG get/set)
+  sim::Time autograd_function;   // extra per custom autograd.Function apply, and per its backward
+  sim::Time jit_call;            // extra per TorchScript function call
+  sim::Time collective_call;     // per collective or point-to-point call (c10d + NCCL enqueue)
+  sim::Time sync;                // per sync, after the GPU has drained
+  sim::Time checkpointed_layer;  // per checkpointed layer's backward (nested backward, RNG states)
+  sim::Time micro_batch;         // per micro-batch: schedule loop, data iterator, get_batch
+  sim::Time step;                // per step: train_step, LR scheduler, logging bookkeeping
+};
+
+// Which gradients get an add kernel per micro-batch (each parameter tensor of a layer: norms'
+// weights and biases, the QKV, output-projection, fc1 and fc2 weights and, with linear biases,
+// their biases; layer_program.hpp, layer_parameter_tensors).
+enum class GradAccumulation : std::uint8_t {
+  kAllTensors,     // autograd's AccumulateGrad into param.grad, or a main_grad hook per tensor
+  kFusedWeights,   // the weight matrices accumulate inside their weight-gradient GEMM (Megatron's
+                   // gradient-accumulation fusion): only norms and biases get an add
+  kNone,           // nothing accumulated across micro-batches (FSDP reduces every micro-batch)
+};
+const char* grad_accumulation_name(GradAccumulation g);  // "all-tensors", "fused-weights", "none"
+
+// Counts per call site. "Layer" counts are per transformer layer and per forward execution (a
+// full recompute runs the forward again and repeats them), except where said.
+struct FrameworkCounts {
+  int layer_host_only_ops = 0;       // per forward execution
+  int layer_autograd_functions = 0;  // applies per forward execution; their Python backwards once
+                                     // per backward
+  int layer_jit_calls = 0;           // TorchScript calls per forward execution
+  int layer_syncs = 0;               // syncs per forward execution, before the MLP (Megatron-
+                                     // DeepSpeed's two torch.tensor(0.0, device=...))
+  // Gradient accumulation over micro-batches: which parameter tensors get an add kernel per
+  // layer per micro-batch, and whether the step's first micro-batch adds too.
+  GradAccumulation grad_accumulation = GradAccumulation::kAllTensors;
+  bool grad_accumulation_first_micro_batch = false;
+  int micro_batch_kernels = 0;       // data and mask kernels per micro-batch (host cost only)
+  int forward_start_syncs = 0;       // at the start of each forward item (get_batch, timers)
+  int forward_end_syncs = 0;         // at its end (timers)
+  int backward_start_syncs = 0;
+  int backward_end_syncs = 0;
+  int p2p_syncs = 0;                 // per pipeline item that receives (torch.cuda.synchronize,
+                                     // timers around the call)
+  int step_kernels = 0;              // per step, fixed (multi-tensor launches, norms, casts)
+  int step_kernels_per_tensor = 0;   // per parameter tensor of the stage
+  int step_syncs = 0;                // per step, fixed (.item() of norms, found_inf, loss scale)
+  int fp16_step_syncs_per_tensor = 0;  // per parameter tensor, with fp16 training only (DeepSpeed's
+                                       // dynamic-loss-scaling overflow check, 2 kernels each)
+  // The data-parallel reduction's own kernels (when a stage has replicas): memory passes over a
+  // bucket's gradients before its collective (flatten, 1/dp scaling), one kernel each, and
+  // whether the reduced bucket is copied back into every parameter's gradient afterwards (one
+  // kernel per tensor, one pass over the bucket in all).
+  int reduce_passes_before = 0;
+  bool reduce_copy_back = false;
+  // Memory traffic of the optimizer step per updated parameter beyond AdamW's own 30 bytes
+  // (optimizer_adamw.hpp): gradient casts, unscaling, norms, the copy back to the model's
+  // parameters; in bytes.
+  double step_bytes_per_parameter = 0;
+};
+
+// Kernels the framework fuses, where that changes the kernel count (layer_program.hpp).
+struct KernelFusions {
+  bool bias_gelu = true;         // --no-bias-gelu-fusion: bias add and GeLU apart
+  bool bias_dropout_add = true;  // --no-bias-dropout-fusion: bias add, dropout, residual add
+  bool masked_softmax = true;    // --no-masked-softmax-fusion: torch's mask and softmax
+  bool linear_bias_in_gemm = true;  // a linear's bias in the GEMM's epilogue, or an add kernel
+};
+
+// When data-parallel gradients are reduced.
+enum class GradientReduction : std::uint8_t {
+  kOverlapped,     // PyTorch DDP: a bucket is reduced as soon as the last micro-batch's backward
+                   // has produced its gradients
+  kAfterBackward,  // Megatron's local DDP, DeepSpeed ZeRO-0/1/2 and its pipeline engine: after
+                   // the whole backward of the step's last micro-batch
+};
+
+// What a pipeline point-to-point transfer does to the host.
+enum class PipelineTransfers : std::uint8_t {
+  kHostSynchronized,  // Megatron-LM: batch_isend_irecv, wait, torch.cuda.synchronize(): the host
+                      // waits until its item's receive and its previous item's send are done
+  kStreamOrdered,     // DeepSpeed's pipeline engine: dist.send / dist.recv on NCCL order the
+                      // compute stream after the transfer; the host goes on
+};
+
+const char* gradient_reduction_name(GradientReduction g);  // "overlapped", "after-backward"
+const char* pipeline_transfers_name(PipelineTransfers p);  // "host-synchronized", ...
+
+struct FrameworkSpec {
+  std::string name;     // the preset's name, or "custom"
+  std::string version;  // the code it models ("Megatron-LM 23.04 ...")
+  FrameworkHostCosts host;
+  FrameworkCounts counts;
+  KernelFusions fusions;
+  GradientReduction gradient_reduction = GradientReduction::kAfterBackward;
+  // Bucket of the data-parallel reduction: `gradient_bucket_elements` gradients when > 0
+  // (DeepSpeed counts elements), else `gradient_bucket` bytes; 0 bytes: all gradients of a stage
+  // in one bucket (Megatron's contiguous gradient buffer). A scenario's parallel.dp_bucket, when
+  // given, replaces both.
+  cost::Bytes gradient_bucket{0};
+  double gradient_bucket_elements = 0;
+  PipelineTransfers pipeline_transfers = PipelineTransfers::kHostSynchronized;
+  bool cuda_graphs = false;  // each pipeline item replayed as one CUDA graph
+};
+
+}  // namespace parasim::strat
