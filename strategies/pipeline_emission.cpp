@@ -103,7 +103,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   }
   const int vstage = item.chunk * pp_ + stage;
   const int last_vstage = pp_ * chunks_ - 1;
-  const int lc = sc_.layers_per_chunk();
+  const int lc = sc_.virtual_stage_layers(vstage);
+  const int layer0 = sc_.first_layer_of_virtual_stage(vstage);  // index of its first layer
   const bool zero3 = sc_.parallel.zero_stage == 3;
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
@@ -116,7 +117,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   if (item.kind == ItemKind::kForward) {
     if (vstage == 0) emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first);
     for (int l = 0; l < lc; ++l) {
-      const std::string where = fmt::format("F L{} ", vstage * lc + l);
+      const std::string where = fmt::format("F L{} ", layer0 + l);
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
       std::vector<OpId> layer_first(ranks, kNone);
       emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first);
@@ -156,7 +157,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       });
     }
     for (int l = lc - 1; l >= 0; --l) {
-      emit_steps(stage, layer_.weight_grad, fmt::format("W L{} ", vstage * lc + l), cat_bwd_, mb,
+      emit_steps(stage, layer_.weight_grad, fmt::format("W L{} ", layer0 + l), cat_bwd_, mb,
                  chain, first);
       for_each_rank([&](std::size_t k, int d, int r) {
         alloc(chain[k], mem_act_, act.stored, false);
@@ -197,7 +198,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     // PACI mem mode: the stage's forward runs again (without its head) before the backward.
     for (int l = 0; l < lc; ++l) {
       std::vector<OpId> layer_first(ranks, kNone);
-      emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", vstage * lc + l), cat_bwd_,
+      emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", layer0 + l), cat_bwd_,
                  mb, chain, layer_first);
       for_each_rank([&](std::size_t k, int, int) {
         alloc(layer_first[k], mem_act_, act.full, true);
@@ -210,7 +211,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   std::string reduce_where;
   std::vector<OpId> reduce_after;
   for (int l = lc - 1; l >= 0; --l) {
-    const std::string where = fmt::format("B L{} ", vstage * lc + l);
+    const std::string where = fmt::format("B L{} ", layer0 + l);
     if (zero3) {
       zero3_gather(stage, mb, where, prev_layer_first);
       if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);

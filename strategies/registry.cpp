@@ -27,10 +27,15 @@ std::vector<RegistryEntry> build_registry() {
        "Korthikanti et al. 2022, arXiv 2205.05198",
        {{"sequence_parallel", "", "false", "needs tp > 1"}}},
       {"parallel", "pp",
-       "pipeline parallelism: layers split evenly over stages, activations and gradients sent "
-       "point to point (1/t per TP rank, Megatron's scatter-gather)",
+       "pipeline parallelism: layers split evenly over stages or as given, activations and "
+       "gradients sent point to point (1/t per TP rank, Megatron's scatter-gather)",
        "Narayanan et al. 2021, arXiv 2104.04473",
-       {{"pp", "stages", "1", "pipeline stages"}}},
+       {{"pp", "stages", "1", "pipeline stages"},
+        {"stage_layers", "layers", "even", "one count per stage (per virtual stage with chunks)"},
+        {"first_stage_layers", "layers", "even",
+         "Megatron's --decoder-first-pipeline-num-layers; the rest split evenly"},
+        {"last_stage_layers", "layers", "even",
+         "Megatron's --decoder-last-pipeline-num-layers; the rest split evenly"}}},
       {"parallel", "cp",
        "context parallelism: the sequence split over cp ranks holding the same weights; ring "
        "attention passes K/V blocks while computing (zigzag-balanced causal work), or gathers "

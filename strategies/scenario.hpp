@@ -3,13 +3,16 @@
 // parallelization and an optimizer. Parsed and validated by scenario_parser.hpp; every field
 // here is already checked (the invariants below hold for any Scenario the parser returns).
 //
-// Invariants: dp*tp*pp*cp == cluster.total_gpus(); tp divides heads and kv_heads; pp*chunks divides
-// layers; global_batch is a multiple of micro_batch*dp; zero_stage in 0..3; interleaved-1f1b has
-// micro-batches a multiple of pp; asynchronous schedules (pipedream, pipedream-2bw, paci) run with
-// dp = 1 and zero_stage 0; zero_stage 3 only with gpipe and 1f1b.
+// Invariants: dp*tp*pp*cp == cluster.total_gpus(); tp divides heads and kv_heads; every virtual
+// stage holds at least one layer and they add up to the layers (pp*chunks divides the layers
+// unless parallel.stage_layers gives the counts); global_batch is a multiple of micro_batch*dp;
+// zero_stage in 0..3; interleaved-1f1b has micro-batches a multiple of pp; asynchronous schedules
+// (pipedream, pipedream-2bw, paci) run with dp = 1 and zero_stage 0; zero_stage 3 only with gpipe
+// and 1f1b.
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/hardware.hpp"
@@ -74,6 +77,11 @@ struct ParallelSpec {
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
   int chunks = 1;                  // v: model chunks per stage (interleaved-1f1b)
+  // Transformer layers of each virtual stage, in the order the layers run (virtual stage
+  // vs = chunk x pp + stage): pp x chunks entries, each >= 1, summing to the layers. Empty: every
+  // virtual stage holds layers / (pp x chunks). The parser also fills it from first_stage_layers /
+  // last_stage_layers (Megatron-LM's --decoder-first/last-pipeline-num-layers).
+  std::vector<int> stage_layers;
   // Context parallelism (Liu et al. 2023, ring attention, arXiv 2310.01889; Megatron's CP): the
   // sequence is split over cp ranks that hold the same weights; attention passes K/V blocks
   // around a ring while computing (ring) or all-gathers them first (allgather).
@@ -145,9 +153,23 @@ struct Scenario {
   int micro_batches() const {
     return training.global_batch / (training.micro_batch * parallel.dp);
   }
-  int layers_per_stage() const { return model.layers / parallel.pp; }
-  // Layers per model chunk (a virtual stage): layers / (pp * chunks).
-  int layers_per_chunk() const { return model.layers / (parallel.pp * parallel.chunks); }
+  // Transformer layers of virtual stage vs = chunk x pp + stage, and the index of its first layer.
+  int virtual_stage_layers(int vs) const {
+    return parallel.stage_layers.empty() ? model.layers / (parallel.pp * parallel.chunks)
+                                         : parallel.stage_layers[static_cast<std::size_t>(vs)];
+  }
+  int first_layer_of_virtual_stage(int vs) const {
+    if (parallel.stage_layers.empty()) return vs * virtual_stage_layers(vs);
+    int first = 0;
+    for (int v = 0; v < vs; ++v) first += parallel.stage_layers[static_cast<std::size_t>(v)];
+    return first;
+  }
+  // Transformer layers a pipeline stage holds, over all its chunks.
+  int stage_layer_count(int stage) const {
+    int n = 0;
+    for (int c = 0; c < parallel.chunks; ++c) n += virtual_stage_layers(c * parallel.pp + stage);
+    return n;
+  }
   double tokens_per_step() const {
     return static_cast<double>(training.global_batch) * model.seq_len;
   }

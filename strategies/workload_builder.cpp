@@ -59,7 +59,7 @@ void Builder::set_base_memory() {
   const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
   for (sim::DeviceId dev = 0; dev < out_.devices.size(); ++dev) {
     const int s = out_.devices[dev].stage;
-    const double params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+    const double params = sc_.stage_layer_count(s) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                           embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, s, pp_);
     const auto state =
         cost::model_state_bytes(params, replicas_, sc_.parallel.zero_stage, mixed,
@@ -342,16 +342,17 @@ BuiltWorkload Builder::build() {
     return f;
   };
   const double gpus_per_stage = static_cast<double>(replicas_) * sc_.parallel.tp;
-  const double per_stage_layers = static_cast<double>(layers_) * m_ * gpus_per_stage;
+  // Every layer runs once per micro-batch, whichever stage holds it.
+  const double all_layers = static_cast<double>(sc_.model.layers) * m_ * gpus_per_stage;
   out_.model_flops_per_step =
-      cost::Flops{pp_ * per_stage_layers * layer_.model_flops.value +
+      cost::Flops{all_layers * layer_.model_flops.value +
                   m_ * gpus_per_stage * (embed_.model_flops.value + head_.model_flops.value)};
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
   const double layer_executed = (executed(layer_.forward) + executed(layer_.backward)).value +
                                 (paci_mem ? executed(layer_.forward).value : 0.0);
   out_.executed_flops_per_step = cost::Flops{
-      pp_ * per_stage_layers * layer_executed +
+      all_layers * layer_executed +
       m_ * gpus_per_stage *
           (executed(embed_.forward) + executed(embed_.backward) + executed(head_.forward) +
            executed(head_.backward))

@@ -65,7 +65,6 @@ class Builder {
         chunks_(sc.parallel.chunks),
         async_(is_asynchronous(sc.parallel.schedule)),
         split_(splits_weight_gradient(sc.parallel.schedule)),
-        layers_(sc.layers_per_stage()),
         layer_(transformer_layer_program(sc, costs)),
         embed_(embedding_program(sc, costs)),
         head_(head_program(sc, costs)) {}
@@ -129,7 +128,6 @@ class Builder {
   int replicas_;  // dp x cp: GPUs of a stage holding the same weights
   int dp_sim_, tp_sim_, pp_, m_, chunks_;
   bool async_, split_;
-  int layers_;
   int total_mb_ = 0;      // micro-batches over all simulated steps
   std::uint8_t queue_ = 0;  // queue of the item being emitted
   std::vector<StagePlan> plans_by_stage_;

@@ -38,7 +38,7 @@ double steps_of(const std::vector<LayerStep>& steps) {
 WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
   WorkloadEstimate e;
   const auto& p = sc.parallel;
-  const int pp = p.pp, chunks = p.chunks, lc = sc.layers_per_chunk();
+  const int pp = p.pp, chunks = p.chunks;
   const double per_stage = full ? static_cast<double>(sc.replicas()) * p.tp : 1.0;
   e.devices = per_stage * pp;
 
@@ -62,6 +62,7 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
     double per_device = 0;
     for (int c = 0; c < chunks; ++c) {
       const int v = c * pp + s;
+      const int lc = sc.virtual_stage_layers(v);
       double f = lc * (steps_of(layer.forward) + (zero3 ? 1 : 0));
       if (v == 0) f += steps_of(embed.forward);
       if (v == last) f += steps_of(head.forward);
@@ -83,8 +84,9 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
       per_device += total_mb / backwards_per_update(shape);
     } else {
       // Gradient buckets: at most one per parameter chunk (head, layers, embedding).
+      // Gradient buckets: at most one per parameter chunk (head, layers, embedding).
       const double buckets =
-          sc.replicas() > 1 ? static_cast<double>(chunks) * lc + 2 : 0;
+          sc.replicas() > 1 ? static_cast<double>(sc.stage_layer_count(s)) + 2 : 0;
       const double optimizer = sc.optimizer.kind == OptimizerKind::kAdamW ? 1 : 3;
       per_device += buckets + optimizer + (sc.replicas() > 1 ? 1 : 0);
     }
