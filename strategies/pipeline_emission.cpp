@@ -14,18 +14,33 @@ void Builder::emit_stage(int stage) {
   for (const auto& item : plan.items) dynamic = dynamic || item.queue != 0;
   std::vector<OpId> chain(ranks, kNone);
   pending_.assign(ranks, kNone);
-  // For gradient buckets (flush schedules): the last backward-type item of each chunk.
-  std::vector<int> last_grad_item(static_cast<std::size_t>(chunks_), -1);
+  // For gradient buckets (flush schedules): the last backward-type item of each chunk in each
+  // iteration (iterations end at an optimizer item when several are simulated).
+  std::vector<bool> final_pass(plan.items.size(), false);
   const ItemKind grad_kind = split_ ? ItemKind::kWeightGrad : ItemKind::kBackward;
-  for (std::size_t i = 0; i < plan.items.size(); ++i) {
-    if (plan.items[i].kind == grad_kind) last_grad_item[static_cast<std::size_t>(plan.items[i].chunk)] = static_cast<int>(i);
+  std::vector<bool> seen(static_cast<std::size_t>(chunks_), false);
+  for (std::size_t i = plan.items.size(); i-- > 0;) {
+    const PipelineItem& item = plan.items[i];
+    if (item.kind == ItemKind::kOptimizer) seen.assign(seen.size(), false);
+    if (item.kind != grad_kind || seen[static_cast<std::size_t>(item.chunk)]) continue;
+    final_pass[i] = !async_;
+    seen[static_cast<std::size_t>(item.chunk)] = true;
   }
+  std::vector<std::vector<OpId>> gate(ranks);  // what the next iteration's first item waits for
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     const PipelineItem& item = plan.items[i];
+    if (iterations_ && item.kind == ItemKind::kOptimizer) {
+      end_iteration(stage, item.step, gate);
+      continue;
+    }
     if (dynamic) chain.assign(ranks, kNone);
-    const bool final_pass =
-        !async_ && static_cast<int>(i) == last_grad_item[static_cast<std::size_t>(item.chunk)];
-    emit_item(stage, item, final_pass, chain);
+    emit_item(stage, item, final_pass[i], chain);
+    for (std::size_t k = 0; k < ranks && item.kind != ItemKind::kOptimizer; ++k) {
+      const std::size_t dev = index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
+      const OpId first = item_ops(dev, item.kind, item.chunk, item.micro_batch).first;
+      for (OpId op : gate[k]) out_.workload.add_dependency(op, first);
+      gate[k].clear();
+    }
   }
   // Cross-item dependencies: a backward needs its forward, a weight gradient its backward, an
   // optimizer step the backward before it, a gated forward the release of an earlier one.
@@ -56,12 +71,41 @@ void Builder::emit_stage(int stage) {
             w.add_dependency(item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch).last,
                              item_ops(dev, ItemKind::kWeightGrad, item.chunk, item.micro_batch).first);
             break;
-          case ItemKind::kOptimizer:
-            w.add_dependency(last_backward, optimizer_ops_[dev][static_cast<std::size_t>(item.step - 1)]);
+          case ItemKind::kOptimizer:  // flush iterations: end_iteration orders it
+            if (!iterations_) {
+              w.add_dependency(last_backward,
+                               optimizer_ops_[dev][static_cast<std::size_t>(item.step - 1)]);
+            }
             break;
         }
       }
     }
+  }
+}
+
+
+void Builder::end_iteration(int stage, int step, std::vector<std::vector<OpId>>& gate) {
+  auto& w = out_.workload;
+  const OpId begin = static_cast<OpId>(w.op_count());
+  emit_data_parallel(stage);
+  // Every op the step added on a device (gradient buckets, the optimizer's ops, ZeRO's param
+  // all-gather) precedes that device's next iteration; its optimizer ops form the stage-local
+  // optimizer item of this step.
+  std::vector<PassOps> optimizer(gate.size());
+  for (OpId op = begin; op < w.op_count(); ++op) {
+    const SimulatedDevice& dev = out_.devices[w.device_of(op)];
+    const auto k = static_cast<std::size_t>(dev.dp_rank * tp_sim_ + dev.tp_rank);
+    gate[k].push_back(op);
+    if (w.op(op).category != cat_opt_ || w.op(op).kind != sim::OpKind::kCompute) continue;
+    if (optimizer[k].first == kNone) optimizer[k].first = op;
+    optimizer[k].last = op;
+  }
+  for (std::size_t k = 0; k < gate.size(); ++k) {
+    const std::size_t dev = index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
+    grad_ready_[dev].clear();
+    if (optimizer[k].first == kNone) continue;
+    out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), optimizer[k].first,
+                                      optimizer[k].last, ItemKind::kOptimizer, -1, 0, step});
   }
 }
 

@@ -83,11 +83,27 @@ std::vector<RegistryEntry> build_registry() {
        "zero bubble, handcrafted: backward split into input gradient B and weight gradient W; "
        "stage s defers up to s W passes into the cool-down; bubble (P-1)(tF+tB-tW), at most P "
        "micro-batches in flight",
-       "Qi et al. 2024, Zero Bubble Pipeline Parallelism, arXiv 2401.10241", {}},
+       "Qi et al. 2024, Zero Bubble Pipeline Parallelism, arXiv 2401.10241",
+       {{"optimizer_post_validation", "", "false", "iterations overlap (see zb-1p)"}}},
       {"schedule", "zb-h2",
        "zero bubble with 2(P-1-s) warm-up forwards and up to 2s deferred W; bubble "
        "(P-1)(tF+tB-2tW), at most 2P-1 micro-batches in flight",
-       "Qi et al. 2024, arXiv 2401.10241", {}},
+       "Qi et al. 2024, arXiv 2401.10241",
+       {{"optimizer_post_validation", "", "false", "iterations overlap (see zb-1p)"}}},
+      {"schedule", "zb-1p",
+       "zero bubble, automatic: each stage's F/B/W order searched by the paper's heuristic on "
+       "the simulated stage and transfer times, activations limited to p micro-batches (1F1B's "
+       "memory); with post-validation the next iteration starts on a stage right after its "
+       "optimizer step",
+       "Qi et al. 2024, arXiv 2401.10241, sec. 3.1 and 4",
+       {{"optimizer_post_validation", "", "true",
+         "false: a synchronisation before the step separates iterations"}}},
+      {"schedule", "zb-2p",
+       "zero bubble, automatic, activations limited to 2p micro-batches: near zero bubble for "
+       "m >= 2p",
+       "Qi et al. 2024, arXiv 2401.10241, sec. 3.1 and 4",
+       {{"optimizer_post_validation", "", "true",
+         "false: a synchronisation before the step separates iterations"}}},
       {"schedule", "pipedream",
        "asynchronous 1F1B, no flush: backward first, forwards gated at P-s in flight, an "
        "optimizer step after every backward, weight stashing (P-s versions on stage s, P-s-1 "

@@ -10,6 +10,7 @@
 // (pipedream, pipedream-2bw, paci) run with dp = 1 and zero_stage 0; zero_stage 3 only with gpipe
 // and 1f1b.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,15 +31,19 @@ enum class PipelineSchedule {
   kPipeDream,
   kPipeDream2BW,
   kPaci,
+  kZb1p,
+  kZb2p,
 };
-// "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream", "pipedream-2bw", "paci".
+// "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream", "pipedream-2bw", "paci",
+// "zb-1p", "zb-2p".
 const char* schedule_name(PipelineSchedule s);
 // The schedule named `name`, or false.
 bool schedule_from_name(std::string_view name, PipelineSchedule* out);
 constexpr PipelineSchedule kAllSchedules[] = {
     PipelineSchedule::kGpipe,     PipelineSchedule::kOneFOneB,  PipelineSchedule::kInterleaved,
     PipelineSchedule::kZbH1,      PipelineSchedule::kZbH2,      PipelineSchedule::kPipeDream,
-    PipelineSchedule::kPipeDream2BW, PipelineSchedule::kPaci};
+    PipelineSchedule::kPipeDream2BW, PipelineSchedule::kPaci,     PipelineSchedule::kZb1p,
+    PipelineSchedule::kZb2p};
 
 // Tensor-parallel placement of the layer's linears (BOOST, arXiv 2512.12131): Megatron on dense
 // models; on low-rank models either vanilla (each pair column-split on r, up-projection
@@ -82,6 +87,13 @@ struct ParallelSpec {
   // virtual stage holds layers / (pp x chunks). The parser also fills it from first_stage_layers /
   // last_stage_layers (Megatron-LM's --decoder-first/last-pipeline-num-layers).
   std::vector<int> stage_layers;
+  // Zero-bubble schedules: the optimizer step runs right after each stage's own last pass and the
+  // global checks (gradient norm, NaN/inf) are validated afterwards (Qi et al. 2024, arXiv
+  // 2401.10241, sec. 4), so iterations overlap; simulated as a steady state of several
+  // iterations. Off: a synchronisation before the step separates iterations (one simulated).
+  // Unset: on for zb-1p and zb-2p (the paper's automatic schedules run with it), off otherwise
+  // (post_validation() in pipeline_schedule.hpp resolves it).
+  std::optional<bool> optimizer_post_validation;
   // Context parallelism (Liu et al. 2023, ring attention, arXiv 2310.01889; Megatron's CP): the
   // sequence is split over cp ranks that hold the same weights; attention passes K/V blocks
   // around a ring while computing (ring) or all-gathers them first (allgather).

@@ -334,8 +334,8 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   assign(p.pp, r.integer("pp", false, 1, 1 << 12));
   assign(p.sequence_parallel, r.boolean("sequence_parallel", false));
   if (auto s = r.choice("schedule", false,
-                        {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream",
-                         "pipedream-2bw", "paci"})) {
+                        {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "zb-1p", "zb-2p",
+                         "pipedream", "pipedream-2bw", "paci"})) {
     schedule_from_name(*s, &p.schedule);
   }
   assign(p.chunks, r.integer("chunks", false, 1, 64));
@@ -344,6 +344,7 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   }
   edge.first = r.integer("first_stage_layers", false, 1, limits.max_layers);
   edge.last = r.integer("last_stage_layers", false, 1, limits.max_layers);
+  if (auto pv = r.boolean("optimizer_post_validation", false)) p.optimizer_post_validation = *pv;
   assign(p.cp, r.integer("cp", false, 1, 1 << 12));
   if (auto v = r.choice("cp_variant", false, {"ring", "allgather"})) p.cp_allgather = *v == "allgather";
   assign(p.tsp_kv_buckets, r.integer("tsp_kv_buckets", false, 1, 1 << 12));
@@ -407,7 +408,8 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
 }
 
 bool splits_weight_gradient_schedule(PipelineSchedule s) {
-  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2;
+  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2 ||
+         s == PipelineSchedule::kZb1p || s == PipelineSchedule::kZb2p;
 }
 
 // Cross-field rules, reported with the path of the field a user should change.
@@ -529,6 +531,12 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
   }
   if (p.paci_mode == PaciMode::kMem && p.schedule != PipelineSchedule::kPaci) {
     d.add("/parallel/paci_mode", "paci_mode applies to \"schedule\": \"paci\" only");
+  }
+  if (p.optimizer_post_validation && !splits_weight_gradient_schedule(p.schedule)) {
+    d.add("/parallel/optimizer_post_validation",
+          fmt::format("optimizer post-validation applies to the zero-bubble schedules (zb-h1, "
+                      "zb-h2, zb-1p, zb-2p), not {}",
+                      schedule_name(p.schedule)));
   }
   const long long per_step = static_cast<long long>(t.micro_batch) * p.dp;
   if (t.global_batch > 0 && t.global_batch % per_step != 0) {
@@ -694,6 +702,8 @@ const char* schedule_name(PipelineSchedule s) {
     case PipelineSchedule::kPipeDream: return "pipedream";
     case PipelineSchedule::kPipeDream2BW: return "pipedream-2bw";
     case PipelineSchedule::kPaci: return "paci";
+    case PipelineSchedule::kZb1p: return "zb-1p";
+    case PipelineSchedule::kZb2p: return "zb-2p";
   }
   return "?";
 }

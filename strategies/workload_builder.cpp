@@ -314,10 +314,15 @@ BuiltWorkload Builder::build() {
     cp_place_.push_back(layout_.replica_block_group(s, 0, sc_.parallel.cp));
   }
   const std::size_t n = out_.devices.size();
-  out_.steps = async_steps(sc_.parallel.schedule, pp_, m_);
+  out_.steps = simulated_steps(sc_.parallel, m_);
   out_.shape = ScheduleShape{sc_.parallel.schedule, pp_, m_, chunks_, out_.steps.total};
+  iterations_ = !async_ && out_.steps.total > 1;
   total_mb_ = m_ * out_.steps.total;
-  for (int s = 0; s < pp_; ++s) plans_by_stage_.push_back(stage_plan(out_.shape, s));
+  std::optional<ZeroBubbleOrder> searched;
+  if (is_searched(sc_.parallel.schedule)) searched = searched_order();
+  for (int s = 0; s < pp_; ++s) {
+    plans_by_stage_.push_back(stage_plan(out_.shape, s, searched ? &*searched : nullptr));
+  }
   item_ops_.assign(n * 3 * static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(total_mb_),
                    PassOps{});
   optimizer_ops_.assign(n, {});
@@ -325,7 +330,7 @@ BuiltWorkload Builder::build() {
   final_backward_.assign(n, kNone);
   for (int s = 0; s < pp_; ++s) emit_stage(s);
   emit_p2p();
-  if (!async_) {
+  if (!async_ && !iterations_) {  // several iterations: emitted at each iteration's end
     for (int s = 0; s < pp_; ++s) emit_data_parallel(s);
   }
 

@@ -51,7 +51,7 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
   const bool async = is_asynchronous(p.schedule);
   const bool zero3 = p.zero_stage == 3;
   const bool paci_mem = p.schedule == PipelineSchedule::kPaci && p.paci_mode == PaciMode::kMem;
-  const AsyncSteps steps = async_steps(p.schedule, pp, sc.micro_batches());
+  const AsyncSteps steps = simulated_steps(p, sc.micro_batches());
   const double total_mb = static_cast<double>(sc.micro_batches()) * steps.total;
   const int last = pp * chunks - 1;
 
@@ -84,11 +84,12 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
       per_device += total_mb / backwards_per_update(shape);
     } else {
       // Gradient buckets: at most one per parameter chunk (head, layers, embedding).
-      // Gradient buckets: at most one per parameter chunk (head, layers, embedding).
+      // Gradient buckets: at most one per parameter chunk (head, layers, embedding); each
+      // simulated iteration (post-validation: several) has its own.
       const double buckets =
           sc.replicas() > 1 ? static_cast<double>(sc.stage_layer_count(s)) + 2 : 0;
       const double optimizer = sc.optimizer.kind == OptimizerKind::kAdamW ? 1 : 3;
-      per_device += buckets + optimizer + (sc.replicas() > 1 ? 1 : 0);
+      per_device += steps.total * (buckets + optimizer + (sc.replicas() > 1 ? 1 : 0));
     }
     e.ops += per_device * per_stage;
   }
