@@ -52,7 +52,7 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
 
 sim::Time Builder::stage_optimizer_time(int stage) const {
   const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
-  const double params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+  const double params = sc_.stage_layer_count(stage) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                         embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
   const double updated = sc_.parallel.zero_stage >= 1 ? params / replicas_ : params;
   // AdamW's pass and the framework's casts, norms and copies around it (FrameworkCounts::
@@ -69,7 +69,7 @@ void Builder::emit_data_parallel(int stage) {
   const double grad_elem = sc_.training.gradient_bytes();
   const auto reduce = zero >= 1 ? cost::CollectiveKind::kReduceScatter
                                 : cost::CollectiveKind::kAllReduce;
-  const double stage_params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+  const double stage_params = sc_.stage_layer_count(stage) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                               embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
   const sim::Time step_time = stage_optimizer_time(stage);
   const bool after_backward = fw_.gradient_reduction == GradientReduction::kAfterBackward;

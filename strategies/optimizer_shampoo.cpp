@@ -41,16 +41,19 @@ void for_each_matrix(const Scenario& sc, int stage, F&& f) {
   const auto& m = sc.model;
   const int t = sc.parallel.tp;
   const int h = m.hidden, kv = m.kv_heads * m.head_dim(), ffn = m.ffn_hidden;
-  const int first_layer = stage * sc.layers_per_stage();
-  for (int l = 0; l < sc.layers_per_stage(); ++l) {
-    const int g = first_layer + l;
-    f(h / t, h, g);   // Q
-    f(kv / t, h, g);  // K
-    f(kv / t, h, g);  // V
-    f(h, h / t, g);   // O
-    if (m.mlp == MlpKind::kSwiglu) f(ffn / t, h, g);  // gate
-    f(ffn / t, h, g);   // up
-    f(h, ffn / t, g);   // down
+  // The stage's layers, chunk by chunk (a virtual stage's layers are contiguous).
+  for (int c = 0; c < sc.parallel.chunks; ++c) {
+    const int vs = c * sc.parallel.pp + stage;
+    const int first_layer = sc.first_layer_of_virtual_stage(vs);
+    for (int g = first_layer; g < first_layer + sc.virtual_stage_layers(vs); ++g) {
+      f(h / t, h, g);   // Q
+      f(kv / t, h, g);  // K
+      f(kv / t, h, g);  // V
+      f(h, h / t, g);   // O
+      if (m.mlp == MlpKind::kSwiglu) f(ffn / t, h, g);  // gate
+      f(ffn / t, h, g);   // up
+      f(h, ffn / t, g);   // down
+    }
   }
   const int vocab_rows = (m.vocab + t - 1) / t;
   if (stage == 0) f(vocab_rows, h, -1);

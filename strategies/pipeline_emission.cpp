@@ -18,18 +18,33 @@ void Builder::emit_stage(int stage) {
   host_syncs_wait_ = !dynamic;
   std::vector<OpId> chain(ranks, kNone);
   pending_.assign(ranks, kNone);
-  // For gradient buckets (flush schedules): the last backward-type item of each chunk.
-  std::vector<int> last_grad_item(static_cast<std::size_t>(chunks_), -1);
+  // For gradient buckets (flush schedules): the last backward-type item of each chunk in each
+  // iteration (iterations end at an optimizer item when several are simulated).
+  std::vector<bool> final_pass(plan.items.size(), false);
   const ItemKind grad_kind = split_ ? ItemKind::kWeightGrad : ItemKind::kBackward;
-  for (std::size_t i = 0; i < plan.items.size(); ++i) {
-    if (plan.items[i].kind == grad_kind) last_grad_item[static_cast<std::size_t>(plan.items[i].chunk)] = static_cast<int>(i);
+  std::vector<bool> seen(static_cast<std::size_t>(chunks_), false);
+  for (std::size_t i = plan.items.size(); i-- > 0;) {
+    const PipelineItem& item = plan.items[i];
+    if (item.kind == ItemKind::kOptimizer) seen.assign(seen.size(), false);
+    if (item.kind != grad_kind || seen[static_cast<std::size_t>(item.chunk)]) continue;
+    final_pass[i] = !async_;
+    seen[static_cast<std::size_t>(item.chunk)] = true;
   }
+  std::vector<std::vector<OpId>> gate(ranks);  // what the next iteration's first item waits for
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     const PipelineItem& item = plan.items[i];
+    if (iterations_ && item.kind == ItemKind::kOptimizer) {
+      end_iteration(stage, item.step, gate);
+      continue;
+    }
     if (dynamic) chain.assign(ranks, kNone);
-    const bool final_pass =
-        !async_ && static_cast<int>(i) == last_grad_item[static_cast<std::size_t>(item.chunk)];
-    emit_item(stage, item, final_pass, chain);
+    emit_item(stage, item, final_pass[i], chain);
+    for (std::size_t k = 0; k < ranks && item.kind != ItemKind::kOptimizer; ++k) {
+      const std::size_t dev = index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
+      const OpId first = item_ops(dev, item.kind, item.chunk, item.micro_batch).first;
+      for (OpId op : gate[k]) out_.workload.add_dependency(op, first);
+      gate[k].clear();
+    }
   }
   host_syncs_wait_ = true;
   // Cross-item dependencies: a backward needs its forward, a weight gradient its backward, an
@@ -71,15 +86,43 @@ void Builder::emit_stage(int stage) {
             depend(item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch).last,
                    item_ops(dev, ItemKind::kWeightGrad, item.chunk, item.micro_batch));
             break;
-          case ItemKind::kOptimizer: {
-            const auto k = static_cast<std::size_t>(item.step - 1);
-            depend(last_backward, PassOps{optimizer_ops_[dev][k], optimizer_ops_[dev][k],
-                                          optimizer_host_ops_[dev][k], kNone});
+          case ItemKind::kOptimizer: {  // flush iterations: end_iteration orders it
+            if (!iterations_) {
+              const auto k = static_cast<std::size_t>(item.step - 1);
+              depend(last_backward, PassOps{optimizer_ops_[dev][k], optimizer_ops_[dev][k],
+                                            optimizer_host_ops_[dev][k], kNone});
+            }
             break;
           }
         }
       }
     }
+  }
+}
+
+
+void Builder::end_iteration(int stage, int step, std::vector<std::vector<OpId>>& gate) {
+  auto& w = out_.workload;
+  const OpId begin = static_cast<OpId>(w.op_count());
+  emit_data_parallel(stage);
+  // Every op the step added on a device (gradient buckets, the optimizer's ops, ZeRO's param
+  // all-gather) precedes that device's next iteration; its optimizer ops form the stage-local
+  // optimizer item of this step.
+  std::vector<PassOps> optimizer(gate.size());
+  for (OpId op = begin; op < w.op_count(); ++op) {
+    const SimulatedDevice& dev = out_.devices[w.device_of(op)];
+    const auto k = static_cast<std::size_t>(dev.dp_rank * tp_sim_ + dev.tp_rank);
+    gate[k].push_back(op);
+    if (w.op(op).category != cat_opt_ || w.op(op).kind != sim::OpKind::kCompute) continue;
+    if (optimizer[k].first == kNone) optimizer[k].first = op;
+    optimizer[k].last = op;
+  }
+  for (std::size_t k = 0; k < gate.size(); ++k) {
+    const std::size_t dev = index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
+    grad_ready_[dev].clear();
+    if (optimizer[k].first == kNone) continue;
+    out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), optimizer[k].first,
+                                      optimizer[k].last, ItemKind::kOptimizer, -1, 0, step});
   }
 }
 
@@ -130,7 +173,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   }
   const int vstage = item.chunk * pp_ + stage;
   const int last_vstage = pp_ * chunks_ - 1;
-  const int lc = sc_.layers_per_chunk();
+  const int lc = sc_.virtual_stage_layers(vstage);
+  const int layer0 = sc_.first_layer_of_virtual_stage(vstage);  // index of its first layer
   const bool zero3 = sc_.parallel.zero_stage == 3;
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
@@ -161,7 +205,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                  host_plan(embed_.forward, {}));
     }
     for (int l = 0; l < lc; ++l) {
-      const std::string where = fmt::format("F L{} ", vstage * lc + l);
+      const std::string where = fmt::format("F L{} ", layer0 + l);
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
       std::vector<OpId> layer_first(ranks, kNone);
       emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first, layer_fwd_host);
@@ -203,7 +247,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       });
     }
     for (int l = lc - 1; l >= 0; --l) {
-      const std::string where = fmt::format("W L{} ", vstage * lc + l);
+      const std::string where = fmt::format("W L{} ", layer0 + l);
       emit_steps(stage, layer_.weight_grad, where, cat_bwd_, mb, chain, first,
                  host_plan(layer_.weight_grad, {false, true, false}));
       grad_accumulate(where);
@@ -248,7 +292,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     // PACI mem mode: the stage's forward runs again (without its head) before the backward.
     for (int l = 0; l < lc; ++l) {
       std::vector<OpId> layer_first(ranks, kNone);
-      emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", vstage * lc + l), cat_bwd_,
+      emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", layer0 + l), cat_bwd_,
                  mb, chain, layer_first, host_plan(layer_.forward, {true, false, false}));
       for_each_rank([&](std::size_t k, int, int) {
         alloc(layer_first[k], mem_act_, act.full, true);
@@ -261,7 +305,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   std::string reduce_where;
   std::vector<OpId> reduce_after;
   for (int l = lc - 1; l >= 0; --l) {
-    const std::string where = fmt::format("B L{} ", vstage * lc + l);
+    const std::string where = fmt::format("B L{} ", layer0 + l);
     if (zero3) {
       zero3_gather(stage, mb, where, prev_layer_first);
       if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);

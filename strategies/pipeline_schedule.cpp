@@ -1,6 +1,10 @@
 #include "strategies/pipeline_schedule.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "strategies/zero_bubble_search.hpp"
 
 namespace parasim::strat {
 namespace {
@@ -84,6 +88,20 @@ void zero_bubble(const ScheduleShape& sh, int stage, StagePlan& plan, bool h2) {
   run_w(0);
 }
 
+// Iterations back to back (post-validation): the first iteration's items repeated with the
+// micro-batches of each further step, an optimizer item O closing every iteration.
+void repeat_iterations(const ScheduleShape& sh, StagePlan& plan) {
+  const std::vector<PipelineItem> one = plan.items;
+  plan.items.clear();
+  for (int step = 0; step < sh.steps; ++step) {
+    for (PipelineItem item : one) {
+      item.micro_batch += step * sh.micro_batches;
+      plan.items.push_back(item);
+    }
+    plan.items.push_back({ItemKind::kOptimizer, -1, 0, 0, step + 1});
+  }
+}
+
 // Backward (and the optimizer steps after every `per_update` of them) first, forwards gated at
 // P - s in flight.
 void asynchronous(const ScheduleShape& sh, int stage, StagePlan& plan) {
@@ -107,7 +125,25 @@ bool is_asynchronous(PipelineSchedule s) {
 }
 
 bool splits_weight_gradient(PipelineSchedule s) {
-  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2;
+  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2 || is_searched(s);
+}
+
+bool is_searched(PipelineSchedule s) {
+  return s == PipelineSchedule::kZb1p || s == PipelineSchedule::kZb2p;
+}
+
+int searched_memory_multiple(PipelineSchedule s) {
+  return s == PipelineSchedule::kZb1p ? 1 : s == PipelineSchedule::kZb2p ? 2 : 0;
+}
+
+bool post_validation(const ParallelSpec& p) {
+  return splits_weight_gradient(p.schedule) &&
+         p.optimizer_post_validation.value_or(is_searched(p.schedule));
+}
+
+AsyncSteps simulated_steps(const ParallelSpec& p, int micro_batches) {
+  if (is_asynchronous(p.schedule)) return async_steps(p.schedule, p.pp, micro_batches);
+  return post_validation(p) ? kPostValidationSteps : AsyncSteps{1, 0};
 }
 
 bool stashes_weights(PipelineSchedule s) {
@@ -126,7 +162,7 @@ AsyncSteps async_steps(PipelineSchedule s, int stages, int micro_batches) {
   return {warmup + 3, warmup};
 }
 
-StagePlan stage_plan(const ScheduleShape& sh, int stage) {
+StagePlan stage_plan(const ScheduleShape& sh, int stage, const ZeroBubbleOrder* searched) {
   StagePlan plan;
   switch (sh.schedule) {
     case PipelineSchedule::kGpipe: gpipe(sh, plan); break;
@@ -137,7 +173,16 @@ StagePlan stage_plan(const ScheduleShape& sh, int stage) {
     case PipelineSchedule::kPipeDream:
     case PipelineSchedule::kPipeDream2BW:
     case PipelineSchedule::kPaci: asynchronous(sh, stage, plan); break;
+    case PipelineSchedule::kZb1p:
+    case PipelineSchedule::kZb2p:
+      if (searched == nullptr || stage >= static_cast<int>(searched->stages.size())) {
+        throw std::invalid_argument(std::string(schedule_name(sh.schedule)) +
+                                    ": the searched order of every stage is required");
+      }
+      plan.items = searched->stages[static_cast<std::size_t>(stage)];
+      break;
   }
+  if (!is_asynchronous(sh.schedule) && sh.steps > 1) repeat_iterations(sh, plan);
   return plan;
 }
 

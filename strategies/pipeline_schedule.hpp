@@ -20,6 +20,15 @@
 //          fill the cool-down; H2 also runs 2(P-1-s) warm-up forwards. At most P (H1) or 2P-1 (H2)
 //          micro-batches in flight on any stage; bubbles (P-1)(tF+tB-tW) and (P-1)(tF+tB-2tW)
 //          when tB >= tW (H1) or tB >= 2tW (H2) and m is large enough (tested).
+//  zb-1p, zb-2p  the same split, each stage's order searched by the paper's automatic scheduling
+//          heuristic (sec. 3.1, zero_bubble_search.hpp) on the stages' simulated F, B, W and
+//          transfer times, with an activation memory limit of p x M_B (1p) or 2p x M_B (2p);
+//          the builder runs the search and passes the order in.
+//  Zero-bubble schedules with optimizer post-validation (sec. 4; on by default for zb-1p and
+//  zb-2p): each stage's optimizer step follows its own last pass and the next iteration starts
+//  on that stage right after it, the global gradient-norm and NaN/inf checks being validated
+//  later instead of synchronising all stages before the step. Simulated as iterations back to
+//  back (each ending in a stage-local optimizer item O), the first one excluded as warm-up.
 // Asynchronous schedules (no flush; several optimizer steps, each stage steps on its own):
 //  pipedream      backward first, forward gated at P-s in flight, O after every B; weight stashing
 //                 (Narayanan et al. 2019, PipeDream, arXiv 1806.03377).
@@ -57,13 +66,25 @@ struct ScheduleShape {
   int stages = 1;             // P
   int micro_batches = 1;      // m per optimizer step (a for PACI)
   int chunks = 1;             // v (interleaved)
-  int steps = 1;              // global batches simulated (asynchronous schedules)
+  int steps = 1;              // global batches simulated (asynchronous schedules, post-validation)
 };
 
-StagePlan stage_plan(const ScheduleShape& shape, int stage);
+struct ZeroBubbleOrder;  // zero_bubble_search.hpp
+
+// What `stage` runs. Searched schedules (zb-1p, zb-2p) take their per-stage order from
+// `searched` (required for them, std::invalid_argument without it); a flush schedule with
+// shape.steps > 1 (post-validation) repeats its iteration with an optimizer item O after each.
+StagePlan stage_plan(const ScheduleShape& shape, int stage,
+                     const ZeroBubbleOrder* searched = nullptr);
 
 bool is_asynchronous(PipelineSchedule s);
 bool splits_weight_gradient(PipelineSchedule s);
+// zb-1p and zb-2p: each stage's order comes from the search (zero_bubble_search.hpp).
+bool is_searched(PipelineSchedule s);
+// The search's activation memory limit in units of p x M_B: 1 (zb-1p) or 2 (zb-2p); 0 otherwise.
+int searched_memory_multiple(PipelineSchedule s);
+// ParallelSpec::optimizer_post_validation resolved: as set, else on for zb-1p and zb-2p.
+bool post_validation(const ParallelSpec& p);
 // Weight versions are stashed so that a micro-batch's backward uses its forward's weights.
 bool stashes_weights(PipelineSchedule s);
 // Micro-batch backwards per stage-local optimizer step (asynchronous schedules).
@@ -75,5 +96,9 @@ struct AsyncSteps {
   int warmup = 0;
 };
 AsyncSteps async_steps(PipelineSchedule s, int stages, int micro_batches);
+// The optimizer steps a scenario simulates: async_steps for asynchronous schedules; with
+// post-validation kPostValidationSteps (the first a warm-up); else one.
+AsyncSteps simulated_steps(const ParallelSpec& p, int micro_batches);
+inline constexpr AsyncSteps kPostValidationSteps{3, 1};
 
 }  // namespace parasim::strat

@@ -27,10 +27,15 @@ std::vector<RegistryEntry> build_registry() {
        "Korthikanti et al. 2022, arXiv 2205.05198",
        {{"sequence_parallel", "", "false", "needs tp > 1"}}},
       {"parallel", "pp",
-       "pipeline parallelism: layers split evenly over stages, activations and gradients sent "
-       "point to point (1/t per TP rank, Megatron's scatter-gather)",
+       "pipeline parallelism: layers split evenly over stages or as given, activations and "
+       "gradients sent point to point (1/t per TP rank, Megatron's scatter-gather)",
        "Narayanan et al. 2021, arXiv 2104.04473",
-       {{"pp", "stages", "1", "pipeline stages"}}},
+       {{"pp", "stages", "1", "pipeline stages"},
+        {"stage_layers", "layers", "even", "one count per stage (per virtual stage with chunks)"},
+        {"first_stage_layers", "layers", "even",
+         "Megatron's --decoder-first-pipeline-num-layers; the rest split evenly"},
+        {"last_stage_layers", "layers", "even",
+         "Megatron's --decoder-last-pipeline-num-layers; the rest split evenly"}}},
       {"parallel", "cp",
        "context parallelism: the sequence split over cp ranks holding the same weights; ring "
        "attention passes K/V blocks while computing (zigzag-balanced causal work), or gathers "
@@ -78,11 +83,27 @@ std::vector<RegistryEntry> build_registry() {
        "zero bubble, handcrafted: backward split into input gradient B and weight gradient W; "
        "stage s defers up to s W passes into the cool-down; bubble (P-1)(tF+tB-tW), at most P "
        "micro-batches in flight",
-       "Qi et al. 2024, Zero Bubble Pipeline Parallelism, arXiv 2401.10241", {}},
+       "Qi et al. 2024, Zero Bubble Pipeline Parallelism, arXiv 2401.10241",
+       {{"optimizer_post_validation", "", "false", "iterations overlap (see zb-1p)"}}},
       {"schedule", "zb-h2",
        "zero bubble with 2(P-1-s) warm-up forwards and up to 2s deferred W; bubble "
        "(P-1)(tF+tB-2tW), at most 2P-1 micro-batches in flight",
-       "Qi et al. 2024, arXiv 2401.10241", {}},
+       "Qi et al. 2024, arXiv 2401.10241",
+       {{"optimizer_post_validation", "", "false", "iterations overlap (see zb-1p)"}}},
+      {"schedule", "zb-1p",
+       "zero bubble, automatic: each stage's F/B/W order searched by the paper's heuristic on "
+       "the simulated stage and transfer times, activations limited to p micro-batches (1F1B's "
+       "memory); with post-validation the next iteration starts on a stage right after its "
+       "optimizer step",
+       "Qi et al. 2024, arXiv 2401.10241, sec. 3.1 and 4",
+       {{"optimizer_post_validation", "", "true",
+         "false: a synchronisation before the step separates iterations"}}},
+      {"schedule", "zb-2p",
+       "zero bubble, automatic, activations limited to 2p micro-batches: near zero bubble for "
+       "m >= 2p",
+       "Qi et al. 2024, arXiv 2401.10241, sec. 3.1 and 4",
+       {{"optimizer_post_validation", "", "true",
+         "false: a synchronisation before the step separates iterations"}}},
       {"schedule", "pipedream",
        "asynchronous 1F1B, no flush: backward first, forwards gated at P-s in flight, an "
        "optimizer step after every backward, weight stashing (P-s versions on stage s, P-s-1 "

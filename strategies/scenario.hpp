@@ -3,13 +3,17 @@
 // parallelization and an optimizer. Parsed and validated by scenario_parser.hpp; every field
 // here is already checked (the invariants below hold for any Scenario the parser returns).
 //
-// Invariants: dp*tp*pp*cp == cluster.total_gpus(); tp divides heads and kv_heads; pp*chunks divides
-// layers; global_batch is a multiple of micro_batch*dp; zero_stage in 0..3; interleaved-1f1b has
-// micro-batches a multiple of pp; asynchronous schedules (pipedream, pipedream-2bw, paci) run with
-// dp = 1 and zero_stage 0; zero_stage 3 only with gpipe and 1f1b.
+// Invariants: dp*tp*pp*cp == cluster.total_gpus(); tp divides heads and kv_heads; every virtual
+// stage holds at least one layer and they add up to the layers (pp*chunks divides the layers
+// unless parallel.stage_layers gives the counts); global_batch is a multiple of micro_batch*dp;
+// zero_stage in 0..3; interleaved-1f1b has micro-batches a multiple of pp; asynchronous schedules
+// (pipedream, pipedream-2bw, paci) run with dp = 1 and zero_stage 0; zero_stage 3 only with gpipe
+// and 1f1b.
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/hardware.hpp"
@@ -28,15 +32,19 @@ enum class PipelineSchedule {
   kPipeDream,
   kPipeDream2BW,
   kPaci,
+  kZb1p,
+  kZb2p,
 };
-// "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream", "pipedream-2bw", "paci".
+// "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream", "pipedream-2bw", "paci",
+// "zb-1p", "zb-2p".
 const char* schedule_name(PipelineSchedule s);
 // The schedule named `name`, or false.
 bool schedule_from_name(std::string_view name, PipelineSchedule* out);
 constexpr PipelineSchedule kAllSchedules[] = {
     PipelineSchedule::kGpipe,     PipelineSchedule::kOneFOneB,  PipelineSchedule::kInterleaved,
     PipelineSchedule::kZbH1,      PipelineSchedule::kZbH2,      PipelineSchedule::kPipeDream,
-    PipelineSchedule::kPipeDream2BW, PipelineSchedule::kPaci};
+    PipelineSchedule::kPipeDream2BW, PipelineSchedule::kPaci,     PipelineSchedule::kZb1p,
+    PipelineSchedule::kZb2p};
 
 // Tensor-parallel placement of the layer's linears (BOOST, arXiv 2512.12131): Megatron on dense
 // models; on low-rank models either vanilla (each pair column-split on r, up-projection
@@ -78,6 +86,18 @@ struct ParallelSpec {
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
   int chunks = 1;                  // v: model chunks per stage (interleaved-1f1b)
+  // Transformer layers of each virtual stage, in the order the layers run (virtual stage
+  // vs = chunk x pp + stage): pp x chunks entries, each >= 1, summing to the layers. Empty: every
+  // virtual stage holds layers / (pp x chunks). The parser also fills it from first_stage_layers /
+  // last_stage_layers (Megatron-LM's --decoder-first/last-pipeline-num-layers).
+  std::vector<int> stage_layers;
+  // Zero-bubble schedules: the optimizer step runs right after each stage's own last pass and the
+  // global checks (gradient norm, NaN/inf) are validated afterwards (Qi et al. 2024, arXiv
+  // 2401.10241, sec. 4), so iterations overlap; simulated as a steady state of several
+  // iterations. Off: a synchronisation before the step separates iterations (one simulated).
+  // Unset: on for zb-1p and zb-2p (the paper's automatic schedules run with it), off otherwise
+  // (post_validation() in pipeline_schedule.hpp resolves it).
+  std::optional<bool> optimizer_post_validation;
   // Context parallelism (Liu et al. 2023, ring attention, arXiv 2310.01889; Megatron's CP): the
   // sequence is split over cp ranks that hold the same weights; attention passes K/V blocks
   // around a ring while computing (ring) or all-gathers them first (allgather).
@@ -151,9 +171,23 @@ struct Scenario {
   int micro_batches() const {
     return training.global_batch / (training.micro_batch * parallel.dp);
   }
-  int layers_per_stage() const { return model.layers / parallel.pp; }
-  // Layers per model chunk (a virtual stage): layers / (pp * chunks).
-  int layers_per_chunk() const { return model.layers / (parallel.pp * parallel.chunks); }
+  // Transformer layers of virtual stage vs = chunk x pp + stage, and the index of its first layer.
+  int virtual_stage_layers(int vs) const {
+    return parallel.stage_layers.empty() ? model.layers / (parallel.pp * parallel.chunks)
+                                         : parallel.stage_layers[static_cast<std::size_t>(vs)];
+  }
+  int first_layer_of_virtual_stage(int vs) const {
+    if (parallel.stage_layers.empty()) return vs * virtual_stage_layers(vs);
+    int first = 0;
+    for (int v = 0; v < vs; ++v) first += parallel.stage_layers[static_cast<std::size_t>(v)];
+    return first;
+  }
+  // Transformer layers a pipeline stage holds, over all its chunks.
+  int stage_layer_count(int stage) const {
+    int n = 0;
+    for (int c = 0; c < parallel.chunks; ++c) n += virtual_stage_layers(c * parallel.pp + stage);
+    return n;
+  }
   double tokens_per_step() const {
     return static_cast<double>(training.global_batch) * model.seq_len;
   }

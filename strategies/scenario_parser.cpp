@@ -264,18 +264,101 @@ cost::Bytes framework_bucket(const TrainingSpec& t) {
   return f.gradient_bucket;
 }
 
-void read_parallel(const json& node, Diagnostics& d, ParallelSpec& p) {
+// Megatron-LM's --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers, read
+// before the model's layer count is known; resolve_stage_layers turns them into stage_layers.
+struct EdgeStageLayers {
+  std::optional<std::int64_t> first, last;
+};
+
+void read_stage_layers(const json& node, const std::string& path, Diagnostics& d,
+                       const ScenarioLimits& limits, ParallelSpec& p) {
+  if (!node.is_array() || node.empty()) {
+    d.add(path, "expected a non-empty list of layer counts, one per pipeline stage (with "
+                "interleaving one per virtual stage, in the order the layers run)");
+    return;
+  }
+  if (node.size() > static_cast<std::size_t>(limits.max_layers)) {
+    d.add(path, fmt::format("{} entries is over the limit of {} (one per stage, each at least "
+                            "one layer)",
+                            node.size(), limits.max_layers));
+    return;
+  }
+  std::vector<int> counts;
+  bool ok = true;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const json& v = node[i];
+    const bool integer = v.is_number_integer() || v.is_number_unsigned();
+    if (!integer || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > limits.max_layers) {
+      d.add(fmt::format("{}/{}", path, i),
+            fmt::format("expected a layer count, an integer in [1, {}], got {}", limits.max_layers,
+                        v.dump()));
+      ok = false;
+      continue;
+    }
+    counts.push_back(static_cast<int>(v.get<std::int64_t>()));
+  }
+  if (ok) p.stage_layers = std::move(counts);
+}
+
+// Megatron-LM's uneven split (megatron/core/transformer/transformer_block.py,
+// get_transformer_layer_offset, and TransformerConfig's checks): the first and/or last stage hold
+// the given counts, the other pp - (1 or 2) stages share the remaining layers evenly.
+void resolve_stage_layers(const EdgeStageLayers& edge, Diagnostics& d, Scenario& s) {
+  if (!edge.first && !edge.last) return;
+  auto& p = s.parallel;
+  const std::string at =
+      edge.first ? "/parallel/first_stage_layers" : "/parallel/last_stage_layers";
+  if (!p.stage_layers.empty()) {
+    d.add(at, "give either parallel.stage_layers or first_stage_layers / last_stage_layers, "
+              "not both");
+    return;
+  }
+  if (p.pp < 2) {
+    d.add(at, fmt::format("uneven first or last stages need pp >= 2 (got pp {})", p.pp));
+    return;
+  }
+  if (p.chunks > 1) {
+    d.add(at, "with interleaving (chunks > 1) give parallel.stage_layers, one count per virtual "
+              "stage, instead of first_stage_layers / last_stage_layers");
+    return;
+  }
+  const long long first = edge.first.value_or(0), last = edge.last.value_or(0);
+  const int middle = p.pp - (edge.first ? 1 : 0) - (edge.last ? 1 : 0);
+  const long long rest = s.model.layers - first - last;
+  if (rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && (rest < middle || rest % middle))) {
+    d.add(at, fmt::format("{} layers less {}{}{} leave {} for the other {} stage{}: they must "
+                          "share them evenly, at least one each",
+                          s.model.layers, edge.first ? fmt::format("{} on the first", first) : "",
+                          edge.first && edge.last ? " and " : "",
+                          edge.last ? fmt::format("{} on the last stage", last) : " stage", rest,
+                          middle, middle == 1 ? "" : "s"));
+    return;
+  }
+  const int each = middle > 0 ? static_cast<int>(rest / middle) : 0;
+  p.stage_layers.assign(static_cast<std::size_t>(p.pp), each);
+  if (edge.first) p.stage_layers.front() = static_cast<int>(first);
+  if (edge.last) p.stage_layers.back() = static_cast<int>(last);
+}
+
+void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limits,
+                   ParallelSpec& p, EdgeStageLayers& edge) {
   JsonObjectReader r(node, "/parallel", d);
   assign(p.dp, r.integer("dp", false, 1, 1 << 20));
   assign(p.tp, r.integer("tp", false, 1, 1 << 12));
   assign(p.pp, r.integer("pp", false, 1, 1 << 12));
   assign(p.sequence_parallel, r.boolean("sequence_parallel", false));
   if (auto s = r.choice("schedule", false,
-                        {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream",
-                         "pipedream-2bw", "paci"})) {
+                        {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "zb-1p", "zb-2p",
+                         "pipedream", "pipedream-2bw", "paci"})) {
     schedule_from_name(*s, &p.schedule);
   }
   assign(p.chunks, r.integer("chunks", false, 1, 64));
+  if (const json* sl = r.child("stage_layers", false)) {
+    read_stage_layers(*sl, r.child_path("stage_layers"), d, limits, p);
+  }
+  edge.first = r.integer("first_stage_layers", false, 1, limits.max_layers);
+  edge.last = r.integer("last_stage_layers", false, 1, limits.max_layers);
+  if (auto pv = r.boolean("optimizer_post_validation", false)) p.optimizer_post_validation = *pv;
   assign(p.cp, r.integer("cp", false, 1, 1 << 12));
   if (auto v = r.choice("cp_variant", false, {"ring", "allgather"})) p.cp_allgather = *v == "allgather";
   assign(p.tsp_kv_buckets, r.integer("tsp_kv_buckets", false, 1, 1 << 12));
@@ -339,7 +422,8 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
 }
 
 bool splits_weight_gradient_schedule(PipelineSchedule s) {
-  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2;
+  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2 ||
+         s == PipelineSchedule::kZb1p || s == PipelineSchedule::kZb2p;
 }
 
 // Cross-field rules, reported with the path of the field a user should change.
@@ -354,14 +438,30 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
     d.add("/parallel/tp",
           fmt::format("tp ({}) must divide the number of kv heads ({})", p.tp, m.kv_heads));
   }
+  const long long virtual_stages = static_cast<long long>(p.pp) * p.chunks;
   if (m.layers > 0 && p.pp > m.layers) {
     d.add("/parallel/pp", fmt::format("pp ({}) is larger than the layer count ({}): every "
                                       "pipeline stage needs at least one layer",
                                       p.pp, m.layers));
+  } else if (!p.stage_layers.empty()) {
+    long long sum = 0;
+    for (int n : p.stage_layers) sum += n;
+    if (static_cast<long long>(p.stage_layers.size()) != virtual_stages) {
+      d.add("/parallel/stage_layers",
+            fmt::format("expected {} layer counts (pp x chunks = {} x {}: one per {}stage, in "
+                        "the order the layers run), got {}",
+                        virtual_stages, p.pp, p.chunks, p.chunks > 1 ? "virtual " : "",
+                        p.stage_layers.size()));
+    } else if (sum != m.layers) {
+      d.add("/parallel/stage_layers", fmt::format("the counts add up to {} layers, but the model "
+                                                  "has {} (/model/layers)",
+                                                  sum, m.layers));
+    }
   } else if (m.layers > 0 && m.layers % (p.pp * p.chunks) != 0) {
     d.add(p.chunks > 1 ? "/parallel/chunks" : "/parallel/pp",
           fmt::format("pp x chunks ({} x {}) must divide the layer count ({}) so that layers "
-                      "split evenly over stages",
+                      "split evenly over stages; for uneven stages give parallel.stage_layers "
+                      "(or first_stage_layers / last_stage_layers)",
                       p.pp, p.chunks, m.layers));
   }
   const bool async = p.schedule == PipelineSchedule::kPipeDream ||
@@ -403,8 +503,8 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
   }
   if (p.tp_placement == TpPlacement::kTsp) {
     if (low_rank || p.sequence_parallel || p.cp > 1 || t.attention != AttentionKind::kFlash ||
-        m.seq_len % p.tp != 0 || p.zero_stage == 3 || p.schedule == PipelineSchedule::kZbH1 ||
-        p.schedule == PipelineSchedule::kZbH2 || t.recompute == cost::Recompute::kSelective) {
+        m.seq_len % p.tp != 0 || p.zero_stage == 3 || splits_weight_gradient_schedule(p.schedule) ||
+        t.recompute == cost::Recompute::kSelective) {
       d.add("/parallel/tp_placement",
             "tsp folds sequence and tensor parallelism on tp = D ranks: it needs a dense model, "
             "\"attention\": \"flash\", seq_len divisible by tp, and no sequence_parallel, cp, "
@@ -446,6 +546,12 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
   if (p.paci_mode == PaciMode::kMem && p.schedule != PipelineSchedule::kPaci) {
     d.add("/parallel/paci_mode", "paci_mode applies to \"schedule\": \"paci\" only");
   }
+  if (p.optimizer_post_validation && !splits_weight_gradient_schedule(p.schedule)) {
+    d.add("/parallel/optimizer_post_validation",
+          fmt::format("optimizer post-validation applies to the zero-bubble schedules (zb-h1, "
+                      "zb-h2, zb-1p, zb-2p), not {}",
+                      schedule_name(p.schedule)));
+  }
   const long long per_step = static_cast<long long>(t.micro_batch) * p.dp;
   if (t.global_batch > 0 && t.global_batch % per_step != 0) {
     d.add("/training/global_batch",
@@ -475,7 +581,7 @@ void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& 
                                    "(ring attention exchanges K/V blocks of a fused kernel)");
     }
     if (m.low_rank.enabled() || p.zero_stage == 3 || p.chunks > 1 ||
-        p.schedule == PipelineSchedule::kZbH1 || p.schedule == PipelineSchedule::kZbH2) {
+        splits_weight_gradient_schedule(p.schedule)) {
       d.add("/parallel/cp", "cp > 1 is modelled without low-rank placements, zero_stage 3, "
                             "interleaving or zero-bubble schedules");
     }
@@ -610,6 +716,8 @@ const char* schedule_name(PipelineSchedule s) {
     case PipelineSchedule::kPipeDream: return "pipedream";
     case PipelineSchedule::kPipeDream2BW: return "pipedream-2bw";
     case PipelineSchedule::kPaci: return "paci";
+    case PipelineSchedule::kZb1p: return "zb-1p";
+    case PipelineSchedule::kZb2p: return "zb-2p";
   }
   return "?";
 }
@@ -644,12 +752,14 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
   if (const json* m = r.child("model", true)) read_model(*m, d, limits, s.model);
   if (const json* c = r.child("cluster", true)) read_cluster(*c, d, limits, s.cluster);
   if (const json* t = r.child("training", true)) read_training(*t, d, s.training);
+  EdgeStageLayers edge;
   if (const json* p = r.child("parallel", true)) {
-    read_parallel(*p, d, s.parallel);
+    read_parallel(*p, d, limits, s.parallel, edge);
     if (!p->is_object() || !p->contains("dp_bucket")) s.parallel.dp_bucket = framework_bucket(s.training);
   }
   if (const json* o = r.child("optimizer", false)) read_optimizer(*o, d, s.optimizer);
   r.finish();
+  if (d.ok()) resolve_stage_layers(edge, d, s);
   if (d.ok()) check_consistency(s, d, limits);
   if (!d.ok()) throw cost::InputError(std::move(d));
   if (s.name.empty()) s.name = file_name;

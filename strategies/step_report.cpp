@@ -110,12 +110,18 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   rep.steps_simulated = built.steps.total;
   rep.warmup_steps = built.steps.warmup;
   rep.simulated_time_s = r.makespan.to_seconds();
-  // Steady-state window of asynchronous schedules: stage 0's backward ends (device 0 is stage 0).
+  // Steady-state window of runs over several steps (asynchronous schedules, post-validation):
+  // between the ends of stage 0's last gradient pass of the warm-up and of the run (device 0 is
+  // stage 0; the pass is W when the backward is split).
+  const bool steady = built.steps.total > 1;
+  const ItemKind last_pass = splits_weight_gradient(built.shape.schedule) && !rep.asynchronous
+                                 ? ItemKind::kWeightGrad
+                                 : ItemKind::kBackward;
   Time window_begin = Time::zero(), window_end = r.makespan;
-  if (rep.asynchronous) {
+  if (steady) {
     const int m = built.shape.micro_batches;
     for (const auto& span : built.spans) {
-      if (span.device != 0 || span.kind != ItemKind::kBackward) continue;
+      if (span.device != 0 || span.kind != last_pass) continue;
       if (span.micro_batch == built.steps.warmup * m - 1) window_begin = r.op_end[span.last];
       if (span.micro_batch == built.steps.total * m - 1) window_end = r.op_end[span.last];
     }
@@ -143,8 +149,8 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
       pipeline_end = sim::max(pipeline_end, r.op_end[span.last]);
     }
   }
-  if (!rep.asynchronous) window_end = pipeline_end;
-  rep.pipeline_time_s = rep.asynchronous ? rep.step_time_s : pipeline_end.to_seconds();
+  if (!steady) window_end = pipeline_end;
+  rep.pipeline_time_s = steady ? rep.step_time_s : pipeline_end.to_seconds();
   // Busy time is the union of the items' intervals: items of dynamic schedules can overlap
   // (a forward's opening collective runs on the tp stream while an optimizer step finishes).
   std::vector<std::vector<std::pair<Time, Time>>> intervals(w.device_count());

@@ -7,11 +7,13 @@
 //   weight-gradient passes and stage-local optimizer steps) / (the window). Flush schedules: the
 //   window runs from the step's start to the end of the last backward pass on any stage; with
 //   equal stage times and free communication this is (P-1)/(m+P-1) for GPipe and 1F1B.
-//   Asynchronous schedules: the window is the steady state, from the end of stage 0's last
-//   backward of the warm-up steps to the end of its last backward.
-// - step_time_s: flush schedules, the simulated step; asynchronous ones, the steady-state time
-//   per global batch over that window. Per-step bytes and exposed times of asynchronous schedules
-//   are the run's totals divided by the steps simulated.
+//   Runs over several steps (asynchronous schedules; zero-bubble schedules with optimizer
+//   post-validation, whose iterations overlap): the window is the steady state, from the end of
+//   stage 0's last gradient pass (backward; W when split) of the warm-up steps to the end of its
+//   last one.
+// - step_time_s: one simulated step, its makespan; several, the steady-state time per global
+//   batch over that window. Per-step bytes and exposed times of runs over several steps are the
+//   run's totals divided by the steps simulated.
 // - exposed_comm_s[kind]: per GPU (mean over simulated devices), time a collective or transfer of
 //   that kind is running while the device's compute stream is idle. A group counts from the
 //   moment all its members have arrived, not while one waits for the others.

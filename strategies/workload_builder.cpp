@@ -60,7 +60,7 @@ void Builder::set_base_memory() {
   const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
   for (sim::DeviceId dev = 0; dev < out_.devices.size(); ++dev) {
     const int s = out_.devices[dev].stage;
-    const double params = layers_ * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+    const double params = sc_.stage_layer_count(s) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                           embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, s, pp_);
     const auto state =
         cost::model_state_bytes(params, replicas_, sc_.parallel.zero_stage, mixed,
@@ -325,10 +325,15 @@ BuiltWorkload Builder::build() {
     cp_place_.push_back(layout_.replica_block_group(s, 0, sc_.parallel.cp));
   }
   const std::size_t n = out_.devices.size();
-  out_.steps = async_steps(sc_.parallel.schedule, pp_, m_);
+  out_.steps = simulated_steps(sc_.parallel, m_);
   out_.shape = ScheduleShape{sc_.parallel.schedule, pp_, m_, chunks_, out_.steps.total};
+  iterations_ = !async_ && out_.steps.total > 1;
   total_mb_ = m_ * out_.steps.total;
-  for (int s = 0; s < pp_; ++s) plans_by_stage_.push_back(stage_plan(out_.shape, s));
+  std::optional<ZeroBubbleOrder> searched;
+  if (is_searched(sc_.parallel.schedule)) searched = searched_order();
+  for (int s = 0; s < pp_; ++s) {
+    plans_by_stage_.push_back(stage_plan(out_.shape, s, searched ? &*searched : nullptr));
+  }
   item_ops_.assign(n * 3 * static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(total_mb_),
                    PassOps{});
   optimizer_ops_.assign(n, {});
@@ -337,7 +342,7 @@ BuiltWorkload Builder::build() {
   final_backward_.assign(n, kNone);
   for (int s = 0; s < pp_; ++s) emit_stage(s);
   emit_p2p();
-  if (!async_) {
+  if (!async_ && !iterations_) {  // several iterations: emitted at each iteration's end
     for (int s = 0; s < pp_; ++s) emit_data_parallel(s);
   }
 
@@ -354,16 +359,17 @@ BuiltWorkload Builder::build() {
     return f;
   };
   const double gpus_per_stage = static_cast<double>(replicas_) * sc_.parallel.tp;
-  const double per_stage_layers = static_cast<double>(layers_) * m_ * gpus_per_stage;
+  // Every layer runs once per micro-batch, whichever stage holds it.
+  const double all_layers = static_cast<double>(sc_.model.layers) * m_ * gpus_per_stage;
   out_.model_flops_per_step =
-      cost::Flops{pp_ * per_stage_layers * layer_.model_flops.value +
+      cost::Flops{all_layers * layer_.model_flops.value +
                   m_ * gpus_per_stage * (embed_.model_flops.value + head_.model_flops.value)};
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
   const double layer_executed = (executed(layer_.forward) + executed(layer_.backward)).value +
                                 (paci_mem ? executed(layer_.forward).value : 0.0);
   out_.executed_flops_per_step = cost::Flops{
-      pp_ * per_stage_layers * layer_executed +
+      all_layers * layer_executed +
       m_ * gpus_per_stage *
           (executed(embed_.forward) + executed(embed_.backward) + executed(head_.forward) +
            executed(head_.backward))

@@ -24,6 +24,7 @@
 #include "strategies/pipeline_schedule.hpp"
 #include "strategies/rank_layout.hpp"
 #include "strategies/workload_builder.hpp"
+#include "strategies/zero_bubble_search.hpp"
 
 namespace parasim::strat::detail {
 
@@ -82,7 +83,6 @@ class Builder {
         chunks_(sc.parallel.chunks),
         async_(is_asynchronous(sc.parallel.schedule)),
         split_(splits_weight_gradient(sc.parallel.schedule)),
-        layers_(sc.layers_per_stage()),
         layer_(transformer_layer_program(sc, costs)),
         embed_(embedding_program(sc, costs)),
         head_(head_program(sc, costs)),
@@ -101,6 +101,14 @@ class Builder {
   ActivationBytes activation_bytes() const;
   PassOps& item_ops(std::size_t dev, ItemKind kind, int chunk, int mb);
   void emit_stage(int stage);
+  // Flush schedules simulating several iterations (post-validation): at the optimizer item O
+  // closing an iteration on `stage`, that iteration's data-parallel reduction and optimizer step
+  // (emit_data_parallel); gate[k] gets the ops the next iteration's first item waits for.
+  void end_iteration(int stage, int step, std::vector<std::vector<OpId>>& gate);
+  // Searched zero-bubble schedules (zb-1p, zb-2p): the search's input from this workload's own
+  // costs (zero_bubble_costs.cpp), and the search run on it.
+  ZeroBubbleInput zero_bubble_input() const;
+  ZeroBubbleOrder searched_order() const;
   void emit_item(int stage, const PipelineItem& item, bool final_pass, std::vector<OpId>& chain);
   sim::Time stage_optimizer_time(int stage) const;
   // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
@@ -171,7 +179,7 @@ class Builder {
   int replicas_;  // dp x cp: GPUs of a stage holding the same weights
   int dp_sim_, tp_sim_, pp_, m_, chunks_;
   bool async_, split_;
-  int layers_;
+  bool iterations_ = false;  // a flush schedule over several iterations (post-validation)
   int total_mb_ = 0;      // micro-batches over all simulated steps
   std::uint8_t queue_ = 0;  // queue of the item being emitted
   std::vector<StagePlan> plans_by_stage_;

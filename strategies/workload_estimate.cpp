@@ -45,7 +45,7 @@ double syncs_of(const std::vector<LayerStep>& steps) {
 WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
   WorkloadEstimate e;
   const auto& p = sc.parallel;
-  const int pp = p.pp, chunks = p.chunks, lc = sc.layers_per_chunk();
+  const int pp = p.pp, chunks = p.chunks;
   const double per_stage = full ? static_cast<double>(sc.replicas()) * p.tp : 1.0;
   e.devices = per_stage * pp;
 
@@ -58,7 +58,7 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
   const bool async = is_asynchronous(p.schedule);
   const bool zero3 = p.zero_stage == 3;
   const bool paci_mem = p.schedule == PipelineSchedule::kPaci && p.paci_mode == PaciMode::kMem;
-  const AsyncSteps steps = async_steps(p.schedule, pp, sc.micro_batches());
+  const AsyncSteps steps = simulated_steps(p, sc.micro_batches());
   const double total_mb = static_cast<double>(sc.micro_batches()) * steps.total;
   const int last = pp * chunks - 1;
 
@@ -69,6 +69,7 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
     double per_device = 0;
     for (int c = 0; c < chunks; ++c) {
       const int v = c * pp + s;
+      const int lc = sc.virtual_stage_layers(v);
       double f = lc * (steps_of(layer.forward) + (zero3 ? 1 : 0));
       if (v == 0) f += steps_of(embed.forward);
       if (v == last) f += steps_of(head.forward);
@@ -109,16 +110,17 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
     } else {
       // Gradient buckets: at most one per parameter chunk (head, layers, embedding); one per
       // stage with dp_bucket 0 (a contiguous buffer). Each with its flatten and copy-back kernels.
-      const double buckets = sc.replicas() <= 1          ? 0
-                             : p.dp_bucket.value <= 0     ? 1
-                                                          : static_cast<double>(chunks) * lc + 2;
+      // Each simulated iteration (post-validation: several) has its own.
+      const double buckets = sc.replicas() <= 1      ? 0
+                             : p.dp_bucket.value <= 0 ? 1
+                                                      : static_cast<double>(sc.stage_layer_count(s)) + 2;
       const double per_bucket = 1.0 + (fc.reduce_passes_before > 0 ? 1 : 0) +
                                 (fc.reduce_copy_back && p.zero_stage == 0 ? 1 : 0);
       const double optimizer = sc.optimizer.kind == OptimizerKind::kAdamW ? 1 : 3;
       const bool overflow_check =
           sc.training.precision == cost::Dtype::kFp16 && fc.fp16_step_syncs_per_tensor > 0;
-      per_device += per_bucket * buckets + optimizer + (sc.replicas() > 1 ? 1 : 0) +
-                    (overflow_check ? 1 : 0) + step_host;
+      per_device += steps.total * (per_bucket * buckets + optimizer + (sc.replicas() > 1 ? 1 : 0) +
+                                   (overflow_check ? 1 : 0) + step_host);
     }
     e.ops += per_device * per_stage;
   }

@@ -29,10 +29,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "scenarios" / "validation" / "published"
 OUTPUT = ROOT / "scenarios" / "validation"
 
-# Uneven pipeline stages (Zero Bubble's runs put one layer fewer on the first and last stage).
-# parasim cannot express them yet; once the scenario format has parallel.stage_layers, set this
-# to True, rerun the script, and the Zero Bubble 1F1B cases become expressible.
-EMIT_STAGE_LAYERS = False
+# Uneven pipeline stages (Zero Bubble's runs put one layer fewer on the first and last stage):
+# written as parallel.stage_layers (docs/scenario.md). False maps those cases to not expressible,
+# as before the key existed.
+EMIT_STAGE_LAYERS = True
 
 
 def choice(value, reason):
@@ -151,17 +151,20 @@ MAPPING = {
         "recompute": choice(
             "none", "not stated; Megatron-LM recomputes nothing unless asked"),
         "schedule": choice(
-            "1F1B -> 1f1b; 1F1B-I -> interleaved-1f1b; ZB-H1 -> zb-h1; ZB-H2 -> zb-h2; "
-            "ZB-1p, ZB-2p, ZB-V and the ablations -> not expressible",
-            "ZB-1p and ZB-2p are schedules searched automatically from profiled times, which "
-            "parasim does not reproduce; the paper's 1F1B-I makes every transformer layer its "
-            "own chunk"),
+            "1F1B -> 1f1b; ZB-H1 -> zb-h1; ZB-H2 -> zb-h2; ZB-1p -> zb-1p; ZB-2p -> zb-2p "
+            "(optimizer post-validation on, as published); ZB-2p-allreduce-sync -> zb-2p with "
+            "optimizer_post_validation false; 1F1B-I and ZB-V -> not expressible",
+            "parasim's zb-1p and zb-2p run the paper's automatic scheduling heuristic (sec. 3.1) "
+            "on its own simulated F, B, W and transfer times rather than on the profiled ones; "
+            "the ablation replaces post-validation by a synchronisation before the optimizer "
+            "step (sec. 4); the paper's 1F1B-I makes every transformer layer its own chunk, so "
+            "the first and last stage have one chunk fewer than the others"),
         "stage_layers": choice(
             "first and last stage one layer fewer" if EMIT_STAGE_LAYERS
             else "not expressible (uneven stages)",
             "the paper's first and last pipeline stages hold one fewer transformer layer "
-            "(Table 3 note); parasim gives every stage layers / pp layers until "
-            "parallel.stage_layers exists (switch EMIT_STAGE_LAYERS in this script)"),
+            "(Table 3 note), written as parallel.stage_layers (EMIT_STAGE_LAYERS in this "
+            "script)"),
         "vocab": choice(50257, "not stated by the paper; GPT-2's vocabulary is assumed"),
         "learned_positions": choice(True, "GPT-3-like model on Megatron-LM"),
         "tied_embeddings": choice(True, "Megatron's GPT ties the output head to the embedding"),
@@ -296,24 +299,21 @@ def convert_megatron(case):
                 published=case)
 
 
-# Zero Bubble schedules: parasim's schedule, or the reason it is not expressible.
+# Zero Bubble schedules: parasim's schedule and its optimizer post-validation (None: the
+# schedule's default), or the reason it is not expressible.
 ZB_SCHEDULES = {
-    "1F1B": "1f1b",
-    "1F1B-I": None,  # interleaved, but with a chunk count that differs by stage: see below
-    "ZB-H1": "zb-h1",
-    "ZB-H2": "zb-h2",
+    "1F1B": ("1f1b", None),
+    "ZB-H1": ("zb-h1", None),
+    "ZB-H2": ("zb-h2", None),
+    "ZB-1p": ("zb-1p", True),
+    "ZB-2p": ("zb-2p", True),
+    "ZB-2p-allreduce-sync": ("zb-2p", False),
 }
 ZB_NOT_EXPRESSIBLE = {
     "1F1B-I": ("interleaved 1F1B with every transformer layer its own chunk gives the first and "
-               "last stage (one layer fewer) fewer chunks than the others; parasim's "
-               "interleaved-1f1b has one chunk count for every stage"),
-    "ZB-1p": ("ZB-1p is searched automatically from profiled F/B/W times; parasim has only the "
-              "handcrafted ZB-H1 and ZB-H2"),
-    "ZB-2p": ("ZB-2p is searched automatically from profiled F/B/W times; parasim has only the "
-              "handcrafted ZB-H1 and ZB-H2"),
-    "ZB-2p-allreduce-sync": ("ablation: ZB-2p (an automatically searched schedule) with an "
-                             "all-reduce synchronisation in the optimizer step; neither is "
-                             "modelled"),
+               "last stage (one layer fewer) one chunk fewer than the others; parasim's "
+               "interleaved-1f1b has one chunk count for every stage and every virtual stage "
+               "holds at least one layer"),
     "ZB-V": "ZB-V (the V-shaped zero-bubble schedule) is not modelled",
 }
 
@@ -339,10 +339,14 @@ def convert_zerobubble(case):
         raise ValueError(f"{case['id']}: schedule {sched!r} is not in the mapping table")
     layers, pp = m["num_layers"], p["pp"]
     stage_layers = zb_stage_layers(layers, pp)
-    if not EMIT_STAGE_LAYERS or stage_layers is None:
+    if stage_layers is None:
+        raise ValueError(f"{case['id']}: {layers} layers do not give the first and last of "
+                         f"{pp} stages one layer fewer than the others")
+    if not EMIT_STAGE_LAYERS:
         return dict(entry, not_expressible=(
             "uneven pipeline stages: the first and last stage hold one layer fewer than the "
-            "others (parallel.stage_layers is not modelled yet)"), published=case)
+            "others (EMIT_STAGE_LAYERS is off in scripts/validation/make_dev_set.py)"),
+            published=case)
     n = hw["num_gpus"]
     model = gpt_model(src, f"gpt-{m['name'].lower()}", layers, m["hidden_size"],
                       m["num_attention_heads"], m["ffn_hidden_size"], value(src, "vocab"),
@@ -352,8 +356,15 @@ def convert_zerobubble(case):
                 "micro_batch": p["micro_batch_size"], "precision": value(src, "precision"),
                 "recompute": value(src, "recompute"), "attention": value(src, "attention"),
                 "framework": value(src, "framework")}
-    parallel = {"dp": 1, "tp": 1, "pp": pp, "schedule": ZB_SCHEDULES[sched],
+    schedule, post_validation = ZB_SCHEDULES[sched]
+    published_pv = p.get("optimizer_post_validation")
+    if post_validation is not None and published_pv is not None and published_pv != post_validation:
+        raise ValueError(f"{case['id']}: optimizer_post_validation {published_pv!r} contradicts "
+                         f"the mapping of {sched}")
+    parallel = {"dp": 1, "tp": 1, "pp": pp, "schedule": schedule,
                 "zero_stage": value(src, "zero_stage"), "stage_layers": stage_layers}
+    if post_validation is not None:
+        parallel["optimizer_post_validation"] = post_validation
     desc = (f"Zero Bubble Table 4, {m['name']} {sched} on {n} A100s, {p['num_microbatches']} "
             f"micro-batches of {p['micro_batch_size']}; mapping in docs/validation.md")
     return dict(entry,

@@ -122,12 +122,12 @@ TEST_CASE("validate-against on a subset: printed and written statistics match a 
   const Run r = validate_against(o);
   REQUIRE_MESSAGE(r.code == kExitOk, r.err);
   const json result = parse_json(read_text(o.json), o.json);
-  REQUIRE(result.at("cases").size() == 10);
+  REQUIRE(result.at("cases").size() == 11);
 
   const auto expected = expected_groups(result);
-  CHECK(expected.at("overall").simulated == 7);
-  CHECK(expected.at("overall").not_expressible == 3);
-  CHECK(expected.at("source zerobubble-main").simulated == 0);
+  CHECK(expected.at("overall").simulated == 9);
+  CHECK(expected.at("overall").not_expressible == 2);
+  CHECK(expected.at("source zerobubble-main").simulated == 2);
   std::size_t groups_seen = 0;
   for (const json& g : result.at("groups")) {
     const std::string key = g.at("scope") == "overall" ? std::string("overall")
@@ -163,10 +163,11 @@ TEST_CASE("validate-against on a subset: printed and written statistics match a 
   }
   CHECK(groups_seen == expected.size());
 
-  // Not-expressible reasons are grouped: the two ZB-2p cases share one line with a count of 2.
-  CHECK(r.out.find("zerobubble-main     2  ZB-2p is searched automatically") != std::string::npos);
+  // Not-expressible reasons are grouped: the two 1F1B-I cases share one line with a count of 2.
+  CHECK(r.out.find("zerobubble-main     2  interleaved 1F1B with every transformer layer") !=
+        std::string::npos);
   // The worst cases are listed with their breakdown.
-  CHECK(r.out.find("Worst 7 cases by |error|") != std::string::npos);
+  CHECK(r.out.find("Worst 9 cases by |error|") != std::string::npos);
   CHECK(r.out.find(expected.at("overall").worst().second + " ") != std::string::npos);
 }
 

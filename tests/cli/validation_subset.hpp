@@ -13,14 +13,15 @@
 namespace parasim::test {
 
 // Case ids per development file: single- and multi-node vTrain runs (one with pipeline
-// stages), a data-parallel and a pipelined Megatron-LM run, and Zero Bubble cases that are not
-// expressible for two different reasons.
+// stages), a data-parallel and a pipelined Megatron-LM run, Zero Bubble cases with uneven stages
+// (1F1B and the searched ZB-2p) and two that are not expressible for the same reason (1F1B-I).
 inline const std::map<std::string, std::set<std::string>>& subset_ids() {
   static const std::map<std::string, std::set<std::string>> ids = {
       {"vtrain",
        {"single_dev_0001", "single_dev_0002", "single_dev_1440", "multi_0000", "multi_0012"}},
       {"megatron2021-table1", {"t1_1.7B", "t1_39.1B"}},
-      {"zerobubble-main", {"main_1.5B_m24_1F1B", "main_1.5B_m24_ZB-2p", "main_1.5B_m32_ZB-2p"}},
+      {"zerobubble-main",
+       {"main_1.5B_m24_1F1B", "main_1.5B_m24_ZB-2p", "main_1.5B_m24_1F1B-I", "main_1.5B_m32_1F1B-I"}},
   };
   return ids;
 }

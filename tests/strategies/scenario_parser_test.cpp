@@ -110,7 +110,7 @@ TEST_CASE("every shipped scenario parses and satisfies the Scenario invariants")
     CHECK(m.hidden % m.heads == 0);
     CHECK(m.heads % m.kv_heads == 0);
     CHECK(m.layers % p.pp == 0);
-    CHECK(s.layers_per_stage() >= 1);
+    CHECK(s.stage_layer_count(0) >= 1);
     CHECK(t.global_batch % (t.micro_batch * p.dp) == 0);
     CHECK(s.micro_batches() >= 1);
     CHECK(p.zero_stage >= 0);
@@ -147,7 +147,7 @@ TEST_CASE("the benchmark scenario is GPT-3 175B on 1024 H100s with 64 micro-batc
   CHECK(s.training.micro_batch == 1);
   CHECK(s.training.global_batch == 512);
   CHECK(s.micro_batches() == 64);
-  CHECK(s.layers_per_stage() == 6);
+  CHECK(s.stage_layer_count(0) == 6);
   CHECK(s.training.precision == cost::Dtype::kBf16);
   CHECK(s.training.recompute == cost::Recompute::kSelective);
   CHECK(s.optimizer.kind == OptimizerKind::kAdamW);

@@ -83,7 +83,7 @@ TEST_CASE("Activation sets in flight: 1F1B holds min(P-s, m) on stage s, GPipe h
       sc.training.recompute = recompute;
       const auto r = simulate(sc, false);
       const double per_layer = cost::activation_bytes_per_layer(strat::activation_shape(sc), recompute).value;
-      const double per_mb = per_layer * sc.layers_per_stage();
+      const double per_mb = per_layer * sc.stage_layer_count(0);
       const double transient =
           cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone).value - per_layer;
       for (int s = 0; s + 1 < sc.parallel.pp; ++s) {
@@ -93,7 +93,7 @@ TEST_CASE("Activation sets in flight: 1F1B holds min(P-s, m) on stage s, GPipe h
         CAPTURE(s);
         // Whole bytes per op: allow one byte of rounding per allocation.
         CHECK(std::abs(activations_at_peak(r, static_cast<std::size_t>(s)) -
-                       (in_flight * per_mb + transient)) <= in_flight * sc.layers_per_stage() + 2);
+                       (in_flight * per_mb + transient)) <= in_flight * sc.stage_layer_count(0) + 2);
       }
     }
   }
@@ -107,8 +107,8 @@ TEST_CASE("Full recompute keeps only the layer inputs between passes") {
   const double full = cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone).value;
   // Stage 0 peaks inside a backward: P micro-batches' inputs for every layer, plus one layer
   // re-materialised in full.
-  const double expected = 2 * sc.layers_per_stage() * stored + (full - stored);
-  CHECK(std::abs(activations_at_peak(r, 0) - expected) <= 2 * sc.layers_per_stage() + 2);
+  const double expected = 2 * sc.stage_layer_count(0) * stored + (full - stored);
+  CHECK(std::abs(activations_at_peak(r, 0) - expected) <= 2 * sc.stage_layer_count(0) + 2);
 }
 
 TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per rank") {
