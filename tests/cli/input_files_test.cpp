@@ -98,7 +98,8 @@ TEST_CASE("every bad profile: simulate, compare and calibrate --check exit 2 nam
     CHECK(sim.code == kExitBadInput);
     CHECK(sim.out.empty());
     check_every_line_names(sim.err, profile);
-    for (const auto& [path, text] : problems) {
+    for (const auto& problem : problems) {
+      const auto& path = problem.first;  // a named reference: clang 14 cannot capture a binding
       CHECK_MESSAGE(sim.err.find(profile + ": " + path + ": ") != std::string::npos,
                     "no problem at " << path << " in:\n" << sim.err);
     }

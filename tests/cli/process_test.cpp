@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -25,7 +25,6 @@ using namespace parasim::test;
 
 const fs::path kExecutable = fs::path(PARASIM_BINARY_DIR) / "cli" / "parasim";
 const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
-
 
 }  // namespace
 
@@ -80,7 +79,9 @@ TEST_CASE("process: parasim --help names every subcommand") {
 TEST_CASE("process: parasim validate of each bad fixture exits 2") {
   for (const auto& file : json_files_in(kSourceDir / "tests" / "data" / "bad")) {
     CAPTURE(file.string());
-    const auto [code, output] = run_parasim("validate " + shell_quote(file.string()));
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = run_parasim("validate " + shell_quote(file.string()));
     CHECK(code == kExitBadInput);
     CHECK(output.find(file.string() + ": ") != std::string::npos);
   }
@@ -100,7 +101,9 @@ TEST_CASE("process: parasim simulate GOOD --json FILE exits 0 and writes the res
   CHECK(tmp.entries() == std::vector<std::string>{"result.json"});
 
   // --json -: standard output is exactly the JSON.
-  const auto [code2, stdout_only] =
+  int code2 = 0;
+  std::string stdout_only;
+  std::tie(code2, stdout_only) =
       run_parasim("simulate " + shell_quote(kScenario.string()) + " --json -", false);
   CHECK(code2 == 0);
   CHECK(parse_json(stdout_only, "standard output") ==
@@ -116,23 +119,31 @@ TEST_CASE("process: parasim simulate without a scenario fails with a usage hint"
   CHECK_MESSAGE(output.find("required") != std::string::npos, output);
   CHECK_MESSAGE(output.find("--help") != std::string::npos, output);
 
-  const auto [code2, output2] = run_parasim("");
+  int code2 = 0;
+  std::string output2;
+  std::tie(code2, output2) = run_parasim("");
   CHECK(code2 != 0);
   CHECK(output2.find("--help") != std::string::npos);
 }
 
 TEST_CASE("process: a mistyped command or option gets a suggestion and exit 2") {
-  const auto [code, output] = run_parasim("simulat x.json");
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = run_parasim("simulat x.json");
   CHECK(code == kExitBadInput);
-  CHECK_MESSAGE(output.find("unknown command \"simulat\"; did you mean \"simulate\"?") !=
-                    std::string::npos,
-                output);
-  const auto [v_code, v_output] = run_parasim("-V");
+  CHECK_MESSAGE(
+      output.find("unknown command \"simulat\"; did you mean \"simulate\"?") != std::string::npos,
+      output);
+  int v_code = 0;
+  std::string v_output;
+  std::tie(v_code, v_output) = run_parasim("-V");
   CHECK(v_code == kExitBadInput);
-  CHECK_MESSAGE(v_output.find("unknown option \"-V\"; did you mean \"--version\"?") !=
-                    std::string::npos,
-                v_output);
-  const auto [o_code, o_output] =
+  CHECK_MESSAGE(
+      v_output.find("unknown option \"-V\"; did you mean \"--version\"?") != std::string::npos,
+      v_output);
+  int o_code = 0;
+  std::string o_output;
+  std::tie(o_code, o_output) =
       run_parasim("simulate " + shell_quote(kScenario.string()) + " --jsn r.json");
   CHECK(o_code == kExitBadInput);
   CHECK_MESSAGE(o_output.find("\"--jsn\": did you mean \"--json\"?") != std::string::npos,
@@ -140,7 +151,9 @@ TEST_CASE("process: a mistyped command or option gets a suggestion and exit 2") 
 }
 
 TEST_CASE("process: --version prints one line that ends with a newline") {
-  const auto [code, output] = run_parasim("--version");
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = run_parasim("--version");
   CHECK(code == 0);
   CHECK(output == "parasim " PARASIM_VERSION "\n");
 }
@@ -152,18 +165,23 @@ TEST_CASE("process: a missing or folder input: one message in every command") {
   const std::string scenario = shell_quote(kScenario.string());
   for (const std::string& args :
        {"validate " + shell_quote(missing), "simulate " + shell_quote(missing),
-        "compare " + shell_quote(missing), "simulate " + scenario + " --profile " + shell_quote(missing),
+        "compare " + shell_quote(missing),
+        "simulate " + scenario + " --profile " + shell_quote(missing),
         "compare " + scenario + " --profile " + shell_quote(missing),
         "calibrate --backend cpu --check " + shell_quote(missing)}) {
     CAPTURE(args);
-    const auto [code, output] = run_parasim(args);
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = run_parasim(args);
     CHECK(code == kExitBadInput);
     CHECK(output == expected);
   }
   const std::string folder = tmp.path().string();
   for (const char* command : {"validate ", "simulate ", "compare "}) {
     CAPTURE(command);
-    const auto [code, output] = run_parasim(command + shell_quote(folder));
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = run_parasim(command + shell_quote(folder));
     CHECK(code == kExitBadInput);
     CHECK(output == folder + ": /: cannot read: it is a folder (expected a JSON file)\n");
   }
@@ -172,12 +190,16 @@ TEST_CASE("process: a missing or folder input: one message in every command") {
 TEST_CASE("process: terminal escape codes in a scenario's name are printed escaped") {
   TempDir tmp;
   json s = parse_json(read_text(kScenario), "the scenario");
-  s["name"] = "\x1b[31mred\x1b]0;title\x07\r\xc2\x9b" "2J";
+  s["name"] =
+      "\x1b[31mred\x1b]0;title\x07\r\xc2\x9b"
+      "2J";
   const std::string path = tmp.file("escapes.json");
   write_text(path, s.dump());
   for (const char* command : {"validate ", "simulate "}) {
     CAPTURE(command);
-    const auto [code, output] = run_parasim(command + shell_quote(path));
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = run_parasim(command + shell_quote(path));
     CHECK(code == 0);
     CHECK(output.find('\x1b') == std::string::npos);
     CHECK(output.find('\r') == std::string::npos);
@@ -186,7 +208,9 @@ TEST_CASE("process: terminal escape codes in a scenario's name are printed escap
                   output.substr(0, 300));
   }
   // The JSON on standard output is still valid and carries the name unchanged.
-  const auto [code, output] = run_parasim("simulate " + shell_quote(path) + " --json -", false);
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = run_parasim("simulate " + shell_quote(path) + " --json -", false);
   CHECK(code == 0);
   CHECK(parse_json(output, "standard output").at("scenario") == s["name"]);
 }
@@ -194,8 +218,10 @@ TEST_CASE("process: terminal escape codes in a scenario's name are printed escap
 TEST_CASE("process: calibrate with nothing to measure, or into a folder, writes nothing (exit 2)") {
   TempDir tmp;
   const std::string profile = tmp.file("y.json");
-  const auto [code, output] =
-      run_parasim("calibrate --backend cpu --quick --ops launch,overlap --out " + shell_quote(profile));
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = run_parasim(
+      "calibrate --backend cpu --quick --ops launch,overlap --out " + shell_quote(profile));
   CHECK(code == kExitBadInput);
   CHECK_MESSAGE(output.find("nothing to measure, so no profile is written") != std::string::npos,
                 output);
@@ -205,12 +231,14 @@ TEST_CASE("process: calibrate with nothing to measure, or into a folder, writes 
   CHECK(tmp.entries().empty());
 
   fs::create_directory(tmp.path() / "D");
-  const auto [dir_code, dir_output] =
+  int dir_code = 0;
+  std::string dir_output;
+  std::tie(dir_code, dir_output) =
       run_parasim("calibrate --backend cpu --quick --ops norm --out " + shell_quote(tmp.file("D")));
   CHECK(dir_code == kExitBadInput);
-  CHECK_MESSAGE(dir_output.find("cannot write " + tmp.file("D") + ": it is a folder") !=
-                    std::string::npos,
-                dir_output);
+  CHECK_MESSAGE(
+      dir_output.find("cannot write " + tmp.file("D") + ": it is a folder") != std::string::npos,
+      dir_output);
   CHECK(dir_output.find("holds what was measured") == std::string::npos);
   CHECK(dir_output.find("calibrating") == std::string::npos);  // refused before measuring
   CHECK(fs::is_empty(tmp.path() / "D"));
@@ -246,8 +274,8 @@ TEST_CASE("process: every command of the README runs as written") {
   fs::create_directory_symlink(kSourceDir / "scenarios", tmp.path() / "scenarios");
   // Each command on a line of its own (its trailing comment then ends there), its output in
   // log.txt, the check of its exit code on the next line; fd 3 is the test's pipe.
-  std::string script = "set -uo pipefail\ncd " + shell_quote(tmp.path().string()) +
-                       "\nexec 3>&1 >>log.txt 2>&1\n";
+  std::string script =
+      "set -uo pipefail\ncd " + shell_quote(tmp.path().string()) + "\nexec 3>&1 >>log.txt 2>&1\n";
   for (const std::string& command : commands) {
     script += "echo " + shell_quote("+ " + command) + " >&3\n" + command + "\n" +
               "status=$?; if [ $status -ne 0 ]; then echo \"FAILED with exit code $status\" >&3; "
@@ -255,7 +283,9 @@ TEST_CASE("process: every command of the README runs as written") {
   }
   const std::string script_path = tmp.file("readme.sh");
   write_text(script_path, script);
-  const auto [code, output] = run_shell("bash " + shell_quote(script_path) + " 2>&1");
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = run_shell("bash " + shell_quote(script_path) + " 2>&1");
   CHECK_MESSAGE(code == 0, output);
   // What the commands promise to leave behind.
   for (const char* file : {"r.json", "t.json", "part.json", "cpu.json", "pics"}) {
@@ -281,20 +311,26 @@ TEST_CASE("process: --json to a character device leaves the device; a full one i
     return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
   };
   const std::string scenario = shell_quote(kScenario.string());
-  const auto [code, output] = run_parasim("simulate " + scenario + " --json " + shell_quote(null));
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = run_parasim("simulate " + scenario + " --json " + shell_quote(null));
   CHECK_MESSAGE(code == 0, output);
   CHECK(is_device(null));
 
-  const auto [full_code, full_output] =
+  int full_code = 0;
+  std::string full_output;
+  std::tie(full_code, full_output) =
       run_parasim("simulate " + scenario + " --json " + shell_quote(full));
   CHECK(full_code == kExitFailure);
-  CHECK_MESSAGE(full_output.find("cannot write " + full + ": No space left on device") !=
-                    std::string::npos,
-                full_output);
+  CHECK_MESSAGE(
+      full_output.find("cannot write " + full + ": No space left on device") != std::string::npos,
+      full_output);
   CHECK(is_device(full));
 
   // The text report into a full standard output is a failure too.
-  const auto [report_code, report_output] =
+  int report_code = 0;
+  std::string report_output;
+  std::tie(report_code, report_output) =
       run_shell(parasim_command() + " simulate " + scenario + " 2>&1 >" + shell_quote(full));
   CHECK(report_code == kExitFailure);
   CHECK_MESSAGE(report_output.find("cannot write standard output") != std::string::npos,
