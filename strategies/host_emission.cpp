@@ -96,7 +96,7 @@ void Builder::host_item_end(std::size_t dev, const PipelineItem& item, OpId last
 }
 
 int Builder::stage_parameter_tensors(int stage) const {
-  return layers_ * layer_parameter_tensors(sc_.model) +
+  return sc_.stage_layer_count(stage) * layer_parameter_tensors(sc_.model) +
          embedding_parameter_tensors(sc_.model, stage, pp_);
 }
 

@@ -85,7 +85,7 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
              fmt::format("DeepSpeed takes the pipeline from code: PipelineModule(layers=..., "
                          "num_stages={}) with {} layers per stage "
                          "(partition_method=\"uniform\")",
-                         p.pp, s.layers_per_stage()));
+                         p.pp, s.stage_layer_count(0)));
   }
   cover_stage_layers(s, c, Target::kDeepSpeed);
   map_schedule(s, c);

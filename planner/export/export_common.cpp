@@ -131,7 +131,7 @@ void cover_stage_layers(const strat::Scenario& s, ExportContext& c, Target targe
   // header says.
   (void)target;
   c.mapped("/parallel/pp",
-           fmt::format("{} stages of {} layers each", s.parallel.pp, s.layers_per_stage()));
+           fmt::format("{} stages of {} layers each", s.parallel.pp, s.stage_layer_count(0)));
 }
 
 long long bucket_elements(const strat::Scenario& s) {

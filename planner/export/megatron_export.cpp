@@ -31,7 +31,7 @@ void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
     case PipelineSchedule::kInterleaved:
       // 0.19.2 has no --virtual-pipeline-model-parallel-size (the field is excluded from the
       // flags, arguments.py _add_network_size_args); layers per virtual stage set the chunks.
-      a.add("--num-layers-per-virtual-pipeline-stage", num(s.layers_per_chunk()));
+      a.add("--num-layers-per-virtual-pipeline-stage", num(s.virtual_stage_layers(0)));
       c.mapped("/parallel/schedule", "interleaved 1F1B (virtual pipeline)");
       c.mapped("/parallel/chunks", "--num-layers-per-virtual-pipeline-stage");
       return;

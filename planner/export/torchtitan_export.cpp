@@ -86,7 +86,7 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
   // Even stages: torchtitan weighs the embedding and the output as one layer each by default
   // (pipeline_parallel_first/last_stage_less_layers 1, distributed/pipeline_parallel.py); the
   // scenario's stages hold layers / (pp x chunks) transformer layers each.
-  out.set("parallelism", "pipeline_parallel_layers_per_stage", s.layers_per_chunk());
+  out.set("parallelism", "pipeline_parallel_layers_per_stage", s.virtual_stage_layers(0));
   out.set("parallelism", "pipeline_parallel_first_stage_less_layers", 0);
   out.set("parallelism", "pipeline_parallel_last_stage_less_layers", 0);
   out.set("parallelism", "pipeline_parallel_microbatch_size", s.training.micro_batch);
