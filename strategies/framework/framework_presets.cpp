@@ -15,6 +15,10 @@ FrameworkHostCosts eager_pytorch_costs() {
   FrameworkHostCosts h;
   // ~7 us per op with requires_grad=True, 5 us without (y = 2*x on a 1-element tensor, 1e6
   // iterations in 6.8 s): pytorch/pytorch#41383. Python + dispatcher + autograd recording.
+  // Fitted on the development set (scripts/validation/fit_framework.py, docs/frameworks.md
+  // "Fitting"): megatron-deepspeed's vTrain cases want 39 us (with collective_call 141 us), twice
+  // the top of the published 5-25 us of host work per eager op (#41383; HTA's documentation,
+  // 5-20 us per launch): implausible, not adopted; the sourced value stays.
   h.forward_op = Time::us(7);
   h.forward_op_no_grad = Time::us(5);
   // ~1 us for an op through the C++ API (ngimel, pytorch/pytorch#41383) + ~1 us of the autograd

@@ -17,6 +17,7 @@
 
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/units.hpp"
+#include "strategies/framework/framework_presets.hpp"
 #include "strategies/model_presets.hpp"
 
 namespace parasim::strat {
@@ -483,6 +484,56 @@ TEST_CASE("the JSON Schema and the format guide list exactly the presets there a
     CAPTURE(name);
     CHECK(guide.find("| `" + name + "` |") != std::string::npos);
   }
+}
+
+TEST_CASE(
+    "the JSON Schema lists exactly the framework presets and the override keys the parser takes") {
+  const auto schema =
+      nlohmann::json::parse(read_text(kSourceDir / "docs" / "scenario.schema.json"));
+  const auto& defs = schema.at("$defs");
+  CHECK(schema.at("$defs").at("training").at("properties").at("framework") ==
+        nlohmann::json{{"$ref", "#/$defs/framework"}});
+  std::set<std::string> in_schema, presets;
+  for (const auto& n : defs.at("framework_preset_name").at("enum")) {
+    in_schema.insert(n.get<std::string>());
+  }
+  for (const auto& p : framework_presets()) presets.insert(p.name);
+  CHECK(in_schema == presets);
+  // Every key of the override object the schema lists is one the parser accepts (a value of the
+  // schema's type for it parses), and the parser refuses a key the schema does not list.
+  const auto& object = defs.at("framework").at("oneOf").at(1).at("properties");
+  const std::map<std::string, std::string> sample_of_section = {{"host", R"("1 us")"},
+                                                                {"fusions", "true"}};
+  for (auto section_it = object.begin(); section_it != object.end(); ++section_it) {
+    const std::string section = section_it.key();
+    const auto& body = section_it.value();
+    if (!body.contains("properties")) continue;
+    const auto& fields = body.at("properties");
+    for (auto field_it = fields.begin(); field_it != fields.end(); ++field_it) {
+      const std::string key = field_it.key();
+      const auto& field = field_it.value();
+      CAPTURE(section);
+      CAPTURE(key);
+      std::string value = "1";
+      if (field.value("type", "") == "boolean") value = "true";
+      if (field.contains("enum")) value = "\"" + field.at("enum").at(0).get<std::string>() + "\"";
+      if (const auto it = sample_of_section.find(section);
+          it != sample_of_section.end() && !field.contains("type")) {
+        value = it->second;
+      }
+      const std::string framework =
+          R"({"preset": "deepspeed", ")" + section + R"(": {")" + key + R"(": )" + value + "}}";
+      CHECK_NOTHROW(
+          parse_scenario(scenario_text(R"("gpt2-medium")", R"("dgx-a100-80gb")", R"({"dp": 8})",
+                                       R"({"global_batch": 64, "framework": )" + framework + "}"),
+                         "test.json"));
+    }
+  }
+  const auto refused = problems_of(scenario_text(
+      R"("gpt2-medium")", R"("dgx-a100-80gb")", R"({"dp": 8})",
+      R"({"global_batch": 64, "framework": {"preset": "deepspeed", "host": {"launch": "1 us"}}})"));
+  CHECK(!object.at("host").at("properties").contains("launch"));
+  CHECK(has_problem(refused, "/training/framework/host/launch", ""));
 }
 
 }  // namespace parasim::strat
