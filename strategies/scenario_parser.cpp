@@ -632,6 +632,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
   if (const json* t = r.child("training", true)) read_training(*t, d, s.training);
   if (const json* p = r.child("parallel", true)) read_parallel(*p, d, s.parallel);
   if (const json* o = r.child("optimizer", false)) read_optimizer(*o, d, s.optimizer);
+  r.child("search", false);  // `parasim plan`'s axes (planner/search_space.hpp); simulate ignores it
   r.finish();
   if (d.ok()) check_consistency(s, d, limits);
   if (!d.ok()) throw cost::InputError(std::move(d));
