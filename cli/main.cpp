@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/export_command.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/limit_options.hpp"
 #include "cli/validate_against_command.hpp"
 #include "cli/suggest.hpp"
@@ -210,6 +211,47 @@ int main(int argc, char** argv) {
                       "label's characters outside A-Z a-z 0-9 . _ - replaced by _");
   add_limit_options(*compare, cmp.limits);
 
+  PlanCommandOptions pl;
+  auto* plan = app.add_subcommand(
+      "plan",
+      "Search every way to train SCENARIO's model on its cluster (dp x tp x pp x cp, sequence "
+      "parallel, interleaving, schedule, micro-batch, recompute, ZeRO, attention, placement, "
+      "optimizer implementation), screen them analytically, simulate the best and print a ranked "
+      "table; the scenario's parallel section is shown as \"yours\" (docs/planner.md)");
+  plan->add_option("scenario", pl.scenario, "Scenario JSON file; its \"search\" section "
+                                            "narrows or widens the space")
+      ->required()
+      ->type_name("FILE");
+  plan->add_option("--profile", pl.profile, "Cost-model profile JSON (docs/profile.md)");
+  plan->add_option("--out", pl.out, "Write the plan (docs/plan.md) to FILE: the winning scenario "
+                                    "in full (parasim simulate FILE reproduces it), its figures, "
+                                    "runners-up, rejects, provenance");
+  plan->add_option("--json", pl.json, "Write every screened candidate with its estimate and the "
+                                      "simulated ones with their full results to FILE ('-': "
+                                      "standard output)");
+  plan->add_option("--keep", pl.keep, "With --json: only the best N screened candidates");
+  plan->add_option("--search", pl.search, "KEY=V1,V2,... replaces one axis (keys in "
+                                          "docs/planner.md); repeatable")
+      ->type_name("KEY=VALUES");
+  plan->add_option("--gpus", pl.gpus, "Plan for N GPUs of the cluster instead of all of them");
+  plan->add_flag("--allow-async", pl.allow_async,
+                 "Also search asynchronous schedules (PipeDream, 2BW, PACI), which change the "
+                 "training algorithm; the plan states the staleness accepted");
+  plan->add_option("--headroom", pl.headroom,
+                   "Fraction of HBM kept free: peak memory per GPU <= HBM x (1 - headroom)")
+      ->default_val(0.05);
+  plan->add_option("--top", pl.top, "Simulate the N best estimates (plus every estimate within "
+                                    "10 % of the best)")
+      ->default_val(16);
+  plan->add_option("--max-simulate", pl.max_simulate, "Simulate at most N candidates")
+      ->default_val(64);
+  plan->add_option("--threads", pl.threads, "Threads (default: every core); the output is the "
+                                            "same for any count");
+  plan->add_option("--max-candidates", pl.max_candidates,
+                   "Refuse a space larger than N candidates (exit 2)")
+      ->default_val(1e8);
+  plan->add_flag("--timings", pl.timings, "Print the wall time of each tier");
+
   std::string validate_path;
   auto* validate = app.add_subcommand(
       "validate", "Check a scenario file and report every problem in it (exit code 2 if any)");
@@ -295,6 +337,10 @@ int main(int argc, char** argv) {
   }
   auto run_chosen = [&]() -> int {
     if (*simulate) return run_simulate(sim, std::cout, std::cerr);
+    if (*plan) {
+      for (int i = 0; i < argc; ++i) pl.command_line += (i ? " " : "") + std::string(argv[i]);
+      return run_plan_command(pl, std::cout, std::cerr);
+    }
     if (*compare) return run_compare(cmp, std::cout, std::cerr);
     if (*validate) {
       return run_validate(validate_path, std::cout, std::cerr, validate_limits, validate_full);

@@ -13,6 +13,7 @@
 #include "cli/trace_options.hpp"
 #include "costmodel/units.hpp"
 #include "costmodel/profile.hpp"
+#include "planner/plan_scenario.hpp"
 #include "sim/engine.hpp"
 #include "sim/trace.hpp"
 #include "strategies/scenario_parser.hpp"
@@ -76,7 +77,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     const TraceRequest trace_request = parse_trace_request(o);
     check_input_file(o.scenario);
     if (!o.profile.empty()) check_input_file(o.profile);
-    const strat::Scenario scenario = strat::load_scenario(o.scenario);
+    const strat::Scenario scenario = plan::load_scenario_or_plan(o.scenario);
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
     for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";

@@ -758,6 +758,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
     if (!p->is_object() || !p->contains("dp_bucket")) s.parallel.dp_bucket = framework_bucket(s.training);
   }
   if (const json* o = r.child("optimizer", false)) read_optimizer(*o, d, s.optimizer);
+  r.child("search", false);  // `parasim plan`'s axes (planner/search_space.hpp); simulate ignores it
   r.finish();
   if (d.ok()) resolve_stage_layers(edge, d, s);
   if (d.ok()) check_consistency(s, d, limits);

@@ -1,0 +1,238 @@
+#include "cli/plan_format.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cli/report_format.hpp"
+#include "planner/plan_scenario.hpp"
+
+namespace parasim::cli {
+namespace {
+
+using nlohmann::ordered_json;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+int staleness_of(const plan::Simulated& s) {
+  int worst = 0;
+  for (const auto& st : s.report.staleness) worst = std::max(worst, st.max);
+  return worst;
+}
+
+double exposed_of(const strat::StepReport& r) {
+  double t = 0;
+  for (double x : r.exposed_comm_s) t += x;
+  return t;
+}
+
+double bubble_of(const strat::StepReport& r) {
+  double b = 0;
+  for (double x : r.bubble_fraction) b = std::max(b, x);
+  return b;
+}
+
+std::string row(const std::string& rank, const plan::Simulated& s, double limit) {
+  const plan::Candidate& c = s.screened.candidate;
+  const strat::StepReport& r = s.report;
+  return fmt::format(
+      "{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9.3f} {:>11.0f} {:>5.1f}% "
+      "{:>7.1f} {:>7.1f} {:>6.1f}% {:>8.3f} {:>5} {:>9.3f}\n",
+      rank, fmt::format("{}/{}/{}/{}", c.dp, c.tp, c.pp, c.cp), c.chunks,
+      strat::schedule_name(c.schedule), c.micro_batch, cost::recompute_name(c.recompute),
+      c.zero_stage, c.sequence_parallel ? "on" : "off",
+      c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused", r.step_time_s, r.tokens_per_s,
+      100 * r.mfu, s.peak_bytes / kGiB, (limit - s.peak_bytes) / kGiB, 100 * bubble_of(r),
+      exposed_of(r), staleness_of(s), s.screened.estimate.step_s);
+}
+
+ordered_json estimate_json(const plan::Estimate& e) {
+  return ordered_json{{"step_time_s", e.step_s},
+                      {"tokens_per_s", e.tokens_per_s},
+                      {"mfu", e.mfu},
+                      {"bubble_fraction", e.bubble_fraction},
+                      {"exposed_comm_s", e.exposed_comm_s},
+                      {"peak_memory_floor_bytes", e.peak_bytes},
+                      {"staleness", e.staleness}};
+}
+
+ordered_json candidate_json(const plan::Candidate& c) {
+  return ordered_json{{"gpus", c.gpus},
+                      {"dp", c.dp},
+                      {"tp", c.tp},
+                      {"pp", c.pp},
+                      {"cp", c.cp},
+                      {"sequence_parallel", c.sequence_parallel},
+                      {"chunks", c.chunks},
+                      {"schedule", strat::schedule_name(c.schedule)},
+                      {"micro_batch", c.micro_batch},
+                      {"recompute", cost::recompute_name(c.recompute)},
+                      {"zero_stage", c.zero_stage},
+                      {"attention",
+                       c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused"},
+                      {"tp_placement", strat::tp_placement_name(c.placement)},
+                      {"optimizer", strat::optimizer_name(c.optimizer)},
+                      {"stacking", strat::stacking_name(c.stacking)},
+                      {"block_size", c.block_size}};
+}
+
+ordered_json simulated_summary(const plan::Simulated& s) {
+  ordered_json j{{"candidate", candidate_json(s.screened.candidate)},
+                 {"estimate", estimate_json(s.screened.estimate)}};
+  if (!s.ran) {
+    j["rejected"] = s.why;
+    return j;
+  }
+  j["simulated"] = ordered_json{{"step_time_s", s.report.step_time_s},
+                                {"tokens_per_s", s.report.tokens_per_s},
+                                {"mfu", s.report.mfu},
+                                {"peak_memory_bytes", s.peak_bytes},
+                                {"fits", s.fits},
+                                {"bubble_fraction", bubble_of(s.report)},
+                                {"exposed_comm_s", exposed_of(s.report)},
+                                {"staleness", staleness_of(s)}};
+  j["screen_error"] = s.screen_error;
+  return j;
+}
+
+ordered_json rejects_json(const plan::PlanResult& r) {
+  ordered_json reasons = ordered_json::array();
+  for (std::size_t k = 1; k < r.rejects.counts.size(); ++k) {
+    if (r.rejects.counts[k] == 0) continue;
+    reasons.push_back({{"reason", plan::reason_text(static_cast<plan::Reason>(k))},
+                       {"count", r.rejects.counts[k]}});
+  }
+  ordered_json closest = ordered_json::array();
+  for (const auto& s : r.rejects.closest_memory) {
+    closest.push_back({{"candidate", candidate_json(s.candidate)},
+                       {"peak_memory_floor_bytes", s.estimate.peak_bytes},
+                       {"limit_bytes", r.limit_bytes}});
+  }
+  return ordered_json{{"by_reason", reasons}, {"closest_memory", closest}};
+}
+
+}  // namespace
+
+std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult& r,
+                             bool timings) {
+  std::string out = fmt::format(
+      "{}: {} on {} x {} ({}), global batch {}, sequence {}\n", base.name, base.model.name,
+      base.cluster.nodes, base.cluster.gpus_per_node, base.cluster.device.name,
+      base.training.global_batch, base.model.seq_len);
+  out += fmt::format("memory limit {:.1f} GiB per GPU (HBM {:.1f} GiB less the headroom)\n\n",
+                     r.limit_bytes / kGiB, r.hbm_bytes / kGiB);
+  out += fmt::format(
+      "{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} {:>11} {:>6} {:>7} "
+      "{:>7} {:>7} {:>8} {:>5} {:>9}\n",
+      "rank", "dp/tp/pp/cp", "v", "schedule", "mb", "recompute", "ZeRO", "SP", "attn", "step s",
+      "tokens/s", "MFU", "peak", "free", "bubble", "exposed", "stale", "screen s");
+  out += fmt::format("{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} {:>11} "
+                     "{:>6} {:>7} {:>7} {:>7} {:>8} {:>5} {:>9}\n",
+                     "", "", "", "", "", "", "", "", "", "", "", "", "GiB", "GiB", "", "comm s", "",
+                     "");
+  if (r.yours && r.yours->ran) out += row("yours", *r.yours, r.limit_bytes);
+  const int shown = std::min(r.ranked, 10);
+  for (int i = 0; i < shown; ++i) {
+    out += row(std::to_string(i + 1), r.simulated[static_cast<std::size_t>(i)], r.limit_bytes);
+  }
+  if (r.ranked > 0) {
+    const plan::Simulated& w = r.simulated.front();
+    std::string path;
+    double total = 0;
+    for (const auto& entry : w.report.critical_path_s) total += entry.second;
+    int n = 0;
+    for (const auto& entry : w.report.critical_path_s) {
+      if (n++ == 3 || total <= 0) break;
+      path += fmt::format("{}{} {:.0f} %", path.empty() ? "" : ", ", entry.first,
+                          100 * entry.second / total);
+    }
+    out += fmt::format("\nwinner: {}\nbottleneck (critical path): {}\n",
+                       plan::describe(w.screened.candidate), path);
+  } else {
+    out += "\nno feasible plan in the space.\n";
+    if (!r.rejects.closest_memory.empty()) {
+      const auto& s = r.rejects.closest_memory.front();
+      out += fmt::format(
+          "the lightest candidate ({}) needs at least {:.1f} GiB per GPU of {:.1f} GiB: more GPUs "
+          "(--gpus or search.gpus), recompute full, a higher ZeRO stage, a smaller micro-batch "
+          "or a smaller --headroom would bring it closer\n",
+          plan::describe(s.candidate), s.estimate.peak_bytes / kGiB, r.limit_bytes / kGiB);
+    }
+  }
+  const double rate = r.screen_seconds > 0 ? r.space_size / r.screen_seconds : 0;
+  int ran = 0;
+  for (const auto& s : r.simulated) ran += s.ran ? 1 : 0;
+  out += fmt::format("\nscreen: {} candidates, {} feasible; simulated {}\n", r.space_size,
+                     r.feasible, ran);
+  if (timings) {
+    out += fmt::format("time: screen {:.3f} s ({:.3g} candidates per second), simulate {:.3f} s\n",
+                       r.screen_seconds, rate, r.simulate_seconds);
+  }
+  out += fmt::format("screen against simulation over the simulated set: mean |error| {:.1f} %, "
+                     "largest {:.1f} %, Spearman rank correlation {:.3f}\n",
+                     100 * r.mean_abs_error, 100 * r.max_abs_error, r.spearman);
+  out += "\nrejected:\n";
+  for (std::size_t k = 1; k < r.rejects.counts.size(); ++k) {
+    if (r.rejects.counts[k] == 0) continue;
+    out += fmt::format("  {:>12}  {}\n", r.rejects.counts[k],
+                       plan::reason_text(static_cast<plan::Reason>(k)));
+  }
+  if (!r.rejects.closest_memory.empty()) {
+    out += "closest memory rejects:\n";
+    for (const auto& s : r.rejects.closest_memory) {
+      out += fmt::format("  {}: {:.1f} GiB of {:.1f} GiB\n", plan::describe(s.candidate),
+                         s.estimate.peak_bytes / kGiB, r.limit_bytes / kGiB);
+    }
+  }
+  return out;
+}
+
+ordered_json plan_file_json(const nlohmann::json& document, const strat::Scenario& base,
+                            const plan::PlanResult& r, const PlanProvenance& p) {
+  ordered_json j;
+  j["parasim_plan"] = 1;
+  const plan::Simulated& w = r.simulated.front();
+  j["scenario"] = plan::scenario_json(document, base, w.screened.candidate);
+  j["predicted"] = report_to_json(apply_candidate(base, w.screened.candidate), w.report);
+  j["screen_estimate"] = estimate_json(w.screened.estimate);
+  ordered_json runners = ordered_json::array();
+  for (int i = 1; i < r.ranked; ++i) {
+    runners.push_back(simulated_summary(r.simulated[static_cast<std::size_t>(i)]));
+  }
+  j["runners_up"] = runners;
+  j["rejects"] = rejects_json(r);
+  j["search"] = ordered_json{{"candidates", r.space_size},
+                             {"feasible", r.feasible},
+                             {"simulated", r.simulated.size()},
+                             {"memory_limit_bytes", r.limit_bytes},
+                             {"screen_mean_abs_error", r.mean_abs_error},
+                             {"screen_max_abs_error", r.max_abs_error},
+                             {"spearman", r.spearman},
+                             {"accepted_staleness", staleness_of(w)}};
+  j["provenance"] = ordered_json{{"parasim_version", p.version},
+                                 {"profile", p.profile.empty() ? "analytical" : p.profile},
+                                 {"device", p.device},
+                                 {"command_line", p.command_line}};
+  return j;
+}
+
+ordered_json candidates_json(const strat::Scenario& base, const plan::PlanResult& r) {
+  ordered_json screened = ordered_json::array();
+  for (const auto& s : r.kept) {
+    screened.push_back({{"index", s.index},
+                        {"candidate", candidate_json(s.candidate)},
+                        {"estimate", estimate_json(s.estimate)}});
+  }
+  ordered_json simulated = ordered_json::array();
+  for (const auto& s : r.simulated) {
+    ordered_json one = simulated_summary(s);
+    if (s.ran) one["result"] = report_to_json(apply_candidate(base, s.screened.candidate), s.report);
+    simulated.push_back(one);
+  }
+  return ordered_json{{"parasim_plan_candidates", 1},
+                      {"scenario", base.name},
+                      {"screened", screened},
+                      {"simulated", simulated},
+                      {"rejects", rejects_json(r)}};
+}
+
+}  // namespace parasim::cli

@@ -1,0 +1,70 @@
+#include "planner/candidate.hpp"
+
+#include <fmt/format.h>
+
+namespace parasim::plan {
+
+strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c) {
+  strat::Scenario s = base;
+  const int gpn = base.cluster.gpus_per_node;
+  s.cluster.nodes = gpn > 0 && c.gpus >= gpn ? c.gpus / gpn : 1;
+  auto& p = s.parallel;
+  p.dp = c.dp;
+  p.tp = c.tp;
+  p.pp = c.pp;
+  p.cp = c.cp;
+  p.sequence_parallel = c.sequence_parallel;
+  p.chunks = c.chunks;
+  p.schedule = c.schedule;
+  p.zero_stage = c.zero_stage;
+  p.tp_placement = c.placement;
+  s.training.micro_batch = c.micro_batch;
+  s.training.recompute = c.recompute;
+  s.training.attention = c.attention;
+  s.optimizer.kind = c.optimizer;
+  s.optimizer.stacking = c.stacking;
+  s.optimizer.block_size = c.block_size;
+  return s;
+}
+
+Candidate candidate_of(const strat::Scenario& s) {
+  Candidate c;
+  c.gpus = s.cluster.total_gpus();
+  c.dp = s.parallel.dp;
+  c.tp = s.parallel.tp;
+  c.pp = s.parallel.pp;
+  c.cp = s.parallel.cp;
+  c.sequence_parallel = s.parallel.sequence_parallel;
+  c.chunks = s.parallel.chunks;
+  c.schedule = s.parallel.schedule;
+  c.micro_batch = s.training.micro_batch;
+  c.recompute = s.training.recompute;
+  c.zero_stage = s.parallel.zero_stage;
+  c.attention = s.training.attention;
+  c.placement = s.parallel.tp_placement;
+  c.optimizer = s.optimizer.kind;
+  c.stacking = s.optimizer.stacking;
+  c.block_size = s.optimizer.block_size;
+  return c;
+}
+
+std::string describe(const Candidate& c) {
+  std::string out = fmt::format("dp {} tp {} pp {}", c.dp, c.tp, c.pp);
+  if (c.cp > 1) out += fmt::format(" cp {}", c.cp);
+  if (c.sequence_parallel) out += " SP";
+  out += fmt::format(" {}", strat::schedule_name(c.schedule));
+  if (c.chunks > 1) out += fmt::format(" v{}", c.chunks);
+  out += fmt::format(" mb {} rc {} ZeRO {}", c.micro_batch, cost::recompute_name(c.recompute),
+                     c.zero_stage);
+  if (c.attention == strat::AttentionKind::kFlash) out += " flash";
+  if (c.placement != strat::TpPlacement::kMegatron) {
+    out += fmt::format(" {}", strat::tp_placement_name(c.placement));
+  }
+  if (c.optimizer != strat::OptimizerKind::kAdamW) {
+    out += fmt::format(" {}/{}/{}", strat::optimizer_name(c.optimizer),
+                       strat::stacking_name(c.stacking), c.block_size);
+  }
+  return out;
+}
+
+}  // namespace parasim::plan

@@ -1,0 +1,36 @@
+#pragma once
+// parasim::plan::Candidate — one way to train the scenario's model on its cluster: every field
+// the planner searches (docs/planner.md, Search space). A candidate is decoded from its index in
+// the search space (search_space.hpp) and applied to the base scenario to get the Scenario that
+// `simulate` would run.
+
+#include <string>
+
+#include "strategies/scenario.hpp"
+
+namespace parasim::plan {
+
+struct Candidate {
+  int gpus = 1;  // dp x tp x pp x cp; the cluster's nodes become gpus / gpus_per_node
+  int dp = 1, tp = 1, pp = 1, cp = 1;
+  bool sequence_parallel = false;
+  int chunks = 1;
+  strat::PipelineSchedule schedule = strat::PipelineSchedule::kOneFOneB;
+  int micro_batch = 1;
+  cost::Recompute recompute = cost::Recompute::kNone;
+  int zero_stage = 0;
+  strat::AttentionKind attention = strat::AttentionKind::kUnfused;
+  strat::TpPlacement placement = strat::TpPlacement::kMegatron;
+  strat::OptimizerKind optimizer = strat::OptimizerKind::kAdamW;
+  strat::Stacking stacking = strat::Stacking::kNone;
+  int block_size = 1024;  // Shampoo/DASH max_preconditioner_dim
+};
+
+// The base scenario with the candidate's fields (cluster nodes = gpus / gpus_per_node).
+strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c);
+// The candidate a scenario already is (its own layout, "your layout").
+Candidate candidate_of(const strat::Scenario& s);
+// "dp 2 tp 8 pp 4 cp 1 1f1b mb 1 rc none ZeRO 1 SP" — the closest rejects and progress lines.
+std::string describe(const Candidate& c);
+
+}  // namespace parasim::plan

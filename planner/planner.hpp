@@ -1,0 +1,90 @@
+#pragma once
+// parasim::plan::run_plan — the planner: the analytic screen over every candidate of the space
+// (screen.hpp, rules.hpp), then the engine on the best (planner/planner.cpp), ranked by the
+// simulated step time; the screen's error and rank correlation over the simulated set.
+//
+// Selection for the simulate tier: the `top` best estimates (default 16) plus every candidate
+// whose estimate is within `within` (10 %) of the best, at most `max_simulate` (64) in all, in
+// order of estimate. A simulated candidate that check_scenario rejects, or whose simulated
+// peak is over HBM x (1 - headroom), is reported as rejected and not ranked.
+//
+// Threads share the index space in blocks; every accumulator is ordered by (figure, index), so
+// the result is the same whatever the thread count.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/rules.hpp"
+#include "planner/screen.hpp"
+#include "planner/search_space.hpp"
+#include "strategies/step_report.hpp"
+
+namespace parasim::plan {
+
+struct PlanOptions {
+  int top = 16;               // --top
+  double within = 0.10;       // also simulate estimates within this fraction of the best
+  int max_simulate = 64;      // --max-simulate
+  double headroom = 0.05;     // --headroom: peak <= HBM x (1 - headroom)
+  int threads = 1;            // --threads
+  bool keep_all = false;      // keep every feasible screened candidate (for --json)
+  std::size_t keep = 0;       // with keep_all: at most this many (0: all), best first
+  // Called now and then with (screened, total) and (simulated, to simulate); may be empty.
+  std::function<void(const char* tier, std::uint64_t done, std::uint64_t total)> progress;
+};
+
+struct Screened {
+  std::uint64_t index = 0;
+  Candidate candidate;
+  Estimate estimate;
+};
+
+struct Simulated {
+  Screened screened;
+  bool ran = false;           // built and simulated (false: rejected before, see why)
+  std::string why;            // check_scenario's or the limits' message when !ran
+  strat::StepReport report;
+  double peak_bytes = 0;      // simulated, largest device
+  bool fits = false;          // peak_bytes <= limit
+  double screen_error = 0;    // (estimate - simulated) / simulated step time
+};
+
+struct Rejects {
+  std::array<std::uint64_t, static_cast<std::size_t>(Reason::kCount)> counts{};
+  std::vector<Screened> closest_memory;  // smallest screened peak first (at most 5)
+};
+
+struct PlanResult {
+  std::uint64_t space_size = 0;
+  std::uint64_t feasible = 0;        // passed the rules and the memory floor
+  double limit_bytes = 0;            // HBM x (1 - headroom)
+  double hbm_bytes = 0;
+  double screen_seconds = 0, simulate_seconds = 0;
+  std::vector<Screened> kept;        // keep_all: feasible candidates, best estimate first
+  std::vector<Screened> best;        // the best max_simulate estimates, best first
+  std::vector<Simulated> simulated;  // ran and fits first, by simulated step time; then others
+  int ranked = 0;                    // leading entries of `simulated` that ran and fit
+  Rejects rejects;
+  std::optional<Simulated> yours;    // the scenario's own layout
+  // Over the simulated set that ran: mean and largest |screen error|, Spearman rank correlation
+  // of the estimates with the simulated step times (1 when fewer than 2).
+  double mean_abs_error = 0, max_abs_error = 0, spearman = 1;
+};
+
+// `base`: the scenario (its parallel section is "your layout"); `costs`: a cost model per GPU
+// count of the space (the CLI makes them; all from the same profile).
+PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const CostModels& costs,
+                    const PlanOptions& options);
+
+// Simulates one candidate (symmetric) and fills the figures; used by run_plan and the tests.
+Simulated simulate_candidate(const strat::Scenario& base, const Screened& s,
+                             const CostModels& costs, double limit_bytes);
+
+// Spearman's rank correlation of two equally long series (average ranks for ties).
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace parasim::plan

@@ -1,0 +1,171 @@
+#include "planner/rules.hpp"
+
+#include <map>
+#include <unordered_map>
+
+#include "strategies/pipeline_schedule.hpp"
+
+namespace parasim::plan {
+namespace {
+
+using strat::PipelineSchedule;
+using strat::TpPlacement;
+
+// scenario_parser.cpp's uneven data-parallel group rule, same loop, cached per shape (it walks
+// pp x tp x replicas ranks).
+bool uneven_groups(int tp, int replicas, int pp, int gpn) {
+  thread_local std::unordered_map<std::uint64_t, bool> cache;
+  const std::uint64_t key = (static_cast<std::uint64_t>(tp) << 48) ^
+                            (static_cast<std::uint64_t>(replicas) << 28) ^
+                            (static_cast<std::uint64_t>(pp) << 14) ^ static_cast<std::uint64_t>(gpn);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  bool uneven = false;
+  for (long long stage = 0; stage < pp && !uneven; ++stage) {
+    for (long long r = 0; r < tp && r < 64 && !uneven; ++r) {
+      std::map<long long, int> per_node;
+      for (long long dr = 0; dr < replicas; ++dr) {
+        ++per_node[(r + tp * (dr + replicas * stage)) / gpn];
+      }
+      const int first = per_node.begin()->second;
+      for (const auto& entry : per_node) uneven = uneven || entry.second != first;
+    }
+  }
+  cache.emplace(key, uneven);
+  return uneven;
+}
+
+}  // namespace
+
+const char* reason_text(Reason r) {
+  switch (r) {
+    case Reason::kOk: return "valid";
+    case Reason::kHeads: return "tp does not divide the heads or kv heads";
+    case Reason::kLayers: return "pp x chunks does not divide the layers";
+    case Reason::kChunks: return "chunks > 1 without interleaved-1f1b";
+    case Reason::kInterleavedBatch: return "interleaved-1f1b: micro-batches not a multiple of pp";
+    case Reason::kAsync: return "asynchronous schedule with dp > 1, ZeRO or not adamw";
+    case Reason::kZero3: return "ZeRO-3 with a schedule other than gpipe or 1f1b";
+    case Reason::kPlacement: return "TP placement does not apply (TSP or low-rank rules)";
+    case Reason::kBatch: return "global batch not a multiple of micro-batch x dp";
+    case Reason::kContextParallel: return "cp rules (flash, sequence split, no interleaving)";
+    case Reason::kTpNodes: return "tp and the node size (divide it, or a multiple of it)";
+    case Reason::kUnevenGroups: return "data-parallel groups uneven on nodes";
+    case Reason::kRails: return "rails-only fabric: hop off its rail";
+    case Reason::kHidden: return "tp does not divide hidden or ffn_hidden";
+    case Reason::kSequenceParallel: return "sequence parallel with tp 1";
+    case Reason::kPrecision: return "no peak FLOP rate for the precision";
+    case Reason::kStaleness: return "staleness over search.max_staleness";
+    case Reason::kDuplicate: return "same run as another candidate (pp 1 schedules; flash + selective)";
+    case Reason::kMemory: return "peak memory over HBM x (1 - headroom) (screen)";
+    case Reason::kSimulatedMemory: return "peak memory over HBM x (1 - headroom) (simulated)";
+    case Reason::kValidate: return "rejected by validate";
+    case Reason::kCount: break;
+  }
+  return "?";
+}
+
+int closed_form_staleness(PipelineSchedule s, int pp, int micro_batches) {
+  switch (s) {
+    case PipelineSchedule::kPipeDream: return pp - 1;
+    case PipelineSchedule::kPipeDream2BW: return pp > 1 ? 1 : 0;
+    case PipelineSchedule::kPaci:
+      return micro_batches > 0 ? (pp - 1 + micro_batches - 1) / micro_batches : 0;
+    default: return 0;
+  }
+}
+
+Reason check_reason(const strat::Scenario& base, const Candidate& c,
+                    PipelineSchedule first_schedule, int max_staleness, bool none_searched) {
+  const auto& m = base.model;
+  const auto& t = base.training;
+  const int gpn = base.cluster.gpus_per_node;
+  const bool low_rank = m.low_rank.enabled();
+  const bool zero_bubble =
+      c.schedule == PipelineSchedule::kZbH1 || c.schedule == PipelineSchedule::kZbH2;
+  const bool async = strat::is_asynchronous(c.schedule);
+  if (c.pp == 1 && c.schedule != first_schedule) return Reason::kDuplicate;
+  // FlashAttention stores nothing the attention core's selective recompute would drop, so the
+  // two runs are the same (activation_memory.hpp); kept only when "none" is not searched.
+  if (none_searched && c.attention == strat::AttentionKind::kFlash &&
+      c.recompute == cost::Recompute::kSelective) {
+    return Reason::kDuplicate;
+  }
+  if (m.heads % c.tp != 0 || m.kv_heads % c.tp != 0) return Reason::kHeads;
+  if (c.pp > m.layers || m.layers % (c.pp * c.chunks) != 0) return Reason::kLayers;
+  if (c.chunks > 1 && c.schedule != PipelineSchedule::kInterleaved) return Reason::kChunks;
+  const long long per_step = static_cast<long long>(c.micro_batch) * c.dp;
+  if (t.global_batch % per_step != 0 || t.global_batch / per_step > (1 << 16)) {
+    return Reason::kBatch;
+  }
+  const long long mbs = t.global_batch / per_step;
+  if (c.schedule == PipelineSchedule::kInterleaved && mbs % c.pp != 0) {
+    return Reason::kInterleavedBatch;
+  }
+  if (async && (c.optimizer != strat::OptimizerKind::kAdamW || c.dp != 1 || c.zero_stage != 0)) {
+    return Reason::kAsync;
+  }
+  if (c.zero_stage == 3 && c.schedule != PipelineSchedule::kGpipe &&
+      c.schedule != PipelineSchedule::kOneFOneB) {
+    return Reason::kZero3;
+  }
+  if (low_rank && c.placement == TpPlacement::kMegatron) return Reason::kPlacement;
+  if (c.placement == TpPlacement::kTsp) {
+    if (low_rank || c.sequence_parallel || c.cp > 1 || c.attention != strat::AttentionKind::kFlash ||
+        m.seq_len % c.tp != 0 || c.zero_stage == 3 || zero_bubble ||
+        c.recompute == cost::Recompute::kSelective) {
+      return Reason::kPlacement;
+    }
+    const int buckets = base.parallel.tsp_kv_buckets;
+    if (buckets > 1 && m.kv_heads % (static_cast<long long>(c.tp) * buckets) != 0) {
+      return Reason::kPlacement;
+    }
+  } else {
+    if (!low_rank && c.placement != TpPlacement::kMegatron) return Reason::kPlacement;
+    if (base.parallel.tsp_kv_buckets != 1) return Reason::kPlacement;
+  }
+  if (low_rank && c.placement == TpPlacement::kVanilla &&
+      (m.low_rank.attn_rank % c.tp != 0 || m.low_rank.mlp_rank % c.tp != 0)) {
+    return Reason::kPlacement;
+  }
+  if (low_rank && (c.sequence_parallel || zero_bubble || c.recompute != cost::Recompute::kNone)) {
+    return Reason::kPlacement;
+  }
+  if (base.parallel.lowrank_checkpointing && c.placement != TpPlacement::kBtp) {
+    return Reason::kPlacement;
+  }
+  if (base.parallel.paci_mode == strat::PaciMode::kMem && c.schedule != PipelineSchedule::kPaci) {
+    return Reason::kAsync;
+  }
+  if (c.cp > 1) {
+    if (m.seq_len % (2 * c.cp) != 0 || c.attention != strat::AttentionKind::kFlash || low_rank ||
+        c.zero_stage == 3 || c.chunks > 1 || zero_bubble) {
+      return Reason::kContextParallel;
+    }
+  }
+  if (c.tp > 1 && c.tp <= gpn && gpn % c.tp != 0) return Reason::kTpNodes;
+  if (c.tp > gpn && c.tp % gpn != 0) return Reason::kTpNodes;
+  const int replicas = c.dp * c.cp;
+  if (replicas > 1 && uneven_groups(c.tp, replicas, c.pp, gpn)) return Reason::kUnevenGroups;
+  const int nodes = c.gpus >= gpn ? c.gpus / gpn : 1;
+  const long long stride = static_cast<long long>(c.tp) * c.dp * c.cp;
+  if (base.cluster.rails_only && nodes > 1) {
+    if (c.pp > 1 && stride % gpn != 0 && stride * c.pp > gpn) return Reason::kRails;
+    const long long group = static_cast<long long>(c.tp) * c.cp;
+    if (c.cp > 1 && c.tp % gpn != 0 && gpn % group != 0) return Reason::kRails;
+    if (c.placement == TpPlacement::kTsp && c.tp > gpn) return Reason::kRails;
+  }
+  if (m.hidden % c.tp != 0 || m.ffn_hidden % c.tp != 0) return Reason::kHidden;
+  if (c.sequence_parallel && c.tp == 1) return Reason::kSequenceParallel;
+  if (base.cluster.device.peak(t.precision).flop_per_s <= 0) return Reason::kPrecision;
+  if (c.optimizer == strat::OptimizerKind::kShampoo && c.stacking != strat::Stacking::kNone) {
+    return Reason::kValidate;
+  }
+  if (max_staleness >= 0 &&
+      closed_form_staleness(c.schedule, c.pp, static_cast<int>(mbs)) > max_staleness) {
+    return Reason::kStaleness;
+  }
+  return Reason::kOk;
+}
+
+}  // namespace parasim::plan

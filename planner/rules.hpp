@@ -1,0 +1,59 @@
+#pragma once
+// parasim::plan rules — whether a candidate is a scenario `validate` accepts, in a fast form
+// that returns a reason code without formatting anything (the report formats the counts).
+//
+// The rules are the cross-field rules of strategies/scenario_parser.cpp (check_scenario),
+// restated for the fields a candidate changes; tests/planner/rules_test.cpp checks, for every
+// candidate of several spaces, that check_reason() == kOk exactly when check_scenario() finds no
+// problem. The planner also runs check_scenario itself on every candidate it simulates, so a
+// rule added to the parser later (a new schedule's) is enforced there even before it is
+// restated here. Two reasons are the planner's own: kDuplicate (pp = 1 makes every schedule the
+// same: only the first of the axis is kept; with FlashAttention selective recompute is the same
+// run as none, kept only when none is not searched) and kStaleness (above search.max_staleness).
+
+#include <cstdint>
+
+#include "planner/candidate.hpp"
+#include "strategies/scenario.hpp"
+
+namespace parasim::plan {
+
+enum class Reason : std::uint8_t {
+  kOk,
+  kHeads,            // tp must divide heads and kv heads
+  kLayers,           // pp x chunks must divide the layers
+  kChunks,           // chunks > 1 needs interleaved-1f1b
+  kInterleavedBatch, // interleaved needs micro-batches a multiple of pp
+  kAsync,            // asynchronous schedules: adamw, dp 1, ZeRO 0
+  kZero3,            // ZeRO-3 only with gpipe and 1f1b
+  kPlacement,        // TSP / low-rank placement rules
+  kBatch,            // global batch a multiple of micro-batch x dp (and the micro-batch limit)
+  kContextParallel,  // cp's rules
+  kTpNodes,          // tp and the node size
+  kUnevenGroups,     // data-parallel groups uneven on nodes
+  kRails,            // rails-only fabric rules
+  kHidden,           // tp must divide hidden and ffn_hidden
+  kSequenceParallel, // SP needs tp > 1
+  kPrecision,        // no peak for the precision
+  kStaleness,        // above search.max_staleness
+  kDuplicate,        // the same run as another candidate (pp = 1 and another schedule)
+  kMemory,           // peak memory over HBM x (1 - headroom)
+  kSimulatedMemory,  // the simulation's peak over the limit (the screen's floor was under it)
+  kValidate,         // check_scenario found a problem the fast rules do not restate
+  kCount
+};
+// "tp must divide heads", ... (for the rejects table).
+const char* reason_text(Reason r);
+
+// First rule the candidate breaks, kOk when none (memory is the screen's, not checked here).
+// `first_schedule`: the first schedule of the space's axis (the one kept when pp = 1).
+Reason check_reason(const strat::Scenario& base, const Candidate& c,
+                    strat::PipelineSchedule first_schedule, int max_staleness,
+                    bool none_searched = true);
+
+// Staleness a schedule accepts in closed form: the most optimizer updates a micro-batch's
+// backward may see after its forward (pipedream P-1, pipedream-2bw 1, paci ceil((P-1)/m)); 0
+// for flush schedules. The simulate tier reports the measured figure.
+int closed_form_staleness(strat::PipelineSchedule s, int pp, int micro_batches);
+
+}  // namespace parasim::plan

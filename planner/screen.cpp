@@ -1,0 +1,343 @@
+#include "planner/screen.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "costmodel/model_state_memory.hpp"
+#include "planner/rules.hpp"
+#include "strategies/optimizer_adamw.hpp"
+#include "strategies/optimizer_shampoo.hpp"
+#include "strategies/pipeline_schedule.hpp"
+#include "strategies/rank_layout.hpp"
+
+namespace parasim::plan {
+namespace {
+
+using strat::PipelineSchedule;
+
+double seconds(sim::Time t) { return t.to_seconds(); }
+
+strat::ParallelSpec replica_spec(const Candidate& c) {
+  strat::ParallelSpec p;
+  p.dp = c.dp * c.cp;  // cp ranks fold into the replica dimension (workload_builder_impl.hpp)
+  p.tp = c.tp;
+  p.pp = c.pp;
+  return p;
+}
+
+int optimizer_code(const Candidate& c) {
+  return static_cast<int>(c.optimizer) * 4 + static_cast<int>(c.stacking);
+}
+
+}  // namespace
+
+double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost::CostModel& costs,
+                          const cost::GroupPlacement& tp_group,
+                          const cost::GroupPlacement& cp_group, double* comm) {
+  // The engine without contention: each step on its stream (compute, or its group's), after
+  // the previous step or the steps it names.
+  std::vector<double> finish(steps.size(), 0.0);
+  double free[4] = {0, 0, 0, 0};
+  double end = 0, compute = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const strat::LayerStep& st = steps[i];
+    double start = 0;
+    if (st.after.empty() || i == 0) {
+      start = i > 0 ? finish[i - 1] : 0.0;
+    } else {
+      for (int j : st.after) start = std::max(start, finish[static_cast<std::size_t>(j)]);
+    }
+    double duration = 0;
+    int resource = 0;
+    if (!st.is_collective) {
+      duration = seconds(st.compute.time);
+      compute += duration;
+    } else {
+      resource = 1 + static_cast<int>(st.group);
+      const cost::GroupPlacement& g =
+          st.group == strat::StepGroup::kContextParallel ? cp_group : tp_group;
+      duration = seconds(cost::estimate_time(
+          costs.collective(st.collective.kind, st.collective.message, g), costs.cluster()));
+    }
+    start = std::max(start, free[resource]);
+    finish[i] = start + duration;
+    free[resource] = finish[i];
+    end = std::max(end, finish[i]);
+  }
+  if (comm != nullptr) *comm = end - compute;  // communication the compute stream waits for
+  return end;
+}
+
+Screen::Pass Screen::time_program(const strat::LayerProgram& p, const cost::CostModel& costs,
+                                  const cost::GroupPlacement& tp_group,
+                                  const cost::GroupPlacement& cp_group) {
+  Pass out;
+  out.forward = steps_time(p.forward, costs, tp_group, cp_group, &out.forward_comm);
+  out.backward = steps_time(p.backward, costs, tp_group, cp_group, &out.backward_comm);
+  out.backward_input = p.backward_input.empty()
+                           ? out.backward
+                           : steps_time(p.backward_input, costs, tp_group, cp_group, nullptr);
+  out.weight_grad =
+      p.weight_grad.empty() ? 0.0 : steps_time(p.weight_grad, costs, tp_group, cp_group, nullptr);
+  return out;
+}
+
+const Screen::Programs& Screen::programs(const Candidate& c) {
+  const ScreenKey key{{c.gpus, c.tp, c.sequence_parallel, c.cp, c.micro_batch,
+                       static_cast<int>(c.recompute), static_cast<int>(c.attention),
+                       static_cast<int>(c.placement)}};
+  auto it = programs_.find(key);
+  if (it != programs_.end()) return it->second;
+  const strat::Scenario sc = apply_candidate(base_, c);
+  const cost::CostModel& costs = costs_.at(c.gpus);
+  const strat::RankLayout layout(replica_spec(c), base_.cluster.gpus_per_node);
+  const cost::GroupPlacement tp_group = layout.tp_group(0, 0);
+  const cost::GroupPlacement cp_group = layout.replica_block_group(0, 0, c.cp);
+  const strat::LayerProgram layer = strat::transformer_layer_program(sc, costs);
+  const strat::LayerProgram embed = strat::embedding_program(sc, costs);
+  const strat::LayerProgram head = strat::head_program(sc, costs);
+  Programs p;
+  p.layer = time_program(layer, costs, tp_group, cp_group);
+  p.embed = time_program(embed, costs, tp_group, cp_group);
+  p.head = time_program(head, costs, tp_group, cp_group);
+  p.stored = layer.activation_stored_bytes;
+  p.full = layer.activation_full_bytes;
+  p.model_flops = layer.model_flops.value;
+  p.embed_flops = embed.model_flops.value;
+  p.head_flops = head.model_flops.value;
+  return programs_.emplace(key, p).first->second;
+}
+
+double Screen::p2p_time(const Candidate& c) {
+  if (c.pp == 1) return 0;
+  const strat::RankLayout layout(replica_spec(c), base_.cluster.gpus_per_node);
+  const bool inter = layout.pipeline_link(0, 1, 0, 0) == cost::LinkClass::kInterNode;
+  const ScreenKey key{{c.gpus, c.tp, c.cp, c.micro_batch, inter}};
+  auto it = p2p_.find(key);
+  if (it != p2p_.end()) return it->second;
+  // The builder's transfer (pipeline_emission.cpp): each TP rank sends 1/t of the activations.
+  const double bytes = static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp *
+                       base_.model.hidden *
+                       cost::bytes_per_element(base_.training.precision) / c.tp;
+  const cost::CostModel& costs = costs_.at(c.gpus);
+  const double t = seconds(cost::estimate_time(
+      costs.collective(cost::CollectiveKind::kSendRecv, cost::Bytes{bytes},
+                       inter ? cost::GroupPlacement{2, 1, 2} : cost::GroupPlacement{2, 2, 1}),
+      costs.cluster()));
+  return p2p_.emplace(key, t).first->second;
+}
+
+const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
+  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp * 4096 + c.cp, c.zero_stage, optimizer_code(c),
+                       c.block_size, stage}};
+  auto it = stages_.find(key);
+  if (it != stages_.end()) return it->second;
+  const strat::Scenario sc = apply_candidate(base_, c);
+  const cost::CostModel& costs = costs_.at(c.gpus);
+  const strat::RankLayout layout(replica_spec(c), base_.cluster.gpus_per_node);
+  const int replicas = c.dp * c.cp;
+  const int layers = base_.model.layers / c.pp;
+  const bool mixed = base_.training.precision != cost::Dtype::kFp32;
+  const double layer_params = strat::layer_params_per_tp_rank(base_.model, c.tp);
+  const double params =
+      layers * layer_params + strat::embedding_params_per_tp_rank(base_.model, c.tp, stage, c.pp);
+  StageStatic s;
+  s.state_bytes = cost::model_state_bytes(params, replicas, c.zero_stage, mixed,
+                                          base_.training.fp32_gradients)
+                      .total()
+                      .value;
+  const cost::GroupPlacement dp_group =
+      replicas > 1 ? layout.dp_group(stage, 0) : cost::GroupPlacement{};
+  if (c.optimizer == strat::OptimizerKind::kAdamW) {
+    const double updated = c.zero_stage >= 1 ? params / replicas : params;
+    s.optimizer = seconds(costs.memory_bound(cost::Bytes{strat::adamw_step_bytes(updated, mixed)}));
+  } else {
+    const strat::ShampooStepCost sh = strat::shampoo_step_cost(sc, costs, stage);
+    s.optimizer = seconds(sh.factor_update + sh.inverse_roots + sh.precondition);
+    s.state_bytes += sh.state_bytes;
+    if (replicas > 1) {
+      s.param_gather = seconds(cost::estimate_time(
+          costs.collective(cost::CollectiveKind::kAllGather, cost::Bytes{sh.update_bytes},
+                           dp_group),
+          costs.cluster()));
+    }
+  }
+  if (replicas > 1 && c.zero_stage != 3) {
+    // The builder's buckets (data_parallel_emission.cpp): head, layers last to first, embedding.
+    const double grad_elem = base_.training.gradient_bytes();
+    const auto reduce = c.zero_stage >= 1 ? cost::CollectiveKind::kReduceScatter
+                                          : cost::CollectiveKind::kAllReduce;
+    std::vector<double> chunk_params;
+    const double head = stage == c.pp - 1
+                            ? strat::head_params_per_tp_rank(base_.model, c.tp, c.pp)
+                            : 0.0;
+    const double embed = stage == 0 ? strat::input_embedding_params_per_tp_rank(base_.model, c.tp)
+                                    : 0.0;
+    chunk_params.push_back(head);
+    for (int l = 0; l < layers; ++l) chunk_params.push_back(layer_params);
+    chunk_params.push_back(embed);
+    double bucket = 0;
+    for (std::size_t k = 0; k < chunk_params.size(); ++k) {
+      bucket += chunk_params[k] * grad_elem;
+      if (bucket < base_.parallel.dp_bucket.value && k + 1 < chunk_params.size()) continue;
+      const double t = seconds(cost::estimate_time(
+          costs.collective(reduce, cost::Bytes{bucket}, dp_group), costs.cluster()));
+      s.buckets.emplace_back(static_cast<int>(k), t);
+      bucket = 0;
+    }
+    if (c.zero_stage >= 1 && c.optimizer == strat::OptimizerKind::kAdamW) {
+      s.param_gather = seconds(cost::estimate_time(
+          costs.collective(cost::CollectiveKind::kAllGather,
+                           cost::Bytes{params * cost::bytes_per_element(base_.training.precision)},
+                           dp_group),
+          costs.cluster()));
+    }
+  }
+  return stages_.emplace(key, std::move(s)).first->second;
+}
+
+std::pair<double, double> Screen::zero3_times(const Candidate& c) {
+  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp}};
+  auto it = zero3_.find(key);
+  if (it != zero3_.end()) return it->second;
+  const cost::CostModel& costs = costs_.at(c.gpus);
+  const strat::RankLayout layout(replica_spec(c), base_.cluster.gpus_per_node);
+  const double params = strat::layer_params_per_tp_rank(base_.model, c.tp);
+  std::pair<double, double> t{0, 0};
+  if (c.dp * c.cp > 1) {
+    const cost::GroupPlacement g = layout.dp_group(0, 0);
+    t.first = seconds(cost::estimate_time(
+        costs.collective(cost::CollectiveKind::kAllGather,
+                         cost::Bytes{params * cost::bytes_per_element(base_.training.precision)},
+                         g),
+        costs.cluster()));
+    t.second = seconds(cost::estimate_time(
+        costs.collective(cost::CollectiveKind::kReduceScatter,
+                         cost::Bytes{params * base_.training.gradient_bytes()}, g),
+        costs.cluster()));
+  }
+  return zero3_.emplace(key, t).first->second;
+}
+
+Estimate Screen::estimate(const Candidate& c) {
+  const Programs& pr = programs(c);
+  const int P = c.pp;
+  const int L = base_.model.layers / P;
+  const int m = base_.training.global_batch / (c.micro_batch * c.dp);
+  const int v = c.chunks;
+  const bool split = strat::splits_weight_gradient(c.schedule);
+  const bool async = strat::is_asynchronous(c.schedule);
+  double lf = pr.layer.forward, lb = split ? pr.layer.backward_input : pr.layer.backward;
+  const double lw = split ? pr.layer.weight_grad : 0.0;
+  if (c.zero_stage == 3) {  // hidden behind the layer's compute, the excess exposed
+    const auto [gather, reduce] = zero3_times(c);
+    lf += std::max(0.0, gather - lf);
+    lb += std::max(0.0, gather + reduce - lb);
+  }
+  const double eb = split ? pr.embed.backward_input : pr.embed.backward;
+  const double hb = split ? pr.head.backward_input : pr.head.backward;
+  const double ew = split ? pr.embed.weight_grad : 0.0;
+  const double hw = split ? pr.head.weight_grad : 0.0;
+  // Stage kinds: first (embedding), middle, last (head); one stage has both.
+  struct StageTimes {
+    int stage;
+    double f, b, w;
+  };
+  std::vector<StageTimes> stages;
+  if (P == 1) {
+    stages.push_back({0, L * lf + pr.embed.forward + pr.head.forward, L * lb + eb + hb,
+                      L * lw + ew + hw});
+  } else {
+    stages.push_back({0, L * lf + pr.embed.forward, L * lb + eb, L * lw + ew});
+    if (P > 2) stages.push_back({1, L * lf, L * lb, L * lw});
+    stages.push_back({P - 1, L * lf + pr.head.forward, L * lb + hb, L * lw + hw});
+  }
+  double sum_fb = 0, max_fb = 0, max_fbw = 0, f = 0, b = 0, w = 0;
+  for (const auto& s : stages) {
+    const double count = s.stage == 1 ? P - 2 : 1;
+    sum_fb += count * (s.f + s.b + s.w);
+    max_fb = std::max(max_fb, s.f + s.b);
+    max_fbw = std::max(max_fbw, s.f + s.b + s.w);
+    f = std::max(f, s.f);
+    b = std::max(b, s.b);
+    w = std::max(w, s.w);
+  }
+  const double p2p = p2p_time(c);
+  const double hops = 2.0 * (P - 1) * p2p;
+  double pipeline = 0;
+  switch (c.schedule) {
+    case PipelineSchedule::kInterleaved:
+      pipeline = m * max_fb + (sum_fb - max_fb) / v + hops;
+      break;
+    case PipelineSchedule::kZbH1:
+      pipeline = m * max_fbw + (P - 1) * std::max(0.0, f + b - w) + hops;
+      break;
+    case PipelineSchedule::kZbH2:
+      pipeline = m * max_fbw + (P - 1) * std::max(0.0, f + b - 2 * w) + hops;
+      break;
+    case PipelineSchedule::kPipeDream:
+    case PipelineSchedule::kPipeDream2BW:
+    case PipelineSchedule::kPaci:
+      pipeline = m * max_fbw;
+      break;
+    default:  // gpipe, 1f1b, and a schedule the screen has no closed form for
+      pipeline = sum_fb + (m - 1) * max_fbw + hops;
+      break;
+  }
+  Estimate e;
+  double step = pipeline, exposed_dp = 0, peak = 0;
+  for (const auto& s : stages) {
+    const StageStatic& st = stage_static(c, s.stage);
+    // Ends of the last backward: stage 0 at the pipeline's end, later stages one backward and
+    // transfer earlier each (flush schedules).
+    const double end = async ? pipeline : pipeline - s.stage * (b + p2p);
+    // The overlap rule: buckets on the dp stream as the last backward produces their chunks.
+    const bool has_head = s.stage == P - 1;
+    double ready = 0, dp_end = 0, total_b = s.b + s.w;
+    std::size_t next = 0;
+    for (int k = 0; next < st.buckets.size(); ++k) {
+      ready += k == 0 ? (has_head ? hb + hw : 0.0) : (k <= L ? lb + lw : eb + ew);
+      if (st.buckets[next].first != k) continue;
+      dp_end = std::max(dp_end, ready) + st.buckets[next].second;
+      ++next;
+    }
+    const double exposed = std::max(0.0, dp_end - total_b);
+    const int updates = c.schedule == PipelineSchedule::kPipeDream ? m : 1;
+    step = std::max(step, end + exposed + updates * st.optimizer + st.param_gather);
+    if (s.stage == 0) exposed_dp = exposed + st.param_gather;
+    // Memory floor (the header's rule).
+    const bool paci_mem = c.schedule == PipelineSchedule::kPaci &&
+                          base_.parallel.paci_mode == strat::PaciMode::kMem;
+    int sets = std::min(m, P - s.stage);
+    if (c.schedule == PipelineSchedule::kGpipe) sets = m;
+    if (c.schedule == PipelineSchedule::kZbH2) sets = std::min(m, 2 * (P - s.stage) - 1);
+    if (s.stage == P - 1) sets = 1;
+    const double stage_input = static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp *
+                               base_.model.hidden *
+                               cost::bytes_per_element(base_.training.precision) /
+                               (c.sequence_parallel ? c.tp : 1);
+    double act = sets * (paci_mem ? stage_input : L * pr.stored);
+    if (has_head) {
+      act += static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp * base_.model.vocab /
+             c.tp * (cost::bytes_per_element(base_.training.precision) + 4.0);
+    }
+    peak = std::max(peak, st.state_bytes + act);
+  }
+  e.step_s = step;
+  e.peak_bytes = peak;
+  const double busy = m * max_fbw;
+  e.bubble_fraction = pipeline > 0 ? std::max(0.0, 1.0 - busy / pipeline) : 0.0;
+  e.exposed_comm_s =
+      m * (L * (pr.layer.forward_comm + pr.layer.backward_comm)) + hops + exposed_dp;
+  const double replicas = static_cast<double>(c.dp) * c.cp;
+  const double flops = m * replicas * c.tp *
+                       (static_cast<double>(base_.model.layers) * pr.model_flops + pr.embed_flops +
+                        pr.head_flops);
+  const double peak_rate = costs_.at(c.gpus).device().peak(base_.training.precision).flop_per_s;
+  e.tokens_per_s = base_.tokens_per_step() / step;
+  e.mfu = flops / step / c.gpus / peak_rate;
+  e.staleness = closed_form_staleness(c.schedule, P, m);
+  return e;
+}
+
+}  // namespace parasim::plan

@@ -1,0 +1,123 @@
+#pragma once
+// parasim::plan::Screen — the analytic tier: a candidate's step time, bubble, exposed
+// communication and a floor of its peak memory per GPU, from the same cost model `simulate`
+// uses, in microseconds per candidate (docs/planner.md, The two tiers).
+//
+// Where each figure comes from (no second cost model):
+// - Layer, embedding and head times: the layer programs the builder emits
+//   (strategies/layer_program.hpp), run once per distinct layer shape (tp, sp, cp, micro-batch,
+//   recompute, attention, placement, GPU count) and cached; each step list is timed as the
+//   engine runs it without contention: compute blocks in order on the compute stream, each
+//   collective step costed by the cost model's plan for the group (cost::estimate_time, the
+//   simulator's uncontended time), steps that name earlier ones (ring attention) scheduled as
+//   their small DAG on their own stream.
+// - Pipeline: per micro-batch stage times f_s, b_s (w_s for zero-bubble schedules: the B/W
+//   split of the layer program), the flush time sum_s(f_s + b_s) + (m - 1) max_s(f_s + b_s) for
+//   gpipe and 1f1b (the closed form (m + P - 1)(f + b) for equal stages), m max_s(f_s + b_s) +
+//   (sum_s - max_s)/v for interleaved (bubble (P - 1)(f + b)/v), m max_s(f + b + w) + (P - 1)
+//   max(0, f + b - w) for zb-h1 and (P - 1) max(0, f + b - 2w) for zb-h2 (Qi et al. 2024,
+//   arXiv 2401.10241), plus 2 (P - 1) point-to-point transfers (the cost model's send/recv).
+//   Asynchronous schedules: the steady state m max_s(f_s + b_s) plus their optimizer steps. A
+//   schedule the screen has no closed form for is timed as 1f1b.
+// - Data parallel, the overlap rule: buckets of dp_bucket bytes (whole layers, head first) are
+//   launched as the last micro-batch's backward produces them and run one after another on the
+//   dp stream; what runs past that backward's end is exposed. ZeRO-1/2's parameter all-gather
+//   and the optimizer step (AdamW's memory-bound update; Shampoo/DASH's shampoo_step_cost) are
+//   exposed. ZeRO-3: each layer's all-gather (and its gradients' reduce-scatter in the
+//   backward) is hidden behind the layer's compute, the excess exposed.
+// - Memory: a floor of the simulated peak from the ledger's own formulas: model state
+//   (cost::model_state_bytes of the stage's parameters, Shampoo state), plus the activation
+//   sets the schedule must hold at once on stage 0 (gpipe m; zb-h2 2P - 1; the others P, capped
+//   at m) times the layer program's stored bytes, and on the last stage one set plus the head's
+//   logits. The simulation decides near the limit (a floor never rejects a layout that fits).
+// Not in the screen (the simulate tier has them): contention between concurrent transfers, the
+// compute slowdown while communication overlaps it, host issue of eager optimizers.
+//
+// One Screen per thread: its caches are its own; every figure is a pure function of the
+// candidate, so results do not depend on which thread screened what.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "costmodel/cost_model.hpp"
+#include "planner/candidate.hpp"
+#include "strategies/layer_program.hpp"
+#include "strategies/scenario.hpp"
+
+namespace parasim::plan {
+
+struct Estimate {
+  double step_s = 0;
+  double tokens_per_s = 0;
+  double mfu = 0;
+  double bubble_fraction = 0;   // of the pipeline time, stage with the most compute
+  double exposed_comm_s = 0;    // per GPU per step
+  double peak_bytes = 0;        // floor of the largest device's peak
+  int staleness = 0;            // closed form (rules.hpp)
+};
+
+// The cost models of the GPU counts a space uses (the cluster's nodes differ).
+struct CostModels {
+  std::map<int, const cost::CostModel*> by_gpus;
+  const cost::CostModel& at(int gpus) const { return *by_gpus.at(gpus); }
+};
+
+// A cache key: up to eight small integers.
+struct ScreenKey {
+  std::array<std::int64_t, 8> v{};
+  bool operator==(const ScreenKey&) const = default;
+};
+struct ScreenKeyHash {
+  std::size_t operator()(const ScreenKey& k) const {
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::int64_t x : k.v) h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
+    return static_cast<std::size_t>(h);
+  }
+};
+
+class Screen {
+ public:
+  Screen(const strat::Scenario& base, const CostModels& costs) : base_(base), costs_(costs) {}
+  Estimate estimate(const Candidate& c);
+
+ private:
+  struct Pass {
+    double forward = 0, backward = 0, backward_input = 0, weight_grad = 0;
+    double forward_comm = 0, backward_comm = 0;  // blocking collective time inside them
+  };
+  struct Programs {
+    Pass layer, embed, head;
+    double stored = 0, full = 0;  // activation bytes per layer
+    double model_flops = 0;       // per micro-batch per TP rank: all layers excluded, one layer
+    double embed_flops = 0, head_flops = 0;
+  };
+  // What a stage's data-parallel step costs, independent of the micro-batch: its gradient
+  // buckets (index of the last gradient chunk in each, head first, and its reduction time),
+  // the optimizer step, ZeRO-1/2's parameter all-gather, the model state it holds.
+  struct StageStatic {
+    std::vector<std::pair<int, double>> buckets;
+    double optimizer = 0, param_gather = 0, state_bytes = 0;
+  };
+  const Programs& programs(const Candidate& c);
+  double p2p_time(const Candidate& c);
+  const StageStatic& stage_static(const Candidate& c, int stage);
+  // ZeRO-3: one layer's weight all-gather and gradient reduce-scatter.
+  std::pair<double, double> zero3_times(const Candidate& c);
+  Pass time_program(const strat::LayerProgram& p, const cost::CostModel& costs,
+                    const cost::GroupPlacement& tp_group, const cost::GroupPlacement& cp_group);
+  double steps_time(const std::vector<strat::LayerStep>& steps, const cost::CostModel& costs,
+                    const cost::GroupPlacement& tp_group, const cost::GroupPlacement& cp_group,
+                    double* comm);
+
+  const strat::Scenario& base_;
+  const CostModels& costs_;
+  std::unordered_map<ScreenKey, Programs, ScreenKeyHash> programs_;
+  std::unordered_map<ScreenKey, double, ScreenKeyHash> p2p_;
+  std::unordered_map<ScreenKey, StageStatic, ScreenKeyHash> stages_;
+  std::unordered_map<ScreenKey, std::pair<double, double>, ScreenKeyHash> zero3_;
+};
+
+}  // namespace parasim::plan

@@ -1,0 +1,411 @@
+#include "planner/search_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "strategies/pipeline_schedule.hpp"
+#include "strategies/registry.hpp"
+
+namespace parasim::plan {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKeys[] = {"gpus",       "dp",          "tp",         "pp",
+                                 "cp",         "sequence_parallel", "chunks", "schedule",
+                                 "micro_batch", "recompute",  "zero_stage", "attention",
+                                 "tp_placement", "optimizer", "block_size", "max_staleness",
+                                 "allow_async", "tp_across_nodes"};
+
+std::vector<int> divisors(long long n, long long cap) {
+  std::vector<int> out;
+  for (long long d = 1; d <= n && d <= cap; ++d) {
+    if (n % d == 0) out.push_back(static_cast<int>(d));
+  }
+  return out;
+}
+
+// A --search value: whole numbers and booleans as JSON numbers and booleans, else strings.
+json flag_value(const std::string& token) {
+  if (token == "true") return true;
+  if (token == "false") return false;
+  if (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos &&
+      token.size() < 10) {
+    return std::stoi(token);
+  }
+  return token;
+}
+
+struct Specs {
+  std::map<std::string, std::pair<json, std::string>> by_key;  // key -> (value, path)
+};
+
+class AxisReader {
+ public:
+  AxisReader(const Specs& specs, cost::Diagnostics& d) : specs_(specs), d_(d) {}
+
+  const std::pair<json, std::string>* find(const std::string& key) const {
+    auto it = specs_.by_key.find(key);
+    return it == specs_.by_key.end() ? nullptr : &it->second;
+  }
+
+  // Integer axis: a list replaces `defaults` (each value in [lo, hi]); {"min", "max"} keeps
+  // the defaults in range.
+  std::vector<int> integers(const std::string& key, std::vector<int> defaults, int lo, int hi) {
+    const auto* spec = find(key);
+    if (spec == nullptr) return defaults;
+    const json& v = spec->first;
+    const std::string& path = spec->second;
+    if (v.is_object()) {
+      std::optional<long long> mn, mx;
+      for (const auto& [k, x] : v.items()) {
+        if ((k != "min" && k != "max") || !x.is_number_integer()) {
+          d_.add(path + "/" + k, "expected \"min\" or \"max\" with a whole number");
+          continue;
+        }
+        (k == "min" ? mn : mx) = x.get<long long>();
+      }
+      if (mn && mx && *mn > *mx) {
+        d_.add(path, fmt::format("contradictory range: min {} is above max {}", *mn, *mx));
+        return defaults;
+      }
+      std::vector<int> out;
+      for (int x : defaults) {
+        if ((!mn || x >= *mn) && (!mx || x <= *mx)) out.push_back(x);
+      }
+      if (out.empty()) {
+        d_.add(path, fmt::format("no value of the default axis ({}) lies in the range; give "
+                                 "the values as a list",
+                                 join(defaults)));
+      }
+      return out;
+    }
+    std::vector<int> out;
+    const json list = v.is_array() ? v : json::array({v});
+    if (list.empty()) d_.add(path, "empty list: give at least one value");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& x = list[i];
+      const std::string at = v.is_array() ? fmt::format("{}/{}", path, i) : path;
+      if (!x.is_number_integer() || x.get<long long>() < lo || x.get<long long>() > hi) {
+        d_.add(at, fmt::format("expected a whole number from {} to {}", lo, hi));
+        continue;
+      }
+      const int n = x.get<int>();
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    }
+    return out;
+  }
+
+  // Name axis: values from `allowed` (the registry's names for this axis).
+  std::vector<std::string> names(const std::string& key, std::vector<std::string> defaults,
+                                 const std::vector<std::string>& allowed) {
+    const auto* spec = find(key);
+    if (spec == nullptr) return defaults;
+    const json& v = spec->first;
+    const json list = v.is_array() ? v : json::array({v});
+    std::vector<std::string> out;
+    if (list.empty()) d_.add(spec->second, "empty list: give at least one value");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string at = v.is_array() ? fmt::format("{}/{}", spec->second, i) : spec->second;
+      const json& x = list[i];
+      std::string text = x.is_string() ? x.get<std::string>() : x.is_boolean() ? (x.get<bool>() ? "true" : "false") : "";
+      if (std::find(allowed.begin(), allowed.end(), text) == allowed.end()) {
+        d_.add(at, fmt::format("expected one of {}", join_names(allowed)));
+        continue;
+      }
+      if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+    }
+    return out;
+  }
+
+  static std::string join(const std::vector<int>& v) {
+    std::string out;
+    for (int x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
+    return out;
+  }
+  static std::string join_names(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  }
+
+ private:
+  const Specs& specs_;
+  cost::Diagnostics& d_;
+};
+
+std::vector<std::string> registry_names(const std::string& group, const std::string& prefix = "") {
+  std::vector<std::string> out;
+  for (const auto& e : strat::registry()) {
+    if (e.group != group) continue;
+    if (!prefix.empty()) {
+      if (e.name.rfind(prefix, 0) == 0) out.push_back(e.name.substr(prefix.size()));
+    } else {
+      out.push_back(e.name);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::uint64_t SearchSpace::size() const {
+  std::uint64_t n = 1;
+  for (std::size_t k : {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
+                        micro_batches.size(), recomputes.size(), zero_stages.size(),
+                        attentions.size(), placements.size(), optimizers.size()}) {
+    if (k == 0) return 0;
+    if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
+    n *= k;
+  }
+  return n;
+}
+
+Candidate SearchSpace::decode(std::uint64_t index) const {
+  Candidate c;
+  auto take = [&index](std::size_t radix) {
+    const std::size_t i = static_cast<std::size_t>(index % radix);
+    index /= radix;
+    return i;
+  };
+  // Fastest-varying first.
+  const OptimizerChoice& o = optimizers[take(optimizers.size())];
+  c.optimizer = o.kind;
+  c.stacking = o.stacking;
+  c.block_size = o.block_size;
+  c.placement = placements[take(placements.size())];
+  c.attention = attentions[take(attentions.size())];
+  c.zero_stage = zero_stages[take(zero_stages.size())];
+  c.recompute = recomputes[take(recomputes.size())];
+  c.micro_batch = micro_batches[take(micro_batches.size())];
+  c.schedule = schedules[take(schedules.size())];
+  c.chunks = chunks[take(chunks.size())];
+  c.sequence_parallel = sequence_parallel[take(sequence_parallel.size())];
+  const Layout& l = layouts[take(layouts.size())];
+  c.gpus = l.gpus;
+  c.dp = l.dp;
+  c.tp = l.tp;
+  c.pp = l.pp;
+  c.cp = l.cp;
+  return c;
+}
+
+SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json* search,
+                              const SearchOptions& options, const std::string& file) {
+  cost::Diagnostics d(file);
+  Specs specs;
+  const std::set<std::string> known(std::begin(kKeys), std::end(kKeys));
+  if (search != nullptr) {
+    if (!search->is_object()) {
+      d.add("/search", "expected an object of axis names to values");
+    } else {
+      for (const auto& [key, value] : search->items()) {
+        if (key == "$comment") continue;
+        if (known.count(key) == 0) {
+          d.add("/search/" + key, fmt::format("unknown search key; known keys: {}",
+                                              AxisReader::join_names({std::begin(kKeys), std::end(kKeys)})));
+          continue;
+        }
+        specs.by_key[key] = {value, "/search/" + key};
+      }
+    }
+  }
+  for (const std::string& flag : options.flags) {
+    const auto eq = flag.find('=');
+    const std::string key = flag.substr(0, eq);
+    if (eq == std::string::npos || known.count(key) == 0) {
+      d.add("--search " + key,
+            fmt::format("expected KEY=V1,V2,... with KEY one of {}",
+                        AxisReader::join_names({std::begin(kKeys), std::end(kKeys)})));
+      continue;
+    }
+    json list = json::array();
+    std::string rest = flag.substr(eq + 1);
+    std::size_t start = 0;
+    while (start <= rest.size()) {
+      const auto comma = rest.find(',', start);
+      const std::string token =
+          rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!token.empty()) list.push_back(flag_value(token));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    specs.by_key[key] = {list, "--search " + key};
+  }
+  if (options.gpus > 0 && specs.by_key.count("gpus") == 0) {
+    specs.by_key["gpus"] = {json::array({options.gpus}), "--gpus"};
+  }
+  AxisReader r(specs, d);
+  SearchSpace s;
+  const auto& m = base.model;
+  const int cluster_gpus = base.cluster.total_gpus();
+  const int gpn = base.cluster.gpus_per_node;
+
+  // Booleans first: they shape the defaults below.
+  auto boolean = [&](const std::string& key, bool fallback) {
+    const auto* spec = r.find(key);
+    if (spec == nullptr) return fallback;
+    const json& v = spec->first;
+    const json x = v.is_array() && v.size() == 1 ? v[0] : v;
+    if (!x.is_boolean()) {
+      d.add(spec->second, "expected true or false");
+      return fallback;
+    }
+    return x.get<bool>();
+  };
+  s.tp_across_nodes = boolean("tp_across_nodes", false);
+  s.async_allowed = boolean("allow_async", options.allow_async);
+  if (const auto* spec = r.find("max_staleness")) {
+    const json& v = spec->first;
+    const json x = v.is_array() && v.size() == 1 ? v[0] : v;
+    if (!x.is_number_integer() || x.get<long long>() < 0 || x.get<long long>() > 1 << 20) {
+      d.add(spec->second, "expected a whole number of optimizer updates (0 or more)");
+    } else {
+      s.max_staleness = x.get<int>();
+      s.async_allowed = s.async_allowed || s.max_staleness > 0;
+    }
+  }
+
+  const std::vector<int> gpus = r.integers("gpus", {cluster_gpus}, 1, base.cluster.total_gpus());
+  for (int g : gpus) {
+    if (g > gpn && g % gpn != 0) {
+      d.add(r.find("gpus") ? r.find("gpus")->second : "/search/gpus",
+            fmt::format("{} GPUs is not a whole number of nodes of {} GPUs", g, gpn));
+    }
+  }
+  long long all_divisors_of = 0;
+  for (int g : gpus) all_divisors_of = std::max<long long>(all_divisors_of, g);
+  std::vector<int> any;  // divisors of any GPU count
+  for (int g : gpus) {
+    for (int x : divisors(g, g)) {
+      if (std::find(any.begin(), any.end(), x) == any.end()) any.push_back(x);
+    }
+  }
+  std::sort(any.begin(), any.end());
+  std::vector<int> tp_default;
+  for (int x : any) {
+    if (s.tp_across_nodes || x <= gpn) tp_default.push_back(x);
+  }
+  const auto dps = r.integers("dp", any, 1, 1 << 20);
+  const auto tps = r.integers("tp", tp_default, 1, 1 << 12);
+  const auto pps = r.integers("pp", any, 1, 1 << 12);
+  const auto cps = r.integers("cp", any, 1, 1 << 12);
+  for (int g : gpus) {
+    for (int tp : tps) {
+      for (int pp : pps) {
+        for (int cp : cps) {
+          const long long tpc = static_cast<long long>(tp) * pp * cp;
+          if (g % tpc != 0) continue;
+          const int dp = static_cast<int>(g / tpc);
+          if (std::find(dps.begin(), dps.end(), dp) == dps.end()) continue;
+          s.layouts.push_back(Layout{g, dp, tp, pp, cp});
+        }
+      }
+    }
+  }
+  if (s.layouts.empty() && d.ok()) {
+    d.add("/search", "no dp x tp x pp x cp of the given degrees uses the GPUs asked for ("
+                     + AxisReader::join(gpus) + ")");
+  }
+  for (const auto& name : r.names("sequence_parallel", {"false", "true"}, {"false", "true"})) {
+    s.sequence_parallel.push_back(name == "true");
+  }
+  s.chunks = r.integers("chunks", divisors(m.layers, 8), 1, 64);
+
+  std::vector<std::string> schedule_names, schedule_default;
+  for (const auto& name : registry_names("schedule")) {
+    strat::PipelineSchedule sc{};
+    if (!strat::schedule_from_name(name, &sc)) continue;  // listed but not a scenario value
+    schedule_names.push_back(name);
+    if (sc == strat::PipelineSchedule::kGpipe) continue;
+    if (strat::is_asynchronous(sc) && !s.async_allowed) continue;
+    schedule_default.push_back(name);
+  }
+  for (const auto& name : r.names("schedule", schedule_default, schedule_names)) {
+    strat::PipelineSchedule sc{};
+    strat::schedule_from_name(name, &sc);
+    if (strat::is_asynchronous(sc) && !s.async_allowed) {
+      d.add(r.find("schedule")->second,
+            fmt::format("{} is asynchronous (it changes the training algorithm): give "
+                        "--allow-async or search.max_staleness",
+                        name));
+      continue;
+    }
+    s.schedules.push_back(sc);
+  }
+  s.micro_batches = r.integers("micro_batch", divisors(base.training.global_batch,
+                                                       base.training.global_batch),
+                               1, 1 << 20);
+  const std::map<std::string, cost::Recompute> recompute_of{
+      {"none", cost::Recompute::kNone},
+      {"selective", cost::Recompute::kSelective},
+      {"full", cost::Recompute::kFull}};
+  const auto recompute_names = registry_names("recompute");
+  for (const auto& name : r.names("recompute", recompute_names, recompute_names)) {
+    if (recompute_of.count(name)) s.recomputes.push_back(recompute_of.at(name));
+  }
+  s.zero_stages = r.integers("zero_stage", {0, 1, 2, 3}, 0, 3);
+  const auto attention_names = registry_names("attention");
+  for (const auto& name : r.names("attention", attention_names, attention_names)) {
+    s.attentions.push_back(name == "flash" ? strat::AttentionKind::kFlash
+                                           : strat::AttentionKind::kUnfused);
+  }
+  std::vector<std::string> placement_names{"megatron"};
+  for (const auto& name : registry_names("parallel", "tp_placement: ")) {
+    placement_names.push_back(name);
+  }
+  std::vector<std::string> placement_default;
+  for (const auto& name : placement_names) {
+    const bool low_rank_placement = name == "vanilla" || name == "btp";
+    if (m.low_rank.enabled() == low_rank_placement) placement_default.push_back(name);
+  }
+  for (const auto& name : r.names("tp_placement", placement_default, placement_names)) {
+    s.placements.push_back(name == "tsp"       ? strat::TpPlacement::kTsp
+                           : name == "btp"     ? strat::TpPlacement::kBtp
+                           : name == "vanilla" ? strat::TpPlacement::kVanilla
+                                               : strat::TpPlacement::kMegatron);
+  }
+  // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.
+  const auto kind = base.optimizer.kind;
+  std::vector<std::string> opt_default, opt_names{"adamw", "shampoo", "dash-layer", "dash-gpu"};
+  if (kind == strat::OptimizerKind::kAdamW) {
+    opt_default = {"adamw"};
+  } else {
+    opt_default = {"shampoo", "dash-layer", "dash-gpu"};
+  }
+  const auto blocks = r.integers("block_size", {base.optimizer.block_size}, 16, 1 << 16);
+  for (const auto& name : r.names("optimizer", opt_default, opt_names)) {
+    if ((name == "adamw") != (kind == strat::OptimizerKind::kAdamW)) {
+      d.add(r.find("optimizer")->second,
+            fmt::format("\"{}\" is another training algorithm than the scenario's {}: the planner "
+                        "searches implementations of the scenario's optimizer",
+                        name, strat::optimizer_name(kind)));
+      continue;
+    }
+    for (int b : blocks) {
+      OptimizerChoice o;
+      o.kind = name == "adamw"     ? strat::OptimizerKind::kAdamW
+               : name == "shampoo" ? strat::OptimizerKind::kShampoo
+                                   : strat::OptimizerKind::kDash;
+      o.stacking = name == "dash-layer" ? strat::Stacking::kLayer
+                   : name == "dash-gpu" ? strat::Stacking::kGpu
+                                        : strat::Stacking::kNone;
+      o.block_size = b;
+      s.optimizers.push_back(o);
+      if (o.kind == strat::OptimizerKind::kAdamW) break;  // block size is Shampoo's
+    }
+  }
+  if (d.ok() && static_cast<double>(s.size()) > options.max_candidates) {
+    d.add("/search", fmt::format("the space has {} candidates, over the limit of {} "
+                                 "(--max-candidates); narrow an axis with /search or --search",
+                                 static_cast<double>(s.size()), options.max_candidates));
+  }
+  if (!d.ok()) throw cost::InputError(std::move(d));
+  return s;
+}
+
+}  // namespace parasim::plan

@@ -1,0 +1,84 @@
+#pragma once
+// parasim::plan::SearchSpace — the axes the planner searches and their values; a candidate is an
+// index in their mixed-radix product, decoded on demand (nothing materialised), so threads and
+// MPI ranks take deterministic index ranges.
+//
+// Axes, slowest-varying first: layout (gpus, dp, tp, pp, cp with dp x tp x pp x cp = gpus),
+// sequence_parallel, chunks, schedule, micro_batch, recompute, zero_stage, attention,
+// tp_placement, optimizer (implementation and Shampoo/DASH block size).
+//
+// Defaults (docs/planner.md): every layout using all of the cluster's GPUs (search.gpus
+// changes the counts); tp, pp, cp any divisor of the GPU count (tp beyond a node only with
+// tp_across_nodes); sequence parallel off and on; chunks the divisors of the layers up to 8;
+// the synchronous schedules of the registry (strategies/registry.hpp) but gpipe (same bubble as
+// 1f1b and more memory), the asynchronous ones only with allow_async or max_staleness;
+// micro-batches dividing the global batch; recompute none/selective/full; ZeRO 0-3; both
+// attention cores; the placements of the registry that apply to the model (megatron or TSP for
+// dense models, vanilla and BTP for low-rank ones); the scenario's optimizer (Shampoo: also DASH
+// with layer and gpu stacking).
+//
+// The scenario's `search` section and `--search KEY=V1,V2` flags replace an axis's values:
+// a list of values, or {"min": A, "max": B} keeping the default values in [A, B]. Keys: gpus,
+// dp, tp, pp, cp, sequence_parallel, chunks, schedule, micro_batch, recompute, zero_stage,
+// attention, tp_placement, optimizer ("shampoo", "dash-layer", "dash-gpu"), block_size,
+// max_staleness (a number: async schedules allowed), allow_async, tp_across_nodes.
+// Unknown keys, empty lists, values out of range and contradictory ranges are InputErrors
+// naming the JSON path (/search/KEY; flags: --search KEY); a space over max_candidates is
+// refused at /search.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "costmodel/diagnostics.hpp"
+#include "planner/candidate.hpp"
+#include "strategies/scenario.hpp"
+
+namespace parasim::plan {
+
+struct Layout {
+  int gpus = 1, dp = 1, tp = 1, pp = 1, cp = 1;
+};
+
+struct OptimizerChoice {
+  strat::OptimizerKind kind = strat::OptimizerKind::kAdamW;
+  strat::Stacking stacking = strat::Stacking::kNone;
+  int block_size = 1024;
+};
+
+struct SearchOptions {
+  bool allow_async = false;      // --allow-async
+  int gpus = 0;                  // --gpus N (0: the cluster's)
+  double max_candidates = 1e8;   // --max-candidates
+  std::vector<std::string> flags;  // --search KEY=V1,V2,...
+};
+
+class SearchSpace {
+ public:
+  std::vector<Layout> layouts;
+  std::vector<bool> sequence_parallel;
+  std::vector<int> chunks;
+  std::vector<strat::PipelineSchedule> schedules;
+  std::vector<int> micro_batches;
+  std::vector<cost::Recompute> recomputes;
+  std::vector<int> zero_stages;
+  std::vector<strat::AttentionKind> attentions;
+  std::vector<strat::TpPlacement> placements;
+  std::vector<OptimizerChoice> optimizers;
+  bool tp_across_nodes = false;
+  bool async_allowed = false;
+  int max_staleness = -1;  // -1: not stated
+
+  std::uint64_t size() const;
+  Candidate decode(std::uint64_t index) const;
+};
+
+// The space for `base` (its model, cluster, global batch, sequence length, optimizer), narrowed
+// or widened by `search` (the scenario's "search" object, or null) and the options. Throws
+// cost::InputError naming `file` and every bad path.
+SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json* search,
+                              const SearchOptions& options, const std::string& file);
+
+}  // namespace parasim::plan
