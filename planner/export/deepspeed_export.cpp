@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 #include <nlohmann/ordered_map.hpp>
 
 #include "planner/export/export_common.hpp"
+#include "strategies/layer_program.hpp"
 
 namespace parasim::exporter {
 namespace {
@@ -41,6 +45,10 @@ void map_schedule(const Scenario& s, ExportContext& c) {
                fmt::format("the zero-bubble schedule {}", strat::schedule_name(p.schedule)),
                "no export target", "DeepSpeed's TrainSchedule (1F1B)");
       return;
+    case PipelineSchedule::kZb1p:
+    case PipelineSchedule::kZb2p:
+      refuse_searched_zero_bubble(s, c, "DeepSpeed's TrainSchedule (1F1B)");
+      return;
     case PipelineSchedule::kPipeDream:
     case PipelineSchedule::kPipeDream2BW:
     case PipelineSchedule::kPaci:
@@ -51,6 +59,83 @@ void map_schedule(const Scenario& s, ExportContext& c) {
   }
   throw std::logic_error(std::string("deepspeed export: no mapping for the schedule ") +
                          strat::schedule_name(p.schedule));
+}
+
+// Gradients of the largest stage on one rank: a bucket at least this large holds them all.
+long long largest_stage_gradients(const Scenario& s) {
+  double most = 0;
+  for (int st = 0; st < s.parallel.pp; ++st) {
+    most = std::max(most, s.stage_layer_count(st) * strat::layer_params_per_tp_rank(
+                                                        s.model, s.parallel.tp) +
+                              strat::embedding_params_per_tp_rank(s.model, s.parallel.tp, st,
+                                                                  s.parallel.pp));
+  }
+  return static_cast<long long>(std::ceil(most));
+}
+
+// The data-parallel reduction. ZeRO-0: the engine reduces after the backward in buckets of
+// MEMORY_OPT_ALLREDUCE_SIZE = 5e8 gradients, no setting (runtime/engine.py L151 and
+// allreduce_gradients). ZeRO 1-3: the gradient hooks reduce a bucket of reduce_bucket_size
+// gradients as soon as it fills (overlap_comm: on a side stream), as parasim's overlapped
+// policy; a bucket that holds every gradient of the stage goes once the backward ends, which is
+// the after-backward policy with one bucket.
+void map_reduction(const Scenario& s, ExportContext& c, Json& zero) {
+  const auto& p = s.parallel;
+  cover_cuda_graphs_eager_target(s, c);
+  if (s.replicas() == 1) {
+    c.unused("/parallel/dp_bucket", "no data-parallel replicas");
+    cover_framework_reduction(s, c, "");
+    return;
+  }
+  const bool overlapped =
+      s.training.framework.gradient_reduction == strat::GradientReduction::kOverlapped;
+  const long long all = largest_stage_gradients(s);
+  const long long elements = p.dp_bucket.value <= 0 ? all : bucket_elements(s);
+  const bool one_bucket = elements >= all;
+  constexpr long long kEngineBucket = 500000000;  // MEMORY_OPT_ALLREDUCE_SIZE, engine.py L151
+  if (p.zero_stage == 0) {
+    // The engine's buckets match the scenario's: the same size after the backward, or one
+    // bucket of every gradient either way.
+    const bool exact = (one_bucket && all <= kEngineBucket) ||
+                       (!overlapped && elements == kEngineBucket);
+    if (exact) {
+      c.mapped("/parallel/dp_bucket",
+               "DeepSpeed's engine: after the backward in buckets of 5e8 gradients (no setting)");
+      cover_framework_reduction(s, c, "DeepSpeed's engine reduction (see /parallel/dp_bucket)");
+    } else {
+      c.cannot("/parallel/dp_bucket",
+               fmt::format("the ZeRO-0 data-parallel reduction in buckets of {} gradients{}",
+                           elements, overlapped ? ", each as soon as it is ready" : ""),
+               "megatron (--overlap-grad-reduce --ddp-bucket-size)",
+               "DeepSpeed's engine: after the backward in buckets of 5e8 gradients");
+      c.part_of_refused("/training/framework/gradient_reduction", "part of /parallel/dp_bucket");
+      c.part_of_refused("/training/framework/gradient_bucket", "part of /parallel/dp_bucket");
+      c.part_of_refused("/training/framework/gradient_bucket_elements",
+                        "part of /parallel/dp_bucket");
+    }
+    return;
+  }
+  zero["overlap_comm"] = overlapped;
+  zero["reduce_bucket_size"] = elements;
+  zero["allgather_bucket_size"] = elements;
+  c.mapped("/parallel/dp_bucket",
+           one_bucket ? "zero_optimization.reduce_bucket_size (elements): the stage's "
+                        "gradients in one bucket"
+                      : "zero_optimization.reduce_bucket_size (elements), overlap_comm");
+  if (overlapped || one_bucket) {
+    cover_framework_reduction(s, c, "zero_optimization.overlap_comm, reduce_bucket_size");
+  } else {
+    c.cannot("/training/framework/gradient_reduction",
+             fmt::format("the data-parallel reduction after the backward in buckets of {} "
+                         "gradients (ZeRO's hooks reduce each bucket as it fills)",
+                         elements),
+             "deepspeed with ZeRO-0 (its engine's 5e8-gradient buckets)",
+             "each bucket as soon as it fills (overlap_comm false)");
+    c.part_of_refused("/training/framework/gradient_bucket",
+                      "part of /training/framework/gradient_reduction");
+    c.part_of_refused("/training/framework/gradient_bucket_elements",
+                      "part of /training/framework/gradient_reduction");
+  }
 }
 
 void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
@@ -88,19 +173,22 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
                          p.pp, s.stage_layer_count(0)));
   }
   cover_stage_layers(s, c, Target::kDeepSpeed);
+  if (uneven_stages(s)) {
+    // PipelineModule's partition_method balances layer counts ("uniform"), parameters or layers
+    // of a type (runtime/pipe/module.py _partition_layers): no list of per-stage counts.
+    stage_layers_refused(s, c,
+                         "megatron (--decoder-first/last-pipeline-num-layers), torchtitan "
+                         "(pipeline_parallel_first/last_stage_less_layers) where they give "
+                         "these counts",
+                         "PipelineModule(partition_method=\"uniform\")");
+  } else {
+    stage_layers_mapped(s, c, "");
+  }
   map_schedule(s, c);
+  cover_post_validation(s, c);
   cover_paci_mode(s, c);
   Json zero{{"stage", p.zero_stage}};
-  if (s.replicas() > 1) {
-    // parasim reduces each bucket as its gradients are ready, overlapped with the backward.
-    zero["overlap_comm"] = true;
-    zero["reduce_bucket_size"] = bucket_elements(s);
-    if (p.zero_stage >= 1) zero["allgather_bucket_size"] = bucket_elements(s);
-    c.mapped("/parallel/dp_bucket",
-             "zero_optimization.reduce_bucket_size (elements), overlap_comm");
-  } else {
-    c.unused("/parallel/dp_bucket", "no data-parallel replicas");
-  }
+  map_reduction(s, c, zero);
   j["zero_optimization"] = zero;
   c.mapped("/parallel/zero_stage", "zero_optimization.stage");
   if (p.pp > 1 && p.zero_stage >= 2) {

@@ -116,24 +116,6 @@ void cover_paci_mode(const strat::Scenario& s, ExportContext& c) {
   }
 }
 
-void cover_framework(const strat::Scenario& s, ExportContext& c, Target target) {
-  // The scenario has no training.framework yet (issue 14 adds it). When it does, an export to a
-  // trainer other than the simulated framework must record it here (stated: "the step time was
-  // simulated for X"), and the ledger test then sees /training/framework covered.
-  (void)s;
-  (void)c;
-  (void)target;
-}
-
-void cover_stage_layers(const strat::Scenario& s, ExportContext& c, Target target) {
-  // Every stage has layers / pp layers today (the parser requires pp x chunks to divide layers),
-  // which is every target's default split; uneven stages (issue 14) map per target as the
-  // header says.
-  (void)target;
-  c.mapped("/parallel/pp",
-           fmt::format("{} stages of {} layers each", s.parallel.pp, s.stage_layer_count(0)));
-}
-
 long long bucket_elements(const strat::Scenario& s) {
   return std::llround(s.parallel.dp_bucket.value / s.training.gradient_bytes());
 }

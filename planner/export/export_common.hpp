@@ -48,17 +48,42 @@ void cover_shampoo_fields(const strat::Scenario& s, ExportContext& c, const std:
 // /parallel/paci_mode: only with the paci schedule (which every target refuses).
 void cover_paci_mode(const strat::Scenario& s, ExportContext& c);
 
-// Seams for fields being added to the scenario. Each records what the target does with it;
-// until a field exists its seam has nothing to record, and the schema-coverage test of
-// tests/planner fails for a new key until its seam maps it.
-//   training.framework (megatron-lm, megatron-deepspeed, deepspeed, torchtitan, ...): the
-//     framework the scenario simulates; an export to another trainer must say so.
+// training.framework: the framework whose host loop the step was simulated for. Its name,
+// preset and version are stated (the export's target is a trainer: a scenario modelled as
+// another framework, or another version of the same one, says so); its host costs, counts,
+// fusions and pipeline-transfer semantics are cost-model figures of that framework's code (no
+// trainer setting). cuda_graphs and the data-parallel reduction (gradient_reduction and the
+// bucket) are mapped by each target with parallel.dp_bucket.
 void cover_framework(const strat::Scenario& s, ExportContext& c, Target target);
-//   parallel.stage_layers / first and last stage layers (uneven stages): Megatron-LM's
-//     --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers, torchtitan's
-//     pipeline_parallel_first/last_stage_less_layers or module_fqns_per_model_part, DeepSpeed's
-//     PipelineModule(partition_method=...). Today every stage has layers / pp: recorded as such.
+// Records /training/framework/gradient_reduction, gradient_bucket and gradient_bucket_elements
+// with the target's mapping of the data-parallel reduction (`detail`), or as unused without
+// replicas.
+void cover_framework_reduction(const strat::Scenario& s, ExportContext& c,
+                               const std::string& detail);
+// The refusal of a CUDA-graphed framework (cuda_graphs) on a target that launches eagerly;
+// eager frameworks are mapped as the target's default.
+void cover_cuda_graphs_eager_target(const strat::Scenario& s, ExportContext& c);
+
+// Stages: /parallel/pp recorded with its layer split. Even stages (every virtual stage holds
+// layers / (pp x chunks)) are every target's default; an uneven split is the target's to map
+// (megatron_export.cpp, torchtitan_export.cpp) or refuse (uneven_stages_refused).
 void cover_stage_layers(const strat::Scenario& s, ExportContext& c, Target target);
+// True when the scenario's virtual stages do not all hold the same layer count.
+bool uneven_stages(const strat::Scenario& s);
+// "[4, 8, 8, 4]"
+std::string stage_layers_text(const strat::Scenario& s);
+// /parallel/stage_layers mapped to `key`, or unused with even stages; first/last_stage_layers
+// recorded as read into it.
+void stage_layers_mapped(const strat::Scenario& s, ExportContext& c, const std::string& key);
+// /parallel/stage_layers refused (uneven stages the target cannot split so), the first/last
+// fields as part of it; `supported_by` names the targets that can.
+void stage_layers_refused(const strat::Scenario& s, ExportContext& c,
+                          const std::string& supported_by, const std::string& closest);
+// zb-1p / zb-2p (Qi et al.'s searched zero-bubble schedules): no export target has them.
+void refuse_searched_zero_bubble(const strat::Scenario& s, ExportContext& c,
+                                 const std::string& closest);
+// /parallel/optimizer_post_validation: no export target validates the step afterwards.
+void cover_post_validation(const strat::Scenario& s, ExportContext& c);
 
 // Gradient elements in a bucket of `bytes` (Megatron's --ddp-bucket-size and DeepSpeed's
 // reduce_bucket_size count elements; the scenario's dp_bucket is bytes of gradients).

@@ -50,6 +50,11 @@ void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
           "1F1B");
       c.unused("/parallel/chunks", "one model chunk per stage");
       return;
+    case PipelineSchedule::kZb1p:
+    case PipelineSchedule::kZb2p:
+      refuse_searched_zero_bubble(s, c, "1F1B");
+      c.unused("/parallel/chunks", "one model chunk per stage");
+      return;
     case PipelineSchedule::kPipeDream:
     case PipelineSchedule::kPipeDream2BW:
     case PipelineSchedule::kPaci:
@@ -64,12 +69,94 @@ void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
                          strat::schedule_name(p.schedule));
 }
 
+// Uneven stages: megatron-core 0.19.2's --decoder-first-pipeline-num-layers and
+// --decoder-last-pipeline-num-layers give the first and the last stage their own layer counts,
+// the other layers split evenly over the stages between (arguments.py validate_args; with one
+// model chunk per stage). Any other split is refused.
+void map_stage_layers(const Scenario& s, ExportContext& c, ArgList& a) {
+  const auto& p = s.parallel;
+  if (!uneven_stages(s)) {
+    stage_layers_mapped(s, c, "");
+    return;
+  }
+  const int last = p.pp - 1;
+  bool middle_even = true;
+  for (int st = 2; st < last; ++st) {
+    middle_even = middle_even && s.virtual_stage_layers(st) == s.virtual_stage_layers(1);
+  }
+  if (p.chunks != 1 || !middle_even) {
+    stage_layers_refused(
+        s, c,
+        "megatron (--decoder-first/last-pipeline-num-layers: the first and the last stage only, "
+        "one model chunk per stage), torchtitan (pipeline_parallel_first/last_stage_less_layers) "
+        "where its split gives these counts",
+        "even stages");
+    return;
+  }
+  // The even share of the stages between the first and the last (pp 2: none; the last
+  // stage then takes what the first leaves).
+  const int middle = p.pp > 2 ? s.virtual_stage_layers(1) : -1;
+  std::string key;
+  if (s.virtual_stage_layers(0) != middle) {
+    a.add("--decoder-first-pipeline-num-layers", num(s.virtual_stage_layers(0)));
+    key = "--decoder-first-pipeline-num-layers";
+  }
+  if (p.pp > 2 && s.virtual_stage_layers(last) != middle) {
+    a.add("--decoder-last-pipeline-num-layers", num(s.virtual_stage_layers(last)));
+    if (!key.empty()) key += " ";
+    key += "--decoder-last-pipeline-num-layers";
+  }
+  stage_layers_mapped(s, c, key);
+}
+
+// The data-parallel reduction. megatron-core 0.19.2 reduces in buckets only with
+// --overlap-grad-reduce (each bucket as its gradients are ready); without it the bucket size is
+// None: one bucket per gradient buffer after the backward (distributed_data_parallel.py, "Set
+// bucket_size to infinity if overlap_grad_reduce is False").
+void map_reduction(const Scenario& s, ExportContext& c, ArgList& a) {
+  const auto& p = s.parallel;
+  cover_cuda_graphs_eager_target(s, c);
+  if (s.replicas() == 1) {
+    c.unused("/parallel/dp_bucket", "no data-parallel replicas");
+    cover_framework_reduction(s, c, "");
+    return;
+  }
+  const bool overlapped =
+      s.training.framework.gradient_reduction == strat::GradientReduction::kOverlapped;
+  if (p.dp_bucket.value <= 0) {
+    // One bucket: it can only go once the backward has produced its last gradient, whichever
+    // the policy.
+    c.mapped("/parallel/dp_bucket",
+             "one bucket after the backward (no --overlap-grad-reduce: Megatron-LM's default)");
+    cover_framework_reduction(s, c, "one bucket after the backward (see /parallel/dp_bucket)");
+    return;
+  }
+  a.add("--overlap-grad-reduce");
+  a.add("--ddp-bucket-size", num(bucket_elements(s)));
+  c.mapped("/parallel/dp_bucket", "--overlap-grad-reduce --ddp-bucket-size (elements)");
+  if (overlapped) {
+    cover_framework_reduction(s, c, "--overlap-grad-reduce (each bucket as it is ready)");
+  } else {
+    c.cannot("/training/framework/gradient_reduction",
+             fmt::format("the data-parallel reduction after the backward in buckets of {} "
+                         "gradients (Megatron-LM buckets only with --overlap-grad-reduce)",
+                         bucket_elements(s)),
+             "deepspeed (ZeRO-0: its engine's buckets of 5e8 gradients after the backward)",
+             "--overlap-grad-reduce (each bucket as soon as it is ready)");
+    c.part_of_refused("/training/framework/gradient_bucket",
+                      "part of /training/framework/gradient_reduction");
+    c.part_of_refused("/training/framework/gradient_bucket_elements",
+                      "part of /training/framework/gradient_reduction");
+  }
+}
+
 void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
   const auto& p = s.parallel;
   a.add("--tensor-model-parallel-size", num(p.tp));
   c.mapped("/parallel/tp", "--tensor-model-parallel-size");
   a.add("--pipeline-model-parallel-size", num(p.pp));
   cover_stage_layers(s, c, Target::kMegatron);
+  map_stage_layers(s, c, a);
   a.add("--context-parallel-size", num(p.cp));
   c.mapped("/parallel/cp", "--context-parallel-size");
   if (p.cp > 1) {
@@ -85,6 +172,7 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
   if (p.sequence_parallel) a.add("--sequence-parallel");
   c.mapped("/parallel/sequence_parallel", p.sequence_parallel ? "--sequence-parallel" : "off");
   map_schedule(s, c, a);
+  cover_post_validation(s, c);
   cover_paci_mode(s, c);
   // ZeRO: 1 is the distributed optimizer (gradients reduce-scattered, parameters all-gathered
   // after the step, as parasim simulates it); 2 and 3 are Megatron FSDP's sharding strategies.
@@ -104,16 +192,7 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
       a.add("--ckpt-format", "fsdp_dtensor");
       c.mapped("/parallel/zero_stage", "--use-megatron-fsdp --data-parallel-sharding-strategy");
   }
-  if (s.replicas() > 1) {
-    // parasim reduces each bucket as soon as its gradients are ready, overlapped with the rest
-    // of the backward; the updated parameters' all-gather is not overlapped (no
-    // --overlap-param-gather).
-    a.add("--overlap-grad-reduce");
-    a.add("--ddp-bucket-size", num(bucket_elements(s)));
-    c.mapped("/parallel/dp_bucket", "--overlap-grad-reduce --ddp-bucket-size (elements)");
-  } else {
-    c.unused("/parallel/dp_bucket", "no data-parallel replicas");
-  }
+  map_reduction(s, c, a);
 }
 
 void map_training(const Scenario& s, ExportContext& c, ArgList& a) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,73 @@ std::string flag_value(const nlohmann::ordered_json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// torchtitan's split of `layers` transformer layers over `stages` virtual stages
+// (distributed/pipeline_parallel.py, _generate_llm_fqn_per_model_part @0.3.0): the embedding
+// weighs `first_less` layers and the output `last_less`; the effective layers are dealt out
+// evenly, the remainder one each to the first stages, and the first and last stages hold their
+// share less those weights. Empty when torchtitan raises on it.
+std::vector<int> torchtitan_split(int layers, int stages, int first_less, int last_less) {
+  const int effective = layers + first_less + last_less;
+  if (stages < 2 || stages > effective) return {};
+  const int base = effective / stages;
+  const int extra = effective % stages;
+  if (base == 0 || first_less > base || last_less > base) return {};
+  std::vector<int> out;
+  int placed = 0;
+  for (int st = 0; st < stages; ++st) {
+    int share = base + (st < extra ? 1 : 0);
+    if (st == 0) share -= first_less;
+    if (st == stages - 1) share -= last_less;
+    share = std::min(share, layers - placed);  // "if current_layer < num_layers"
+    out.push_back(share);
+    placed += share;
+  }
+  if (placed != layers) return {};  // torchtitan would leave layers out of every stage
+  return out;
+}
+
+// pipeline_parallel_layers_per_stage sets the stage count: ceil(effective / value) virtual
+// stages (pipeline_parallel.py, _get_num_virtual_stages @0.3.0); 0 when no value gives `stages`.
+int layers_per_stage_for(int effective, int stages) {
+  for (int lps = 1; lps <= effective; ++lps) {
+    if ((effective + lps - 1) / lps == stages) return lps;
+  }
+  return 0;
+}
+
+// The virtual stages' layers: pipeline_parallel_layers_per_stage and the first/last stage's
+// weights that make torchtitan's split equal the scenario's, the smallest weights first (even
+// stages: 0 and 0, layers / (pp x chunks) per stage); refused when none does.
+void map_stage_split(const Scenario& s, ExportContext& c, Settings& out) {
+  const int layers = s.model.layers;
+  const int stages = s.parallel.pp * s.parallel.chunks;
+  std::vector<int> want;
+  for (int v = 0; v < stages; ++v) want.push_back(s.virtual_stage_layers(v));
+  for (int total = 0; total <= 2 * layers; ++total) {
+    for (int first = std::max(0, total - layers); first <= std::min(total, layers); ++first) {
+      const int last = total - first;
+      const int lps = layers_per_stage_for(layers + first + last, stages);
+      if (lps == 0 || torchtitan_split(layers, stages, first, last) != want) continue;
+      out.set("parallelism", "pipeline_parallel_layers_per_stage", lps);
+      out.set("parallelism", "pipeline_parallel_first_stage_less_layers", first);
+      out.set("parallelism", "pipeline_parallel_last_stage_less_layers", last);
+      stage_layers_mapped(s, c,
+                          "pipeline_parallel_layers_per_stage, pipeline_parallel_first/"
+                          "last_stage_less_layers");
+      return;
+    }
+  }
+  // Even stages are always found (weights 0 and 0): only an uneven split gets here.
+  stage_layers_refused(s, c,
+                       "megatron (--decoder-first/last-pipeline-num-layers) where the stages "
+                       "between the first and the last are even",
+                       "torchtitan's split with no embedding or output weight");
+  out.set("parallelism", "pipeline_parallel_layers_per_stage",
+          std::max(1, layers_per_stage_for(layers, stages)));
+  out.set("parallelism", "pipeline_parallel_first_stage_less_layers", 0);
+  out.set("parallelism", "pipeline_parallel_last_stage_less_layers", 0);
+}
+
 // The seam of the pipeline schedule (see megatron_export.cpp): torch.distributed.pipelining's
 // schedule names, which torchtitan passes to get_schedule_class.
 void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
@@ -48,6 +116,7 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
   if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
     c.unused("/parallel/schedule", "no pipeline (pp 1)");
     c.unused("/parallel/chunks", "no pipeline (pp 1)");
+    stage_layers_mapped(s, c, "");
     return;
   }
   std::string name = "1F1B";
@@ -71,6 +140,10 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
                "other schedules)",
                "1F1B");
       break;
+    case PipelineSchedule::kZb1p:
+    case PipelineSchedule::kZb2p:
+      refuse_searched_zero_bubble(s, c, "1F1B");
+      break;
     case PipelineSchedule::kPipeDream:
     case PipelineSchedule::kPipeDream2BW:
     case PipelineSchedule::kPaci:
@@ -83,12 +156,7 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
                              strat::schedule_name(p.schedule));
   }
   out.set("parallelism", "pipeline_parallel_schedule", name);
-  // Even stages: torchtitan weighs the embedding and the output as one layer each by default
-  // (pipeline_parallel_first/last_stage_less_layers 1, distributed/pipeline_parallel.py); the
-  // scenario's stages hold layers / (pp x chunks) transformer layers each.
-  out.set("parallelism", "pipeline_parallel_layers_per_stage", s.virtual_stage_layers(0));
-  out.set("parallelism", "pipeline_parallel_first_stage_less_layers", 0);
-  out.set("parallelism", "pipeline_parallel_last_stage_less_layers", 0);
+  map_stage_split(s, c, out);
   out.set("parallelism", "pipeline_parallel_microbatch_size", s.training.micro_batch);
   if (p.schedule == PipelineSchedule::kInterleaved) {
     c.mapped("/parallel/chunks", "pipeline_parallel_layers_per_stage");
@@ -128,8 +196,14 @@ void map_data_parallel(const Scenario& s, ExportContext& c, Settings& out) {
   out.set("parallelism", "data_parallel_shard_degree", shard);
   if (!reshard.empty()) out.set("parallelism", "fsdp_reshard_after_forward", reshard);
   c.mapped("/parallel/dp", "data_parallel_replicate_degree x data_parallel_shard_degree");
-  c.not_trainer("/parallel/dp_bucket",
-                "torchtitan reduces per FSDP2 module or DDP's own buckets: no bucket setting");
+  const std::string no_bucket =
+      "torchtitan reduces per FSDP2 module or DDP's own buckets: no bucket setting";
+  c.not_trainer("/parallel/dp_bucket", no_bucket);
+  for (const char* path :
+       {"/training/framework/gradient_reduction", "/training/framework/gradient_bucket",
+        "/training/framework/gradient_bucket_elements"}) {
+    c.not_trainer(path, no_bucket);
+  }
 }
 
 void map_parallel(const Scenario& s, const std::string& version, ExportContext& c, Settings& out) {
@@ -150,6 +224,7 @@ void map_parallel(const Scenario& s, const std::string& version, ExportContext& 
   out.set("parallelism", "pipeline_parallel_degree", p.pp);
   cover_stage_layers(s, c, Target::kTorchtitan);
   map_schedule(s, c, out);
+  cover_post_validation(s, c);
   cover_paci_mode(s, c);
   out.set("parallelism", "context_parallel_degree", p.cp);
   c.mapped("/parallel/cp", "context_parallel_degree");
@@ -212,6 +287,37 @@ void map_training(const Scenario& s, ExportContext& c, Settings& out) {
   } else {
     c.cannot("/training/attention", "unfused attention (scores in memory)", "megatron",
              "SDPA (FlashAttention)");
+  }
+}
+
+// CUDA graphs. 0.3.0 captures the forward and backward of a micro-batch as one graph unless
+// --training.disable_cuda_graphs (trainer.py: wrap_with_cuda_graph(self.fwd_bwd_fn)), and not
+// with a pipeline (Trainer.Config._validate_cuda_graphs: "CUDA graphs do not support pipeline
+// parallelism yet"); 0.2.2 launches eagerly.
+void map_cuda_graphs(const Scenario& s, ExportContext& c, Settings& out,
+                     const std::string& version) {
+  const bool graphs = s.training.framework.cuda_graphs;
+  const std::string path = "/training/framework/cuda_graphs";
+  if (version != "0.3.0") {
+    if (graphs) {
+      c.cannot(path, "CUDA graphs replaying each pipeline item with one launch",
+               "torchtitan 0.3 (without a pipeline)", "eager kernel launches");
+    } else {
+      c.mapped(path, "eager kernel launches (0.2.2's)");
+    }
+    return;
+  }
+  if (!graphs) {
+    out.set("training", "disable_cuda_graphs", true);
+    c.mapped(path, "training.disable_cuda_graphs (eager kernel launches)");
+  } else if (s.parallel.pp > 1) {
+    out.set("training", "disable_cuda_graphs", true);
+    c.cannot(path, "CUDA graphs with a pipeline (0.3.0 captures none with pipelining)",
+             "no export target", "eager kernel launches (training.disable_cuda_graphs)");
+  } else {
+    c.stated(path,
+             "CUDA graphs: torchtitan 0.3's default, the forward and backward of each "
+             "micro-batch captured as one graph (parasim replays each as one launch)");
   }
 }
 
@@ -312,11 +418,7 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   }
   map_training(s, c, out);
   map_parallel(s, version, c, out);
-  if (version == "0.3.0" && s.parallel.pp > 1) {
-    // Trainer.Config.__post_init__ (trainer.py): "CUDA graphs do not support pipeline
-    // parallelism yet. Set --training.disable_cuda_graphs."
-    out.set("training", "disable_cuda_graphs", true);
-  }
+  map_cuda_graphs(s, c, out, version);
   const std::string recompute = map_recompute(s, c);
   if (version == "0.2.2") {
     out.set("activation_checkpoint", "mode", recompute);
