@@ -26,6 +26,8 @@ void cover_not_trainer(const strat::Scenario& s, ExportContext& c) {
   c.not_trainer("/name", "metadata");
   c.not_trainer("/description", "metadata");
   c.not_trainer("/$schema", "metadata");
+  c.not_trainer("/search", "the planner's search space (docs/planner.md); a plan's scenario is one "
+                           "point of it");
   c.not_trainer("/model/preset", "resolved into the model's fields");
   c.not_trainer("/model/name", "metadata");
   c.not_trainer("/cluster/preset", "resolved into the cluster's fields");
