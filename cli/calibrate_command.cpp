@@ -14,7 +14,7 @@
 #include "calibrate/check.hpp"
 #include "sim/time.hpp"
 #include "calibrate/cpu_backend.hpp"
-#include "calibrate/cuda_backend.hpp"
+#include "calibrate/cuda_plugin.hpp"
 #include "calibrate/harness.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
@@ -83,7 +83,7 @@ calib::SweepOptions sweep_options(const CalibrateOptions& o) {
 std::unique_ptr<calib::MeasurementBackend> make_backend(const std::string& name,
                                                         const calib::ProcessGroup& group) {
   if (name == "cpu") return std::make_unique<calib::CpuBackend>(group);
-  return std::make_unique<calib::CudaBackend>(group);
+  return calib::make_cuda_backend(group);
 }
 
 // Writes the profile (rewritten after every point for a regular file: a valid file of what was
