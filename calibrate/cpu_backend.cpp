@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "calibrate/chebyshev.hpp"
-#include "calibrate/cpu_collectives.hpp"
+#include "calibrate/mpi_plugin.hpp"
 #include "calibrate/inverse_root.hpp"
 #include "calibrate/power_iteration.hpp"
 
@@ -183,7 +183,7 @@ cost::CollectivePoint CpuBackend::collective(cost::CollectiveKind kind, cost::By
     throw std::runtime_error("the cpu backend cannot measure collectives: " +
                              group_.no_mpi_reason());
   }
-  return measure_cpu_collective(group_, kind, message, in_place, o);
+  return measure_mpi_collective(group_, kind, message, in_place, o);
 }
 
 cost::OverlapPoint CpuBackend::overlap(const OverlapCase& /*c*/,

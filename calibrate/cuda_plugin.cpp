@@ -1,6 +1,5 @@
 #include "calibrate/cuda_plugin.hpp"
 
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -31,22 +30,11 @@ CudaPlugin load() {
     }
     return plugin;
   }
-  using Entry = const ParasimCudaPlugin* (*)();
-  Entry entry = nullptr;
-  static_assert(sizeof entry == sizeof loaded.entry);
-  std::memcpy(&entry, &loaded.entry, sizeof entry);  // POSIX: dlsym's object pointer is the function
-  const ParasimCudaPlugin* table = entry();
-  if (table == nullptr || table->abi_version != kCudaPluginAbi || table->parasim_version == nullptr ||
-      std::strcmp(table->parasim_version, PARASIM_VERSION) != 0) {
-    plugin.error = "the CUDA plugin " + loaded.path + " comes from another parasim build (" +
-                   (table == nullptr ? std::string("no entry table")
-                                     : "plugin ABI " + std::to_string(table->abi_version) +
-                                           ", parasim " +
-                                           (table->parasim_version ? table->parasim_version : "?")) +
-                   "; this parasim " PARASIM_VERSION " needs ABI " +
-                   std::to_string(kCudaPluginAbi) + "): install the plugin built with it";
-    return plugin;
-  }
+  const ParasimPluginHeader* header =
+      plugin_table(loaded, kCudaPluginAbi, "the CUDA plugin", &plugin.error);
+  if (header == nullptr) return plugin;
+  // The header is the table's first member (standard layout).
+  const auto* table = reinterpret_cast<const ParasimCudaPlugin*>(header);
   plugin.table = table;
 #else
   plugin.error = PARASIM_NO_CUDA_REASON;

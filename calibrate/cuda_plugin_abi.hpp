@@ -3,14 +3,16 @@
 // dlopen (plugin_library.hpp) only for `devices` and `calibrate --backend cuda`.
 //
 // The plugin exports one unmangled function, parasim_cuda_plugin(), returning a table of function
-// pointers whose first two fields never move: the loader checks `abi_version` and
-// `parasim_version` before it touches the rest, and refuses a plugin from another build. The
+// pointers that starts with a ParasimPluginHeader (plugin_library.hpp): the loader checks its ABI
+// number and parasim version before it touches the rest, and refuses a plugin from another build. The
 // table passes C++ objects (kernels::DeviceProbe, calib::MeasurementBackend, calib::ProcessGroup,
 // std::string), so plugin and executable must come from the same build: bump kCudaPluginAbi when
 // this table or any of those types changes. Exceptions never cross the table's functions;
 // a MeasurementBackend's own member functions throw as documented in backend.hpp.
 
 #include <string>
+
+#include "calibrate/plugin_library.hpp"
 
 namespace parasim::kernels {
 struct DeviceProbe;
@@ -35,8 +37,7 @@ enum class CudaBackendStatus : int {
 extern "C" {
 
 struct ParasimCudaPlugin {
-  int abi_version;              // kCudaPluginAbi of the build that made the plugin
-  const char* parasim_version;  // PARASIM_VERSION of that build
+  ParasimPluginHeader header;  // {kCudaPluginAbi, PARASIM_VERSION} of the build that made it
   // kernels::probe_devices() (never throws).
   void (*probe_devices)(parasim::kernels::DeviceProbe* probe);
   // A calib::CudaBackend (cuda_backend.hpp) over `group`, which must outlive it. Collective:
@@ -46,6 +47,6 @@ struct ParasimCudaPlugin {
                                                       std::string* error);
 };
 
-// The plugin's one exported symbol (kCudaPluginEntry).
-const ParasimCudaPlugin* parasim_cuda_plugin(void);
+// The plugin's one exported symbol (kCudaPluginEntry): the table above, as its header.
+const ParasimPluginHeader* parasim_cuda_plugin(void);
 }

@@ -39,8 +39,9 @@ CudaBackendStatus create(const ProcessGroup* group, MeasurementBackend** backend
 }  // namespace
 }  // namespace parasim::calib
 
-extern "C" __attribute__((visibility("default"))) const ParasimCudaPlugin* parasim_cuda_plugin() {
-  static const ParasimCudaPlugin plugin{parasim::calib::kCudaPluginAbi, PARASIM_VERSION,
-                                        &parasim::calib::probe, &parasim::calib::create};
-  return &plugin;
+extern "C" __attribute__((visibility("default"))) const ParasimPluginHeader* parasim_cuda_plugin() {
+  static const ParasimCudaPlugin plugin{{parasim::calib::kCudaPluginAbi, PARASIM_VERSION},
+                                        &parasim::calib::probe,
+                                        &parasim::calib::create};
+  return &plugin.header;
 }

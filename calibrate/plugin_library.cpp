@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <system_error>
 
 namespace parasim::calib {
@@ -80,6 +81,27 @@ LoadedPlugin load_plugin(const std::string& file_name, const std::string& entry_
   }
   loaded.outcome = LoadedPlugin::Outcome::kLoaded;
   return loaded;
+}
+
+const ParasimPluginHeader* plugin_table(const LoadedPlugin& loaded, int abi,
+                                        const std::string& what, std::string* error) {
+  using Entry = const ParasimPluginHeader* (*)();
+  Entry entry = nullptr;
+  static_assert(sizeof entry == sizeof loaded.entry);
+  std::memcpy(&entry, &loaded.entry, sizeof entry);  // POSIX: dlsym's address is the function's
+  const ParasimPluginHeader* table = entry();
+  if (table != nullptr && table->abi_version == abi && table->parasim_version != nullptr &&
+      std::strcmp(table->parasim_version, PARASIM_VERSION) == 0) {
+    return table;
+  }
+  const std::string found =
+      table == nullptr ? std::string("no entry table")
+                       : "plugin ABI " + std::to_string(table->abi_version) + ", parasim " +
+                             (table->parasim_version ? table->parasim_version : "unknown");
+  *error = what + " " + loaded.path + " comes from another parasim build (" + found +
+           "; this parasim " PARASIM_VERSION " needs ABI " + std::to_string(abi) +
+           "): install the plugin built with it";
+  return nullptr;
 }
 
 }  // namespace parasim::calib

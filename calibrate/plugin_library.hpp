@@ -17,6 +17,16 @@
 #include <string>
 #include <vector>
 
+extern "C" {
+// The first member of every plugin's entry table (cuda_plugin_abi.hpp, mpi_plugin_abi.hpp): what
+// the loader checks before it touches the rest. Never changes.
+struct ParasimPluginHeader {
+  int abi_version;              // the plugin's ABI number, bumped whenever its table or a C++
+                                // type that crosses it changes
+  const char* parasim_version;  // PARASIM_VERSION of the build that made it
+};
+}
+
 namespace parasim::calib {
 
 // The folders searched, in order (see above); folders that do not exist are kept, so that a
@@ -38,5 +48,11 @@ struct LoadedPlugin {
 // the plugin in messages, e.g. "the CUDA plugin".
 LoadedPlugin load_plugin(const std::string& file_name, const std::string& entry_symbol,
                          const std::string& what, bool global_symbols);
+
+// Calls the entry function of `loaded` (kLoaded): `const ParasimPluginHeader* entry()`, and
+// checks that the table it returns has ABI `abi` and this build's PARASIM_VERSION. Returns the
+// table, or null with `*error` set (one line naming the plugin, both ABIs and versions).
+const ParasimPluginHeader* plugin_table(const LoadedPlugin& loaded, int abi,
+                                        const std::string& what, std::string* error);
 
 }  // namespace parasim::calib

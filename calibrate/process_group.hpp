@@ -4,7 +4,7 @@
 //
 // An interface, so that code in a plugin (the CUDA backend of libparasim_cuda.so) calls it
 // through its virtual functions without linking MPI. Two implementations:
-//   * the MPI group (process_group_mpi.cpp): initialises MPI on construction (thread level
+//   * the MPI group (process_group_mpi.cpp, in libparasim_mpi.so): initialises MPI on construction (thread level
 //     MPI_THREAD_FUNNELED) and finalises it on destruction; run without mpirun it is a group of
 //     one (MPI singleton);
 //   * SingleProcessGroup (single_process_group.hpp): always one process, no MPI; no_mpi_reason()
@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,9 +67,20 @@ class ProcessGroup {
   RankPlacement placement_;
 };
 
-// The process group of this run: the MPI group when parasim has MPI, otherwise a group of one
-// saying why. Initialises MPI (the first call in a process); commands that do not measure never
-// call it, so MPI is never initialised for them.
+// The process group of this run (mpi_plugin.cpp): the MPI group of libparasim_mpi.so when that
+// plugin loads, otherwise a group of one saying why (mpi_plugin.hpp has the rules). Loads the
+// plugin and initialises MPI (the first call in a process); commands that do not measure never
+// call it, so they never map Open MPI nor initialise it. The function any later command that
+// runs under mpirun (the planner) calls to get its ranks.
+// Throws ProcessGroupUnavailable when this process was started by an MPI launcher as one of
+// several ranks but MPI cannot be used (mpi_plugin.hpp), std::runtime_error when MPI fails.
 std::unique_ptr<ProcessGroup> open_process_group();
+
+// Several ranks were launched but this process has no MPI to join them: parasim built without
+// MPI, or libparasim_mpi.so missing, not loadable or from another build. The message says which.
+class ProcessGroupUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace parasim::calib

@@ -195,6 +195,9 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   std::unique_ptr<calib::ProcessGroup> group_of_run;
   try {
     group_of_run = calib::open_process_group();
+  } catch (const calib::ProcessGroupUnavailable& e) {
+    err << "parasim calibrate: cannot start the process group: " << e.what() << "\n";
+    return kExitNoDevice;
   } catch (const std::exception& e) {
     err << "parasim calibrate: cannot start the process group: " << e.what() << "\n";
     return kExitFailure;

@@ -3,7 +3,7 @@
 // in it (the function pointers are null).
 #include "calibrate/cuda_plugin_abi.hpp"
 
-extern "C" __attribute__((visibility("default"))) const ParasimCudaPlugin* parasim_cuda_plugin() {
-  static const ParasimCudaPlugin plugin{999, "0.0.0-other", nullptr, nullptr};
-  return &plugin;
+extern "C" __attribute__((visibility("default"))) const ParasimPluginHeader* parasim_cuda_plugin() {
+  static const ParasimCudaPlugin plugin{{999, "0.0.0-other"}, nullptr, nullptr};
+  return &plugin.header;
 }

@@ -1,8 +1,9 @@
-// The GPU stack only when it is used (docs/calibration.md, "Plugins"), tested on the built
-// executable run as a process: it links no CUDA library, starts and simulates with the CUDA
-// libraries absent from the loader path, and `devices` / `calibrate --backend cuda` without a
-// usable CUDA plugin (missing, its CUDA libraries missing, from another build) say why in one
-// line and exit 3.
+// The GPU and MPI stacks only when they are used (docs/calibration.md, "Plugins"), tested on the
+// built executable run as a process: it links no CUDA and no MPI library, starts and simulates
+// with the CUDA libraries absent from the loader path, and `devices` / `calibrate --backend cuda`
+// without a usable CUDA plugin (missing, its CUDA libraries missing, from another build) say why
+// in one line and exit 3; `calibrate` without a usable MPI plugin runs as one process saying
+// why, or, started as one of several ranks, says why in one line and exits 3.
 //
 // "Absent from the loader path": the program is started through its ELF interpreter (ld.so) with
 // --inhibit-cache under `env -i`, so neither /etc/ld.so.cache (which lists /usr/local/cuda's
@@ -32,12 +33,15 @@ using namespace parasim::test;
 const fs::path kBuildCli = fs::path(PARASIM_BINARY_DIR) / "cli";
 const fs::path kExecutable = kBuildCli / "parasim";
 const fs::path kCudaPlugin = kBuildCli / "libparasim_cuda.so";
+const fs::path kMpiPlugin = kBuildCli / "libparasim_mpi.so";
 const fs::path kOtherBuildPluginDir = fs::path(PARASIM_BINARY_DIR) / "tests" / "other-build-plugin";
 const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
 
 // The libraries of the GPU stack (and the driver's), by name prefix.
 const std::vector<std::string> kCudaLibraries{"libcuda", "libcudart", "libcublas", "libcusolver",
                                               "libcusparse", "libnvJitLink", "libnccl"};
+// Open MPI's libraries (libmpi_cxx included), by name prefix.
+const std::vector<std::string> kMpiLibraries{"libmpi", "libopen-pal", "libopen-rte"};
 
 std::string quoted(const std::string& s) {
   std::string q = "'";
@@ -119,10 +123,13 @@ std::vector<std::string> libraries_looked_for(const std::string& log) {
   return names;
 }
 
-void check_no_cuda_library(const std::vector<std::string>& names, const std::string& what) {
+void check_no_cuda_or_mpi_library(const std::vector<std::string>& names,
+                                  const std::string& what) {
   for (const std::string& name : names) {
-    for (const std::string& cuda : kCudaLibraries) {
-      CHECK_MESSAGE(name.rfind(cuda, 0) != 0, what << " looked for " << name);
+    for (const auto* family : {&kCudaLibraries, &kMpiLibraries}) {
+      for (const std::string& library : *family) {
+        CHECK_MESSAGE(name.rfind(library, 0) != 0, what << " looked for " << name);
+      }
     }
   }
 }
@@ -136,15 +143,20 @@ std::size_t line_count(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("plugins: the parasim executable links no CUDA library") {
+TEST_CASE("plugins: the parasim executable links no CUDA and no MPI library") {
   const auto [code, ldd] = run_shell("ldd " + quoted(parasim_executable()) + " 2>&1");
   REQUIRE_MESSAGE(code == 0, ldd);
   REQUIRE(ldd.find("libstdc++") != std::string::npos);  // the listing is real
-  for (const std::string& cuda : kCudaLibraries) {
-    CHECK_MESSAGE(ldd.find(cuda) == std::string::npos, cuda << " is linked:\n" << ldd);
+  for (const auto* family : {&kCudaLibraries, &kMpiLibraries}) {
+    for (const std::string& library : *family) {
+      CHECK_MESSAGE(ldd.find(library) == std::string::npos, library << " is linked:\n" << ldd);
+    }
   }
   const auto [readelf_code, dynamic] = run_shell("readelf -d " + quoted(kExecutable) + " 2>&1");
-  if (readelf_code == 0) CHECK_MESSAGE(dynamic.find("cuda") == std::string::npos, dynamic);
+  if (readelf_code == 0) {
+    CHECK_MESSAGE(dynamic.find("cuda") == std::string::npos, dynamic);
+    CHECK_MESSAGE(dynamic.find("mpi") == std::string::npos, dynamic);
+  }
 }
 
 TEST_CASE("plugins: simulate, validate, list and --version run with no CUDA library reachable") {
@@ -165,7 +177,7 @@ TEST_CASE("plugins: simulate, validate, list and --version run with no CUDA libr
     const std::vector<std::string> looked_for = libraries_looked_for(loader_log(logs.path()));
     // The log is real: it has the libraries the executable needs.
     CHECK(std::find(looked_for.begin(), looked_for.end(), "libstdc++.so.6") != looked_for.end());
-    check_no_cuda_library(looked_for, command);
+    check_no_cuda_or_mpi_library(looked_for, command);
     if (command.rfind("simulate", 0) == 0 && code == kExitOk) {
       // The same result, bit for bit, as the ordinary run.
       CHECK(parse_json(out, "simulate --json -").at("step_time_s").get<double>() == step_time);
@@ -248,6 +260,76 @@ TEST_CASE("plugins: a CUDA plugin from another build is refused by its ABI, exit
   CHECK_MESSAGE(out.find("comes from another parasim build (plugin ABI 999, parasim 0.0.0-other; "
                          "this parasim " PARASIM_VERSION " needs ABI 1)") != std::string::npos,
                 out);
+}
+
+// `calibrate --backend cpu` measuring RMSNorm and asking for collectives (quick: 4 points, one
+// sample each), its profile at `profile`; `environment` (VAR=value ...) goes before it.
+std::string calibrate_cpu(const std::string& executable, const std::string& profile,
+                          const std::string& environment = "") {
+  // Open MPI's own leaks are suppressed by the stacks of its entry points, which LSan only sees
+  // with full unwinding (cmake/ParasimSanitize.cmake); harmless without the sanitizers.
+  return "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:fast_unwind_on_malloc=0\" " + environment + " " +
+         quoted(executable) + " calibrate --backend cpu --ops norm,collectives --quick -n 1 -w 0" +
+         " --out " + quoted(profile) + " 2>&1";
+}
+
+TEST_CASE("plugins: calibrate loads the MPI plugin; without it, one process or exit 3") {
+  TempDir tmp;
+  const bool mpi = fs::exists(kMpiPlugin);
+  if (mpi) {  // the build tree's executable finds the plugin beside it: MPI runs (a singleton)
+    const std::string profile = tmp.file("with.json");
+    const auto [code, out] = run_shell(calibrate_cpu(parasim_executable(), profile));
+    REQUIRE_MESSAGE(code == kExitOk, out);
+    const auto provenance = parse_json(read_text(profile), profile).at("provenance");
+    CHECK_MESSAGE(provenance.at("mpi").get<std::string>().rfind("Open MPI", 0) == 0, provenance);
+  }
+  // A copy of the executable with no plugin beside it: one process, saying why.
+  const fs::path alone = tmp.path() / "bin" / "parasim";
+  fs::create_directories(alone.parent_path());
+  fs::copy_file(parasim_executable(), alone);
+  const std::string why = mpi ? "libparasim_mpi.so was not found (looked in " +
+                                    alone.parent_path().string()
+                              : std::string("parasim was built without MPI");
+  {
+    const std::string profile = tmp.file("alone.json");
+    const auto [code, out] = run_shell(calibrate_cpu(alone.string(), profile));
+    REQUIRE_MESSAGE(code == kExitOk, out);
+    CHECK_MESSAGE(out.find("note: ") != std::string::npos, out);
+    CHECK_MESSAGE(out.find(why) != std::string::npos, out);
+    const auto provenance = parse_json(read_text(profile), profile).at("provenance");
+    CHECK(provenance.at("ranks").get<int>() == 1);
+    CHECK_MESSAGE(provenance.at("mpi").get<std::string>().rfind("Open MPI", 0) != 0, provenance);
+  }
+  // Started as one of two ranks (the launcher's environment), without MPI: every rank would
+  // measure alone, so it refuses in one line, exit 3, nothing written.
+  {
+    const std::string profile = tmp.file("ranks.json");
+    const auto [code, out] =
+        run_shell(calibrate_cpu(alone.string(), profile, "OMPI_COMM_WORLD_SIZE=2"));
+    CHECK(code == kExitNoDevice);
+    CHECK_MESSAGE(line_count(out) == 1, out);
+    CHECK_MESSAGE(out.rfind("parasim calibrate: cannot start the process group: started by "
+                            "mpirun as one of 2 ranks, but without MPI: ",
+                            0) == 0,
+                  out);
+    CHECK_MESSAGE(out.find(why) != std::string::npos, out);
+    CHECK_FALSE(fs::exists(profile));
+  }
+  if (mpi) {  // an MPI plugin from another build is refused by its ABI before it is used
+    REQUIRE(fs::exists(kOtherBuildPluginDir / "libparasim_mpi.so"));
+    const std::string profile = tmp.file("other.json");
+    const auto [code, out] = run_shell(calibrate_cpu(
+        parasim_executable(), profile,
+        "OMPI_COMM_WORLD_SIZE=2 PARASIM_PLUGIN_DIR=" + quoted(kOtherBuildPluginDir)));
+    CHECK(code == kExitNoDevice);
+    CHECK_MESSAGE(line_count(out) == 1, out);
+    CHECK_MESSAGE(out.find("the MPI plugin " + (kOtherBuildPluginDir / "libparasim_mpi.so").string() +
+                           " comes from another parasim build (plugin ABI 999, parasim "
+                           "0.0.0-other; this parasim " PARASIM_VERSION " needs ABI 1)") !=
+                      std::string::npos,
+                  out);
+    CHECK_FALSE(fs::exists(profile));
+  }
 }
 
 }  // namespace parasim::cli

@@ -4,7 +4,8 @@
 # Checks: the executable is bin/parasim and runs without the build tree (no library "not
 # found"); the plugins built beside the build tree's executable (BUILD_DIR/cli/libparasim_*.so)
 # are in PLUGIN_DIR (relative to the prefix, e.g. lib/parasim), resolve their libraries, and the
-# installed parasim loads its own (devices names the installed CUDA plugin); every shipped
+# installed parasim loads its own (devices names the installed CUDA plugin, a cpu calibration's
+# profile names the MPI the installed MPI plugin ran); every shipped
 # scenario and profile is in share/parasim/scenarios and validates; the README and every file of
 # docs/ are in share/doc/parasim; nothing else is installed; simulating an installed scenario
 # from another directory gives the build tree's result bit for bit.
@@ -60,6 +61,14 @@ if [[ " $plugins " == *" libparasim_cuda.so "* ]]; then
   first=$(env -u LD_LIBRARY_PATH bin/parasim devices | head -1 || true)
   [[ "$first" == "CUDA plugin: $prefix/$plugin_dir/libparasim_cuda.so "* ]] \
     || fail "the installed parasim does not load the installed CUDA plugin: $first"
+fi
+if [[ " $plugins " == *" libparasim_mpi.so "* ]]; then
+  # The profile records the MPI it ran over: "none" unless the installed MPI plugin loaded.
+  env -u LD_LIBRARY_PATH bin/parasim calibrate --backend cpu --ops norm --quick -n 1 -w 0 \
+    --out mpi.json > /dev/null 2>&1 || fail "bin/parasim calibrate --backend cpu failed"
+  python3 -c 'import json, sys; m = json.load(open("mpi.json"))["provenance"]["mpi"]; sys.exit(not m.startswith("Open MPI"))' \
+    || fail "the installed parasim does not load the installed MPI plugin (mpi.json)"
+  rm -f mpi.json
 fi
 [ "$(env -u LD_LIBRARY_PATH bin/parasim --version | head -1)" = "parasim $version" ] \
   || fail "bin/parasim --version is not $version"
