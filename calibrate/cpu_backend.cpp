@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "calibrate/chebyshev.hpp"
-#include "calibrate/cpu_collectives.hpp"
+#include "calibrate/mpi_plugin.hpp"
 #include "calibrate/inverse_root.hpp"
 #include "calibrate/power_iteration.hpp"
 
@@ -83,7 +83,7 @@ cost::Provenance CpuBackend::provenance() const {
   p.device_count = group_.size();
   p.ranks = group_.size();
   p.nodes = group_.nodes();
-  p.mpi = ProcessGroup::mpi_version();
+  p.mpi = group_.mpi_version();
   p.clocks = "not controlled (CPU frequency scaling as configured)";
   return p;
 }
@@ -93,7 +93,7 @@ cost::GroupPlacement CpuBackend::placement() const {
   return cost::GroupPlacement{group_.size(), per_node, group_.size() / per_node};
 }
 
-bool CpuBackend::has_collectives() const { return ProcessGroup::has_mpi() && group_.size() > 1; }
+bool CpuBackend::has_collectives() const { return group_.has_mpi() && group_.size() > 1; }
 
 bool CpuBackend::has_solver(const SolverCase& c) const {
   return !c.batched && c.dtype == cost::Dtype::kFp32;
@@ -179,7 +179,11 @@ cost::MeasuredTime CpuBackend::launch_overhead(const kernels::TimingOptions& /*o
 
 cost::CollectivePoint CpuBackend::collective(cost::CollectiveKind kind, cost::Bytes message,
                                              bool in_place, const kernels::TimingOptions& o) {
-  return measure_cpu_collective(group_, kind, message, in_place, o);
+  if (!group_.has_mpi()) {
+    throw std::runtime_error("the cpu backend cannot measure collectives: " +
+                             group_.no_mpi_reason());
+  }
+  return measure_mpi_collective(group_, kind, message, in_place, o);
 }
 
 cost::OverlapPoint CpuBackend::overlap(const OverlapCase& /*c*/,

@@ -7,7 +7,8 @@
 //   * GEMM: Eigen single-precision products (fp32 only; the CPU has no bf16 GEMM here), one
 //     thread per rank, after writing a buffer larger than the last-level cache (the L2 flush of
 //     Triton's do_bench, on a CPU).
-//   * Collectives: MPI on MPI_COMM_WORLD (cpu_collectives.hpp), fp32 sums, nccl-tests sizes.
+//   * Collectives: MPI on MPI_COMM_WORLD (cpu_collectives.hpp, run in libparasim_mpi.so), fp32
+//     sums, nccl-tests sizes.
 //   * Solvers: the CPU reference solvers (inverse_root.hpp, chebyshev.hpp) block by block, in
 //     double, with a fixed number of iterations; there is no batched execution on the CPU.
 //   * RMSNorm: fp32 rows (plain and with the statistic kept), as a memory-bandwidth probe.

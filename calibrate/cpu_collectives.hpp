@@ -5,7 +5,9 @@
 // all-to-all), in place or out of place, `warmup` untimed runs, then per sample: a barrier, the
 // collective timed on each rank, and the sample's time is the slowest rank's. Correctness: the
 // buffers hold rank-dependent small integers and the last run's result is compared exactly.
-// Built without MPI (cpu_collectives_nompi.cpp) it throws std::runtime_error saying so.
+// `group` must be the MPI group (group.has_mpi()). Compiled only into libparasim_mpi.so
+// (cpu_collectives_mpi.cpp); the executable reaches it through measure_mpi_collective()
+// (mpi_plugin.hpp).
 
 #include "calibrate/process_group.hpp"
 #include "costmodel/measured_tables.hpp"

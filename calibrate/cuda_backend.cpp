@@ -75,7 +75,7 @@ CudaBackend::CudaBackend(const ProcessGroup& group) : group_(group) {
                          ? fmt::format("{}.{}.{}", probe.nccl_version / 10000,
                                        probe.nccl_version / 100 % 100, probe.nccl_version % 100)
                          : "";
-  provenance_.mpi = ProcessGroup::mpi_version();
+  provenance_.mpi = group_.mpi_version();
   provenance_.clocks = fmt::format("sm {:.0f} MHz, memory {:.0f} MHz (peak, as reported)",
                                    d.sm_clock_khz / 1000.0, d.memory_clock_khz / 1000.0);
 }
@@ -93,7 +93,7 @@ std::vector<Dtype> CudaBackend::gemm_dtypes() const {
   return {Dtype::kBf16, Dtype::kFp16, Dtype::kFp32, Dtype::kTf32};
 }
 
-bool CudaBackend::has_collectives() const { return ProcessGroup::has_mpi() && group_.size() > 1; }
+bool CudaBackend::has_collectives() const { return group_.has_mpi() && group_.size() > 1; }
 
 bool CudaBackend::has_solver(const SolverCase& c) const {
   return c.dtype == Dtype::kFp32 || c.dtype == Dtype::kFp16 || c.dtype == Dtype::kBf16;

@@ -2,56 +2,85 @@
 // parasim::calib ProcessGroup — the processes of one calibration run: one per GPU (cuda backend)
 // or per core (cpu backend), started by `mpirun -np N parasim calibrate ...`.
 //
-// Built with MPI (process_group_mpi.cpp) it initialises MPI on construction (thread level
-// MPI_THREAD_FUNNELED) and finalises it on destruction; run without mpirun it is a group of one
-// (MPI singleton). Built without MPI (process_group_nompi.cpp) it is always a group of one, and
-// has_mpi() says so, so the harness can skip what needs several ranks and tell the user.
-// Only one ProcessGroup may exist in a process (MPI can be initialised once).
+// An interface, so that code in a plugin (the CUDA backend of libparasim_cuda.so) calls it
+// through its virtual functions without linking MPI. Two implementations:
+//   * the MPI group (process_group_mpi.cpp, in libparasim_mpi.so): initialises MPI on construction (thread level
+//     MPI_THREAD_FUNNELED) and finalises it on destruction; run without mpirun it is a group of
+//     one (MPI singleton);
+//   * SingleProcessGroup (single_process_group.hpp): always one process, no MPI; no_mpi_reason()
+//     says why (built without MPI, ...), so the harness can skip what needs several ranks and
+//     tell the user.
+// open_process_group() picks one. Only one MPI group may exist in a process (MPI can be
+// initialised once).
 //
-// Every member function except rank(), size(), the placement accessors and has_mpi() is
-// collective: all ranks must call it, in the same order.
+// Every member function except the placement accessors, mpi_version(), no_mpi_reason() and
+// has_mpi() is collective: all ranks must call it, in the same order.
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace parasim::calib {
 
+// Where this process sits among the ranks.
+struct RankPlacement {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;      // index among the ranks of this host (MPI_COMM_TYPE_SHARED)
+  int nodes = 1;           // hosts with at least one rank
+  int ranks_per_node = 1;  // min over nodes
+  bool uniform_nodes = true;  // every node has ranks_per_node ranks
+};
+
 class ProcessGroup {
  public:
-  ProcessGroup(int* argc, char*** argv);
-  ~ProcessGroup();
+  virtual ~ProcessGroup() = default;
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
 
-  static bool has_mpi();
   // "Open MPI v4.1.4, ..." or "none".
-  static std::string mpi_version();
+  virtual std::string mpi_version() const = 0;
+  // Empty when the group runs over MPI; otherwise why not, in words a user can act on (e.g.
+  // "parasim was built without MPI").
+  virtual std::string no_mpi_reason() const = 0;
+  bool has_mpi() const { return no_mpi_reason().empty(); }
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  // Placement of the ranks over hosts: ranks sharing a host (MPI_COMM_TYPE_SHARED) form a node.
-  int local_rank() const { return local_rank_; }  // index among the ranks of this host
-  int nodes() const { return nodes_; }
-  int ranks_per_node() const { return ranks_per_node_; }  // min over nodes
-  bool uniform_nodes() const { return uniform_nodes_; }   // every node has ranks_per_node ranks
+  int rank() const { return placement_.rank; }
+  int size() const { return placement_.size; }
+  int local_rank() const { return placement_.local_rank; }
+  int nodes() const { return placement_.nodes; }
+  int ranks_per_node() const { return placement_.ranks_per_node; }
+  bool uniform_nodes() const { return placement_.uniform_nodes; }
 
-  void barrier() const;
+  virtual void barrier() const = 0;
   // Copies `size` bytes at `data` from rank 0 to every rank.
-  void broadcast(void* data, std::size_t size) const;
+  virtual void broadcast(void* data, std::size_t size) const = 0;
   // Element-wise maximum of `values` over the ranks, result on every rank.
-  std::vector<double> max(const std::vector<double>& values) const;
+  virtual std::vector<double> max(const std::vector<double>& values) const = 0;
   // True on every rank when `value` is true on every rank.
-  bool all(bool value) const;
+  virtual bool all(bool value) const = 0;
 
- private:
-  int rank_ = 0;
-  int size_ = 1;
-  int local_rank_ = 0;
-  int nodes_ = 1;
-  int ranks_per_node_ = 1;
-  bool uniform_nodes_ = true;
+ protected:
+  ProcessGroup() = default;
+  RankPlacement placement_;
+};
+
+// The process group of this run (mpi_plugin.cpp): the MPI group of libparasim_mpi.so when that
+// plugin loads, otherwise a group of one saying why (mpi_plugin.hpp has the rules). Loads the
+// plugin and initialises MPI (the first call in a process); commands that do not measure never
+// call it, so they never map Open MPI nor initialise it. The function any later command that
+// runs under mpirun (the planner) calls to get its ranks.
+// Throws ProcessGroupUnavailable when this process was started by an MPI launcher as one of
+// several ranks but MPI cannot be used (mpi_plugin.hpp), std::runtime_error when MPI fails.
+std::unique_ptr<ProcessGroup> open_process_group();
+
+// Several ranks were launched but this process has no MPI to join them: parasim built without
+// MPI, or libparasim_mpi.so missing, not loadable or from another build. The message says which.
+class ProcessGroupUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace parasim::calib

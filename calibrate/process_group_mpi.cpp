@@ -1,10 +1,10 @@
-// ProcessGroup over MPI (calibrate/process_group.hpp).
+// The MPI process group (calibrate/mpi_process_group.hpp).
 #include <mpi.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "calibrate/process_group.hpp"
+#include "calibrate/mpi_process_group.hpp"
 
 namespace parasim::calib {
 namespace {
@@ -19,40 +19,50 @@ void check(int code, const char* call) {
   throw std::runtime_error(std::string(call) + " failed: " + std::string(text, length));
 }
 
-}  // namespace
+class MpiProcessGroup final : public ProcessGroup {
+ public:
+  MpiProcessGroup();
+  ~MpiProcessGroup() override;
 
-ProcessGroup::ProcessGroup(int* argc, char*** argv) {
+  std::string mpi_version() const override;
+  std::string no_mpi_reason() const override { return {}; }
+  void barrier() const override { check(MPI_Barrier(world()), "MPI_Barrier"); }
+  void broadcast(void* data, std::size_t size) const override;
+  std::vector<double> max(const std::vector<double>& values) const override;
+  bool all(bool value) const override;
+};
+
+MpiProcessGroup::MpiProcessGroup() {
   int provided = 0;
-  check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   MPI_Comm_set_errhandler(world(), MPI_ERRORS_RETURN);
-  check(MPI_Comm_rank(world(), &rank_), "MPI_Comm_rank");
-  check(MPI_Comm_size(world(), &size_), "MPI_Comm_size");
+  RankPlacement& p = placement_;
+  check(MPI_Comm_rank(world(), &p.rank), "MPI_Comm_rank");
+  check(MPI_Comm_size(world(), &p.size), "MPI_Comm_size");
   MPI_Comm local;
-  check(MPI_Comm_split_type(world(), MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+  check(MPI_Comm_split_type(world(), MPI_COMM_TYPE_SHARED, p.rank, MPI_INFO_NULL, &local),
         "MPI_Comm_split_type");
   int local_size = 1;
-  MPI_Comm_rank(local, &local_rank_);
+  MPI_Comm_rank(local, &p.local_rank);
   MPI_Comm_size(local, &local_size);
   MPI_Comm_free(&local);
   // Nodes: count the local leaders; ranks per node: min and max of the local sizes.
-  const int leader = local_rank_ == 0 ? 1 : 0;
-  check(MPI_Allreduce(&leader, &nodes_, 1, MPI_INT, MPI_SUM, world()), "MPI_Allreduce");
+  const int leader = p.local_rank == 0 ? 1 : 0;
+  check(MPI_Allreduce(&leader, &p.nodes, 1, MPI_INT, MPI_SUM, world()), "MPI_Allreduce");
   int smallest = 0, largest = 0;
   MPI_Allreduce(&local_size, &smallest, 1, MPI_INT, MPI_MIN, world());
   MPI_Allreduce(&local_size, &largest, 1, MPI_INT, MPI_MAX, world());
-  ranks_per_node_ = smallest;
-  uniform_nodes_ = smallest == largest;
+  p.ranks_per_node = smallest;
+  p.uniform_nodes = smallest == largest;
 }
 
-ProcessGroup::~ProcessGroup() {
+MpiProcessGroup::~MpiProcessGroup() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
 }
 
-bool ProcessGroup::has_mpi() { return true; }
-
-std::string ProcessGroup::mpi_version() {
+std::string MpiProcessGroup::mpi_version() const {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;
   MPI_Get_library_version(text, &length);
@@ -63,13 +73,11 @@ std::string ProcessGroup::mpi_version() {
   return version;
 }
 
-void ProcessGroup::barrier() const { check(MPI_Barrier(world()), "MPI_Barrier"); }
-
-void ProcessGroup::broadcast(void* data, std::size_t size) const {
+void MpiProcessGroup::broadcast(void* data, std::size_t size) const {
   check(MPI_Bcast(data, static_cast<int>(size), MPI_BYTE, 0, world()), "MPI_Bcast");
 }
 
-std::vector<double> ProcessGroup::max(const std::vector<double>& values) const {
+std::vector<double> MpiProcessGroup::max(const std::vector<double>& values) const {
   std::vector<double> out(values.size());
   check(MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MPI_DOUBLE,
                       MPI_MAX, world()),
@@ -77,10 +85,16 @@ std::vector<double> ProcessGroup::max(const std::vector<double>& values) const {
   return out;
 }
 
-bool ProcessGroup::all(bool value) const {
+bool MpiProcessGroup::all(bool value) const {
   int mine = value ? 1 : 0, every = 0;
   check(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, world()), "MPI_Allreduce");
   return every == 1;
+}
+
+}  // namespace
+
+std::unique_ptr<ProcessGroup> make_mpi_process_group() {
+  return std::make_unique<MpiProcessGroup>();
 }
 
 }  // namespace parasim::calib

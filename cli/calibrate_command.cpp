@@ -14,7 +14,7 @@
 #include "calibrate/check.hpp"
 #include "sim/time.hpp"
 #include "calibrate/cpu_backend.hpp"
-#include "calibrate/cuda_backend.hpp"
+#include "calibrate/cuda_plugin.hpp"
 #include "calibrate/harness.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
@@ -83,7 +83,7 @@ calib::SweepOptions sweep_options(const CalibrateOptions& o) {
 std::unique_ptr<calib::MeasurementBackend> make_backend(const std::string& name,
                                                         const calib::ProcessGroup& group) {
   if (name == "cpu") return std::make_unique<calib::CpuBackend>(group);
-  return std::make_unique<calib::CudaBackend>(group);
+  return calib::make_cuda_backend(group);
 }
 
 // Writes the profile (rewritten after every point for a regular file: a valid file of what was
@@ -103,6 +103,7 @@ void write_tables(const std::string& path, const cost::MeasuredTables& tables,
 // Why a family asked for has no point in the plan, e.g. "launch: the cpu backend does not
 // measure launch overhead"; empty when every family asked for has points.
 std::vector<std::string> families_without_points(const calib::MeasurementBackend& backend,
+                                                 const calib::ProcessGroup& group,
                                                  const calib::SweepOptions& sweep,
                                                  const calib::SweepPlan& plan) {
   using calib::OpFamily;
@@ -115,8 +116,8 @@ std::vector<std::string> families_without_points(const calib::MeasurementBackend
   };
   add(OpFamily::kGemm, plan.gemms.empty(), "the " + name + " backend has no GEMM data type");
   add(OpFamily::kCollectives, plan.collectives.empty(),
-      !calib::ProcessGroup::has_mpi()
-          ? std::string("parasim was built without MPI")
+      !group.has_mpi()
+          ? group.no_mpi_reason()
           : "one rank has no collectives to time (run under mpirun -np N, N >= 2)");
   add(OpFamily::kSolvers, plan.solvers.empty(),
       "the " + name + " backend runs none of the inverse-root solvers");
@@ -191,7 +192,17 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
       return kExitBadInput;
     }
   }
-  calib::ProcessGroup group(nullptr, nullptr);
+  std::unique_ptr<calib::ProcessGroup> group_of_run;
+  try {
+    group_of_run = calib::open_process_group();
+  } catch (const calib::ProcessGroupUnavailable& e) {
+    err << "parasim calibrate: cannot start the process group: " << e.what() << "\n";
+    return kExitNoDevice;
+  } catch (const std::exception& e) {
+    err << "parasim calibrate: cannot start the process group: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  const calib::ProcessGroup& group = *group_of_run;
   const bool root = group.rank() == 0;
   std::FILE* progress_stream = root ? stderr : nullptr;
   // Rank 0 writes the profile; every rank learns whether it can, so that none starts measuring
@@ -235,7 +246,7 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
       const calib::SweepPlan plan = calib::make_check_plan(*backend, sweep);
       if (plan.size() == 0) {
         std::string why;
-        for (const auto& w : families_without_points(*backend, sweep, plan)) why += "; " + w;
+        for (const auto& w : families_without_points(*backend, group, sweep, plan)) why += "; " + w;
         if (root) err << "parasim calibrate --check: nothing to measure" << why << "\n";
         return kExitBadInput;
       }
@@ -247,7 +258,7 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
       return kExitOk;
     }
     const calib::SweepPlan plan = calib::make_sweep_plan(*backend, sweep);
-    const std::vector<std::string> unmeasured = families_without_points(*backend, sweep, plan);
+    const std::vector<std::string> unmeasured = families_without_points(*backend, group, sweep, plan);
     if (plan.size() == 0) {
       if (root) {
         err << "parasim calibrate: nothing to measure, so no profile is written:\n";

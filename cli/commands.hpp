@@ -5,7 +5,8 @@
 // Exit codes: 0 success; 2 bad input (every problem of the file reported, nothing written), or
 // an output path that cannot take an output (a folder, a read-only file, a missing folder:
 // output_file.hpp); 1 anything else (a broken invariant, an I/O failure such as a full disk),
-// with a message on stderr; 3 `calibrate --backend cuda` found no GPU (one line says why).
+// with a message on stderr; 3 no GPU to use (`devices`, `calibrate --backend cuda`: one line says
+// why, whether the CUDA plugin or its libraries are missing or there is no driver or device).
 
 #include <ostream>
 #include <stdexcept>
@@ -85,6 +86,7 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostre
 int run_validate(const std::string& scenario, std::ostream& out, std::ostream& err,
                  const strat::WorkloadLimits& limits = {}, bool full = false);
 int run_list(const std::string& what, std::ostream& out, std::ostream& err);
+// Lists the GPUs (exit 0), or says why there are none (exit 3).
 int run_devices(std::ostream& out);
 
 }  // namespace parasim::cli

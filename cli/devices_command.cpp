@@ -1,16 +1,20 @@
+// `parasim devices`: the GPUs this machine has, through the CUDA plugin (calibrate/cuda_plugin.hpp),
+// or one line saying why there are none (exit code 3).
 #include <fmt/format.h>
 
+#include "calibrate/cuda_plugin.hpp"
 #include "cli/commands.hpp"
-#include "kernels/device_probe.hpp"
 
 namespace parasim::cli {
 
 int run_devices(std::ostream& out) {
-  const kernels::DeviceProbe probe = kernels::probe_devices();
-  out << fmt::format("CUDA kernels built: {}", probe.cuda_built ? "yes" : "no");
-  if (probe.cuda_built) {
-    out << fmt::format(" (CUDA runtime {}.{}", probe.runtime_version / 1000,
-                       probe.runtime_version % 1000 / 10);
+  const calib::GpuProbe gpus = calib::probe_gpus();
+  const kernels::DeviceProbe& probe = gpus.probe;
+  if (gpus.plugin.empty()) {
+    out << "CUDA plugin: not loaded\n";
+  } else {
+    out << fmt::format("CUDA plugin: {} (CUDA runtime {}.{}", gpus.plugin,
+                       probe.runtime_version / 1000, probe.runtime_version % 1000 / 10);
     if (probe.driver_version > 0) {
       out << fmt::format(", driver supports CUDA {}.{}", probe.driver_version / 1000,
                          probe.driver_version % 1000 / 10);
@@ -22,13 +26,12 @@ int run_devices(std::ostream& out) {
       out << fmt::format(", NCCL {}.{}.{}", probe.nccl_version / 10000,
                          probe.nccl_version / 100 % 100, probe.nccl_version % 100);
     }
-    out << ")";
+    out << ")\n";
   }
-  out << "\n";
   if (probe.devices.empty()) {
     out << "No GPUs visible: " << probe.reason << "\n"
         << "Simulation does not need a GPU; only measuring one (parasim calibrate) does.\n";
-    return kExitOk;
+    return kExitNoDevice;
   }
   for (const auto& d : probe.devices) {
     out << fmt::format("  GPU {}: {} (sm_{}{}), {} SMs, {:.1f} GiB HBM, SM clock {:.0f} MHz\n",

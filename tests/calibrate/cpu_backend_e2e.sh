@@ -67,7 +67,12 @@ print("partial profile ok:", len(p["measurements"].get("gemm", [])), "gemm point
 PY
 
 echo "--- the cuda backend without a GPU exits 3 with one line"
-if "$parasim" devices | grep -q "No GPUs visible"; then
+set +e
+"$parasim" devices > "$work/devices.txt"
+devices_status=$?
+set -e
+if [ "$devices_status" -eq 3 ]; then
+  grep -q "No GPUs visible" "$work/devices.txt" || { echo "devices exit 3 without saying why"; exit 1; }
   set +e
   "$parasim" calibrate --backend cuda --quick --out "$work/gpu.json" 2> "$work/gpu.err"
   status=$?

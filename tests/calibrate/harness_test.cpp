@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "calibrate/harness.hpp"
+#include "calibrate/single_process_group.hpp"
 #include "calibrate/sweep_plan.hpp"
 
 using namespace parasim;
@@ -12,9 +13,9 @@ using namespace parasim::calib;
 
 namespace {
 
-// One process group per test process (MPI can be initialised once).
+// A group of one: the harness's rank-0 logic without MPI.
 const ProcessGroup& group() {
-  static ProcessGroup g(nullptr, nullptr);
+  static const SingleProcessGroup g("the harness tests run as one process");
   return g;
 }
 

@@ -644,17 +644,19 @@ TEST_CASE("list names every preset and strategy; an unknown topic is exit 2") {
   CHECK(bogus.err.find("\"bogus\"") != std::string::npos);
 }
 
-TEST_CASE("devices lists GPUs or says why there are none") {
+TEST_CASE("devices lists GPUs (exit 0) or says in one line why there are none (exit 3)") {
   std::ostringstream out;
-  CHECK(run_devices(out) == kExitOk);
+  const int code = run_devices(out);
   const std::string text = out.str();
-  CHECK(text.rfind("CUDA kernels built: ", 0) == 0);
+  CHECK(text.rfind("CUDA plugin: ", 0) == 0);
   const auto none = text.find("No GPUs visible: ");
   if (none != std::string::npos) {
+    CHECK(code == kExitNoDevice);
     const auto reason_begin = none + std::string("No GPUs visible: ").size();
     const auto reason_end = text.find('\n', reason_begin);
     CHECK_MESSAGE(reason_end > reason_begin + 3, "empty reason in:\n" << text);
   } else {
+    CHECK(code == kExitOk);
     CHECK_MESSAGE(text.find("  GPU 0: ") != std::string::npos,
                   "neither GPUs nor a reason in:\n" << text);
   }

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # `cmake --install` into a temporary prefix, then the installed parasim on installed files:
-#   install_test.sh BUILD_DIR SOURCE_DIR VERSION BUILD_PARASIM
+#   install_test.sh BUILD_DIR SOURCE_DIR VERSION BUILD_PARASIM PLUGIN_DIR
 # Checks: the executable is bin/parasim and runs without the build tree (no library "not
-# found"); every shipped scenario and profile is in share/parasim/scenarios and validates; the
-# README and every file of docs/ are in share/doc/parasim; nothing else is installed; simulating
-# an installed scenario from another directory gives the build tree's result bit for bit.
+# found"); the plugins built beside the build tree's executable (BUILD_DIR/cli/libparasim_*.so)
+# are in PLUGIN_DIR (relative to the prefix, e.g. lib/parasim), resolve their libraries, and the
+# installed parasim loads its own (devices names the installed CUDA plugin, a cpu calibration's
+# profile names the MPI the installed MPI plugin ran); every shipped
+# scenario and profile is in share/parasim/scenarios and validates; the README and every file of
+# docs/ are in share/doc/parasim; nothing else is installed; simulating an installed scenario
+# from another directory gives the build tree's result bit for bit.
 set -euo pipefail
 build=$(realpath "$1")
 source_dir=$(realpath "$2")
 version=$3
 build_parasim=$(realpath "$4")
+plugin_dir=$5
+plugins=$(cd "$build/cli" && ls libparasim_*.so 2>/dev/null || true)
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 fail() { echo "install test: $*" >&2; exit 1; }
@@ -23,6 +29,7 @@ parasim=$prefix/bin/parasim
 # What was installed, against what should be.
 expected=$(
   echo bin/parasim
+  for p in $plugins; do echo "$plugin_dir/$p"; done
   (cd "$source_dir" && find scenarios -type f -name '*.json' | sed 's|^|share/parasim/|')
   echo share/doc/parasim/README.md
   (cd "$source_dir" && find docs -type f | sed 's|^|share/doc/parasim/|')
@@ -32,6 +39,7 @@ diff <(sort <<< "$expected") <(sort <<< "$installed") \
   || fail "installed files differ from the expected list (< expected, > installed)"
 while read -r f; do
   [ "$f" = bin/parasim ] && continue
+  [[ "$f" == "$plugin_dir"/* ]] && continue
   src=${f#share/parasim/}
   src=${src#share/doc/parasim/}
   cmp -s "$source_dir/$src" "$prefix/$f" || fail "$f differs from $src"
@@ -42,7 +50,26 @@ if ldd_out=$(env -u LD_LIBRARY_PATH ldd "$parasim" 2>&1); then
   ! grep -q "not found" <<< "$ldd_out" \
     || fail "installed parasim misses libraries: $(grep "not found" <<< "$ldd_out" | tr -s ' \t\n' ' ')"
 fi
+for p in $plugins; do
+  ldd_out=$(env -u LD_LIBRARY_PATH ldd "$prefix/$plugin_dir/$p" 2>&1) \
+    || fail "ldd $plugin_dir/$p failed: $ldd_out"
+  ! grep -q "not found" <<< "$ldd_out" \
+    || fail "installed $p misses libraries: $(grep "not found" <<< "$ldd_out" | tr -s ' \t\n' ' ')"
+done
 cd "$prefix"
+if [[ " $plugins " == *" libparasim_cuda.so "* ]]; then
+  first=$(env -u LD_LIBRARY_PATH bin/parasim devices | head -1 || true)
+  [[ "$first" == "CUDA plugin: $prefix/$plugin_dir/libparasim_cuda.so "* ]] \
+    || fail "the installed parasim does not load the installed CUDA plugin: $first"
+fi
+if [[ " $plugins " == *" libparasim_mpi.so "* ]]; then
+  # The profile records the MPI it ran over: "none" unless the installed MPI plugin loaded.
+  env -u LD_LIBRARY_PATH bin/parasim calibrate --backend cpu --ops norm --quick -n 1 -w 0 \
+    --out mpi.json > /dev/null 2>&1 || fail "bin/parasim calibrate --backend cpu failed"
+  python3 -c 'import json, sys; m = json.load(open("mpi.json"))["provenance"]["mpi"]; sys.exit(not m.startswith("Open MPI"))' \
+    || fail "the installed parasim does not load the installed MPI plugin (mpi.json)"
+  rm -f mpi.json
+fi
 [ "$(env -u LD_LIBRARY_PATH bin/parasim --version | head -1)" = "parasim $version" ] \
   || fail "bin/parasim --version is not $version"
 for s in share/parasim/scenarios/*.json; do
