@@ -458,7 +458,9 @@ Estimate Screen::estimate(const Candidate& c) {
       pipeline = zb_h1;
       break;
     case PipelineSchedule::kZbH2:
-      pipeline = m * max_fbw + (P - 1) * std::max(0.0, f + b - 2 * w) + hops;
+      // Its 2(P - 1 - s) warm-up forwards need m >= 2P; with fewer it runs as ZB-H1
+      // (docs/schedules.md).
+      pipeline = m >= 2 * P ? m * max_fbw + (P - 1) * std::max(0.0, f + b - 2 * w) + hops : zb_h1;
       break;
     case PipelineSchedule::kZb2p:
       pipeline = m >= 2 * P ? m * max_fbw + hops : zb_h1;

@@ -16,7 +16,8 @@
 //   gpipe and 1f1b (the closed form (m + P - 1)(f + b) for equal stages), m max_s(f_s + b_s) +
 //   (sum_s - max_s)/v for interleaved (bubble (P - 1)(f + b)/v), m max_s(f + b + w) + (P - 1)
 //   max(0, f + b - w) for zb-h1 and zb-1p (whose searched order has ZB-H1's bubble on equal
-//   stages) and (P - 1) max(0, f + b - 2w) for zb-h2 (Qi et al. 2024, arXiv 2401.10241), zb-2p
+//   stages) and (P - 1) max(0, f + b - 2w) for zb-h2 when m >= 2P (else ZB-H1's) (Qi et al. 2024,
+//   arXiv 2401.10241), zb-2p
 //   m max_s(f + b + w) when m >= 2P (its bubble is zero there, docs/schedules.md) and ZB-H1's
 //   form below, plus 2 (P - 1) point-to-point transfers (the cost model's send/recv). With
 //   optimizer post-validation (zb-1p, zb-2p by default) each stage steps after its own last W:
