@@ -24,9 +24,13 @@ namespace {
 using namespace parasim;
 using nlohmann::json;
 
-void run(const char* label, const json& doc, int threads) {
-  const strat::Scenario base = strat::parse_scenario(doc.dump(), label);
+// `nodes` > 0: the cluster's node count, set after parsing (the document's own layout is valid
+// on one node; on `nodes` it is not, so the plan has no "yours" row).
+void run(const char* label, const json& doc, int threads, int nodes = 0) {
+  strat::Scenario base = strat::parse_scenario(doc.dump(), label);
+  if (nodes > 0) base.cluster.nodes = nodes;
   plan::SearchOptions so;
+  so.max_candidates = 1e9;  // (b)'s index space is over the CLI's default limit
   const json* search = doc.contains("search") ? &doc["search"] : nullptr;
   const auto t0 = std::chrono::steady_clock::now();
   const plan::SearchSpace space = plan::make_search_space(base, search, so, label);
@@ -92,14 +96,17 @@ int main(int argc, char** argv) {
         {"name", "mt-nlg-530b"},
         {"model", {{"name", "mt-nlg-530b"}, {"layers", 105}, {"hidden", 20480}, {"heads", 128},
                    {"vocab", 51200}, {"seq_len", 2048}}},
-        {"cluster", {{"preset", "dgx-a100-80gb"}, {"nodes", 512}}},
+        // 512 nodes (4,096 GPUs) are set after parsing: no layout of batch 2520 with pp dividing
+        // 105 layers uses exactly 4,096 GPUs (dp would have to be 512), so the document's own
+        // layout is one node's and the search's GPU counts go up to 4,096.
+        {"cluster", {{"preset", "dgx-a100-80gb"}, {"nodes", 1}}},
         {"training", {{"global_batch", 2520}, {"micro_batch", 1}}},
         {"parallel", {{"dp", 1}, {"tp", 8}, {"pp", 1}}},
         {"optimizer", {{"name", "adamw"}}},
         {"search", {{"gpus", gpus}, {"tp", {1, 2, 4, 8}}, {"cp", {1}},
                     {"micro_batch", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 15, 18, 20}},
                     {"schedule", {"1f1b", "interleaved-1f1b"}}, {"attention", {"unfused"}}}}};
-    run("(b) MT-NLG 530B, up to 4096 A100, Calculon-sized space", doc, threads);
+    run("(b) MT-NLG 530B, up to 4096 A100, Calculon-sized space", doc, threads, 512);
   }
   return 0;
 }

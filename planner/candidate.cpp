@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "strategies/pipeline_schedule.hpp"
+
 namespace parasim::plan {
 
 strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c) {
@@ -18,6 +20,12 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.schedule = c.schedule;
   p.zero_stage = c.zero_stage;
   p.tp_placement = c.placement;
+  // The planner searches even stages: the scenario's own stage_layers belong to its layout
+  // (simulated as is for the "yours" row). Optimizer post-validation applies to the
+  // zero-bubble schedules only: the scenario's setting is kept for them, the schedule's default
+  // (pipeline_schedule.hpp, post_validation) otherwise.
+  p.stage_layers.clear();
+  if (!strat::splits_weight_gradient(c.schedule)) p.optimizer_post_validation.reset();
   s.training.micro_batch = c.micro_batch;
   s.training.recompute = c.recompute;
   s.training.attention = c.attention;
@@ -25,6 +33,11 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   s.optimizer.stacking = c.stacking;
   s.optimizer.block_size = c.block_size;
   return s;
+}
+
+bool candidate_post_validation(const strat::Scenario& base, const Candidate& c) {
+  return strat::splits_weight_gradient(c.schedule) &&
+         base.parallel.optimizer_post_validation.value_or(strat::is_searched(c.schedule));
 }
 
 Candidate candidate_of(const strat::Scenario& s) {

@@ -26,8 +26,13 @@ struct Candidate {
   int block_size = 1024;  // Shampoo/DASH max_preconditioner_dim
 };
 
-// The base scenario with the candidate's fields (cluster nodes = gpus / gpus_per_node).
+// The base scenario with the candidate's fields (cluster nodes = gpus / gpus_per_node); the
+// stages even (stage_layers cleared); optimizer post-validation as set only for the zero-bubble
+// schedules (else the schedule's default).
 strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c);
+// Whether the candidate runs with optimizer post-validation (apply_candidate's rule, without
+// building the scenario): strat::post_validation of apply_candidate(base, c).parallel.
+bool candidate_post_validation(const strat::Scenario& base, const Candidate& c);
 // The candidate a scenario already is (its own layout, "your layout").
 Candidate candidate_of(const strat::Scenario& s);
 // "dp 2 tp 8 pp 4 cp 1 1f1b mb 1 rc none ZeRO 1 SP" — the closest rejects and progress lines.

@@ -88,10 +88,14 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 
 Simulated simulate_candidate(const strat::Scenario& base, const Screened& s,
                              const CostModels& costs, double limit_bytes) {
+  return simulate_scenario(apply_candidate(base, s.candidate), s, costs, limit_bytes);
+}
+
+Simulated simulate_scenario(const strat::Scenario& sc, const Screened& s, const CostModels& costs,
+                            double limit_bytes) {
   Simulated out;
   out.screened = s;
-  const strat::Scenario sc = apply_candidate(base, s.candidate);
-  cost::Diagnostics d(base.source_file);
+  cost::Diagnostics d(sc.source_file);
   strat::check_scenario(sc, d);
   if (!d.ok()) {
     out.why = d.problems().front().json_path + ": " + d.problems().front().message;
@@ -149,6 +153,10 @@ PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const
             continue;
           }
           s.estimate = screen.estimate(s.candidate);
+          if (s.estimate.schedule_refused) {
+            ++a.counts[static_cast<std::size_t>(Reason::kScheduleMemory)];
+            continue;
+          }
           if (s.estimate.peak_bytes > res.limit_bytes) {
             ++a.counts[static_cast<std::size_t>(Reason::kMemory)];
             push_bounded(a.closest, s, kClosest, lighter);
@@ -229,7 +237,7 @@ PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const
     s.index = UINT64_MAX;
     s.candidate = own;
     s.estimate = screen.estimate(own);
-    res.yours = simulate_candidate(base, s, costs, res.limit_bytes);
+    res.yours = simulate_scenario(base, s, costs, res.limit_bytes);  // its own stage_layers too
   }
   std::vector<double> est, simt;
   for (const Simulated& s : res.simulated) {

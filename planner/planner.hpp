@@ -84,6 +84,11 @@ PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const
 Simulated simulate_candidate(const strat::Scenario& base, const Screened& s,
                              const CostModels& costs, double limit_bytes);
 
+// The same for a scenario given whole (the "yours" row: the scenario as written, its uneven
+// stages included); `s` carries its estimate.
+Simulated simulate_scenario(const strat::Scenario& scenario, const Screened& s,
+                            const CostModels& costs, double limit_bytes);
+
 // Spearman's rank correlation of two equally long series (average ranks for ties).
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
 

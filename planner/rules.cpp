@@ -57,6 +57,8 @@ const char* reason_text(Reason r) {
     case Reason::kPrecision: return "no peak FLOP rate for the precision";
     case Reason::kStaleness: return "staleness over search.max_staleness";
     case Reason::kDuplicate: return "same run as another candidate (pp 1 schedules; flash + selective)";
+    case Reason::kScheduleMemory:
+      return "zb-1p/zb-2p: one forward keeps more than the schedule's memory limit";
     case Reason::kMemory: return "peak memory over HBM x (1 - headroom) (screen)";
     case Reason::kSimulatedMemory: return "peak memory over HBM x (1 - headroom) (simulated)";
     case Reason::kValidate: return "rejected by validate";
@@ -81,8 +83,7 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c,
   const auto& t = base.training;
   const int gpn = base.cluster.gpus_per_node;
   const bool low_rank = m.low_rank.enabled();
-  const bool zero_bubble =
-      c.schedule == PipelineSchedule::kZbH1 || c.schedule == PipelineSchedule::kZbH2;
+  const bool zero_bubble = strat::splits_weight_gradient(c.schedule);  // zb-h1/h2, zb-1p/2p
   const bool async = strat::is_asynchronous(c.schedule);
   if (c.pp == 1 && c.schedule != first_schedule) return Reason::kDuplicate;
   // FlashAttention stores nothing the attention core's selective recompute would drop, so the

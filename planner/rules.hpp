@@ -37,6 +37,7 @@ enum class Reason : std::uint8_t {
   kPrecision,        // no peak for the precision
   kStaleness,        // above search.max_staleness
   kDuplicate,        // the same run as another candidate (pp = 1 and another schedule)
+  kScheduleMemory,   // zb-1p / zb-2p: one forward over the search's memory limit (screen)
   kMemory,           // peak memory over HBM x (1 - headroom)
   kSimulatedMemory,  // the simulation's peak over the limit (the screen's floor was under it)
   kValidate,         // check_scenario found a problem the fast rules do not restate

@@ -25,6 +25,12 @@ strat::ParallelSpec replica_spec(const Candidate& c) {
   return p;
 }
 
+ScreenKey programs_key(const Candidate& c) {
+  return ScreenKey{{c.gpus, c.tp, c.sequence_parallel, c.cp, c.micro_batch,
+                    static_cast<int>(c.recompute), static_cast<int>(c.attention),
+                    static_cast<int>(c.placement)}};
+}
+
 int optimizer_code(const Candidate& c) {
   return static_cast<int>(c.optimizer) * 4 + static_cast<int>(c.stacking);
 }
@@ -68,9 +74,52 @@ double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost
   return end;
 }
 
+HostGpu Screen::steps_map(const std::vector<strat::LayerStep>& steps, strat::HostContext context,
+                          const cost::CostModel& costs, const cost::GroupPlacement& tp_group,
+                          const cost::GroupPlacement& cp_group) {
+  const strat::FrameworkSpec& fw = base_.training.framework;
+  const std::vector<strat::StepHost> host = strat::step_host_costs(
+      steps, context, fw, costs.device().kernel_launch_overhead);
+  const double sync = seconds(fw.host.sync);
+  bool chain = true;  // every step after the previous one (no ring-attention DAG)
+  for (std::size_t i = 1; i < steps.size(); ++i) chain = chain && steps[i].after.empty();
+  HostGpu m;
+  if (!chain) {
+    // A small DAG on several streams: its uncontended time as one GPU op, issued as its steps
+    // are (first kernel after the first step's share, last after all of them).
+    double total = 0;
+    int syncs = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      total += seconds(host[i].total);
+      syncs += steps[i].syncs_after;
+    }
+    const double first = steps.empty() ? 0.0 : seconds(host[0].first);
+    m = HostGpu::gpu_op(steps_time(steps, costs, tp_group, cp_group, nullptr), first, total, 0.0)
+            .then(HostGpu::syncs(syncs, sync));
+    return m;
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const strat::LayerStep& st = steps[i];
+    if (st.is_collective) {
+      const cost::GroupPlacement& g =
+          st.group == strat::StepGroup::kContextParallel ? cp_group : tp_group;
+      const double d = seconds(cost::estimate_time(
+          costs.collective(st.collective.kind, st.collective.message, g), costs.cluster()));
+      const double t = seconds(host[i].total);
+      m = m.then(HostGpu::gpu_op(d, t, t, 0.0));  // a group member: issued at its call's end
+    } else {
+      m = m.then(HostGpu::gpu_op(seconds(st.compute.time), seconds(host[i].first),
+                                 seconds(host[i].total), seconds(st.compute.last_body)));
+    }
+    m = m.then(HostGpu::syncs(st.syncs_after, sync));
+  }
+  return m;
+}
+
 Screen::Pass Screen::time_program(const strat::LayerProgram& p, const cost::CostModel& costs,
                                   const cost::GroupPlacement& tp_group,
-                                  const cost::GroupPlacement& cp_group) {
+                                  const cost::GroupPlacement& cp_group, bool layer,
+                                  bool checkpointed) {
   Pass out;
   out.forward = steps_time(p.forward, costs, tp_group, cp_group, &out.forward_comm);
   out.backward = steps_time(p.backward, costs, tp_group, cp_group, &out.backward_comm);
@@ -79,13 +128,22 @@ Screen::Pass Screen::time_program(const strat::LayerProgram& p, const cost::Cost
                            : steps_time(p.backward_input, costs, tp_group, cp_group, nullptr);
   out.weight_grad =
       p.weight_grad.empty() ? 0.0 : steps_time(p.weight_grad, costs, tp_group, cp_group, nullptr);
+  // The host contexts the builder issues each list with (pipeline_emission.cpp, emit_item).
+  out.forward_map = steps_map(p.forward, {layer, false, layer && checkpointed}, costs, tp_group,
+                              cp_group);
+  out.backward_map = steps_map(p.backward, {layer, true, layer && checkpointed}, costs, tp_group,
+                               cp_group);
+  out.backward_input_map =
+      p.backward_input.empty()
+          ? out.backward_map
+          : steps_map(p.backward_input, {layer, true, layer && checkpointed}, costs, tp_group,
+                      cp_group);
+  out.weight_grad_map = steps_map(p.weight_grad, {false, true, false}, costs, tp_group, cp_group);
   return out;
 }
 
 const Screen::Programs& Screen::programs(const Candidate& c) {
-  const ScreenKey key{{c.gpus, c.tp, c.sequence_parallel, c.cp, c.micro_batch,
-                       static_cast<int>(c.recompute), static_cast<int>(c.attention),
-                       static_cast<int>(c.placement)}};
+  const ScreenKey key = programs_key(c);
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
@@ -97,9 +155,13 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
   const strat::LayerProgram embed = strat::embedding_program(sc, costs);
   const strat::LayerProgram head = strat::head_program(sc, costs);
   Programs p;
-  p.layer = time_program(layer, costs, tp_group, cp_group);
-  p.embed = time_program(embed, costs, tp_group, cp_group);
-  p.head = time_program(head, costs, tp_group, cp_group);
+  const bool checkpointed = c.recompute == cost::Recompute::kFull;
+  p.layer = time_program(layer, costs, tp_group, cp_group, true, checkpointed);
+  p.embed = time_program(embed, costs, tp_group, cp_group, false, false);
+  p.head = time_program(head, costs, tp_group, cp_group, false, false);
+  p.grad_accumulation_empty = layer.grad_accumulation.empty();
+  p.grad_accumulation = steps_map(layer.grad_accumulation, {false, true, false}, costs, tp_group,
+                                  cp_group);
   p.stored = layer.activation_stored_bytes;
   p.full = layer.activation_full_bytes;
   p.model_flops = layer.model_flops.value;
@@ -148,9 +210,17 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
                       .value;
   const cost::GroupPlacement dp_group =
       replicas > 1 ? layout.dp_group(stage, 0) : cost::GroupPlacement{};
+  const strat::FrameworkSpec& fw = base_.training.framework;
+  const strat::HostAction host = strat::optimizer_host(
+      fw, layers * strat::layer_parameter_tensors(base_.model) +
+              strat::embedding_parameter_tensors(base_.model, stage, c.pp),
+      base_.training.precision == cost::Dtype::kFp16, costs.device().kernel_launch_overhead);
+  s.optimizer_host = seconds(host.work);
+  s.optimizer_syncs = host.syncs;
   if (c.optimizer == strat::OptimizerKind::kAdamW) {
     const double updated = c.zero_stage >= 1 ? params / replicas : params;
-    s.optimizer = seconds(costs.memory_bound(cost::Bytes{strat::adamw_step_bytes(updated, mixed)}));
+    s.optimizer = seconds(strat::adamw_step_time(updated, mixed,
+                                                 fw.counts.step_bytes_per_parameter, costs));
   } else {
     const strat::ShampooStepCost sh = strat::shampoo_step_cost(sc, costs, stage);
     s.optimizer = seconds(sh.factor_update + sh.inverse_roots + sh.precondition);
@@ -176,12 +246,27 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     chunk_params.push_back(head);
     for (int l = 0; l < layers; ++l) chunk_params.push_back(layer_params);
     chunk_params.push_back(embed);
+    // A bucket: its flatten passes and copy-back (FrameworkCounts::reduce_passes_before,
+    // reduce_copy_back; data_parallel_emission.cpp's reduce_kernels) around its reduction.
+    const double cap = base_.parallel.dp_bucket.value;  // 0: one bucket per stage
+    const double gap = seconds(strat::queued_kernel_gap(costs.device()));
+    const int tensors = layers * strat::layer_parameter_tensors(base_.model) +
+                        strat::embedding_parameter_tensors(base_.model, stage, c.pp);
     double bucket = 0;
     for (std::size_t k = 0; k < chunk_params.size(); ++k) {
       bucket += chunk_params[k] * grad_elem;
-      if (bucket < base_.parallel.dp_bucket.value && k + 1 < chunk_params.size()) continue;
-      const double t = seconds(cost::estimate_time(
+      if (!(cap > 0 && bucket >= cap) && k + 1 < chunk_params.size()) continue;
+      double t = seconds(cost::estimate_time(
           costs.collective(reduce, cost::Bytes{bucket}, dp_group), costs.cluster()));
+      const int passes = fw.counts.reduce_passes_before;
+      if (passes > 0) {
+        t += seconds(costs.memory_bound_body(cost::Bytes{2.0 * bucket * passes})) + gap * passes;
+      }
+      if (fw.counts.reduce_copy_back && c.zero_stage == 0) {
+        const int bucket_tensors = std::max(
+            1, static_cast<int>(std::lround(tensors * bucket / (params * grad_elem))));
+        t += seconds(costs.memory_bound_body(cost::Bytes{2.0 * bucket})) + gap * bucket_tensors;
+      }
       s.buckets.emplace_back(static_cast<int>(k), t);
       bucket = 0;
     }
@@ -219,6 +304,101 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
   return zero3_.emplace(key, t).first->second;
 }
 
+namespace {
+
+HostGpu actions_map(const strat::HostActions& actions, double sync) {
+  HostGpu m;
+  for (const strat::HostAction& a : actions) {
+    m = m.then(HostGpu::host_work(a.work.to_seconds())).then(HostGpu::syncs(a.syncs, sync));
+  }
+  return m;
+}
+
+}  // namespace
+
+Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr, int stage,
+                                         int micro_batches, double zero3_forward,
+                                         double zero3_backward) {
+  const int P = c.pp, v = c.chunks;
+  const int kind = stage == 0 ? 0 : stage == P - 1 ? 2 : 1;
+  const bool split = strat::splits_weight_gradient(c.schedule);
+  ScreenKey key = programs_key(c);
+  key.v[8] = static_cast<std::int64_t>(P) * 64 + v;
+  key.v[9] = kind * 2 + (split ? 1 : 0);
+  key.v[10] = micro_batches;
+  key.v[11] = c.zero_stage == 3 ? static_cast<std::int64_t>(c.dp) * c.cp : 0;
+  auto it = passes_.find(key);
+  if (it != passes_.end()) return it->second;
+  const strat::FrameworkSpec& fw = base_.training.framework;
+  const double sync = seconds(fw.host.sync);
+  const sim::Time launch = costs_.at(c.gpus).device().kernel_launch_overhead;
+  const int layers = base_.model.layers / (P * v);
+  const int last = P * v - 1;
+  // ZeRO-3: the layer's weights arrive on the dp stream; what the gather takes beyond the
+  // layer's compute delays it (screen.hpp).
+  const HostGpu z3f = HostGpu::gpu_op(zero3_forward, 0, 0, 0);
+  const HostGpu z3b = HostGpu::gpu_op(zero3_backward, 0, 0, 0);
+  const HostGpu layer_f = pr.layer.forward_map.then(z3f).power(layers);
+  const HostGpu& layer_b_map = split ? pr.layer.backward_input_map : pr.layer.backward_map;
+  const HostGpu layer_b = layer_b_map.then(z3b).power(layers);
+  const HostGpu layer_b_acc = layer_b_map.then(pr.grad_accumulation).then(z3b).power(layers);
+  const HostGpu layer_w = pr.layer.weight_grad_map.power(layers);
+  const HostGpu layer_w_acc = pr.layer.weight_grad_map.then(pr.grad_accumulation).power(layers);
+  const HostGpu& head_b = split ? pr.head.backward_input_map : pr.head.backward_map;
+  const HostGpu& embed_b = split ? pr.embed.backward_input_map : pr.embed.backward_map;
+  using strat::HostItem;
+  // One micro-batch's items on this stage, every chunk (pipeline_emission.cpp, emit_item).
+  auto forward = [&](int chunk) {
+    const int vs = chunk * P + stage;
+    HostGpu m = actions_map(strat::item_start_host(fw, HostItem::kForward, vs > 0, launch), sync);
+    if (vs == 0) m = m.then(pr.embed.forward_map);
+    m = m.then(layer_f);
+    if (vs == last) m = m.then(pr.head.forward_map);
+    return m.then(actions_map(strat::item_end_host(fw, HostItem::kForward, vs < last), sync));
+  };
+  auto backward = [&](int chunk, bool accumulate) {
+    const int vs = chunk * P + stage;
+    HostGpu m =
+        actions_map(strat::item_start_host(fw, HostItem::kBackward, vs < last, launch), sync);
+    if (vs == last) m = m.then(head_b);
+    m = m.then(accumulate && !split ? layer_b_acc : layer_b);
+    if (vs == 0) m = m.then(embed_b);
+    return m.then(actions_map(strat::item_end_host(fw, HostItem::kBackward, vs > 0), sync));
+  };
+  auto weight_grad = [&](int chunk, bool accumulate) {
+    const int vs = chunk * P + stage;
+    HostGpu m =
+        actions_map(strat::item_start_host(fw, HostItem::kWeightGrad, false, launch), sync);
+    if (vs == last) m = m.then(pr.head.weight_grad_map);
+    m = m.then(accumulate ? layer_w_acc : layer_w);
+    if (vs == 0) m = m.then(pr.embed.weight_grad_map);
+    return m.then(actions_map(strat::item_end_host(fw, HostItem::kWeightGrad, false), sync));
+  };
+  // The builder's gradient adds: every micro-batch but a step's first, unless the framework
+  // adds there too (pipeline_emission.cpp); with pp > 1 the screen adds them to every backward.
+  const bool adds = !pr.grad_accumulation_empty;
+  const bool first_adds = adds && fw.counts.grad_accumulation_first_micro_batch;
+  StagePasses out;
+  HostGpu first_mb, later_mb;
+  for (int ch = 0; ch < v; ++ch) {
+    const HostGpu f = forward(ch);
+    const HostGpu b = backward(ch, adds && (micro_batches > 1 || first_adds));
+    const HostGpu w = split ? weight_grad(ch, adds && (micro_batches > 1 || first_adds))
+                            : HostGpu();
+    out.f += f.time();
+    out.b += b.time();
+    out.w += split ? w.time() : 0.0;
+    first_mb = first_mb.then(f).then(backward(ch, first_adds));
+    later_mb = later_mb.then(f).then(b);
+    if (split) {
+      first_mb = first_mb.then(weight_grad(ch, first_adds));
+      later_mb = later_mb.then(w);
+    }
+  }
+  out.sequence = first_mb.then(later_mb.power(micro_batches - 1)).time();
+  return passes_.emplace(key, out).first->second;
+}
+
 Estimate Screen::estimate(const Candidate& c) {
   const Programs& pr = programs(c);
   const int P = c.pp;
@@ -227,12 +407,14 @@ Estimate Screen::estimate(const Candidate& c) {
   const int v = c.chunks;
   const bool split = strat::splits_weight_gradient(c.schedule);
   const bool async = strat::is_asynchronous(c.schedule);
-  double lf = pr.layer.forward, lb = split ? pr.layer.backward_input : pr.layer.backward;
+  const bool post_validation = candidate_post_validation(base_, c);
+  const double lb = split ? pr.layer.backward_input : pr.layer.backward;
   const double lw = split ? pr.layer.weight_grad : 0.0;
+  double z3f = 0, z3b = 0;
   if (c.zero_stage == 3) {  // hidden behind the layer's compute, the excess exposed
     const auto [gather, reduce] = zero3_times(c);
-    lf += std::max(0.0, gather - lf);
-    lb += std::max(0.0, gather + reduce - lb);
+    z3f = std::max(0.0, gather - pr.layer.forward);
+    z3b = std::max(0.0, gather + reduce - pr.layer.backward);
   }
   const double eb = split ? pr.embed.backward_input : pr.embed.backward;
   const double hb = split ? pr.head.backward_input : pr.head.backward;
@@ -244,17 +426,18 @@ Estimate Screen::estimate(const Candidate& c) {
     double f, b, w;
   };
   std::vector<StageTimes> stages;
-  if (P == 1) {
-    stages.push_back({0, L * lf + pr.embed.forward + pr.head.forward, L * lb + eb + hb,
-                      L * lw + ew + hw});
-  } else {
-    stages.push_back({0, L * lf + pr.embed.forward, L * lb + eb, L * lw + ew});
-    if (P > 2) stages.push_back({1, L * lf, L * lb, L * lw});
-    stages.push_back({P - 1, L * lf + pr.head.forward, L * lb + hb, L * lw + hw});
+  double sequence = 0;
+  std::vector<int> kinds{0};  // first; a middle one (stands for P - 2); last
+  if (P > 2) kinds.push_back(1);
+  if (P > 1) kinds.push_back(P - 1);
+  for (int s : kinds) {
+    const StagePasses sp = stage_passes(c, pr, s, m, z3f, z3b);
+    stages.push_back({s, sp.f, sp.b, sp.w});
+    if (P == 1) sequence = sp.sequence;
   }
   double sum_fb = 0, max_fb = 0, max_fbw = 0, f = 0, b = 0, w = 0;
   for (const auto& s : stages) {
-    const double count = s.stage == 1 ? P - 2 : 1;
+    const double count = s.stage == 1 && P > 2 ? P - 2 : 1;  // the middle kind stands for P - 2
     sum_fb += count * (s.f + s.b + s.w);
     max_fb = std::max(max_fb, s.f + s.b);
     max_fbw = std::max(max_fbw, s.f + s.b + s.w);
@@ -264,16 +447,23 @@ Estimate Screen::estimate(const Candidate& c) {
   }
   const double p2p = p2p_time(c);
   const double hops = 2.0 * (P - 1) * p2p;
+  const double zb_h1 = m * max_fbw + (P - 1) * std::max(0.0, f + b - w) + hops;
   double pipeline = 0;
   switch (c.schedule) {
     case PipelineSchedule::kInterleaved:
       pipeline = m * max_fb + (sum_fb - max_fb) / v + hops;
       break;
     case PipelineSchedule::kZbH1:
-      pipeline = m * max_fbw + (P - 1) * std::max(0.0, f + b - w) + hops;
+    case PipelineSchedule::kZb1p:
+      pipeline = zb_h1;
       break;
     case PipelineSchedule::kZbH2:
-      pipeline = m * max_fbw + (P - 1) * std::max(0.0, f + b - 2 * w) + hops;
+      // Its 2(P - 1 - s) warm-up forwards need m >= 2P; with fewer it runs as ZB-H1
+      // (docs/schedules.md).
+      pipeline = m >= 2 * P ? m * max_fbw + (P - 1) * std::max(0.0, f + b - 2 * w) + hops : zb_h1;
+      break;
+    case PipelineSchedule::kZb2p:
+      pipeline = m >= 2 * P ? m * max_fbw + hops : zb_h1;
       break;
     case PipelineSchedule::kPipeDream:
     case PipelineSchedule::kPipeDream2BW:
@@ -284,26 +474,36 @@ Estimate Screen::estimate(const Candidate& c) {
       pipeline = sum_fb + (m - 1) * max_fbw + hops;
       break;
   }
+  if (P == 1) pipeline = sequence;  // one stage: every pass in order, the host's lead carried
   Estimate e;
   double step = pipeline, exposed_dp = 0, peak = 0;
+  const bool after_backward =
+      base_.training.framework.gradient_reduction == strat::GradientReduction::kAfterBackward;
+  const double sync = seconds(base_.training.framework.host.sync);
   for (const auto& s : stages) {
     const StageStatic& st = stage_static(c, s.stage);
     // Ends of the last backward: stage 0 at the pipeline's end, later stages one backward and
     // transfer earlier each (flush schedules).
-    const double end = async ? pipeline : pipeline - s.stage * (b + p2p);
+    const double end = async || post_validation ? pipeline : pipeline - s.stage * (b + p2p);
     // The overlap rule: buckets on the dp stream as the last backward produces their chunks.
     const bool has_head = s.stage == P - 1;
     double ready = 0, dp_end = 0, total_b = s.b + s.w;
     std::size_t next = 0;
     for (int k = 0; next < st.buckets.size(); ++k) {
       ready += k == 0 ? (has_head ? hb + hw : 0.0) : (k <= L ? lb + lw : eb + ew);
+      if (after_backward) ready = total_b;  // the reduction starts after the whole backward
       if (st.buckets[next].first != k) continue;
       dp_end = std::max(dp_end, ready) + st.buckets[next].second;
       ++next;
     }
     const double exposed = std::max(0.0, dp_end - total_b);
     const int updates = c.schedule == PipelineSchedule::kPipeDream ? m : 1;
-    step = std::max(step, end + exposed + updates * st.optimizer + st.param_gather);
+    // The optimizer's host (optimizer_host, host_emission.cpp): its work once the backward is
+    // issued, then its syncs wait for the reductions; the step is issued after both.
+    const double gpu_ready = end + exposed;
+    double host = end + st.optimizer_host;
+    if (st.optimizer_syncs > 0) host = std::max(host, gpu_ready) + st.optimizer_syncs * sync;
+    step = std::max(step, std::max(gpu_ready, host) + updates * st.optimizer + st.param_gather);
     if (s.stage == 0) exposed_dp = exposed + st.param_gather;
     // Memory floor (the header's rule).
     const bool paci_mem = c.schedule == PipelineSchedule::kPaci &&
@@ -325,6 +525,17 @@ Estimate Screen::estimate(const Candidate& c) {
   }
   e.step_s = step;
   e.peak_bytes = peak;
+  if (strat::is_searched(c.schedule)) {
+    // The builder's search input (zero_bubble_costs.cpp): each stage's forward keeps its layers'
+    // stored activations (and the logits on the last); M_B the larger of the first two stages'.
+    const double logits = static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp *
+                          base_.model.vocab / c.tp *
+                          (cost::bytes_per_element(base_.training.precision) + 4.0);
+    auto kept = [&](int stage) { return L * pr.stored + (stage == P - 1 ? logits : 0.0); };
+    const double m_b = std::max(kept(0), kept(std::min(1, P - 1)));
+    const double limit = strat::searched_memory_multiple(c.schedule) * P * m_b;
+    e.schedule_refused = kept(0) > limit || kept(P - 1) > limit;
+  }
   const double busy = m * max_fbw;
   e.bubble_fraction = pipeline > 0 ? std::max(0.0, 1.0 - busy / pipeline) : 0.0;
   e.exposed_comm_s =

@@ -15,12 +15,26 @@
 //   split of the layer program), the flush time sum_s(f_s + b_s) + (m - 1) max_s(f_s + b_s) for
 //   gpipe and 1f1b (the closed form (m + P - 1)(f + b) for equal stages), m max_s(f_s + b_s) +
 //   (sum_s - max_s)/v for interleaved (bubble (P - 1)(f + b)/v), m max_s(f + b + w) + (P - 1)
-//   max(0, f + b - w) for zb-h1 and (P - 1) max(0, f + b - 2w) for zb-h2 (Qi et al. 2024,
-//   arXiv 2401.10241), plus 2 (P - 1) point-to-point transfers (the cost model's send/recv).
+//   max(0, f + b - w) for zb-h1 and zb-1p (whose searched order has ZB-H1's bubble on equal
+//   stages) and (P - 1) max(0, f + b - 2w) for zb-h2 when m >= 2P (else ZB-H1's) (Qi et al. 2024,
+//   arXiv 2401.10241), zb-2p
+//   m max_s(f + b + w) when m >= 2P (its bubble is zero there, docs/schedules.md) and ZB-H1's
+//   form below, plus 2 (P - 1) point-to-point transfers (the cost model's send/recv). With
+//   optimizer post-validation (zb-1p, zb-2p by default) each stage steps after its own last W:
+//   the step is the longest stage's span, its reduction and its optimizer.
 //   Asynchronous schedules: the steady state m max_s(f_s + b_s) plus their optimizer steps. A
 //   schedule the screen has no closed form for is timed as 1f1b.
+// - Host (the scenario's framework, strategies/framework/): every list of steps also carries the
+//   host time the builder gives it (step_host_costs, the same function), each pass its item's
+//   host work and syncs (item_start_host / item_end_host) and the step its optimizer's
+//   (optimizer_host); host and GPU are combined as the engine runs them (host_timing.hpp): per
+//   pass max(GPU time, host time) plus the drains its syncs force, L layers as the L-th power of
+//   one layer's map. With pp = 1 the whole sequence of passes is one product (the host's lead
+//   carries from pass to pass); with pp > 1 each pass is timed from an idle device and enters
+//   the schedule's closed form.
 // - Data parallel, the overlap rule: buckets of dp_bucket bytes (whole layers, head first) are
-//   launched as the last micro-batch's backward produces them and run one after another on the
+//   launched as the last micro-batch's backward produces them (a framework that reduces after
+//   the backward: all at its end, after its flatten passes) and run one after another on the
 //   dp stream; what runs past that backward's end is exposed. ZeRO-1/2's parameter all-gather
 //   and the optimizer step (AdamW's memory-bound update; Shampoo/DASH's shampoo_step_cost) are
 //   exposed. ZeRO-3: each layer's all-gather (and its gradients' reduce-scatter in the
@@ -31,7 +45,9 @@
 //   at m) times the layer program's stored bytes, and on the last stage one set plus the head's
 //   logits. The simulation decides near the limit (a floor never rejects a layout that fits).
 // Not in the screen (the simulate tier has them): contention between concurrent transfers, the
-// compute slowdown while communication overlaps it, host issue of eager optimizers.
+// compute slowdown while communication overlaps it, the host's lead carried between passes
+// with pp > 1, the first micro-batch's missing gradient adds with pp > 1 (the screen adds them
+// to every backward: a bound), PACI's mem-mode recompute.
 //
 // One Screen per thread: its caches are its own; every figure is a pure function of the
 // candidate, so results do not depend on which thread screened what.
@@ -44,6 +60,8 @@
 
 #include "costmodel/cost_model.hpp"
 #include "planner/candidate.hpp"
+#include "planner/host_timing.hpp"
+#include "strategies/framework/host_plan.hpp"
 #include "strategies/layer_program.hpp"
 #include "strategies/scenario.hpp"
 
@@ -57,6 +75,9 @@ struct Estimate {
   double exposed_comm_s = 0;    // per GPU per step
   double peak_bytes = 0;        // floor of the largest device's peak
   int staleness = 0;            // closed form (rules.hpp)
+  // zb-1p / zb-2p: a stage's single forward keeps more than the search's memory limit (p or 2p
+  // times M_B, zero_bubble_costs.cpp), so the builder refuses the schedule (no order fits).
+  bool schedule_refused = false;
 };
 
 // The cost models of the GPU counts a space uses (the cluster's nodes differ).
@@ -65,9 +86,9 @@ struct CostModels {
   const cost::CostModel& at(int gpus) const { return *by_gpus.at(gpus); }
 };
 
-// A cache key: up to eight small integers.
+// A cache key: up to twelve small integers.
 struct ScreenKey {
-  std::array<std::int64_t, 8> v{};
+  std::array<std::int64_t, 12> v{};
   bool operator==(const ScreenKey&) const = default;
 };
 struct ScreenKeyHash {
@@ -87,9 +108,13 @@ class Screen {
   struct Pass {
     double forward = 0, backward = 0, backward_input = 0, weight_grad = 0;
     double forward_comm = 0, backward_comm = 0;  // blocking collective time inside them
+    // Host and GPU of each list (host_timing.hpp); backward_input: the backward with a B/W split.
+    HostGpu forward_map, backward_map, backward_input_map, weight_grad_map;
   };
   struct Programs {
     Pass layer, embed, head;
+    HostGpu grad_accumulation;  // the framework's gradient adds after a layer's backward
+    bool grad_accumulation_empty = true;
     double stored = 0, full = 0;  // activation bytes per layer
     double model_flops = 0;       // per micro-batch per TP rank: all layers excluded, one layer
     double embed_flops = 0, head_flops = 0;
@@ -100,17 +125,31 @@ class Screen {
   struct StageStatic {
     std::vector<std::pair<int, double>> buckets;
     double optimizer = 0, param_gather = 0, state_bytes = 0;
+    double optimizer_host = 0;  // the step's host work before its syncs (optimizer_host)
+    int optimizer_syncs = 0;
+  };
+  // One stage's F, B and W pass times per micro-batch (all its chunks), host included; pp = 1:
+  // `sequence` is the whole step's pipeline (every micro-batch's passes).
+  struct StagePasses {
+    double f = 0, b = 0, w = 0, sequence = 0;
   };
   const Programs& programs(const Candidate& c);
+  StagePasses stage_passes(const Candidate& c, const Programs& pr, int stage, int micro_batches,
+                           double zero3_forward, double zero3_backward);
   double p2p_time(const Candidate& c);
   const StageStatic& stage_static(const Candidate& c, int stage);
   // ZeRO-3: one layer's weight all-gather and gradient reduce-scatter.
   std::pair<double, double> zero3_times(const Candidate& c);
   Pass time_program(const strat::LayerProgram& p, const cost::CostModel& costs,
-                    const cost::GroupPlacement& tp_group, const cost::GroupPlacement& cp_group);
+                    const cost::GroupPlacement& tp_group, const cost::GroupPlacement& cp_group,
+                    bool layer, bool checkpointed);
   double steps_time(const std::vector<strat::LayerStep>& steps, const cost::CostModel& costs,
                     const cost::GroupPlacement& tp_group, const cost::GroupPlacement& cp_group,
                     double* comm);
+  // The list's host and GPU map: its steps issued with step_host_costs(steps, context).
+  HostGpu steps_map(const std::vector<strat::LayerStep>& steps, strat::HostContext context,
+                    const cost::CostModel& costs, const cost::GroupPlacement& tp_group,
+                    const cost::GroupPlacement& cp_group);
 
   const strat::Scenario& base_;
   const CostModels& costs_;
@@ -118,6 +157,7 @@ class Screen {
   std::unordered_map<ScreenKey, double, ScreenKeyHash> p2p_;
   std::unordered_map<ScreenKey, StageStatic, ScreenKeyHash> stages_;
   std::unordered_map<ScreenKey, std::pair<double, double>, ScreenKeyHash> zero3_;
+  std::unordered_map<ScreenKey, StagePasses, ScreenKeyHash> passes_;
 };
 
 }  // namespace parasim::plan

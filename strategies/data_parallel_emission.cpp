@@ -1,4 +1,5 @@
 // Workload builder: data parallelism (gradient buckets, ZeRO 1-3) and the optimizer step.
+#include "strategies/optimizer_adamw.hpp"
 #include "strategies/optimizer_shampoo.hpp"
 #include "strategies/workload_builder_impl.hpp"
 
@@ -55,11 +56,7 @@ sim::Time Builder::stage_optimizer_time(int stage) const {
   const double params = sc_.stage_layer_count(stage) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
                         embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
   const double updated = sc_.parallel.zero_stage >= 1 ? params / replicas_ : params;
-  // AdamW's pass and the framework's casts, norms and copies around it (FrameworkCounts::
-  // step_bytes_per_parameter), as one GPU op; its launches are the host's.
-  const double bytes =
-      adamw_step_bytes(updated, mixed) + updated * fw_.counts.step_bytes_per_parameter;
-  return costs_.memory_bound_body(cost::Bytes{bytes}) + queued_kernel_gap(costs_.device());
+  return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_);
 }
 
 

@@ -59,39 +59,41 @@ void Builder::host_sync(std::size_t dev, OpId gpu, int count) {
   host_work(dev, fw_.host.sync * count);
 }
 
+namespace {
+HostItem host_item(ItemKind k) {
+  switch (k) {
+    case ItemKind::kForward: return HostItem::kForward;
+    case ItemKind::kBackward: return HostItem::kBackward;
+    case ItemKind::kWeightGrad: return HostItem::kWeightGrad;
+    case ItemKind::kOptimizer: break;
+  }
+  return HostItem::kOptimizer;
+}
+}  // namespace
+
 void Builder::host_item_start(std::size_t dev, const PipelineItem& item, OpId previous_gpu) {
-  const auto& c = fw_.counts;
-  const auto& h = fw_.host;
-  const sim::Time launch = costs_.device().kernel_launch_overhead;
   static constexpr const char* kLabels[] = {"host F", "host B", "host W", "host optimizer"};
   host_begin(dev, kLabels[static_cast<int>(item.kind)], item.micro_batch);
-  if (fw_.cuda_graphs && item.kind != ItemKind::kOptimizer) host_work(dev, launch);  // the replay
   const int vstage = item.chunk * pp_ + out_.devices[dev].stage;
   const int last_vstage = pp_ * chunks_ - 1;
   const bool receives = (item.kind == ItemKind::kForward && vstage > 0) ||
                         (item.kind == ItemKind::kBackward && vstage < last_vstage);
-  if (receives) {
-    host_work(dev, h.collective_call);  // the receive's call; its wait is emit_p2p's
-    host_sync(dev, previous_gpu, c.p2p_syncs);
-  }
-  if (item.kind == ItemKind::kForward) {
-    host_work(dev, h.micro_batch + eager_launches(c.micro_batch_kernels, h.forward_op_no_grad,
-                                                  launch));
-    host_sync(dev, previous_gpu, c.forward_start_syncs);
-  } else if (item.kind == ItemKind::kBackward) {
-    host_sync(dev, previous_gpu, c.backward_start_syncs);
+  for (const HostAction& a : item_start_host(fw_, host_item(item.kind), receives,
+                                             costs_.device().kernel_launch_overhead)) {
+    host_work(dev, a.work);
+    host_sync(dev, previous_gpu, a.syncs);
   }
 }
 
 void Builder::host_item_end(std::size_t dev, const PipelineItem& item, OpId last_gpu) {
-  const auto& c = fw_.counts;
   const int vstage = item.chunk * pp_ + out_.devices[dev].stage;
   const int last_vstage = pp_ * chunks_ - 1;
-  if (item.kind == ItemKind::kForward) host_sync(dev, last_gpu, c.forward_end_syncs);
-  if (item.kind == ItemKind::kBackward) host_sync(dev, last_gpu, c.backward_end_syncs);
   const bool sends = (item.kind == ItemKind::kForward && vstage < last_vstage) ||
                      (item.kind == ItemKind::kBackward && vstage > 0);
-  if (sends) host_work(dev, fw_.host.collective_call);  // the send's call; its wait: emit_p2p
+  for (const HostAction& a : item_end_host(fw_, host_item(item.kind), sends)) {
+    host_work(dev, a.work);
+    host_sync(dev, last_gpu, a.syncs);
+  }
   host_close(dev);
 }
 
@@ -102,23 +104,19 @@ int Builder::stage_parameter_tensors(int stage) const {
 
 void Builder::host_optimizer(std::size_t dev, int stage, const std::vector<OpId>& waits,
                              const std::vector<OpId>& optimizer_ops) {
-  const auto& c = fw_.counts;
-  const auto& h = fw_.host;
-  const sim::Time launch = costs_.device().kernel_launch_overhead;
-  const int tensors = stage_parameter_tensors(stage);
-  const bool fp16 = sc_.training.precision == cost::Dtype::kFp16;
-  const int per_tensor_syncs = fp16 ? c.fp16_step_syncs_per_tensor * tensors : 0;
-  host_work(dev, h.step + eager_launches(c.step_kernels + c.step_kernels_per_tensor * tensors,
-                                         h.forward_op_no_grad, launch));
-  const int syncs = c.step_syncs + per_tensor_syncs;
-  out_.devices[dev].host_syncs += syncs;
-  if (syncs > 0 && host_syncs_wait_) {
+  const HostAction a =
+      optimizer_host(fw_, stage_parameter_tensors(stage),
+                     sc_.training.precision == cost::Dtype::kFp16,
+                     costs_.device().kernel_launch_overhead);
+  host_work(dev, a.work);
+  out_.devices[dev].host_syncs += a.syncs;
+  if (a.syncs > 0 && host_syncs_wait_) {
     host_close(dev);
     for (OpId op : waits) {
       if (op != kNone) host_[dev].waits.push_back(op);
     }
   }
-  host_work(dev, h.sync * syncs);
+  host_work(dev, fw_.host.sync * a.syncs);
   for (OpId op : optimizer_ops) host_issue(dev, op, StepHost{}, sim::Time::zero(), false);
 }
 

@@ -7,6 +7,9 @@
 // In fp32 training there is no bf16 copy and gradients are fp32: 28 bytes. FLOPs (~10 per
 // parameter) are negligible next to the bytes on any current GPU.
 
+#include "costmodel/cost_model.hpp"
+#include "strategies/framework/host_plan.hpp"
+
 namespace parasim::strat {
 
 constexpr double kAdamwBytesPerParamMixed = 30.0;
@@ -15,6 +18,18 @@ constexpr double kAdamwBytesPerParamFp32 = 28.0;
 // Bytes moved by one AdamW step over `parameters` parameters.
 inline double adamw_step_bytes(double parameters, bool mixed_precision) {
   return parameters * (mixed_precision ? kAdamwBytesPerParamMixed : kAdamwBytesPerParamFp32);
+}
+
+// GPU time of a device's AdamW step over `updated` parameters: the step's bytes plus the
+// framework's casts, norms and copies around it (`framework_bytes_per_parameter`,
+// FrameworkCounts::step_bytes_per_parameter), as one memory-bound op after one queued-kernel gap;
+// its launches are the host's (optimizer_host). The builder and the planner's screen both use it.
+inline sim::Time adamw_step_time(double updated, bool mixed_precision,
+                                 double framework_bytes_per_parameter,
+                                 const cost::CostModel& costs) {
+  const double bytes =
+      adamw_step_bytes(updated, mixed_precision) + updated * framework_bytes_per_parameter;
+  return costs.memory_bound_body(cost::Bytes{bytes}) + queued_kernel_gap(costs.device());
 }
 
 }  // namespace parasim::strat

@@ -77,4 +77,38 @@ std::vector<StepHost> step_host_costs(const std::vector<LayerStep>& steps, HostC
   return out;
 }
 
+HostActions item_start_host(const FrameworkSpec& f, HostItem kind, bool receives,
+                            sim::Time launch) {
+  const auto& c = f.counts;
+  const auto& h = f.host;
+  HostActions a;
+  if (f.cuda_graphs && kind != HostItem::kOptimizer) a.add(launch, 0);  // the replay
+  if (receives) a.add(h.collective_call, c.p2p_syncs);  // the receive's call; its wait: emit_p2p
+  if (kind == HostItem::kForward) {
+    a.add(h.micro_batch + eager_launches(c.micro_batch_kernels, h.forward_op_no_grad, launch),
+          c.forward_start_syncs);
+  } else if (kind == HostItem::kBackward) {
+    a.add(sim::Time::zero(), c.backward_start_syncs);
+  }
+  return a;
+}
+
+HostActions item_end_host(const FrameworkSpec& f, HostItem kind, bool sends) {
+  const auto& c = f.counts;
+  HostActions a;
+  if (kind == HostItem::kForward) a.add(sim::Time::zero(), c.forward_end_syncs);
+  if (kind == HostItem::kBackward) a.add(sim::Time::zero(), c.backward_end_syncs);
+  if (sends) a.add(f.host.collective_call, 0);  // the send's call; its wait: emit_p2p
+  return a;
+}
+
+HostAction optimizer_host(const FrameworkSpec& f, int tensors, bool fp16, sim::Time launch) {
+  const auto& c = f.counts;
+  const auto& h = f.host;
+  const int per_tensor_syncs = fp16 ? c.fp16_step_syncs_per_tensor * tensors : 0;
+  return {h.step + eager_launches(c.step_kernels + c.step_kernels_per_tensor * tensors,
+                                  h.forward_op_no_grad, launch),
+          c.step_syncs + per_tensor_syncs};
+}
+
 }  // namespace parasim::strat

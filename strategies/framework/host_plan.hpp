@@ -14,6 +14,7 @@
 // With CUDA graphs every step costs the host nothing (the item's one graph launch is the
 // builder's). Syncs (LayerStep::syncs_after) are the builder's: they split the host op.
 
+#include <array>
 #include <vector>
 
 #include "costmodel/hardware.hpp"
@@ -54,6 +55,40 @@ struct HostContext {
 // Per step of `steps`: its host time (launch = the device's kernel_launch_overhead).
 std::vector<StepHost> step_host_costs(const std::vector<LayerStep>& steps, HostContext context,
                                       const FrameworkSpec& framework, sim::Time launch);
+
+// Host work outside a pipeline item's steps, in the order the builder's host runs it
+// (host_emission.cpp, host_item_start / host_item_end / host_optimizer), shared with the planner's
+// screen (planner/host_timing.hpp) so that both see the same host: `work` of host time, then
+// `syncs` syncs (each waits until the GPU has run everything issued before, then costs
+// FrameworkHostCosts::sync).
+struct HostAction {
+  sim::Time work;
+  int syncs = 0;
+};
+struct HostActions {
+  std::array<HostAction, 3> items{};
+  int count = 0;
+  void add(sim::Time work, int syncs) { items[static_cast<std::size_t>(count++)] = {work, syncs}; }
+  const HostAction* begin() const { return items.data(); }
+  const HostAction* end() const { return items.data() + count; }
+};
+
+// What a pipeline item is, for its host work: a forward, a backward (input gradient), a
+// weight-gradient pass or the optimizer item; whether it receives its input (a forward on a
+// virtual stage > 0, a backward below the last) or sends its output.
+enum class HostItem : std::uint8_t { kForward, kBackward, kWeightGrad, kOptimizer };
+// Before the item's steps: the CUDA-graph replay launch; the receive's call and p2p syncs; a
+// forward's micro-batch work (host loop, data and mask kernels) and start syncs; a backward's
+// start syncs.
+HostActions item_start_host(const FrameworkSpec& framework, HostItem kind, bool receives,
+                            sim::Time launch);
+// After its steps: the end syncs, then the send's call.
+HostActions item_end_host(const FrameworkSpec& framework, HostItem kind, bool sends);
+// The step's host work before the optimizer's ops: the per-step loop and its eager launches
+// (fixed and per parameter tensor of the stage), then the step's syncs (fp16: one per tensor
+// more). `tensors`: the stage's parameter tensors.
+HostAction optimizer_host(const FrameworkSpec& framework, int tensors, bool fp16,
+                          sim::Time launch);
 
 // Host time of `kernels` eager kernel launches of one pass (per-op cost + launch each; 0 with
 // CUDA graphs is the caller's choice, these are outside the graphs).
