@@ -303,7 +303,7 @@ TEST_CASE("process: every command of the README runs as written") {
   std::tie(code, output) = run_shell("bash " + shell_quote(script_path) + " 2>&1");
   CHECK_MESSAGE(code == 0, output);
   // What the commands promise to leave behind.
-  for (const char* file : {"r.json", "t.json", "part.json", "cpu.json", "pics"}) {
+  for (const char* file : {"r.json", "t.json", "part.json", "plan.json", "cpu.json", "pics"}) {
     CHECK_MESSAGE(fs::exists(tmp.path() / file), file << " is missing");
   }
 }
