@@ -29,6 +29,9 @@ inline std::vector<ExportCase> export_cases() {
   }
   const fs::path plan = kSourceDir / "tests/data/plan-llama2-7b.json";
   cases.push_back({"plan-llama2-7b", "tests/data/plan-llama2-7b.json", plan});
+  // A planner output as `parasim plan scenarios/llama2-70b-64gpu.json --out FILE` wrote it.
+  const fs::path planned = kSourceDir / "tests/data/plan-llama2-70b-64gpu.json";
+  cases.push_back({"plan-llama2-70b-64gpu", "tests/data/plan-llama2-70b-64gpu.json", planned});
   return cases;
 }
 
