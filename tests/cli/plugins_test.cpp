@@ -24,6 +24,7 @@
 
 #include "../support/test_support.hpp"
 #include "cli/commands.hpp"
+#include "tests/cli/sanitizer_env.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -39,8 +40,8 @@ const fs::path kOtherBuildPluginDir = fs::path(PARASIM_BINARY_DIR) / "tests" / "
 const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
 
 // The libraries of the GPU stack (and the driver's), by name prefix.
-const std::vector<std::string> kCudaLibraries{"libcuda", "libcudart", "libcublas", "libcusolver",
-                                              "libcusparse", "libnvJitLink", "libnccl"};
+const std::vector<std::string> kCudaLibraries{
+    "libcuda", "libcudart", "libcublas", "libcusolver", "libcusparse", "libnvJitLink", "libnccl"};
 // Open MPI's libraries (libmpi_cxx included), by name prefix.
 const std::vector<std::string> kMpiLibraries{"libmpi", "libopen-pal", "libopen-rte"};
 
@@ -49,7 +50,9 @@ std::string quoted(const std::string& s) {
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
-std::string quoted(const fs::path& p) { return quoted(p.string()); }
+std::string quoted(const fs::path& p) {
+  return quoted(p.string());
+}
 
 // Runs a shell command line: its exit code and standard output.
 std::pair<int, std::string> run_shell(const std::string& command) {
@@ -95,11 +98,10 @@ std::string parasim_executable() {
 // `environment` is put before it (VAR=value ...), `inhibit_rpath` a colon-separated list of
 // objects whose RUNPATH is ignored. The loader's LD_DEBUG=libs log goes to files under `log_dir`.
 std::string without_cuda_on_loader_path(const std::string& executable, const std::string& args,
-                                        const std::string& environment,
-                                        const fs::path& log_dir,
+                                        const std::string& environment, const fs::path& log_dir,
                                         const std::string& inhibit_rpath = "") {
-  return "env -i PATH=/usr/bin:/bin LD_DEBUG=libs LD_DEBUG_OUTPUT=" + quoted(log_dir / "ld") +
-         " " + environment + " " + quoted(program_interpreter(executable)) + " --inhibit-cache " +
+  return "env -i PATH=/usr/bin:/bin LD_DEBUG=libs LD_DEBUG_OUTPUT=" + quoted(log_dir / "ld") + " " +
+         environment + " " + quoted(program_interpreter(executable)) + " --inhibit-cache " +
          (inhibit_rpath.empty() ? "" : "--inhibit-rpath " + quoted(inhibit_rpath) + " ") +
          quoted(executable) + " " + args;
 }
@@ -124,8 +126,7 @@ std::vector<std::string> libraries_looked_for(const std::string& log) {
   return names;
 }
 
-void check_no_cuda_or_mpi_library(const std::vector<std::string>& names,
-                                  const std::string& what) {
+void check_no_cuda_or_mpi_library(const std::vector<std::string>& names, const std::string& what) {
   for (const std::string& name : names) {
     for (const auto* family : {&kCudaLibraries, &kMpiLibraries}) {
       for (const std::string& library : *family) {
@@ -180,8 +181,8 @@ TEST_CASE("plugins: simulate, validate, list and --version run with no CUDA libr
     TempDir logs;
     int code = 0;
     std::string out;
-    std::tie(code, out) = run_shell(
-        without_cuda_on_loader_path(exe, command, "", logs.path()) + " 2>/dev/null");
+    std::tie(code, out) =
+        run_shell(without_cuda_on_loader_path(exe, command, "", logs.path()) + " 2>/dev/null");
     CHECK_MESSAGE(code == kExitOk, out);
     const std::vector<std::string> looked_for = libraries_looked_for(loader_log(logs.path()));
     // The log is real: it has the libraries the executable needs.
@@ -201,9 +202,9 @@ TEST_CASE("plugins: devices and calibrate --backend cuda without the plugin: one
   fs::create_directories(alone.parent_path());
   fs::copy_file(parasim_executable(), alone);
   const bool cuda = fs::exists(kCudaPlugin);
-  const std::string why = cuda ? "libparasim_cuda.so was not found (looked in " +
-                                     alone.parent_path().string()
-                               : std::string("built without CUDA");
+  const std::string why =
+      cuda ? "libparasim_cuda.so was not found (looked in " + alone.parent_path().string()
+           : std::string("built without CUDA");
 
   int devices_code = 0;
   std::string devices;
@@ -215,8 +216,9 @@ TEST_CASE("plugins: devices and calibrate --backend cuda without the plugin: one
   const std::string profile = tmp.file("p.json");
   int calibrate_code = 0;
   std::string calibrate;
-  std::tie(calibrate_code, calibrate) = run_shell(
-      quoted(alone) + " calibrate --backend cuda --quick --out " + quoted(profile) + " 2>&1");
+  std::tie(calibrate_code, calibrate) =
+      run_shell(test::mpi_sanitizer_env() + quoted(alone) +
+                " calibrate --backend cuda --quick --out " + quoted(profile) + " 2>&1");
   CHECK(calibrate_code == kExitNoDevice);
   CHECK_MESSAGE(line_count(calibrate) == 1, calibrate);
   CHECK_MESSAGE(calibrate.rfind("parasim calibrate: no GPU to calibrate: ", 0) == 0, calibrate);
@@ -229,7 +231,7 @@ TEST_CASE("plugins: devices and calibrate --backend cuda without the plugin: one
     int code = 0;
     std::string out;
     std::tie(code, out) = run_shell("PARASIM_PLUGIN_DIR=" + quoted(tmp.path() / "empty") + " " +
-                                       quoted(kExecutable) + " devices 2>&1");
+                                    quoted(kExecutable) + " devices 2>&1");
     CHECK(code == kExitNoDevice);
     CHECK_MESSAGE(out.find("was not found (looked in " + (tmp.path() / "empty").string() +
                            ", the folder PARASIM_PLUGIN_DIR names)") != std::string::npos,
@@ -276,7 +278,7 @@ TEST_CASE("plugins: a CUDA plugin from another build is refused by its ABI, exit
   int code = 0;
   std::string out;
   std::tie(code, out) = run_shell("PARASIM_PLUGIN_DIR=" + quoted(kOtherBuildPluginDir) + " " +
-                                     quoted(parasim_executable()) + " devices 2>&1");
+                                  quoted(parasim_executable()) + " devices 2>&1");
   CHECK(code == kExitNoDevice);
   CHECK_MESSAGE(out.find("comes from another parasim build (plugin ABI 999, parasim 0.0.0-other; "
                          "this parasim " PARASIM_VERSION " needs ABI 1)") != std::string::npos,
@@ -287,8 +289,9 @@ TEST_CASE("plugins: a CUDA plugin from another build is refused by its ABI, exit
 // sample each), its profile at `profile`; `environment` (VAR=value ...) goes before it.
 std::string calibrate_cpu(const std::string& executable, const std::string& profile,
                           const std::string& environment = "") {
-  return environment + " " + quoted(executable) + " calibrate --backend cpu --ops norm,collectives --quick -n 1 -w 0" +
-         " --out " + quoted(profile) + " 2>&1";
+  return test::mpi_sanitizer_env() + environment + " " + quoted(executable) +
+         " calibrate --backend cpu --ops norm,collectives --quick -n 1 -w 0" + " --out " +
+         quoted(profile) + " 2>&1";
 }
 
 TEST_CASE("plugins: calibrate loads the MPI plugin; without it, one process or exit 3") {
@@ -307,9 +310,9 @@ TEST_CASE("plugins: calibrate loads the MPI plugin; without it, one process or e
   const fs::path alone = tmp.path() / "bin" / "parasim";
   fs::create_directories(alone.parent_path());
   fs::copy_file(parasim_executable(), alone);
-  const std::string why = mpi ? "libparasim_mpi.so was not found (looked in " +
-                                    alone.parent_path().string()
-                              : std::string("parasim was built without MPI");
+  const std::string why =
+      mpi ? "libparasim_mpi.so was not found (looked in " + alone.parent_path().string()
+          : std::string("parasim was built without MPI");
   {
     const std::string profile = tmp.file("alone.json");
     int code = 0;
@@ -344,16 +347,16 @@ TEST_CASE("plugins: calibrate loads the MPI plugin; without it, one process or e
     const std::string profile = tmp.file("other.json");
     int code = 0;
     std::string out;
-    std::tie(code, out) = run_shell(calibrate_cpu(
-        parasim_executable(), profile,
-        "OMPI_COMM_WORLD_SIZE=2 PARASIM_PLUGIN_DIR=" + quoted(kOtherBuildPluginDir)));
+    std::tie(code, out) = run_shell(
+        calibrate_cpu(parasim_executable(), profile,
+                      "OMPI_COMM_WORLD_SIZE=2 PARASIM_PLUGIN_DIR=" + quoted(kOtherBuildPluginDir)));
     CHECK(code == kExitNoDevice);
     CHECK_MESSAGE(line_count(out) == 1, out);
-    CHECK_MESSAGE(out.find("the MPI plugin " + (kOtherBuildPluginDir / "libparasim_mpi.so").string() +
-                           " comes from another parasim build (plugin ABI 999, parasim "
-                           "0.0.0-other; this parasim " PARASIM_VERSION " needs ABI 1)") !=
-                      std::string::npos,
-                  out);
+    CHECK_MESSAGE(
+        out.find("the MPI plugin " + (kOtherBuildPluginDir / "libparasim_mpi.so").string() +
+                 " comes from another parasim build (plugin ABI 999, parasim "
+                 "0.0.0-other; this parasim " PARASIM_VERSION " needs ABI 1)") != std::string::npos,
+        out);
     CHECK_FALSE(fs::exists(profile));
   }
 }

@@ -16,6 +16,7 @@
 
 #include "../support/test_support.hpp"
 #include "cli/commands.hpp"
+#include "tests/cli/sanitizer_env.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -62,15 +63,6 @@ std::string parasim_command() {
 // the output.
 std::pair<int, std::string> run_parasim(const std::string& args, bool keep_stderr = true) {
   return run_shell(parasim_command() + " " + args + (keep_stderr ? " 2>&1" : " 2>/dev/null"));
-}
-
-// Under the sanitizer build (ASAN_OPTIONS set by CTest), commands that initialise MPI need full
-// allocation stacks so that OpenMPI's own leaks reach the entry points cmake/lsan-openmpi.supp
-// suppresses (cmake/ParasimSanitize.cmake, PARASIM_SANITIZER_MPI_ENVIRONMENT); empty otherwise.
-std::string mpi_sanitizer_env() {
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  if (asan == nullptr || *asan == '\0') return "";
-  return "ASAN_OPTIONS=" + shell_quote(std::string(asan) + ":fast_unwind_on_malloc=0") + " ";
 }
 
 }  // namespace
@@ -231,7 +223,7 @@ TEST_CASE("process: calibrate with nothing to measure, or into a folder, writes 
   int code = 0;
   std::string output;
   std::tie(code, output) =
-      run_shell(mpi_sanitizer_env() + parasim_command() +
+      run_shell(test::mpi_sanitizer_env() + parasim_command() +
                 " calibrate --backend cpu --quick --ops launch,overlap --out " +
                 shell_quote(profile) + " 2>&1");
   CHECK(code == kExitBadInput);
@@ -245,7 +237,7 @@ TEST_CASE("process: calibrate with nothing to measure, or into a folder, writes 
   fs::create_directory(tmp.path() / "D");
   int dir_code = 0;
   std::string dir_output;
-  std::tie(dir_code, dir_output) = run_shell(mpi_sanitizer_env() + parasim_command() +
+  std::tie(dir_code, dir_output) = run_shell(test::mpi_sanitizer_env() + parasim_command() +
                                              " calibrate --backend cpu --quick --ops norm --out " +
                                              shell_quote(tmp.file("D")) + " 2>&1");
   CHECK(dir_code == kExitBadInput);
@@ -289,8 +281,9 @@ TEST_CASE("process: every command of the README runs as written") {
   // log.txt, the check of its exit code on the next line; fd 3 is the test's pipe.
   std::string script =
       "set -uo pipefail\ncd " + shell_quote(tmp.path().string()) + "\nexec 3>&1 >>log.txt 2>&1\n";
-  // The README's mpirun line initialises MPI (see mpi_sanitizer_env).
-  if (const std::string env = mpi_sanitizer_env(); !env.empty()) script += "export " + env + "\n";
+  // The README's mpirun line initialises MPI (see tests/cli/sanitizer_env.hpp).
+  if (const std::string env = test::mpi_sanitizer_env(); !env.empty())
+    script += "export " + env + "\n";
   for (const std::string& command : commands) {
     script += "echo " + shell_quote("+ " + command) + " >&3\n" + command + "\n" +
               "status=$?; if [ $status -ne 0 ]; then echo \"FAILED with exit code $status\" >&3; "
