@@ -25,6 +25,7 @@
 #include "../support/test_support.hpp"
 #include "cli/commands.hpp"
 #include "tests/cli/sanitizer_env.hpp"
+#include "tests/cli/shell_command.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -45,27 +46,11 @@ const std::vector<std::string> kCudaLibraries{
 // Open MPI's libraries (libmpi_cxx included), by name prefix.
 const std::vector<std::string> kMpiLibraries{"libmpi", "libopen-pal", "libopen-rte"};
 
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+std::string quoted(const std::string& s) { return shell_quote(s); }
 std::string quoted(const fs::path& p) {
   return quoted(p.string());
 }
 
-// Runs a shell command line: its exit code and standard output.
-std::pair<int, std::string> run_shell(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << command);
-  std::string output;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  REQUIRE_MESSAGE(WIFEXITED(status), command << " did not exit normally");
-  return {WEXITSTATUS(status), output};
-}
 
 // The ELF program interpreter (PT_INTERP) of `elf`, e.g. /lib64/ld-linux-x86-64.so.2.
 std::string program_interpreter(const fs::path& elf) {

@@ -17,6 +17,7 @@
 #include "../support/test_support.hpp"
 #include "cli/commands.hpp"
 #include "tests/cli/sanitizer_env.hpp"
+#include "tests/cli/shell_command.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -32,24 +33,6 @@ const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
 
 namespace {
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs a shell command line; its exit code and what it printed on standard output.
-std::pair<int, std::string> run_shell(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE_MESSAGE(pipe != nullptr, "cannot run " << command);
-  std::string output;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  REQUIRE_MESSAGE(WIFEXITED(status), command << " did not exit normally");
-  return {WEXITSTATUS(status), output};
-}
 
 std::string parasim_command() {
   REQUIRE_MESSAGE(fs::exists(kExecutable),

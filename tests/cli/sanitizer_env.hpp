@@ -9,15 +9,14 @@
 #include <cstdlib>
 #include <string>
 
+#include "tests/cli/shell_command.hpp"
+
 namespace parasim::test {
 
 inline std::string mpi_sanitizer_env() {
   const char* asan = std::getenv("ASAN_OPTIONS");
   if (asan == nullptr || *asan == '\0') return "";
-  std::string value = std::string(asan) + ":fast_unwind_on_malloc=0";
-  std::string quoted = "'";
-  for (char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return "ASAN_OPTIONS=" + quoted + "' ";
+  return "ASAN_OPTIONS=" + shell_quote(std::string(asan) + ":fast_unwind_on_malloc=0") + " ";
 }
 
 }  // namespace parasim::test
