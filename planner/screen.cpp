@@ -9,6 +9,7 @@
 #include "strategies/optimizer_shampoo.hpp"
 #include "strategies/pipeline_schedule.hpp"
 #include "strategies/rank_layout.hpp"
+#include "strategies/zero3_gather_units.hpp"
 
 namespace parasim::plan {
 namespace {
@@ -291,11 +292,15 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
   std::pair<double, double> t{0, 0};
   if (c.dp * c.cp > 1) {
     const cost::GroupPlacement g = layout.dp_group(0, 0);
-    t.first = seconds(cost::estimate_time(
-        costs.collective(cost::CollectiveKind::kAllGather,
-                         cost::Bytes{params * cost::bytes_per_element(base_.training.precision)},
-                         g),
-        costs.cluster()));
+    // The same calls the builder emits, back to back on the dp stream.
+    for (double elements : strat::zero3_gather_units(base_.model, c.tp,
+                                                     base_.training.framework.zero3)) {
+      t.first += seconds(cost::estimate_time(
+          costs.collective(cost::CollectiveKind::kAllGather,
+                           cost::Bytes{elements * cost::bytes_per_element(base_.training.precision)},
+                           g),
+          costs.cluster()));
+    }
     t.second = seconds(cost::estimate_time(
         costs.collective(cost::CollectiveKind::kReduceScatter,
                          cost::Bytes{params * base_.training.gradient_bytes()}, g),

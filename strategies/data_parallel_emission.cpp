@@ -2,29 +2,41 @@
 #include "strategies/optimizer_adamw.hpp"
 #include "strategies/optimizer_shampoo.hpp"
 #include "strategies/workload_builder_impl.hpp"
+#include "strategies/zero3_gather_units.hpp"
 
 namespace parasim::strat::detail {
 
+double Builder::zero3_gathered_bytes() const {
+  double elements = 0;
+  for (double e : zero3_gather_units(sc_.model, sc_.parallel.tp, fw_.zero3)) elements += e;
+  return elements * cost::bytes_per_element(sc_.training.precision) * (replicas_ - 1) / replicas_;
+}
+
+// One all-gather per unit (zero3_gather_units.hpp), queued in order on the dp stream; each may
+// start once `prefetch_after` has (the previous layer's first op: one layer of prefetch), and the
+// layer's first op waits for the last, which the stream's order makes the end of all of them.
 void Builder::zero3_gather(int stage, int mb, const std::string& where,
                            const std::vector<OpId>& prefetch_after) {
   auto& w = out_.workload;
-  const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
-                             cost::bytes_per_element(sc_.training.precision);
+  const double element_bytes = cost::bytes_per_element(sc_.training.precision);
   const double dp = replicas_;
-  for (int r = 0; r < tp_sim_; ++r) {
-    const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{layer_bytes},
-                                        layout_.dp_group(stage, r));
-    std::vector<std::size_t> members;
-    for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
-    const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
-                                           where + "zero3 all-gather", cat_dp_, mb,
-                                           CommKind::kDataParallel, replicas_);
-    for (int d = 0; d < dp_sim_; ++d) {
-      const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
-      const OpId op = w.members(g)[static_cast<std::size_t>(d)];
-      if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], op);
-      alloc(op, mem_zero3_, layer_bytes * (dp - 1) / dp, true);
-      pending_[k] = op;  // the layer's first op waits for its weights
+  for (double elements : zero3_gather_units(sc_.model, sc_.parallel.tp, fw_.zero3)) {
+    const double unit_bytes = elements * element_bytes;
+    for (int r = 0; r < tp_sim_; ++r) {
+      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
+                                          cost::Bytes{unit_bytes}, layout_.dp_group(stage, r));
+      std::vector<std::size_t> members;
+      for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
+                                             where + "zero3 all-gather", cat_dp_, mb,
+                                             CommKind::kDataParallel, replicas_);
+      for (int d = 0; d < dp_sim_; ++d) {
+        const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
+        const OpId op = w.members(g)[static_cast<std::size_t>(d)];
+        if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], op);
+        alloc(op, mem_zero3_, unit_bytes * (dp - 1) / dp, true);
+        pending_[k] = op;  // the layer's first op waits for its weights
+      }
     }
   }
 }

@@ -179,9 +179,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
   const ActivationBytes act = activation_bytes();
-  const double layer_bytes = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) *
-                             cost::bytes_per_element(sc_.training.precision);
-  const double zero3_buffer = layer_bytes * (replicas_ - 1) / replicas_;
+  const double zero3_buffer = zero3 ? zero3_gathered_bytes() : 0.0;
   std::vector<OpId> prev_layer_first = chain;
   // Host costs of each list as issued here (host_plan.hpp); a fully recomputed layer's forward
   // runs under no_grad.

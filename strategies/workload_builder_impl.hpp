@@ -142,6 +142,9 @@ class Builder {
   int stage_parameter_tensors(int stage) const;
   // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
   // gather may start once prefetch_after[k] has finished (one layer ahead).
+  // ZeRO-3: bytes of one layer's weights a rank gathers from the others (what it holds while the
+  // layer runs beyond its own shard).
+  double zero3_gathered_bytes() const;
   void zero3_gather(int stage, int mb, const std::string& where,
                     const std::vector<OpId>& prefetch_after);
   void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);

@@ -124,6 +124,22 @@ enum class PipelineTransfers : std::uint8_t {
 const char* gradient_reduction_name(GradientReduction g);  // "overlapped", "after-backward"
 const char* pipeline_transfers_name(PipelineTransfers p);  // "host-synchronized", ...
 
+// How ZeRO-3 brings a layer's sharded weights to a rank, before its forward and again before its
+// backward, on every micro-batch (zero3_gather_units.hpp turns this into the all-gather calls).
+enum class Zero3Gather : std::uint8_t {
+  kPerLayer,   // one all-gather of the whole layer: FSDP / FSDP2 units wrapping each block
+  kPerModule,  // DeepSpeed ZeRO-3: one coalesced all-gather per submodule whose parameters are
+               // partitioned (partitioned_param_coordinator.py fetch_sub_module)
+};
+const char* zero3_gather_name(Zero3Gather g);  // "per-layer", "per-module"
+
+struct Zero3Gathering {
+  Zero3Gather unit = Zero3Gather::kPerLayer;
+  // Parameter tensors of at most this many elements are kept whole on every rank and never
+  // gathered (DeepSpeed's stage3_param_persistence_threshold); 0: every tensor is partitioned.
+  double persistence_threshold = 0;
+};
+
 struct FrameworkSpec {
   std::string name;     // the preset's name, or "custom"
   std::string version;  // the code it models ("Megatron-LM 23.04 ...")
@@ -139,6 +155,7 @@ struct FrameworkSpec {
   double gradient_bucket_elements = 0;
   PipelineTransfers pipeline_transfers = PipelineTransfers::kHostSynchronized;
   bool cuda_graphs = false;  // each pipeline item replayed as one CUDA graph
+  Zero3Gathering zero3;      // with parallel.zero_stage 3
 };
 
 }  // namespace parasim::strat

@@ -109,6 +109,17 @@ void read_fusions(JsonObjectReader& parent, cost::Diagnostics& d, KernelFusions&
   r.finish();
 }
 
+void read_zero3(JsonObjectReader& parent, cost::Diagnostics& d, Zero3Gathering& z3) {
+  const json* node = parent.child("zero3", false);
+  if (node == nullptr) return;
+  JsonObjectReader r(*node, parent.child_path("zero3"), d);
+  if (auto g = r.choice("gather", false, {"per-layer", "per-module"})) {
+    z3.unit = *g == "per-module" ? Zero3Gather::kPerModule : Zero3Gather::kPerLayer;
+  }
+  assign(z3.persistence_threshold, r.number("persistence_threshold", false, 0, 1e15));
+  r.finish();
+}
+
 }  // namespace
 
 void read_framework(const json& node, const std::string& path, cost::Diagnostics& d,
@@ -152,6 +163,7 @@ void read_framework(const json& node, const std::string& path, cost::Diagnostics
                                                        : PipelineTransfers::kStreamOrdered;
   }
   assign(out.cuda_graphs, r.boolean("cuda_graphs", false));
+  read_zero3(r, d, out.zero3);
   r.finish();
   if (out.cuda_graphs && out.counts.layer_syncs > 0) {
     d.add(r.child_path("cuda_graphs"),

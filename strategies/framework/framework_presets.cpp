@@ -163,6 +163,18 @@ FrameworkSpec megatron_lm_2021() {
   return f;
 }
 
+// DeepSpeed ZeRO-3 (deepspeed/runtime/zero/, read at v0.14.4 d254d75e; the coordinator has the
+// same shape since the 2021 rewrite): hooks on every submodule (parameter_offload.py L262-275)
+// fetch its partitioned parameters before its forward and again before its backward, on every
+// micro-batch (the coordinator's trace resets after each backward, stage3.py L2196-2215), as one
+// coalesced all_gather_into_tensor per fetch (partition_parameters.py L1145-1178); the prefetch
+// of the next modules in trace order is one more such call per fetch, so the calls per pass are
+// about one per partitioned submodule. Tensors of at most stage3_param_persistence_threshold =
+// 1e5 elements (zero/config.py L201) stay whole on every rank (parameter_offload.py L242-260).
+Zero3Gathering deepspeed_zero3() {
+  return Zero3Gathering{Zero3Gather::kPerModule, 1e5};
+}
+
 // microsoft/Megatron-DeepSpeed c2402048 (2022-12-23) .. f01c9e6e (2023-06-30) with DeepSpeed
 // v0.8.3: GPTModelPipe on DeepSpeed's PipelineEngine (also at pp 1, unless
 // --no-pipeline-parallel: megatron/arguments.py L63), ZeRO-0, FP16_Optimizer, DeepSpeed's
@@ -222,6 +234,7 @@ FrameworkSpec megatron_deepspeed() {
   // on NCCL they order the compute stream after the transfer, the host is not blocked
   // [inference from ProcessGroupNCCL's wait semantics].
   f.pipeline_transfers = PipelineTransfers::kStreamOrdered;
+  f.zero3 = deepspeed_zero3();
   return f;
 }
 
@@ -322,6 +335,10 @@ const char* grad_accumulation_name(GradAccumulation g) {
     case GradAccumulation::kNone: return "none";
   }
   return "?";
+}
+
+const char* zero3_gather_name(Zero3Gather g) {
+  return g == Zero3Gather::kPerModule ? "per-module" : "per-layer";
 }
 
 const char* gradient_reduction_name(GradientReduction g) {

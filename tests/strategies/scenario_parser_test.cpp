@@ -534,6 +534,12 @@ TEST_CASE(
       R"({"global_batch": 64, "framework": {"preset": "deepspeed", "host": {"launch": "1 us"}}})"));
   CHECK(!object.at("host").at("properties").contains("launch"));
   CHECK(has_problem(refused, "/training/framework/host/launch", ""));
+  const auto zero3 = problems_of(scenario_text(
+      R"("gpt2-medium")", R"("dgx-a100-80gb")", R"({"dp": 8, "zero_stage": 3})",
+      R"({"global_batch": 64, "framework": {"preset": "deepspeed", "zero3": )"
+      R"({"gather": "per-block", "persistence_threshold": -1}}})"));
+  CHECK(has_problem(zero3, "/training/framework/zero3/gather", "per-module"));
+  CHECK(has_problem(zero3, "/training/framework/zero3/persistence_threshold", ""));
 }
 
 }  // namespace parasim::strat

@@ -1,0 +1,107 @@
+// ZeRO-3 gathers as the framework issues them (strategies/zero3_gather_units.hpp): per layer one
+// all-gather of the layer's parameters; per module (DeepSpeed) one per partitioned submodule,
+// tensors at or below the persistence threshold kept whole and never gathered.
+#include <doctest/doctest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "scenario_builder.hpp"
+#include "strategies/framework/framework_presets.hpp"
+#include "strategies/layer_program.hpp"
+#include "strategies/zero3_gather_units.hpp"
+
+using namespace parasim;
+
+namespace {
+
+double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+strat::ModelSpec gpt(int hidden) {
+  strat::ModelSpec m = strat::find_model_preset("llama2-7b")->spec;
+  m.hidden = hidden;
+  m.heads = hidden / 64;
+  m.kv_heads = m.heads;
+  m.ffn_hidden = 4 * hidden;
+  m.mlp = strat::MlpKind::kGelu;
+  m.norm = strat::NormKind::kLayerNorm;
+  m.linear_bias = true;
+  return m;
+}
+
+const strat::Zero3Gathering kPerModuleAll{strat::Zero3Gather::kPerModule, 0};
+const strat::Zero3Gathering kDeepSpeed{strat::Zero3Gather::kPerModule, 1e5};
+
+const strat::CollectiveSummary* dp_all_gather(const strat::StepReport& r) {
+  for (const auto& c : r.collectives) {
+    if (c.kind == "dp" && c.op == "all-gather") return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("per layer: one unit, the layer's parameters on the TP rank") {
+  const auto m = gpt(1024);
+  const auto units = strat::zero3_gather_units(m, 2, strat::Zero3Gathering{});
+  REQUIRE(units.size() == 1);
+  CHECK(units[0] == strat::layer_params_per_tp_rank(m, 2));
+}
+
+TEST_CASE("per module with no persistent tensors: six submodules adding up to the layer") {
+  for (int tp : {1, 2, 8}) {
+    CAPTURE(tp);
+    const auto gelu = gpt(2048);
+    auto llama = strat::find_model_preset("llama2-70b")->spec;  // SwiGLU, RMSNorm, GQA, no bias
+    for (const auto& m : {gelu, llama}) {
+      const auto units = strat::zero3_gather_units(m, tp, kPerModuleAll);
+      CHECK(units.size() == 6);  // 2 norms, QKV, projection, fc1, fc2
+      CHECK(sum(units) ==
+            doctest::Approx(strat::layer_params_per_tp_rank(m, tp)).epsilon(1e-14).scale(0));
+    }
+  }
+}
+
+TEST_CASE("DeepSpeed's 1e5-element persistence threshold leaves the four weight matrices") {
+  // GPT h 1024, tp 1: norms (1,024 elements) and biases (at most 4,096) stay whole; the
+  // matrices QKV 3h^2, projection h^2, fc1 and fc2 4h^2 each are gathered, one call each.
+  const double h = 1024;
+  const auto units = strat::zero3_gather_units(gpt(1024), 1, kDeepSpeed);
+  CHECK(units == std::vector<double>{3 * h * h, h * h, 4 * h * h, 4 * h * h});
+  // A threshold above every tensor gathers nothing.
+  CHECK(strat::zero3_gather_units(gpt(1024), 1, {strat::Zero3Gather::kPerModule, 1e9}).empty());
+}
+
+TEST_CASE("DeepSpeed presets gather per module; the FSDP-style presets per layer") {
+  for (const char* name : {"deepspeed", "megatron-deepspeed"}) {
+    CAPTURE(name);
+    const auto& z3 = strat::find_framework_preset(name)->spec.zero3;
+    CHECK(z3.unit == strat::Zero3Gather::kPerModule);
+    CHECK(z3.persistence_threshold == 1e5);
+  }
+  for (const char* name : {"megatron-lm", "torchtitan", "ideal"}) {
+    CAPTURE(name);
+    CHECK(strat::find_framework_preset(name)->spec.zero3.unit == strat::Zero3Gather::kPerLayer);
+  }
+}
+
+TEST_CASE("the simulated step issues one all-gather per unit per layer pass") {
+  // dp 8, ZeRO-3, 8 layers, 2 micro-batches: a layer's weights are gathered before its forward
+  // and before its backward on each micro-batch.
+  auto sc = test::small_scenario(8, 1, 1, 16, 1);
+  sc.parallel.zero_stage = 3;
+  const auto per_layer = test::simulate_report(sc);
+  sc.training.framework.zero3 = kDeepSpeed;
+  const auto per_module = test::simulate_report(sc);
+  const auto* a = dp_all_gather(per_layer);
+  const auto* b = dp_all_gather(per_module);
+  REQUIRE(a != nullptr);
+  REQUIRE(b != nullptr);
+  const int layers = sc.model.layers, micro_batches = 2;
+  CHECK(a->count_per_gpu == 2 * layers * micro_batches);
+  // llama2-7b's layer: no biases, RMSNorm weights of 4,096 elements stay whole: 4 matrices.
+  CHECK(b->count_per_gpu == 4 * 2 * layers * micro_batches);
+  // The same matrices in more calls: smaller messages, more latency, never a faster step.
+  CHECK(b->mean_message_bytes < a->mean_message_bytes);
+  CHECK(per_module.step_time_s >= per_layer.step_time_s);
+}
