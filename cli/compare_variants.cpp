@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "cli/option_list.hpp"
+#include "strategies/registry/registry.hpp"
 #include "strategies/scenario_parser.hpp"
 
 namespace parasim::cli {
@@ -21,7 +22,28 @@ CompareVariant checked(std::string label, std::string axis, strat::Scenario s,
   return v;
 }
 
-// NAME/SOLVER/PRECISION[/BLOCK[/SCALING]], NAME one of adamw, shampoo, dash-layer, dash-gpu.
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// "NAME a, b; SOLVER ...": the optimizer specs' words, from the registry's entries and their
+// parameters' choices and ranges.
+std::string optimizer_spec_words() {
+  std::vector<std::string> names;
+  for (const strat::Entry* e : strat::entries_of(strat::EntryKind::kOptimizer)) {
+    if (!e->parameters.empty()) names.push_back(e->name);  // adamw takes no spec fields
+  }
+  const auto& block = strat::registered_parameter("/optimizer/block_size");
+  return fmt::format("NAME {}; SOLVER {}; PRECISION {}; BLOCK {} to {}; SCALING {}",
+                     joined(names), joined(strat::registered_parameter("/optimizer/solver").choices),
+                     joined(strat::registered_parameter("/optimizer/precision").choices), block.min,
+                     block.max, joined(strat::registered_parameter("/optimizer/scaling").choices));
+}
+
+// NAME/SOLVER/PRECISION[/BLOCK[/SCALING]], NAME an optimizer entry: adamw, shampoo, dash-layer,
+// dash-gpu.
 std::optional<strat::Scenario> optimizer_variant(const strat::Scenario& base,
                                                  const std::string& spec, cost::Diagnostics& bad) {
   const std::vector<std::string> f = [&] {
@@ -36,14 +58,13 @@ std::optional<strat::Scenario> optimizer_variant(const strat::Scenario& base,
   strat::Scenario s = base;
   auto& opt = s.optimizer;
   bool ok = f.size() <= 5;
-  if (f[0] == "adamw") {
-    opt.kind = strat::OptimizerKind::kAdamW;
+  const strat::Entry* entry = strat::find_entry(strat::EntryKind::kOptimizer, f[0]);
+  if (entry != nullptr && entry->parameters.empty()) {  // adamw
+    opt.kind = std::get<strat::OptimizerTraits>(entry->traits).kind;
     ok = ok && f.size() == 1;
-  } else if (f[0] == "shampoo" || f[0] == "dash-layer" || f[0] == "dash-gpu") {
-    opt.kind = f[0] == "shampoo" ? strat::OptimizerKind::kShampoo : strat::OptimizerKind::kDash;
-    opt.stacking = f[0] == "shampoo"      ? strat::Stacking::kNone
-                   : f[0] == "dash-layer" ? strat::Stacking::kLayer
-                                          : strat::Stacking::kGpu;
+  } else if (entry != nullptr) {
+    opt.kind = std::get<strat::OptimizerTraits>(entry->traits).kind;
+    opt.stacking = std::get<strat::OptimizerTraits>(entry->traits).stacking;
     if (f.size() > 1) {
       if (f[1] == "evd") opt.solver = strat::RootSolver::kEvd;
       else if (f[1] == "coupled-newton") opt.solver = strat::RootSolver::kCoupledNewton;
@@ -58,11 +79,12 @@ std::optional<strat::Scenario> optimizer_variant(const strat::Scenario& base,
       else ok = false;
     }
     if (f.size() > 3) {
-      if (const auto block = parse_whole_number(f[3], kMinBlockSize, kMaxBlockSize)) {
+      const auto& range = strat::registered_parameter("/optimizer/block_size");
+      if (const auto block = parse_whole_number(f[3], range.min, range.max)) {
         opt.block_size = static_cast<int>(*block);
       } else {
         bad.add("/optimizer/block_size",
-                whole_number_message("--optimizers", f[3], kMinBlockSize, kMaxBlockSize,
+                whole_number_message("--optimizers", f[3], range.min, range.max,
                                      fmt::format("BLOCK of \"{}\", the preconditioner's largest "
                                                  "dimension",
                                                  spec)));
@@ -80,10 +102,8 @@ std::optional<strat::Scenario> optimizer_variant(const strat::Scenario& base,
   if (!ok) {
     bad.add("/optimizer",
             fmt::format("--optimizers: \"{}\" is not adamw or NAME/SOLVER/PRECISION[/BLOCK["
-                        "/SCALING]] (NAME shampoo, dash-layer, dash-gpu; SOLVER evd, "
-                        "coupled-newton, newton-db, chebyshev; PRECISION fp32, fp16, bf16; BLOCK "
-                        "{} to {}; SCALING frobenius, power-iteration)",
-                        spec, kMinBlockSize, kMaxBlockSize));
+                        "/SCALING]] ({})",
+                        spec, optimizer_spec_words()));
     return std::nullopt;
   }
   return s;
@@ -159,21 +179,27 @@ std::optional<CompareVariant> placement_variant(const strat::Scenario& base,
                                                 cost::Diagnostics& bad) {
   strat::Scenario s = base;
   s.parallel.tsp_kv_buckets = 1;  // the placements compared are not TSP
-  if (name == "megatron") {
-    s.parallel.tp_placement = strat::TpPlacement::kMegatron;
+  const strat::Entry* entry = strat::find_entry(strat::EntryKind::kTpPlacement, name);
+  const auto* placement =
+      entry != nullptr ? &std::get<strat::PlacementTraits>(entry->traits) : nullptr;
+  if (placement == nullptr || placement->folds_sequence) {  // TSP is a layout (--layouts)
+    std::vector<std::string> known;
+    for (const strat::Entry* e : strat::entries_of(strat::EntryKind::kTpPlacement)) {
+      if (!std::get<strat::PlacementTraits>(e->traits).folds_sequence) known.push_back(e->name);
+    }
+    bad.add("/parallel/tp_placement",
+            fmt::format("--placements: unknown placement \"{}\" (known: {})", name, joined(known)));
+    return std::nullopt;
+  }
+  s.parallel.tp_placement = placement->id;
+  if (!placement->low_rank) {
     s.model.low_rank = {};
     s.parallel.lowrank_checkpointing = false;
-  } else if (name == "vanilla" || name == "btp") {
-    s.parallel.tp_placement = name == "btp" ? strat::TpPlacement::kBtp : strat::TpPlacement::kVanilla;
+  } else {
     if (!s.model.low_rank.enabled()) {
       s.model.low_rank.attn_rank = s.model.low_rank.mlp_rank = s.model.hidden / 4;
     }
-    if (name == "vanilla") s.parallel.lowrank_checkpointing = false;
-  } else {
-    bad.add("/parallel/tp_placement",
-            fmt::format("--placements: unknown placement \"{}\" (known: megatron, vanilla, btp)",
-                        name));
-    return std::nullopt;
+    if (placement->id != strat::TpPlacement::kBtp) s.parallel.lowrank_checkpointing = false;
   }
   return checked(name, "placement", std::move(s), file);
 }
@@ -183,12 +209,9 @@ std::optional<CompareVariant> schedule_variant(const strat::Scenario& base,
                                                const std::string& file, cost::Diagnostics& bad) {
   strat::Scenario s = base;
   if (!strat::schedule_from_name(name, &s.parallel.schedule)) {
-    std::string known;
-    for (auto k : strat::kAllSchedules) {
-      known += (known.empty() ? "" : ", ") + std::string(strat::schedule_name(k));
-    }
     bad.add("/parallel/schedule",
-            fmt::format("--schedules: unknown schedule \"{}\" (known: {})", name, known));
+            fmt::format("--schedules: unknown schedule \"{}\" (known: {})", name,
+                        joined(strat::entry_names(strat::EntryKind::kSchedule))));
     return std::nullopt;
   }
   if (s.parallel.schedule == strat::PipelineSchedule::kInterleaved && s.parallel.chunks == 1) {

@@ -32,9 +32,6 @@ inline constexpr long long kMaxSeqLen = 1LL << 24;
 // Range of a layout degree N or M: the scenario format's range for parallel.tp and parallel.cp
 // (strategies/scenario_parser.cpp, read_parallel: 1 to 4096).
 inline constexpr long long kMaxLayoutDegree = 1 << 12;
-// Range of an optimizer spec's BLOCK: the scenario format's optimizer.block_size (16 to 65536).
-inline constexpr long long kMinBlockSize = 16;
-inline constexpr long long kMaxBlockSize = 1 << 16;
 // Range of --chunks: the scenario format's parallel.chunks (1 to 64).
 inline constexpr long long kMaxChunks = 64;
 

@@ -4,7 +4,7 @@
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/units.hpp"
 #include "strategies/model_presets.hpp"
-#include "strategies/registry.hpp"
+#include "strategies/registry/registry.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -40,22 +40,30 @@ void list_presets(std::ostream& out) {
   }
 }
 
+void list_parameter(std::ostream& out, const strat::ParameterSpec& p) {
+  out << fmt::format("  {:<21}   {} ({}{}default {}; {}): {}\n", "", p.path, p.unit,
+                     p.unit.empty() ? "" : ", ", p.default_value, p.legal_values(), p.meaning);
+}
+
+// Every entry of the registry (strategies/registry/registry.hpp), grouped by kind.
 void list_strategies(std::ostream& out) {
-  std::string group;
-  for (const auto& e : strat::registry()) {
-    if (e.group != group) {
-      group = e.group;
-      out << fmt::format("{}{} (scenario: {})\n", group == "parallel" ? "" : "\n", group,
-                         group == "parallel"    ? "\"parallel\""
-                         : group == "schedule"  ? "\"parallel\".schedule"
-                         : group == "recompute" ? "\"training\".recompute"
-                         : group == "attention" ? "\"training\".attention"
-                                                : "\"optimizer\".name");
+  bool first = true;
+  for (strat::EntryKind kind : strat::kAllEntryKinds) {
+    const strat::KindInfo& info = strat::kind_info(kind);
+    out << fmt::format("{}{} (scenario: {}): {}\n", first ? "" : "\n", info.title,
+                       info.scenario_key, info.about);
+    first = false;
+    if (!info.shared_parameters.empty()) {
+      out << fmt::format("  {:<21} parameters of every {}:\n", "", info.title);
+      for (const auto& p : info.shared_parameters) list_parameter(out, p);
     }
-    out << fmt::format("  {:<21} {}\n  {:<21} source: {}\n", e.name, e.description, "", e.paper);
-    for (const auto& p : e.parameters) {
-      out << fmt::format("  {:<21}   {} ({}{}default {}): {}\n", "", p.name, p.unit,
-                         p.unit.empty() ? "" : ", ", p.default_value, p.meaning);
+    for (const strat::Entry* e : strat::entries_of(kind)) {
+      const std::string value =
+          e->value == e->name ? std::string() : fmt::format(" (scenario value {})", e->value);
+      out << fmt::format("  {:<21} {}{}\n  {:<21} source: {}\n", e->name, e->description, value,
+                         "", e->paper);
+      if (!e->builder.empty()) out << fmt::format("  {:<21} built by: {}\n", "", e->builder);
+      for (const auto& p : e->parameters) list_parameter(out, p);
     }
   }
 }

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "strategies/pipeline_schedule.hpp"
-#include "strategies/registry.hpp"
+#include "strategies/registry/registry.hpp"
 
 namespace parasim::plan {
 namespace {
@@ -138,17 +138,10 @@ class AxisReader {
   cost::Diagnostics& d_;
 };
 
-std::vector<std::string> registry_names(const std::string& group, const std::string& prefix = "") {
-  std::vector<std::string> out;
-  for (const auto& e : strat::registry()) {
-    if (e.group != group) continue;
-    if (!prefix.empty()) {
-      if (e.name.rfind(prefix, 0) == 0) out.push_back(e.name.substr(prefix.size()));
-    } else {
-      out.push_back(e.name);
-    }
-  }
-  return out;
+// The registry's traits of entry `name` of `kind` (a name the axis reader accepted).
+template <typename Traits>
+const Traits& traits_of(strat::EntryKind kind, const std::string& name) {
+  return std::get<Traits>(strat::find_entry(kind, name)->traits);
 }
 
 }  // namespace
@@ -317,7 +310,7 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   s.chunks = r.integers("chunks", divisors(m.layers, 8), 1, 64);
 
   std::vector<std::string> schedule_names, schedule_default;
-  for (const auto& name : registry_names("schedule")) {
+  for (const auto& name : strat::entry_names(strat::EntryKind::kSchedule)) {
     strat::PipelineSchedule sc{};
     if (!strat::schedule_from_name(name, &sc)) continue;  // listed but not a scenario value
     schedule_names.push_back(name);
@@ -340,46 +333,44 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   s.micro_batches = r.integers("micro_batch", divisors(base.training.global_batch,
                                                        base.training.global_batch),
                                1, 1 << 20);
-  const std::map<std::string, cost::Recompute> recompute_of{
-      {"none", cost::Recompute::kNone},
-      {"selective", cost::Recompute::kSelective},
-      {"full", cost::Recompute::kFull}};
-  const auto recompute_names = registry_names("recompute");
+  using strat::EntryKind;
+  const auto recompute_names = strat::entry_names(EntryKind::kRecompute);
   for (const auto& name : r.names("recompute", recompute_names, recompute_names)) {
-    if (recompute_of.count(name)) s.recomputes.push_back(recompute_of.at(name));
+    s.recomputes.push_back(traits_of<cost::Recompute>(EntryKind::kRecompute, name));
   }
-  s.zero_stages = r.integers("zero_stage", {0, 1, 2, 3}, 0, 3);
-  const auto attention_names = registry_names("attention");
+  std::vector<int> zero_stages;
+  for (const auto* e : strat::entries_of(EntryKind::kSharding)) {
+    zero_stages.push_back(std::get<strat::ShardingTraits>(e->traits).zero_stage);
+  }
+  s.zero_stages = r.integers("zero_stage", zero_stages, zero_stages.front(), zero_stages.back());
+  const auto attention_names = strat::entry_names(EntryKind::kAttention);
   for (const auto& name : r.names("attention", attention_names, attention_names)) {
-    s.attentions.push_back(name == "flash" ? strat::AttentionKind::kFlash
-                                           : strat::AttentionKind::kUnfused);
+    s.attentions.push_back(traits_of<strat::AttentionKind>(EntryKind::kAttention, name));
   }
-  std::vector<std::string> placement_names{"megatron"};
-  for (const auto& name : registry_names("parallel", "tp_placement: ")) {
-    placement_names.push_back(name);
-  }
+  const auto placement_names = strat::entry_names(EntryKind::kTpPlacement);
   std::vector<std::string> placement_default;
   for (const auto& name : placement_names) {
-    const bool low_rank_placement = name == "vanilla" || name == "btp";
+    const bool low_rank_placement =
+        traits_of<strat::PlacementTraits>(EntryKind::kTpPlacement, name).low_rank;
     if (m.low_rank.enabled() == low_rank_placement) placement_default.push_back(name);
   }
   for (const auto& name : r.names("tp_placement", placement_default, placement_names)) {
-    s.placements.push_back(name == "tsp"       ? strat::TpPlacement::kTsp
-                           : name == "btp"     ? strat::TpPlacement::kBtp
-                           : name == "vanilla" ? strat::TpPlacement::kVanilla
-                                               : strat::TpPlacement::kMegatron);
+    s.placements.push_back(traits_of<strat::PlacementTraits>(EntryKind::kTpPlacement, name).id);
   }
   // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.
   const auto kind = base.optimizer.kind;
-  std::vector<std::string> opt_default, opt_names{"adamw", "shampoo", "dash-layer", "dash-gpu"};
-  if (kind == strat::OptimizerKind::kAdamW) {
-    opt_default = {"adamw"};
-  } else {
-    opt_default = {"shampoo", "dash-layer", "dash-gpu"};
+  const auto is_adamw = [](strat::OptimizerKind k) { return k == strat::OptimizerKind::kAdamW; };
+  std::vector<std::string> opt_default, opt_names = strat::entry_names(EntryKind::kOptimizer);
+  for (const auto& name : opt_names) {
+    const auto& o = traits_of<strat::OptimizerTraits>(EntryKind::kOptimizer, name);
+    if (is_adamw(o.kind) == is_adamw(kind)) opt_default.push_back(name);
   }
-  const auto blocks = r.integers("block_size", {base.optimizer.block_size}, 16, 1 << 16);
+  const auto& block_range = strat::registered_parameter("/optimizer/block_size");
+  const auto blocks = r.integers("block_size", {base.optimizer.block_size},
+                                 static_cast<int>(block_range.min), static_cast<int>(block_range.max));
   for (const auto& name : r.names("optimizer", opt_default, opt_names)) {
-    if ((name == "adamw") != (kind == strat::OptimizerKind::kAdamW)) {
+    if (is_adamw(traits_of<strat::OptimizerTraits>(EntryKind::kOptimizer, name).kind) !=
+        is_adamw(kind)) {
       d.add(r.find("optimizer")->second,
             fmt::format("\"{}\" is another training algorithm than the scenario's {}: the planner "
                         "searches implementations of the scenario's optimizer",
@@ -388,12 +379,9 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
     }
     for (int b : blocks) {
       OptimizerChoice o;
-      o.kind = name == "adamw"     ? strat::OptimizerKind::kAdamW
-               : name == "shampoo" ? strat::OptimizerKind::kShampoo
-                                   : strat::OptimizerKind::kDash;
-      o.stacking = name == "dash-layer" ? strat::Stacking::kLayer
-                   : name == "dash-gpu" ? strat::Stacking::kGpu
-                                        : strat::Stacking::kNone;
+      const auto& t = traits_of<strat::OptimizerTraits>(EntryKind::kOptimizer, name);
+      o.kind = t.kind;
+      o.stacking = t.stacking;
       o.block_size = b;
       s.optimizers.push_back(o);
       if (o.kind == strat::OptimizerKind::kAdamW) break;  // block size is Shampoo's

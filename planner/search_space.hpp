@@ -10,7 +10,7 @@
 // Defaults (docs/planner.md): every layout using all of the cluster's GPUs (search.gpus
 // changes the counts); tp, pp, cp any divisor of the GPU count (tp beyond a node only with
 // tp_across_nodes); sequence parallel off and on; chunks the divisors of the layers up to 8;
-// the synchronous schedules of the registry (strategies/registry.hpp) but gpipe (same bubble as
+// the synchronous schedules of the registry (strategies/registry/) but gpipe (same bubble as
 // 1f1b and more memory), the asynchronous ones only with allow_async or max_staleness;
 // micro-batches dividing the global batch; recompute none/selective/full; ZeRO 0-3; both
 // attention cores; the placements of the registry that apply to the model (megatron or TSP for

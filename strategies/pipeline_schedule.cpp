@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "strategies/registry/registry.hpp"
+#include "strategies/registry/schedule_family.hpp"
 #include "strategies/zero_bubble_search.hpp"
 
 namespace parasim::strat {
@@ -119,21 +121,49 @@ void asynchronous(const ScheduleShape& sh, int stage, StagePlan& plan) {
 
 }  // namespace
 
-bool is_asynchronous(PipelineSchedule s) {
-  return s == PipelineSchedule::kPipeDream || s == PipelineSchedule::kPipeDream2BW ||
-         s == PipelineSchedule::kPaci;
+// The entries' builders (strategies/registry/schedule_*.cpp).
+void gpipe_stage_order(const ScheduleShape& sh, int, const ZeroBubbleOrder*, StagePlan& plan) {
+  gpipe(sh, plan);
 }
+void one_f_one_b_stage_order(const ScheduleShape& sh, int stage, const ZeroBubbleOrder*,
+                             StagePlan& plan) {
+  one_f_one_b(sh, stage, plan);
+}
+void interleaved_stage_order(const ScheduleShape& sh, int stage, const ZeroBubbleOrder*,
+                             StagePlan& plan) {
+  interleaved(sh, stage, plan);
+}
+void zb_h1_stage_order(const ScheduleShape& sh, int stage, const ZeroBubbleOrder*,
+                       StagePlan& plan) {
+  zero_bubble(sh, stage, plan, false);
+}
+void zb_h2_stage_order(const ScheduleShape& sh, int stage, const ZeroBubbleOrder*,
+                       StagePlan& plan) {
+  zero_bubble(sh, stage, plan, true);
+}
+void asynchronous_stage_order(const ScheduleShape& sh, int stage, const ZeroBubbleOrder*,
+                              StagePlan& plan) {
+  asynchronous(sh, stage, plan);
+}
+void searched_stage_order(const ScheduleShape& sh, int stage, const ZeroBubbleOrder* searched,
+                          StagePlan& plan) {
+  if (searched == nullptr || stage >= static_cast<int>(searched->stages.size())) {
+    throw std::invalid_argument(std::string(schedule_name(sh.schedule)) +
+                                ": the searched order of every stage is required");
+  }
+  plan.items = searched->stages[static_cast<std::size_t>(stage)];
+}
+
+bool is_asynchronous(PipelineSchedule s) { return schedule_traits(s).asynchronous; }
 
 bool splits_weight_gradient(PipelineSchedule s) {
-  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2 || is_searched(s);
+  return schedule_traits(s).splits_weight_gradient;
 }
 
-bool is_searched(PipelineSchedule s) {
-  return s == PipelineSchedule::kZb1p || s == PipelineSchedule::kZb2p;
-}
+bool is_searched(PipelineSchedule s) { return schedule_traits(s).searched; }
 
 int searched_memory_multiple(PipelineSchedule s) {
-  return s == PipelineSchedule::kZb1p ? 1 : s == PipelineSchedule::kZb2p ? 2 : 0;
+  return schedule_traits(s).searched_memory_multiple;
 }
 
 bool post_validation(const ParallelSpec& p) {
@@ -146,9 +176,7 @@ AsyncSteps simulated_steps(const ParallelSpec& p, int micro_batches) {
   return post_validation(p) ? kPostValidationSteps : AsyncSteps{1, 0};
 }
 
-bool stashes_weights(PipelineSchedule s) {
-  return s == PipelineSchedule::kPipeDream || s == PipelineSchedule::kPipeDream2BW;
-}
+bool stashes_weights(PipelineSchedule s) { return schedule_traits(s).stashes_weights; }
 
 int backwards_per_update(const ScheduleShape& sh) {
   return sh.schedule == PipelineSchedule::kPipeDream ? 1 : sh.micro_batches;
@@ -164,24 +192,7 @@ AsyncSteps async_steps(PipelineSchedule s, int stages, int micro_batches) {
 
 StagePlan stage_plan(const ScheduleShape& sh, int stage, const ZeroBubbleOrder* searched) {
   StagePlan plan;
-  switch (sh.schedule) {
-    case PipelineSchedule::kGpipe: gpipe(sh, plan); break;
-    case PipelineSchedule::kOneFOneB: one_f_one_b(sh, stage, plan); break;
-    case PipelineSchedule::kInterleaved: interleaved(sh, stage, plan); break;
-    case PipelineSchedule::kZbH1: zero_bubble(sh, stage, plan, false); break;
-    case PipelineSchedule::kZbH2: zero_bubble(sh, stage, plan, true); break;
-    case PipelineSchedule::kPipeDream:
-    case PipelineSchedule::kPipeDream2BW:
-    case PipelineSchedule::kPaci: asynchronous(sh, stage, plan); break;
-    case PipelineSchedule::kZb1p:
-    case PipelineSchedule::kZb2p:
-      if (searched == nullptr || stage >= static_cast<int>(searched->stages.size())) {
-        throw std::invalid_argument(std::string(schedule_name(sh.schedule)) +
-                                    ": the searched order of every stage is required");
-      }
-      plan.items = searched->stages[static_cast<std::size_t>(stage)];
-      break;
-  }
+  schedule_traits(sh.schedule).order(sh, stage, searched, plan);
   if (!is_asynchronous(sh.schedule) && sh.steps > 1) repeat_iterations(sh, plan);
   return plan;
 }

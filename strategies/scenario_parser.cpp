@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,8 @@
 #include "costmodel/json_fields.hpp"
 #include "strategies/framework/framework_json.hpp"
 #include "strategies/model_presets.hpp"
+#include "strategies/registry/registry.hpp"
+#include "strategies/registry/scenario_rules.hpp"
 #include "strategies/stage_layers_json.hpp"
 
 namespace parasim::strat {
@@ -26,6 +29,35 @@ using nlohmann::json;
 template <typename T, typename U>
 void assign(T& field, const std::optional<U>& value) {
   if (value) field = static_cast<T>(*value);
+}
+
+// A scenario field whose legal values or range the strategy registry holds
+// (strategies/registry/): its choices or whole-number range, read under `r`.
+// JsonObjectReader::choice over a list built at run time: the same message.
+std::optional<std::string> choice_of(JsonObjectReader& r, Diagnostics& d, std::string_view key,
+                                     bool required, const std::vector<std::string>& allowed) {
+  auto s = r.string(key, required);
+  if (!s || std::find(allowed.begin(), allowed.end(), *s) != allowed.end()) return s;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
+  d.add(r.child_path(key), fmt::format("expected one of {}, got \"{}\"", list, *s));
+  return std::nullopt;
+}
+std::optional<std::string> registered_choice(JsonObjectReader& r, Diagnostics& d,
+                                             std::string_view path) {
+  const ParameterSpec& p = registered_parameter(path);
+  return choice_of(r, d, p.key(), false, p.choices);
+}
+std::optional<std::int64_t> registered_integer(JsonObjectReader& r, std::string_view path) {
+  const ParameterSpec& p = registered_parameter(path);
+  return r.integer(p.key(), false, p.min, p.max);
+}
+// The entry of `kind` the scenario names at the kind's key (its legal values: the entries').
+const Entry* chosen_by_value(JsonObjectReader& r, Diagnostics& d, EntryKind kind, bool required) {
+  const KindInfo& info = kind_info(kind);
+  const std::string key = info.scenario_key.substr(info.scenario_key.rfind('/') + 1);
+  const auto value = choice_of(r, d, key, required, scenario_values(kind));
+  return value ? find_entry_by_value(kind, *value) : nullptr;
 }
 
 std::string preset_names_models() {
@@ -232,8 +264,8 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
     t.precision = *p == "fp32" ? cost::Dtype::kFp32
                                : (*p == "fp16" ? cost::Dtype::kFp16 : cost::Dtype::kBf16);
   }
-  if (auto at = r.choice("attention", false, {"unfused", "flash"})) {
-    t.attention = *at == "flash" ? AttentionKind::kFlash : AttentionKind::kUnfused;
+  if (const Entry* at = chosen_by_value(r, d, EntryKind::kAttention, false)) {
+    t.attention = std::get<AttentionKind>(at->traits);
   }
   if (auto g = r.choice("grad_precision", false, {"bf16", "fp16", "fp32"})) {
     if (*g == "fp32") {
@@ -244,10 +276,8 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
                         cost::dtype_name(t.precision), *g));
     }
   }
-  if (auto rc = r.choice("recompute", false, {"none", "selective", "full"})) {
-    t.recompute = *rc == "full"        ? cost::Recompute::kFull
-                  : *rc == "selective" ? cost::Recompute::kSelective
-                                       : cost::Recompute::kNone;
+  if (const Entry* rc = chosen_by_value(r, d, EntryKind::kRecompute, false)) {
+    t.recompute = std::get<cost::Recompute>(rc->traits);
   }
   if (const json* f = r.child("framework", false)) {
     read_framework(*f, r.child_path("framework"), d, t.framework);
@@ -265,329 +295,90 @@ cost::Bytes framework_bucket(const TrainingSpec& t) {
   return f.gradient_bucket;
 }
 
+// parallel.zero_stage: a whole number, one of the sharding entries' stages.
+const Entry* chosen_zero_stage(JsonObjectReader& r) {
+  int lo = 0, hi = 0;
+  for (const Entry* e : entries_of(EntryKind::kSharding)) {
+    const int z = std::get<ShardingTraits>(e->traits).zero_stage;
+    lo = std::min(lo, z), hi = std::max(hi, z);
+  }
+  const auto z = r.integer("zero_stage", false, lo, hi);
+  return z ? find_entry_by_value(EntryKind::kSharding, std::to_string(*z)) : nullptr;
+}
+
 void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limits,
                    ParallelSpec& p, EdgeStageLayers& edge) {
   JsonObjectReader r(node, "/parallel", d);
-  assign(p.dp, r.integer("dp", false, 1, 1 << 20));
-  assign(p.tp, r.integer("tp", false, 1, 1 << 12));
-  assign(p.pp, r.integer("pp", false, 1, 1 << 12));
+  assign(p.dp, registered_integer(r, "/parallel/dp"));
+  assign(p.tp, registered_integer(r, "/parallel/tp"));
+  assign(p.pp, registered_integer(r, "/parallel/pp"));
   assign(p.sequence_parallel, r.boolean("sequence_parallel", false));
-  if (auto s = r.choice("schedule", false,
-                        {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "zb-1p", "zb-2p",
-                         "pipedream", "pipedream-2bw", "paci"})) {
-    schedule_from_name(*s, &p.schedule);
+  if (const Entry* s = chosen_by_value(r, d, EntryKind::kSchedule, false)) {
+    p.schedule = std::get<ScheduleTraits>(s->traits).id;
   }
-  assign(p.chunks, r.integer("chunks", false, 1, 64));
+  assign(p.chunks, registered_integer(r, "/parallel/chunks"));
   if (const json* sl = r.child("stage_layers", false)) {
     read_stage_layers(*sl, r.child_path("stage_layers"), d, limits, p);
   }
   edge.first = r.integer("first_stage_layers", false, 1, limits.max_layers);
   edge.last = r.integer("last_stage_layers", false, 1, limits.max_layers);
   if (auto pv = r.boolean("optimizer_post_validation", false)) p.optimizer_post_validation = *pv;
-  assign(p.cp, r.integer("cp", false, 1, 1 << 12));
-  if (auto v = r.choice("cp_variant", false, {"ring", "allgather"})) p.cp_allgather = *v == "allgather";
-  assign(p.tsp_kv_buckets, r.integer("tsp_kv_buckets", false, 1, 1 << 12));
-  if (auto mode = r.choice("paci_mode", false, {"perf", "mem"})) {
+  assign(p.cp, registered_integer(r, "/parallel/cp"));
+  if (const Entry* v = chosen_by_value(r, d, EntryKind::kContextParallel, false)) {
+    p.cp_allgather = std::get<ContextParallelTraits>(v->traits).allgather;
+  }
+  assign(p.tsp_kv_buckets, registered_integer(r, "/parallel/tsp_kv_buckets"));
+  if (auto mode = registered_choice(r, d, "/parallel/paci_mode")) {
     p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
   }
-  if (auto pl = r.choice("tp_placement", false, {"megatron", "vanilla", "btp", "tsp"})) {
-    p.tp_placement = *pl == "btp"       ? TpPlacement::kBtp
-                     : *pl == "vanilla" ? TpPlacement::kVanilla
-                     : *pl == "tsp"     ? TpPlacement::kTsp
-                                        : TpPlacement::kMegatron;
+  if (const Entry* pl = chosen_by_value(r, d, EntryKind::kTpPlacement, false)) {
+    p.tp_placement = std::get<PlacementTraits>(pl->traits).id;
   }
   assign(p.online_rmsnorm, r.boolean("online_rmsnorm", false));
   assign(p.linear_grouping, r.boolean("linear_grouping", false));
   assign(p.lowrank_checkpointing, r.boolean("lowrank_checkpointing", false));
-  assign(p.zero_stage, r.integer("zero_stage", false, 0, 3));
+  if (const Entry* z = chosen_zero_stage(r)) p.zero_stage = std::get<ShardingTraits>(z->traits).zero_stage;
   assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
   r.finish();
 }
 
 void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
   JsonObjectReader r(node, "/optimizer", d);
-  if (auto name = r.choice("name", true, {"adamw", "shampoo", "dash"})) {
-    o.kind = *name == "shampoo" ? OptimizerKind::kShampoo
-             : *name == "dash"  ? OptimizerKind::kDash
-                                : OptimizerKind::kAdamW;
+  if (const Entry* name = chosen_by_value(r, d, EntryKind::kOptimizer, true)) {
+    o.kind = std::get<OptimizerTraits>(name->traits).kind;
     if (o.kind == OptimizerKind::kDash) {  // DASH's defaults (arXiv 2602.02016)
-      o.stacking = Stacking::kLayer;
+      o.stacking = std::get<OptimizerTraits>(name->traits).stacking;  // dash-layer's
       o.solver = RootSolver::kNewtonDb;
     }
   }
-  assign(o.block_size, r.integer("block_size", false, 16, 1 << 16));
-  assign(o.precondition_frequency, r.integer("precondition_frequency", false, 1, 1 << 20));
-  if (auto s = r.choice("solver", false, {"evd", "coupled-newton", "newton-db", "chebyshev"})) {
+  assign(o.block_size, registered_integer(r, "/optimizer/block_size"));
+  assign(o.precondition_frequency, registered_integer(r, "/optimizer/precondition_frequency"));
+  if (auto s = registered_choice(r, d, "/optimizer/solver")) {
     o.solver = *s == "evd"              ? RootSolver::kEvd
                : *s == "coupled-newton" ? RootSolver::kCoupledNewton
                : *s == "newton-db"      ? RootSolver::kNewtonDb
                                         : RootSolver::kChebyshev;
   }
-  assign(o.iterations, r.integer("iterations", false, 1, 1000));
-  assign(o.chebyshev_degree, r.integer("chebyshev_degree", false, 2, 1000));
-  if (auto s = r.choice("scaling", false, {"frobenius", "power-iteration"})) {
+  assign(o.iterations, registered_integer(r, "/optimizer/iterations"));
+  assign(o.chebyshev_degree, registered_integer(r, "/optimizer/chebyshev_degree"));
+  if (auto s = registered_choice(r, d, "/optimizer/scaling")) {
     o.scaling = *s == "power-iteration" ? RootScaling::kPowerIteration : RootScaling::kFrobenius;
   }
-  if (auto p = r.choice("precision", false, {"fp32", "fp16", "bf16"})) {
+  if (auto p = registered_choice(r, d, "/optimizer/precision")) {
     o.precision = *p == "fp16" ? cost::Dtype::kFp16
                   : *p == "bf16" ? cost::Dtype::kBf16
                                  : cost::Dtype::kFp32;
   }
-  r.choice("grafting", false, {"adam"});
+  registered_choice(r, d, "/optimizer/grafting");
   assign(o.allow_tf32, r.boolean("allow_tf32", false));
   assign(o.host_op_overhead, r.time("host_op_overhead", false, cost::kMaxPerEventDuration));
-  if (auto s = r.choice("stacking", false, {"none", "layer", "gpu"})) {
+  if (auto s = registered_choice(r, d, "/optimizer/stacking")) {
     o.stacking = *s == "gpu" ? Stacking::kGpu : *s == "layer" ? Stacking::kLayer : Stacking::kNone;
   }
   r.finish();
   if (o.kind == OptimizerKind::kShampoo && o.stacking != Stacking::kNone) {
     d.add("/optimizer/stacking", "Distributed Shampoo processes blocks one by one; stacking "
                                  "\"layer\" or \"gpu\" is DASH (\"name\": \"dash\")");
-  }
-}
-
-bool splits_weight_gradient_schedule(PipelineSchedule s) {
-  return s == PipelineSchedule::kZbH1 || s == PipelineSchedule::kZbH2 ||
-         s == PipelineSchedule::kZb1p || s == PipelineSchedule::kZb2p;
-}
-
-// Cross-field rules, reported with the path of the field a user should change.
-void check_consistency(const Scenario& s, Diagnostics& d, const ScenarioLimits& limits) {
-  const auto& m = s.model;
-  const auto& p = s.parallel;
-  const auto& t = s.training;
-  if (m.heads > 0 && m.heads % p.tp != 0) {
-    d.add("/parallel/tp", fmt::format("tp ({}) must divide the number of attention heads ({})",
-                                      p.tp, m.heads));
-  } else if (m.kv_heads > 0 && m.kv_heads % p.tp != 0) {
-    d.add("/parallel/tp",
-          fmt::format("tp ({}) must divide the number of kv heads ({})", p.tp, m.kv_heads));
-  }
-  const long long virtual_stages = static_cast<long long>(p.pp) * p.chunks;
-  if (m.layers > 0 && p.pp > m.layers) {
-    d.add("/parallel/pp", fmt::format("pp ({}) is larger than the layer count ({}): every "
-                                      "pipeline stage needs at least one layer",
-                                      p.pp, m.layers));
-  } else if (!p.stage_layers.empty()) {
-    long long sum = 0;
-    for (int n : p.stage_layers) sum += n;
-    if (static_cast<long long>(p.stage_layers.size()) != virtual_stages) {
-      d.add("/parallel/stage_layers",
-            fmt::format("expected {} layer counts (pp x chunks = {} x {}: one per {}stage, in "
-                        "the order the layers run), got {}",
-                        virtual_stages, p.pp, p.chunks, p.chunks > 1 ? "virtual " : "",
-                        p.stage_layers.size()));
-    } else if (sum != m.layers) {
-      d.add("/parallel/stage_layers", fmt::format("the counts add up to {} layers, but the model "
-                                                  "has {} (/model/layers)",
-                                                  sum, m.layers));
-    }
-  } else if (m.layers > 0 && m.layers % (p.pp * p.chunks) != 0) {
-    d.add(p.chunks > 1 ? "/parallel/chunks" : "/parallel/pp",
-          fmt::format("pp x chunks ({} x {}) must divide the layer count ({}) so that layers "
-                      "split evenly over stages; for uneven stages give parallel.stage_layers "
-                      "(or first_stage_layers / last_stage_layers)",
-                      p.pp, p.chunks, m.layers));
-  }
-  const bool async = p.schedule == PipelineSchedule::kPipeDream ||
-                     p.schedule == PipelineSchedule::kPipeDream2BW ||
-                     p.schedule == PipelineSchedule::kPaci;
-  if (p.chunks > 1 && p.schedule != PipelineSchedule::kInterleaved) {
-    d.add("/parallel/chunks", "chunks > 1 needs \"schedule\": \"interleaved-1f1b\"");
-  }
-  if (p.schedule == PipelineSchedule::kInterleaved && t.global_batch > 0 &&
-      t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) == 0 &&
-      (t.global_batch / (t.micro_batch * p.dp)) % p.pp != 0) {
-    d.add("/training/global_batch",
-          fmt::format("interleaved-1f1b needs the micro-batch count ({}) to be a multiple of pp "
-                      "({})",
-                      t.global_batch / (t.micro_batch * p.dp), p.pp));
-  }
-  if (async && s.optimizer.kind != OptimizerKind::kAdamW) {
-    d.add("/optimizer/name", fmt::format("{} steps each stage's optimizer on its own; parasim "
-                                         "models that with adamw (got {})",
-                                         schedule_name(p.schedule),
-                                         optimizer_name(s.optimizer.kind)));
-  }
-  if (async && (p.dp != 1 || p.zero_stage != 0)) {
-    d.add("/parallel/schedule",
-          fmt::format("{} runs stage-local optimizer steps; parasim models it with dp = 1 and "
-                      "zero_stage 0 (got dp {}, zero_stage {})",
-                      schedule_name(p.schedule), p.dp, p.zero_stage));
-  }
-  if (p.zero_stage == 3 && p.schedule != PipelineSchedule::kGpipe &&
-      p.schedule != PipelineSchedule::kOneFOneB) {
-    d.add("/parallel/zero_stage", fmt::format("zero_stage 3 is modelled with gpipe and 1f1b only "
-                                              "(got {})",
-                                              schedule_name(p.schedule)));
-  }
-  const bool low_rank = m.low_rank.enabled();
-  if (low_rank && p.tp_placement == TpPlacement::kMegatron) {
-    d.add("/parallel/tp_placement", "a low-rank model needs \"tp_placement\": \"vanilla\" or "
-                                    "\"btp\" (megatron is for dense models)");
-  }
-  if (p.tp_placement == TpPlacement::kTsp) {
-    if (low_rank || p.sequence_parallel || p.cp > 1 || t.attention != AttentionKind::kFlash ||
-        m.seq_len % p.tp != 0 || p.zero_stage == 3 || splits_weight_gradient_schedule(p.schedule) ||
-        t.recompute == cost::Recompute::kSelective) {
-      d.add("/parallel/tp_placement",
-            "tsp folds sequence and tensor parallelism on tp = D ranks: it needs a dense model, "
-            "\"attention\": \"flash\", seq_len divisible by tp, and no sequence_parallel, cp, "
-            "zero_stage 3, zero-bubble schedule or selective recompute (FlashAttention leaves "
-            "nothing for it; \"full\" is supported)");
-    }
-    if (p.tsp_kv_buckets > 1 && m.kv_heads > 0 &&
-        m.kv_heads % (static_cast<long long>(p.tp) * p.tsp_kv_buckets) != 0) {
-      d.add("/parallel/tsp_kv_buckets",
-            fmt::format("tsp_kv_buckets ({}) must divide each round's kv heads: kv_heads ({}) "
-                        "must be a multiple of tp x tsp_kv_buckets ({} x {})",
-                        p.tsp_kv_buckets, m.kv_heads, p.tp, p.tsp_kv_buckets));
-    }
-  } else {
-    if (!low_rank && p.tp_placement != TpPlacement::kMegatron) {
-      d.add("/parallel/tp_placement", fmt::format("\"{}\" needs a low-rank model (add "
-                                                  "/model/low_rank)",
-                                                  tp_placement_name(p.tp_placement)));
-    }
-    if (p.tsp_kv_buckets != 1) {
-      d.add("/parallel/tsp_kv_buckets",
-            "tsp_kv_buckets applies to \"tp_placement\": \"tsp\" only");
-    }
-  }
-  if (low_rank && p.tp_placement == TpPlacement::kVanilla &&
-      (m.low_rank.attn_rank % p.tp != 0 || m.low_rank.mlp_rank % p.tp != 0)) {
-    d.add("/model/low_rank", fmt::format("vanilla low-rank TP splits the ranks ({}, {}) over tp "
-                                         "({}); they must be multiples of it",
-                                         m.low_rank.attn_rank, m.low_rank.mlp_rank, p.tp));
-  }
-  if (low_rank && (p.sequence_parallel || splits_weight_gradient_schedule(p.schedule) ||
-                   t.recompute != cost::Recompute::kNone)) {
-    d.add("/parallel", "low-rank placements are modelled without sequence parallelism, zero-bubble "
-                       "schedules or Korthikanti recompute (use lowrank_checkpointing)");
-  }
-  if (p.lowrank_checkpointing && p.tp_placement != TpPlacement::kBtp) {
-    d.add("/parallel/lowrank_checkpointing", "low-rank checkpointing applies to \"btp\"");
-  }
-  if (p.paci_mode == PaciMode::kMem && p.schedule != PipelineSchedule::kPaci) {
-    d.add("/parallel/paci_mode", "paci_mode applies to \"schedule\": \"paci\" only");
-  }
-  if (p.optimizer_post_validation && !splits_weight_gradient_schedule(p.schedule)) {
-    d.add("/parallel/optimizer_post_validation",
-          fmt::format("optimizer post-validation applies to the zero-bubble schedules (zb-h1, "
-                      "zb-h2, zb-1p, zb-2p), not {}",
-                      schedule_name(p.schedule)));
-  }
-  const long long per_step = static_cast<long long>(t.micro_batch) * p.dp;
-  if (t.global_batch > 0 && t.global_batch % per_step != 0) {
-    d.add("/training/global_batch",
-          fmt::format("global_batch ({}) must be a multiple of micro_batch x dp ({} x {} = {})",
-                      t.global_batch, t.micro_batch, p.dp, per_step));
-  } else if (t.global_batch > 0 && t.global_batch / per_step > limits.max_micro_batches) {
-    d.add("/training/global_batch",
-          fmt::format("{} micro-batches per step is over the limit of {}",
-                      t.global_batch / per_step, limits.max_micro_batches));
-  }
-  const long long gpus = static_cast<long long>(p.dp) * p.tp * p.pp * p.cp;
-  if (gpus != s.cluster.total_gpus() && s.cluster.total_gpus() > 0) {
-    d.add("/parallel", fmt::format("dp x tp x pp x cp = {} x {} x {} x {} = {} GPUs, but the "
-                                   "cluster has {} ({} nodes x {} GPUs); change the degrees or "
-                                   "/cluster/nodes",
-                                   p.dp, p.tp, p.pp, p.cp, gpus, s.cluster.total_gpus(),
-                                   s.cluster.nodes, s.cluster.gpus_per_node));
-  }
-  if (p.cp > 1) {
-    if (m.seq_len % (2 * p.cp) != 0) {
-      d.add("/parallel/cp", fmt::format("the sequence ({}) must split into 2 x cp = {} chunks "
-                                        "(zigzag causal balance)",
-                                        m.seq_len, 2 * p.cp));
-    }
-    if (t.attention != AttentionKind::kFlash) {
-      d.add("/training/attention", "context parallelism runs with \"attention\": \"flash\" "
-                                   "(ring attention exchanges K/V blocks of a fused kernel)");
-    }
-    if (m.low_rank.enabled() || p.zero_stage == 3 || p.chunks > 1 ||
-        splits_weight_gradient_schedule(p.schedule)) {
-      d.add("/parallel/cp", "cp > 1 is modelled without low-rank placements, zero_stage 3, "
-                            "interleaving or zero-bubble schedules");
-    }
-  }
-  const int gpn = s.cluster.gpus_per_node;
-  if (p.tp > 1 && p.tp <= gpn && gpn % p.tp != 0) {
-    d.add("/parallel/tp", fmt::format("tp ({}) must divide gpus_per_node ({}) so that tensor-"
-                                      "parallel groups do not straddle nodes unevenly",
-                                      p.tp, gpn));
-  } else if (p.tp > gpn && p.tp % gpn != 0) {
-    d.add("/parallel/tp", fmt::format("tp ({}) spans nodes, so it must be a multiple of "
-                                      "gpus_per_node ({})",
-                                      p.tp, gpn));
-  }
-  // Every data-parallel group must have the same number of members on each node it spans (the
-  // collective model takes members per node); rank = tp_rank + tp * (dp_rank + dp * stage).
-  const int replicas = p.dp * p.cp;
-  if (replicas > 1 && gpn > 0 && gpus == s.cluster.total_gpus()) {
-    bool uneven = false;
-    for (long long stage = 0; stage < p.pp && !uneven; ++stage) {
-      for (long long r = 0; r < p.tp && r < 64 && !uneven; ++r) {
-        std::map<long long, int> per_node;
-        for (long long dr = 0; dr < replicas; ++dr) {
-          ++per_node[(r + p.tp * (dr + replicas * stage)) / gpn];
-        }
-        for (const auto& [node, count] : per_node) uneven = uneven || count != per_node.begin()->second;
-      }
-    }
-    if (uneven) {
-      d.add("/parallel/dp", fmt::format("data-parallel groups of {} (dp x cp) would sit unevenly "
-                                        "on nodes of {} GPUs (tp {}); choose dp, cp, tp and "
-                                        "gpus_per_node so that each group has the same number of "
-                                        "GPUs on every node",
-                                        replicas, gpn, p.tp));
-    }
-  }
-  // Rails-only: a pipeline hop goes from rank x to x + tp*dp*cp; between nodes it must keep its
-  // local index, so that stride must be a multiple of gpus_per_node.
-  if (s.cluster.rails_only && p.pp > 1 && s.cluster.nodes > 1 && gpn > 0 &&
-      (static_cast<long long>(p.tp) * p.dp * p.cp) % gpn != 0 &&
-      static_cast<long long>(p.tp) * p.dp * p.cp * p.pp > gpn) {
-    d.add("/cluster/rails_only",
-          fmt::format("on a rails-only fabric pipeline hops between nodes must stay on a rail: "
-                      "tp x dp x cp ({}) must be a multiple of gpus_per_node ({})",
-                      static_cast<long long>(p.tp) * p.dp * p.cp, gpn));
-  }
-  // Rails-only: a context-parallel ring hops from replica c to c + 1 (stride tp); a TSP weight
-  // ring from tp rank t to t + 1. Between nodes either keeps its local index only when the stride
-  // is a multiple of gpus_per_node.
-  if (s.cluster.rails_only && s.cluster.nodes > 1 && gpn > 0) {
-    // A group is tp x cp consecutive GPUs: it stays in a node when tp x cp divides gpn;
-    // otherwise some group crosses a node with a hop of tp, on a rail only if gpn divides tp.
-    const long long group = static_cast<long long>(p.tp) * p.cp;
-    if (p.cp > 1 && p.tp % gpn != 0 && gpn % group != 0) {
-      d.add("/cluster/rails_only",
-            fmt::format("on a rails-only fabric the context-parallel ring must stay on a rail "
-                        "between nodes: groups of tp x cp = {} GPUs cross nodes with hops of "
-                        "tp = {} GPUs, which change the local index; use tp a multiple of "
-                        "gpus_per_node ({}) or tp x cp dividing gpus_per_node",
-                        group, p.tp, gpn));
-    }
-    if (p.tp_placement == TpPlacement::kTsp && p.tp > gpn) {
-      d.add("/cluster/rails_only",
-            fmt::format("on a rails-only fabric TSP's weight ring cannot cross nodes (its hop "
-                        "from the last GPU of a node to the first of the next changes the local "
-                        "index): keep tp ({}) <= gpus_per_node ({})",
-                        p.tp, gpn));
-    }
-  }
-  if (m.hidden > 0 && (m.hidden % p.tp != 0 || m.ffn_hidden % p.tp != 0)) {
-    d.add("/parallel/tp", fmt::format("tp ({}) must divide hidden ({}) and ffn_hidden ({})", p.tp,
-                                      m.hidden, m.ffn_hidden));
-  }
-  if (p.sequence_parallel && p.tp == 1) {
-    d.add("/parallel/sequence_parallel", "sequence parallelism needs tp > 1");
-  }
-  if (s.cluster.device.peak(t.precision).flop_per_s <= 0) {
-    d.add("/training/precision", fmt::format("the device has no {} peak FLOP rate; add "
-                                             "/cluster/device/peak/{}",
-                                             cost::dtype_name(t.precision),
-                                             cost::dtype_name(t.precision)));
   }
 }
 
@@ -631,30 +422,13 @@ const char* tp_placement_name(TpPlacement p) {
   return "?";
 }
 
-const char* schedule_name(PipelineSchedule s) {
-  switch (s) {
-    case PipelineSchedule::kGpipe: return "gpipe";
-    case PipelineSchedule::kOneFOneB: return "1f1b";
-    case PipelineSchedule::kInterleaved: return "interleaved-1f1b";
-    case PipelineSchedule::kZbH1: return "zb-h1";
-    case PipelineSchedule::kZbH2: return "zb-h2";
-    case PipelineSchedule::kPipeDream: return "pipedream";
-    case PipelineSchedule::kPipeDream2BW: return "pipedream-2bw";
-    case PipelineSchedule::kPaci: return "paci";
-    case PipelineSchedule::kZb1p: return "zb-1p";
-    case PipelineSchedule::kZb2p: return "zb-2p";
-  }
-  return "?";
-}
+const char* schedule_name(PipelineSchedule s) { return schedule_entry(s).name.c_str(); }
 
 bool schedule_from_name(std::string_view name, PipelineSchedule* out) {
-  for (PipelineSchedule s : kAllSchedules) {
-    if (name == schedule_name(s)) {
-      *out = s;
-      return true;
-    }
-  }
-  return false;
+  const Entry* e = find_entry(EntryKind::kSchedule, name);
+  if (e == nullptr) return false;
+  *out = std::get<ScheduleTraits>(e->traits).id;
+  return true;
 }
 
 Scenario parse_scenario(std::string_view text, const std::string& file_name,
@@ -686,7 +460,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
   r.child("search", false);  // `parasim plan`'s axes (planner/search_space.hpp); simulate ignores it
   r.finish();
   if (d.ok()) resolve_stage_layers(edge, d, s);
-  if (d.ok()) check_consistency(s, d, limits);
+  if (d.ok()) check_scenario_rules(s, d, limits);
   if (!d.ok()) throw cost::InputError(std::move(d));
   if (s.name.empty()) s.name = file_name;
   return s;
@@ -694,7 +468,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
 
 void check_scenario(const Scenario& scenario, cost::Diagnostics& diagnostics,
                     const ScenarioLimits& limits) {
-  check_consistency(scenario, diagnostics, limits);
+  check_scenario_rules(scenario, diagnostics, limits);
 }
 
 Scenario load_scenario(const std::string& path, const ScenarioLimits& limits) {

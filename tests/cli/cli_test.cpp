@@ -21,7 +21,7 @@
 #include "../support/test_support.hpp"
 #include "costmodel/cluster_presets.hpp"
 #include "strategies/model_presets.hpp"
-#include "strategies/registry.hpp"
+#include "strategies/registry/registry.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -620,15 +620,29 @@ TEST_CASE("list names every preset and strategy; an unknown topic is exit 2") {
   const Run strategies = list("strategies");
   CHECK(strategies.code == kExitOk);
   CHECK(strategies.err.empty());
-  REQUIRE(!strat::registry().empty());
-  for (const auto& e : strat::registry()) {
-    CHECK_MESSAGE(strategies.out.find("  " + e.name + " ") != std::string::npos, e.name);
-    for (const auto& p : e.parameters) {
-      CHECK_MESSAGE(strategies.out.find(p.name) != std::string::npos, e.name << "." << p.name);
+  REQUIRE(!strat::registry_entries().empty());
+  for (strat::EntryKind kind : strat::kAllEntryKinds) {
+    const auto& info = strat::kind_info(kind);
+    CHECK_MESSAGE(strategies.out.find(info.title + " (scenario: " + info.scenario_key + ")") !=
+                      std::string::npos,
+                  info.title);
+    for (const auto& p : info.shared_parameters) {
+      CHECK_MESSAGE(strategies.out.find(p.path + " (") != std::string::npos, p.path);
     }
   }
-  for (const char* name : {"dp", "tp", "pp", "zero_stage", "sequence_parallel", "gpipe", "1f1b",
-                           "selective", "full", "adamw"}) {
+  for (const auto& e : strat::registry_entries()) {
+    CHECK_MESSAGE(strategies.out.find("  " + e.name + " ") != std::string::npos, e.name);
+    CHECK_MESSAGE(strategies.out.find(e.paper) != std::string::npos, e.name);
+    for (const auto& p : e.parameters) {
+      // Its path, default and legal values, on one line.
+      const std::string line = p.path + " (" + p.unit + (p.unit.empty() ? "" : ", ") +
+                               "default " + p.default_value + "; " + p.legal_values() + "): ";
+      CHECK_MESSAGE(strategies.out.find(line) != std::string::npos, e.name << " " << line);
+    }
+  }
+  for (const char* name : {"/parallel/dp", "/parallel/tp", "/parallel/pp", "zero_stage",
+                           "/parallel/sequence_parallel", "gpipe", "1f1b", "selective", "full",
+                           "adamw", "dash-gpu", "zero-3", "allgather", "megatron-lm"}) {
     CHECK_MESSAGE(strategies.out.find(name) != std::string::npos, name);
   }
   CHECK(strategies.out.find(strat::model_presets().front().name) == std::string::npos);

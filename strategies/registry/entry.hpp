@@ -1,0 +1,124 @@
+#pragma once
+// parasim::strat registry entries — what a registered strategy says about itself: its kind, its
+// name, a one-line description, the paper it comes from, its parameters (scenario path, unit,
+// default, legal range or choices), its validation rules, and what builds it.
+//
+// The shape follows two simulators that document their models in code: SimGrid's registered
+// model plug-ins (each with a name, a description and an init function, listable with
+// --cfg=network/model:help) and SST's self-describing element parameters
+// (SST_ELI_DOCUMENT_PARAMS: name, description, default, printed by sst-info). Unlike both, the
+// list is explicit (strategies/registry/registry.cpp), never static self-registration, which
+// silently loses entries under static linking.
+//
+// Invariants (tests/strategies/registry_test.cpp): names are unique within a kind; every entry
+// has a description and a paper with its year; a parameter has choices, a whole-number range or
+// a range text; an entry's `what` matches its kind.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "costmodel/activation_memory.hpp"
+#include "costmodel/diagnostics.hpp"
+#include "strategies/scenario.hpp"
+
+namespace parasim::strat {
+
+struct StagePlan;
+struct ScheduleShape;
+struct ZeroBubbleOrder;
+
+// The kinds of strategy a scenario chooses one of, in the order `parasim list` prints them.
+enum class EntryKind : std::uint8_t {
+  kSchedule,         // parallel.schedule
+  kTpPlacement,      // parallel.tp_placement
+  kContextParallel,  // parallel.cp_variant (with cp > 1)
+  kSharding,         // parallel.zero_stage
+  kOptimizer,        // optimizer.name (+ stacking for DASH)
+  kAttention,        // training.attention
+  kRecompute,        // training.recompute
+  kFramework,        // training.framework
+};
+inline constexpr EntryKind kAllEntryKinds[] = {
+    EntryKind::kSchedule,  EntryKind::kTpPlacement, EntryKind::kContextParallel,
+    EntryKind::kSharding,  EntryKind::kOptimizer,   EntryKind::kAttention,
+    EntryKind::kRecompute, EntryKind::kFramework};
+
+// A validation rule: appends every problem of `scenario` it finds to `d`, each with the JSON
+// path of the field a user should change. Rules never throw and never stop at the first problem.
+using Rule = void (*)(const Scenario& scenario, cost::Diagnostics& d);
+
+// One parameter a scenario may set for an entry.
+struct ParameterSpec {
+  std::string path;           // JSON path in a scenario: "/parallel/chunks"
+  std::string unit;           // "" (a name, a flag or a count without unit), "bytes", "GPUs", ...
+  std::string default_value;  // as written in a scenario ("1", "perf", "25 MB"), or how it is found
+  std::vector<std::string> choices;  // the legal values of a string parameter, in schema order
+  std::int64_t min = 0;       // the legal range of a whole-number parameter (is_whole_number())
+  std::int64_t max = -1;
+  std::string range_text;     // the legal range of anything else ("true or false", "1 B to 1 TB")
+  std::string meaning;        // one line
+  // Run when the scenario's chosen entry of this kind does not take this parameter (for example
+  // paci_mode with a schedule other than paci); null when setting it is harmless then.
+  Rule when_not_taken = nullptr;
+
+  bool is_whole_number() const { return min <= max; }
+  std::string key() const { return path.substr(path.rfind('/') + 1); }
+  // "a, b, c", "MIN to MAX" or range_text.
+  std::string legal_values() const;
+};
+
+// Builds a schedule's item order for one stage: what pipeline_schedule.hpp's stage_plan runs.
+using StageOrder = void (*)(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
+                            StagePlan& plan);
+
+// What a schedule entry builds and how it behaves (pipeline_schedule.hpp reads these).
+struct ScheduleTraits {
+  PipelineSchedule id = PipelineSchedule::kOneFOneB;
+  StageOrder order = nullptr;
+  bool asynchronous = false;            // no flush; stage-local optimizer steps
+  bool splits_weight_gradient = false;  // backward split into B and W (zero bubble)
+  bool searched = false;                // order from zero_bubble_search.hpp
+  int searched_memory_multiple = 0;     // the search's memory limit in p x M_B (zb-1p 1, zb-2p 2)
+  bool stashes_weights = false;         // a micro-batch's backward uses its forward's weights
+};
+
+struct PlacementTraits {
+  TpPlacement id = TpPlacement::kMegatron;
+  bool low_rank = false;        // places the low-rank pairs of a model with "low_rank"
+  bool folds_sequence = false;  // also shards the sequence over tp (TSP): a layout, not only a placement
+};
+
+struct ContextParallelTraits {
+  bool allgather = false;  // ParallelSpec::cp_allgather
+};
+
+struct ShardingTraits {
+  int zero_stage = 0;
+};
+
+struct OptimizerTraits {
+  OptimizerKind kind = OptimizerKind::kAdamW;
+  Stacking stacking = Stacking::kNone;
+};
+
+struct FrameworkTraits {};  // framework presets are their own table (framework_presets.hpp)
+
+using EntryTraits = std::variant<ScheduleTraits, PlacementTraits, ContextParallelTraits,
+                                 ShardingTraits, OptimizerTraits, AttentionKind, cost::Recompute,
+                                 FrameworkTraits>;
+
+struct Entry {
+  EntryKind kind = EntryKind::kSchedule;
+  std::string name;         // unique in its kind: what `list`, `compare` and `plan` call it
+  std::string value;        // what a scenario writes for it ("dash" for dash-layer, "3" for zero-3)
+  std::string description;  // one line
+  std::string paper;        // citation with its year and arXiv id
+  std::vector<ParameterSpec> parameters;  // the parameters only this entry (or its family) takes
+  std::vector<Rule> rules;  // run when a scenario chooses this entry
+  std::string builder;      // the function that builds it, for readers ("layer_program.cpp: ...")
+  EntryTraits traits;
+};
+
+}  // namespace parasim::strat

@@ -1,0 +1,38 @@
+#pragma once
+// parasim::strat schedule families — what several schedule entries share: the zero-bubble
+// schedules' optimizer post-validation parameter (Qi et al. 2024, arXiv 2401.10241, sec. 4) and
+// the asynchronous schedules' rules (stage-local optimizer steps: PipeDream, PipeDream-2BW,
+// PACI). Internal to strategies/registry/.
+
+#include <string>
+#include <vector>
+
+#include "strategies/registry/entry.hpp"
+
+namespace parasim::strat {
+
+// parallel.optimizer_post_validation, defaulting to `default_value` ("true" or "false").
+ParameterSpec post_validation_parameter(const std::string& default_value,
+                                        const std::string& meaning);
+
+// Rules of every asynchronous schedule: AdamW only, dp = 1 and zero_stage 0.
+std::vector<Rule> asynchronous_rules();
+
+// The item orders of the schedules (pipeline_schedule.cpp; zero_bubble_search.hpp for the
+// searched ones), in StageOrder's signature.
+void gpipe_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
+                       StagePlan& plan);
+void one_f_one_b_stage_order(const ScheduleShape& shape, int stage,
+                             const ZeroBubbleOrder* searched, StagePlan& plan);
+void interleaved_stage_order(const ScheduleShape& shape, int stage,
+                             const ZeroBubbleOrder* searched, StagePlan& plan);
+void zb_h1_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
+                       StagePlan& plan);
+void zb_h2_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
+                       StagePlan& plan);
+void searched_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
+                          StagePlan& plan);
+void asynchronous_stage_order(const ScheduleShape& shape, int stage,
+                              const ZeroBubbleOrder* searched, StagePlan& plan);
+
+}  // namespace parasim::strat

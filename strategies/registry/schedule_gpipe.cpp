@@ -1,0 +1,19 @@
+// GPipe (Huang et al. 2019, arXiv 1811.06965): all forwards, then all backwards.
+#include "strategies/registry/schedule_family.hpp"
+#include "strategies/registry/schedule_list.hpp"
+
+namespace parasim::strat {
+
+Entry gpipe_schedule() {
+  Entry e;
+  e.kind = EntryKind::kSchedule;
+  e.name = e.value = "gpipe";
+  e.description = "all forwards, then all backwards; bubble (P-1)/(m+P-1); m activation sets per "
+                  "stage";
+  e.paper = "Huang et al. 2019, GPipe, arXiv 1811.06965";
+  e.builder = "pipeline_schedule.cpp: gpipe";
+  e.traits = ScheduleTraits{.id = PipelineSchedule::kGpipe, .order = gpipe_stage_order};
+  return e;
+}
+
+}  // namespace parasim::strat
