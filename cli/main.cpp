@@ -246,9 +246,9 @@ int main(int argc, char** argv) {
       ->default_val(16);
   plan->add_option("--max-simulate", pl.max_simulate, "Simulate at most N candidates")
       ->default_val(64);
-  plan->add_option("--threads", pl.threads, "Threads per process (default: every core, divided "
-                                            "among the ranks of a node under mpirun); the output "
-                                            "is the same for any count");
+  plan->add_option("--threads", pl.threads, "Threads per process (default: every core; under "
+                                            "mpirun the screen's divided among a node's ranks); "
+                                            "the output is the same for any count");
   plan->add_option("--max-candidates", pl.max_candidates,
                    "Refuse a space larger than N candidates (exit 2)")
       ->default_val(1e8);

@@ -109,12 +109,12 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     po.top = o.top;
     po.max_simulate = o.max_simulate;
     po.headroom = o.headroom;
-    // Default: every core, shared by the ranks of this node.
+    // Default: the screen on every core, shared by the ranks of this node; the simulate tier
+    // (rank 0 alone, the other ranks done) on every core.
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int ranks_here = group == nullptr ? 1 : std::max(1, group->ranks_per_node());
-    po.threads =
-        o.threads > 0
-            ? o.threads
-            : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks_here);
+    po.threads = o.threads > 0 ? o.threads : std::max(1, cores / ranks_here);
+    po.simulate_threads = o.threads > 0 ? o.threads : cores;
     po.keep_all = !o.json.empty();
     po.keep = o.keep;
     const bool terminal = root && o.progress && isatty(STDERR_FILENO) == 1;

@@ -225,7 +225,7 @@ std::optional<PlanResult> run_plan_shared(const strat::Scenario& base, const Sea
   res.rejects.closest_memory = std::move(tally->closest);
   res.kept = std::move(tally->kept);
   res.screen_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  const int threads = std::max(1, o.threads);
+  const int threads = std::max(1, o.simulate_threads > 0 ? o.simulate_threads : o.threads);
   std::mutex error_mutex;
   std::exception_ptr error;
   std::vector<std::thread> pool;

@@ -35,6 +35,7 @@ struct PlanOptions {
   int max_simulate = 64;      // --max-simulate
   double headroom = 0.05;     // --headroom: peak <= HBM x (1 - headroom)
   int threads = 1;            // --threads
+  int simulate_threads = 0;   // the simulate tier's (0: threads)
   bool keep_all = false;      // keep every feasible screened candidate (for --json)
   std::size_t keep = 0;       // with keep_all: at most this many (0: all), best first
   // Called now and then with (screened, total) and (simulated, to simulate); may be empty.
