@@ -59,6 +59,11 @@ int launcher_world_size() {
   return open_mpi > 0 ? open_mpi : environment_int("PMI_SIZE");
 }
 
+int launcher_rank() {
+  return std::getenv("OMPI_COMM_WORLD_RANK") != nullptr ? environment_int("OMPI_COMM_WORLD_RANK")
+                                                        : environment_int("PMI_RANK");
+}
+
 std::unique_ptr<ProcessGroup> open_process_group() {
   const MpiPlugin& p = plugin();
   if (p.table == nullptr) {

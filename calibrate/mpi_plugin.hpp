@@ -23,6 +23,9 @@ namespace parasim::calib {
 // The size of the MPI job this process was launched in, from the launcher's environment (0 when
 // it was not launched by mpirun / mpiexec).
 int launcher_world_size();
+// This process's rank in that job, from the same environment (OMPI_COMM_WORLD_RANK or PMI_RANK;
+// 0 when not launched by one): which rank speaks before MPI is up.
+int launcher_rank();
 
 // The cpu backend's collectives (cpu_collectives.hpp), run by the plugin over `group`, which
 // must have MPI (group.has_mpi()). Throws std::runtime_error when the measurement fails.

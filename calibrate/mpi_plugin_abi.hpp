@@ -1,7 +1,7 @@
 #pragma once
 // The entry point of libparasim_mpi.so, the MPI process group that parasim loads with dlopen
-// (plugin_library.hpp) only when a command opens a process group (open_process_group(): today
-// `calibrate`), so that no other command maps Open MPI's libraries.
+// (plugin_library.hpp) only when a command opens a process group (open_process_group():
+// `calibrate`, and `plan` under mpirun), so that no other command maps Open MPI's libraries.
 //
 // Like the CUDA plugin's (cuda_plugin_abi.hpp): one unmangled function, parasim_mpi_plugin(),
 // returns a table that starts with a ParasimPluginHeader the loader checks; the table passes C++
@@ -19,7 +19,7 @@
 namespace parasim::calib {
 class ProcessGroup;
 
-inline constexpr int kMpiPluginAbi = 1;
+inline constexpr int kMpiPluginAbi = 2;  // 2: ProcessGroup::gather
 inline constexpr const char* kMpiPluginEntry = "parasim_mpi_plugin";
 inline constexpr const char* kMpiPluginFile = "libparasim_mpi.so";
 

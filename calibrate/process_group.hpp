@@ -61,6 +61,10 @@ class ProcessGroup {
   virtual std::vector<double> max(const std::vector<double>& values) const = 0;
   // True on every rank when `value` is true on every rank.
   virtual bool all(bool value) const = 0;
+  // Every rank's `bytes` on rank 0, in rank order (its own first); an empty list on the other
+  // ranks, which do not wait for rank 0 to receive. Any length (sent in pieces under MPI's int
+  // counts).
+  virtual std::vector<std::string> gather(const std::string& bytes) const = 0;
 
  protected:
   ProcessGroup() = default;
@@ -70,8 +74,8 @@ class ProcessGroup {
 // The process group of this run (mpi_plugin.cpp): the MPI group of libparasim_mpi.so when that
 // plugin loads, otherwise a group of one saying why (mpi_plugin.hpp has the rules). Loads the
 // plugin and initialises MPI (the first call in a process); commands that do not measure never
-// call it, so they never map Open MPI nor initialise it. The function any later command that
-// runs under mpirun (the planner) calls to get its ranks.
+// call it, so they never map Open MPI nor initialise it. `parasim plan` calls it only when it
+// was started by an MPI launcher as one of several ranks (cli/plan_command.cpp).
 // Throws ProcessGroupUnavailable when this process was started by an MPI launcher as one of
 // several ranks but MPI cannot be used (mpi_plugin.hpp), std::runtime_error when MPI fails.
 std::unique_ptr<ProcessGroup> open_process_group();

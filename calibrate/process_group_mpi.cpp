@@ -1,8 +1,11 @@
 // The MPI process group (calibrate/mpi_process_group.hpp).
 #include <mpi.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "calibrate/mpi_process_group.hpp"
 
@@ -30,6 +33,7 @@ class MpiProcessGroup final : public ProcessGroup {
   void broadcast(void* data, std::size_t size) const override;
   std::vector<double> max(const std::vector<double>& values) const override;
   bool all(bool value) const override;
+  std::vector<std::string> gather(const std::string& bytes) const override;
 };
 
 MpiProcessGroup::MpiProcessGroup() {
@@ -89,6 +93,39 @@ bool MpiProcessGroup::all(bool value) const {
   int mine = value ? 1 : 0, every = 0;
   check(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, world()), "MPI_Allreduce");
   return every == 1;
+}
+
+// Point to point, rank by rank: the length (8 bytes), then the bytes in pieces of at most
+// kPiece, so that a length past MPI's int counts needs no special case.
+constexpr std::size_t kPiece = std::size_t{1} << 30;
+constexpr int kGatherTag = 7103;
+
+std::vector<std::string> MpiProcessGroup::gather(const std::string& bytes) const {
+  if (rank() != 0) {
+    const unsigned long long length = bytes.size();
+    check(MPI_Send(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, kGatherTag, world()), "MPI_Send");
+    for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+      const int n = static_cast<int>(std::min(kPiece, bytes.size() - at));
+      check(MPI_Send(bytes.data() + at, n, MPI_BYTE, 0, kGatherTag, world()), "MPI_Send");
+    }
+    return {};
+  }
+  std::vector<std::string> all_bytes{bytes};
+  for (int from = 1; from < size(); ++from) {
+    unsigned long long length = 0;
+    check(MPI_Recv(&length, 1, MPI_UNSIGNED_LONG_LONG, from, kGatherTag, world(),
+                   MPI_STATUS_IGNORE),
+          "MPI_Recv");
+    std::string received(static_cast<std::size_t>(length), '\0');
+    for (std::size_t at = 0; at < received.size(); at += kPiece) {
+      const int n = static_cast<int>(std::min(kPiece, received.size() - at));
+      check(MPI_Recv(received.data() + at, n, MPI_BYTE, from, kGatherTag, world(),
+                     MPI_STATUS_IGNORE),
+            "MPI_Recv");
+    }
+    all_bytes.push_back(std::move(received));
+  }
+  return all_bytes;
 }
 
 }  // namespace

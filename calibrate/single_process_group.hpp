@@ -20,6 +20,7 @@ class SingleProcessGroup final : public ProcessGroup {
   void broadcast(void* /*data*/, std::size_t /*size*/) const override {}
   std::vector<double> max(const std::vector<double>& values) const override { return values; }
   bool all(bool value) const override { return value; }
+  std::vector<std::string> gather(const std::string& bytes) const override { return {bytes}; }
 
  private:
   std::string no_mpi_reason_;

@@ -217,7 +217,8 @@ int main(int argc, char** argv) {
       "Search every way to train SCENARIO's model on its cluster (dp x tp x pp x cp, sequence "
       "parallel, interleaving, schedule, micro-batch, recompute, ZeRO, attention, placement, "
       "optimizer implementation), screen them analytically, simulate the best and print a ranked "
-      "table; the scenario's parallel section is shown as \"yours\" (docs/planner.md)");
+      "table; the scenario's parallel section is shown as \"yours\". Under mpirun -np K the "
+      "ranks share the screen and rank 0 writes what one process would (docs/planner.md)");
   plan->add_option("scenario", pl.scenario, "Scenario JSON file; its \"search\" section "
                                             "narrows or widens the space")
       ->required()
@@ -245,8 +246,9 @@ int main(int argc, char** argv) {
       ->default_val(16);
   plan->add_option("--max-simulate", pl.max_simulate, "Simulate at most N candidates")
       ->default_val(64);
-  plan->add_option("--threads", pl.threads, "Threads (default: every core); the output is the "
-                                            "same for any count");
+  plan->add_option("--threads", pl.threads, "Threads per process (default: every core; under "
+                                            "mpirun the screen's divided among a node's ranks); "
+                                            "the output is the same for any count");
   plan->add_option("--max-candidates", pl.max_candidates,
                    "Refuse a space larger than N candidates (exit 2)")
       ->default_val(1e8);

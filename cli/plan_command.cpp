@@ -1,12 +1,23 @@
+// `parasim plan` (docs/planner.md). Under `mpirun -np K` (K > 1: the launcher's environment,
+// calib::launcher_world_size) it opens calibrate's MPI process group (the MPI plugin, loaded only
+// then) and gives the planner its share of the space (planner/space_share.hpp); rank 0 alone
+// checks and writes the outputs and speaks, the others write nothing, not even errors. Before
+// the search every rank learns the largest exit code of the set-up (ProcessGroup::max), so a
+// rank that stopped (bad input, an output refused on rank 0) stops all of them with one code.
 #include "cli/plan_command.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
+#include "calibrate/mpi_plugin.hpp"
+#include "calibrate/process_group.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
@@ -17,8 +28,36 @@
 #include "strategies/scenario_parser.hpp"
 
 namespace parasim::cli {
+namespace {
 
-int run_plan_command(const PlanCommandOptions& o, std::ostream& out, std::ostream& err) {
+// The largest of every rank's `code` on every rank (`code` itself for one process). Called once
+// per rank, before the search, so no rank waits in the gather for one that stopped.
+int agree(const calib::ProcessGroup* group, int code) {
+  if (group == nullptr) return code;
+  return static_cast<int>(group->max({static_cast<double>(code)}).front());
+}
+
+// The planner's view of the ranks (one process without a group).
+plan::SpaceShare space_share(const calib::ProcessGroup* group) {
+  plan::SpaceShare share;
+  if (group == nullptr) return share;
+  share.rank = group->rank();
+  share.size = group->size();
+  share.gather = [group](const std::string& bytes) { return group->gather(bytes); };
+  return share;
+}
+
+int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ostream& out,
+         std::ostream& err) {
+  const bool root = group == nullptr || group->rank() == 0;
+  bool agreed = false;
+  auto stop = [&agreed, group](int code) {
+    if (!agreed) {
+      agreed = true;
+      agree(group, code);
+    }
+    return code;
+  };
   try {
     if (o.top < 1 || o.max_simulate < 1) {
       throw CommandLineError("--top and --max-simulate take a whole number of 1 or more");
@@ -30,8 +69,10 @@ int run_plan_command(const PlanCommandOptions& o, std::ostream& out, std::ostrea
     if (json_file.is_stdout() && plan_file.is_stdout()) {
       throw OutputError("--json and --out would both write to standard output", kExitBadInput);
     }
-    json_file.check_target();
-    plan_file.check_target();
+    if (root) {  // the other ranks never touch the outputs
+      json_file.check_target();
+      plan_file.check_target();
+    }
     check_input_file(o.scenario);
     if (!o.profile.empty()) check_input_file(o.profile);
     const strat::Scenario base = strat::load_scenario(o.scenario);
@@ -68,11 +109,15 @@ int run_plan_command(const PlanCommandOptions& o, std::ostream& out, std::ostrea
     po.top = o.top;
     po.max_simulate = o.max_simulate;
     po.headroom = o.headroom;
-    po.threads = o.threads > 0 ? o.threads
-                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Default: the screen on every core, shared by the ranks of this node; the simulate tier
+    // (rank 0 alone, the other ranks done) on every core.
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int ranks_here = group == nullptr ? 1 : std::max(1, group->ranks_per_node());
+    po.threads = o.threads > 0 ? o.threads : std::max(1, cores / ranks_here);
+    po.simulate_threads = o.threads > 0 ? o.threads : cores;
     po.keep_all = !o.json.empty();
     po.keep = o.keep;
-    const bool terminal = o.progress && isatty(STDERR_FILENO) == 1;
+    const bool terminal = root && o.progress && isatty(STDERR_FILENO) == 1;
     const auto start = std::chrono::steady_clock::now();
     if (terminal) {
       po.progress = [&err, start](const char* tier, std::uint64_t done, std::uint64_t total) {
@@ -83,7 +128,16 @@ int run_plan_command(const PlanCommandOptions& o, std::ostream& out, std::ostrea
             << std::flush;
       };
     }
-    const plan::PlanResult r = plan::run_plan(base, space, costs, po);
+    agreed = true;
+    if (const int code = agree(group, kExitOk); code != kExitOk) {
+      err << "parasim plan: another rank stopped before the search (exit code " << code
+          << "); nothing written\n";
+      return code;
+    }
+    const std::optional<plan::PlanResult> shared =
+        plan::run_plan_shared(base, space, costs, po, space_share(group));
+    if (!shared) return kExitOk;  // not rank 0: its share is with rank 0
+    const plan::PlanResult& r = *shared;
     if (terminal) err << "\r" << std::string(60, ' ') << "\r" << std::flush;
 
     const std::string text_out = format_plan_text(base, r, o.timings);
@@ -104,17 +158,38 @@ int run_plan_command(const PlanCommandOptions& o, std::ostream& out, std::ostrea
     return kExitOk;
   } catch (const OutputError& e) {
     err << e.what() << "\n";
-    return e.exit_code();
+    return stop(e.exit_code());
   } catch (const CommandLineError& e) {
     err << "parasim plan: " << e.what() << "\n";
-    return kExitBadInput;
+    return stop(kExitBadInput);
   } catch (const cost::InputError& e) {
     err << e.what();
-    return kExitBadInput;
+    return stop(kExitBadInput);
   } catch (const std::exception& e) {
     err << o.scenario << ": " << e.what() << "\n";
+    return stop(kExitFailure);
+  }
+}
+
+}  // namespace
+
+int run_plan_command(const PlanCommandOptions& o, std::ostream& out, std::ostream& err) {
+  // One process unless a launcher started several: a plain `parasim plan` never loads MPI.
+  if (calib::launcher_world_size() <= 1) return plan(o, nullptr, out, err);
+  const bool speaks = calib::launcher_rank() == 0;
+  std::unique_ptr<calib::ProcessGroup> group;
+  try {
+    group = calib::open_process_group();
+  } catch (const calib::ProcessGroupUnavailable& e) {
+    if (speaks) err << "parasim plan: cannot share the search among the ranks: " << e.what() << "\n";
+    return kExitNoDevice;
+  } catch (const std::exception& e) {
+    if (speaks) err << "parasim plan: cannot start the process group: " << e.what() << "\n";
     return kExitFailure;
   }
+  std::ostream silent(nullptr);  // the other ranks' text goes nowhere
+  const bool root = group->rank() == 0;
+  return plan(o, group.get(), root ? out : silent, root ? err : silent);
 }
 
 }  // namespace parasim::cli

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "sim/engine.hpp"
 #include "strategies/scenario_parser.hpp"
@@ -16,38 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool better(const Screened& a, const Screened& b) {
-  if (a.estimate.step_s != b.estimate.step_s) return a.estimate.step_s < b.estimate.step_s;
-  return a.index < b.index;
-}
-bool lighter(const Screened& a, const Screened& b) {
-  if (a.estimate.peak_bytes != b.estimate.peak_bytes) {
-    return a.estimate.peak_bytes < b.estimate.peak_bytes;
-  }
-  return a.index < b.index;
-}
-
-// The n best of a list kept as a max-heap by `less`.
-template <typename Less>
-void push_bounded(std::vector<Screened>& heap, const Screened& s, std::size_t n, Less less) {
-  if (n == 0) return;
-  if (heap.size() < n) {
-    heap.push_back(s);
-    std::push_heap(heap.begin(), heap.end(), less);
-  } else if (less(s, heap.front())) {
-    std::pop_heap(heap.begin(), heap.end(), less);
-    heap.back() = s;
-    std::push_heap(heap.begin(), heap.end(), less);
-  }
-}
-
-struct Accumulator {
-  std::array<std::uint64_t, static_cast<std::size_t>(Reason::kCount)> counts{};
-  std::uint64_t feasible = 0;
-  std::vector<Screened> best, closest, kept;
-};
-
-constexpr std::uint64_t kBlock = 4096;
 constexpr std::size_t kClosest = 5;
 
 std::vector<double> ranks(const std::vector<double>& x) {
@@ -117,31 +87,32 @@ Simulated simulate_scenario(const strat::Scenario& sc, const Screened& s, const 
   return out;
 }
 
-PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const CostModels& costs,
-                    const PlanOptions& o) {
-  PlanResult res;
-  res.space_size = space.size();
-  res.hbm_bytes = costs.by_gpus.begin()->second->device().hbm_capacity.value;
-  res.limit_bytes = res.hbm_bytes * (1.0 - o.headroom);
-  const std::size_t best_n = static_cast<std::size_t>(std::max(o.top, o.max_simulate));
+namespace {
+
+// The screen over this share's blocks, on the options' threads; the tally finished.
+ScreenTally screen_share(const strat::Scenario& base, const SearchSpace& space,
+                         const CostModels& costs, const PlanOptions& o, const SpaceShare& share,
+                         const TallyBounds& bounds, double limit_bytes) {
   const strat::PipelineSchedule first_schedule = space.schedules.front();
   const int threads = std::max(1, o.threads);
   const bool none_searched = std::find(space.recomputes.begin(), space.recomputes.end(),
                                        cost::Recompute::kNone) != space.recomputes.end();
-  std::vector<Accumulator> acc(static_cast<std::size_t>(threads));
+  const std::uint64_t total = space.size();
+  const std::uint64_t blocks = SpaceShare::blocks(total);
+  const std::uint64_t share_total = share.candidates_of_share(total);
+  std::vector<ScreenTally> tallies(static_cast<std::size_t>(threads));
   std::atomic<std::uint64_t> next{0}, done{0};
-  const std::uint64_t total = res.space_size;
-  const auto t0 = Clock::now();
   std::mutex error_mutex;
   std::exception_ptr error;
   auto worker = [&](int id) {
     try {
-      Accumulator& a = acc[static_cast<std::size_t>(id)];
+      ScreenTally& a = tallies[static_cast<std::size_t>(id)];
       Screen screen(base, costs);
       for (;;) {
-        const std::uint64_t begin = next.fetch_add(kBlock);
-        if (begin >= total) break;
-        const std::uint64_t end = std::min(total, begin + kBlock);
+        const std::uint64_t block = share.block(next.fetch_add(1));
+        if (block >= blocks) break;
+        const std::uint64_t begin = block * kShareBlock;
+        const std::uint64_t end = std::min(total, begin + kShareBlock);
         for (std::uint64_t i = begin; i < end; ++i) {
           Screened s;
           s.index = i;
@@ -155,27 +126,19 @@ PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const
           s.estimate = screen.estimate(s.candidate);
           if (s.estimate.schedule_refused) {
             ++a.counts[static_cast<std::size_t>(Reason::kScheduleMemory)];
-            continue;
-          }
-          if (s.estimate.peak_bytes > res.limit_bytes) {
-            ++a.counts[static_cast<std::size_t>(Reason::kMemory)];
-            push_bounded(a.closest, s, kClosest, lighter);
-            continue;
-          }
-          ++a.feasible;
-          push_bounded(a.best, s, best_n, better);
-          if (o.keep_all) {
-            if (o.keep == 0) a.kept.push_back(s);
-            else push_bounded(a.kept, s, o.keep, better);
+          } else if (s.estimate.peak_bytes > limit_bytes) {
+            a.add_memory_reject(s, bounds);
+          } else {
+            a.add_feasible(s, bounds);
           }
         }
         const std::uint64_t d = done.fetch_add(end - begin) + (end - begin);
-        if (id == 0 && o.progress) o.progress("screened", d, total);
+        if (id == 0 && o.progress) o.progress("screened", d, share_total);
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
-      next.store(total);
+      next.store(blocks);  // past every share's last block
     }
   };
   std::vector<std::thread> pool;
@@ -183,21 +146,89 @@ PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const
   worker(0);
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
-  for (const Accumulator& a : acc) {
-    for (std::size_t k = 0; k < a.counts.size(); ++k) res.rejects.counts[k] += a.counts[k];
-    res.feasible += a.feasible;
-    res.best.insert(res.best.end(), a.best.begin(), a.best.end());
-    res.rejects.closest_memory.insert(res.rejects.closest_memory.end(), a.closest.begin(),
-                                      a.closest.end());
-    res.kept.insert(res.kept.end(), a.kept.begin(), a.kept.end());
+  ScreenTally tally;
+  for (const ScreenTally& a : tallies) tally.merge(a);
+  tally.finish(bounds);
+  return tally;
+}
+
+// Several ranks: each sends its tally to rank 0 (a failure as its message, so rank 0 never waits
+// for a rank that stopped), which merges them. Rank 0 gets the whole space's tally; the others,
+// nothing. A rank's own exception is rethrown after the exchange.
+std::optional<ScreenTally> gather_tallies(const SpaceShare& share, const TallyBounds& bounds,
+                                          const std::function<ScreenTally()>& screen) {
+  ScreenTally mine;
+  std::exception_ptr own_error;
+  try {
+    mine = screen();
+  } catch (const std::exception& e) {
+    own_error = std::current_exception();
+    mine = ScreenTally{};
+    mine.error = e.what();
   }
-  std::sort(res.best.begin(), res.best.end(), better);
-  if (res.best.size() > best_n) res.best.resize(best_n);
-  std::sort(res.rejects.closest_memory.begin(), res.rejects.closest_memory.end(), lighter);
-  if (res.rejects.closest_memory.size() > kClosest) res.rejects.closest_memory.resize(kClosest);
-  std::sort(res.kept.begin(), res.kept.end(), better);
-  if (o.keep > 0 && res.kept.size() > o.keep) res.kept.resize(o.keep);
+  const std::vector<std::string> all = share.gather(encode(mine));
+  if (own_error) std::rethrow_exception(own_error);
+  if (share.rank != 0) return std::nullopt;
+  if (all.size() != static_cast<std::size_t>(share.size)) {
+    throw std::runtime_error("the ranks' gather returned " + std::to_string(all.size()) +
+                             " tallies for " + std::to_string(share.size) + " ranks");
+  }
+  ScreenTally tally = std::move(mine);
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    const ScreenTally other = decode_tally(all[r]);
+    if (!other.error.empty()) {
+      throw std::runtime_error("rank " + std::to_string(r) + " failed: " + other.error);
+    }
+    tally.merge(other);
+  }
+  tally.finish(bounds);
+  return tally;
+}
+
+}  // namespace
+
+PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const CostModels& costs,
+                    const PlanOptions& o) {
+  return *run_plan_shared(base, space, costs, o, SpaceShare{});
+}
+
+std::optional<PlanResult> run_plan_shared(const strat::Scenario& base, const SearchSpace& space,
+                                          const CostModels& costs, const PlanOptions& o,
+                                          const SpaceShare& share) {
+  if (share.size < 1 || share.rank < 0 || share.rank >= share.size ||
+      (share.size > 1 && !share.gather)) {
+    throw std::invalid_argument("a space share needs 0 <= rank < size and, for several, a gather");
+  }
+  PlanResult res;
+  res.space_size = space.size();
+  res.hbm_bytes = costs.by_gpus.begin()->second->device().hbm_capacity.value;
+  res.limit_bytes = res.hbm_bytes * (1.0 - o.headroom);
+  TallyBounds bounds;
+  bounds.best = static_cast<std::size_t>(std::max(o.top, o.max_simulate));
+  bounds.closest = kClosest;
+  bounds.keep_all = o.keep_all;
+  bounds.keep = o.keep;
+  const auto t0 = Clock::now();
+  auto screen_mine = [&]() {
+    return screen_share(base, space, costs, o, share, bounds, res.limit_bytes);
+  };
+  std::optional<ScreenTally> tally;
+  if (share.size == 1) {
+    tally = screen_mine();
+  } else {
+    tally = gather_tallies(share, bounds, screen_mine);
+    if (!tally) return std::nullopt;
+  }
+  res.rejects.counts = tally->counts;
+  res.feasible = tally->feasible;
+  res.best = std::move(tally->best);
+  res.rejects.closest_memory = std::move(tally->closest);
+  res.kept = std::move(tally->kept);
   res.screen_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  const int threads = std::max(1, o.simulate_threads > 0 ? o.simulate_threads : o.threads);
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  std::vector<std::thread> pool;
 
   // The simulate tier.
   const auto t1 = Clock::now();
@@ -225,7 +256,6 @@ PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const
       next_sim.store(chosen.size());
     }
   };
-  pool.clear();
   for (int t = 1; t < threads; ++t) pool.emplace_back(sim_worker, t);
   sim_worker(0);
   for (auto& t : pool) t.join();

@@ -9,7 +9,9 @@
 // peak is over HBM x (1 - headroom), is reported as rejected and not ranked.
 //
 // Threads share the index space in blocks; every accumulator is ordered by (figure, index), so
-// the result is the same whatever the thread count.
+// the result is the same whatever the thread count (screen_tally.hpp). Processes (MPI ranks)
+// share it the same way (space_share.hpp): each screens its blocks, rank 0 merges the tallies,
+// which gives it exactly the one-process tally, and runs the simulate tier alone.
 
 #include <array>
 #include <cstdint>
@@ -20,7 +22,9 @@
 
 #include "planner/rules.hpp"
 #include "planner/screen.hpp"
+#include "planner/screen_tally.hpp"
 #include "planner/search_space.hpp"
+#include "planner/space_share.hpp"
 #include "strategies/step_report.hpp"
 
 namespace parasim::plan {
@@ -31,16 +35,11 @@ struct PlanOptions {
   int max_simulate = 64;      // --max-simulate
   double headroom = 0.05;     // --headroom: peak <= HBM x (1 - headroom)
   int threads = 1;            // --threads
+  int simulate_threads = 0;   // the simulate tier's (0: threads)
   bool keep_all = false;      // keep every feasible screened candidate (for --json)
   std::size_t keep = 0;       // with keep_all: at most this many (0: all), best first
   // Called now and then with (screened, total) and (simulated, to simulate); may be empty.
   std::function<void(const char* tier, std::uint64_t done, std::uint64_t total)> progress;
-};
-
-struct Screened {
-  std::uint64_t index = 0;
-  Candidate candidate;
-  Estimate estimate;
 };
 
 struct Simulated {
@@ -79,6 +78,15 @@ struct PlanResult {
 // count of the space (the CLI makes them; all from the same profile).
 PlanResult run_plan(const strat::Scenario& base, const SearchSpace& space, const CostModels& costs,
                     const PlanOptions& options);
+
+// The same with the space shared among `share.size` processes, every one calling it with the
+// same arguments but its own rank: each screens its share on `options.threads` threads (progress
+// counts its own share); rank 0 gathers the tallies, simulates and returns exactly run_plan's
+// result; the other ranks return nullopt once their tally is sent. A rank's failure reaches rank
+// 0 as a std::runtime_error naming the rank; no rank waits on a rank that failed.
+std::optional<PlanResult> run_plan_shared(const strat::Scenario& base, const SearchSpace& space,
+                                          const CostModels& costs, const PlanOptions& options,
+                                          const SpaceShare& share);
 
 // Simulates one candidate (symmetric) and fills the figures; used by run_plan and the tests.
 Simulated simulate_candidate(const strat::Scenario& base, const Screened& s,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../support/test_support.hpp"
+#include "calibrate/mpi_plugin_abi.hpp"
 #include "cli/commands.hpp"
 #include "tests/cli/sanitizer_env.hpp"
 #include "tests/cli/shell_command.hpp"
@@ -340,7 +341,8 @@ TEST_CASE("plugins: calibrate loads the MPI plugin; without it, one process or e
     CHECK_MESSAGE(
         out.find("the MPI plugin " + (kOtherBuildPluginDir / "libparasim_mpi.so").string() +
                  " comes from another parasim build (plugin ABI 999, parasim "
-                 "0.0.0-other; this parasim " PARASIM_VERSION " needs ABI 1)") != std::string::npos,
+                 "0.0.0-other; this parasim " PARASIM_VERSION " needs ABI " +
+                 std::to_string(calib::kMpiPluginAbi) + ")") != std::string::npos,
         out);
     CHECK_FALSE(fs::exists(profile));
   }
