@@ -39,7 +39,7 @@
 #include "costmodel/profile.hpp"
 #include "sim/engine.hpp"
 #include "sim/task_graph.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
 #include "strategies/workload_builder.hpp"
 

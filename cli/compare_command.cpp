@@ -19,7 +19,7 @@
 #include "cli/svg_sweep.hpp"
 #include "costmodel/profile.hpp"
 #include "sim/engine.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::cli {
 namespace {

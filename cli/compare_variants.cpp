@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cli/option_list.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::cli {
 namespace {

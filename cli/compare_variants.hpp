@@ -17,7 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "costmodel/diagnostics.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::cli {
 
@@ -27,10 +27,10 @@ inline constexpr const char* kDefaultSchedules =
     "1f1b,interleaved-1f1b,zb-h1,zb-h2,pipedream,pipedream-2bw,paci";
 
 // Range of a --seq-lens item: the scenario format's range for model.seq_len
-// (strategies/scenario_parser.cpp, read_model: 1 to 2^24 tokens).
+// (strategies/input/scenario_parser.cpp, read_model: 1 to 2^24 tokens).
 inline constexpr long long kMaxSeqLen = 1LL << 24;
 // Range of a layout degree N or M: the scenario format's range for parallel.tp and parallel.cp
-// (strategies/scenario_parser.cpp, read_parallel: 1 to 4096).
+// (strategies/input/scenario_parser.cpp, read_parallel: 1 to 4096).
 inline constexpr long long kMaxLayoutDegree = 1 << 12;
 // Range of an optimizer spec's BLOCK: the scenario format's optimizer.block_size (16 to 65536).
 inline constexpr long long kMinBlockSize = 16;

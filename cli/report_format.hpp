@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 #include "strategies/step_report.hpp"
 
 namespace parasim::cli {

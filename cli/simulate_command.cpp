@@ -16,7 +16,7 @@
 #include "planner/plan_scenario.hpp"
 #include "sim/engine.hpp"
 #include "sim/trace.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
 #include "strategies/workload_builder.hpp"
 

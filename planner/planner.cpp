@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "sim/engine.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 #include "strategies/workload_builder.hpp"
 
 namespace parasim::plan {

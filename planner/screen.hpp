@@ -63,7 +63,7 @@
 #include "planner/host_timing.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layer_program.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::plan {
 

@@ -52,7 +52,7 @@
 
 #include "costmodel/cost_model.hpp"
 #include "costmodel/eager_issue.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {
 

@@ -39,7 +39,7 @@
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/collective_cost.hpp"
 #include "costmodel/cost_model.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "costmodel/cost_model.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {
 

@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {
 

@@ -7,7 +7,7 @@
 // Tensor-parallel groups are therefore packed inside nodes whenever tp <= gpus_per_node.
 
 #include "costmodel/collective_cost.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {
 

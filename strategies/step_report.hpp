@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "sim/engine.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 #include "strategies/workload_builder.hpp"
 
 namespace parasim::strat {

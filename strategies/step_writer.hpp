@@ -13,7 +13,7 @@
 #include "costmodel/cost_model.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layer_program.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::strat::detail {
 

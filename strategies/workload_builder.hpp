@@ -29,8 +29,8 @@
 #include "costmodel/cost_model.hpp"
 #include "sim/workload.hpp"
 #include "strategies/pipeline_schedule.hpp"
-#include "strategies/scenario.hpp"
-#include "strategies/workload_estimate.hpp"
+#include "strategies/input/scenario.hpp"
+#include "strategies/input/workload_estimate.hpp"
 
 namespace parasim::strat {
 

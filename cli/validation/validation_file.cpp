@@ -12,7 +12,7 @@
 
 #include "costmodel/diagnostics.hpp"
 #include "costmodel/json_fields.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::validation {
 namespace {

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::validation {
 

@@ -13,7 +13,7 @@
 #include "costmodel/profile.hpp"
 #include "planner/plan_scenario.hpp"
 #include "planner/planner.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 #include "../support/test_support.hpp"
 
 namespace parasim::plan {

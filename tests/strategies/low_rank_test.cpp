@@ -9,7 +9,7 @@
 #include "strategies/framework/host_plan.hpp"
 #include "scenario_builder.hpp"
 #include "strategies/layer_program.hpp"
-#include "strategies/model_presets.hpp"
+#include "strategies/input/model_presets.hpp"
 
 using namespace parasim;
 

@@ -4,7 +4,7 @@
 
 #include "costmodel/cost_model.hpp"
 #include "scenario_builder.hpp"
-#include "strategies/model_presets.hpp"
+#include "strategies/input/model_presets.hpp"
 #include "strategies/optimizer_shampoo.hpp"
 
 using namespace parasim;

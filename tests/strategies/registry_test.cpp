@@ -4,7 +4,7 @@
 
 #include "costmodel/activation_memory.hpp"
 #include "strategies/registry.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 using namespace parasim;
 

@@ -5,8 +5,8 @@
 #include "sim/engine.hpp"
 #include "strategies/step_report.hpp"
 #include "strategies/workload_builder.hpp"
-#include "strategies/model_presets.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/model_presets.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::test {
 

@@ -11,7 +11,7 @@
 
 #include "equal_stages.hpp"
 #include "strategies/layer_program.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 using namespace parasim;
 using strat::PipelineSchedule;

@@ -11,7 +11,7 @@
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
 #include "strategies/layer_program.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
 #include "strategies/workload_builder.hpp"
 

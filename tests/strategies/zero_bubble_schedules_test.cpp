@@ -14,7 +14,7 @@
 #include "equal_stages.hpp"
 #include "strategies/layer_program.hpp"
 #include "strategies/pipeline_schedule.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 using namespace parasim;
 using strat::ItemKind;

@@ -19,7 +19,7 @@
 #include "costmodel/hardware.hpp"
 #include "costmodel/units.hpp"
 #include "strategies/framework/framework_presets.hpp"
-#include "strategies/model.hpp"
+#include "strategies/input/model.hpp"
 
 namespace parasim::strat {
 

@@ -1,4 +1,4 @@
-#include "strategies/model.hpp"
+#include "strategies/input/model.hpp"
 
 namespace parasim::strat {
 

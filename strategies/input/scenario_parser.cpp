@@ -1,4 +1,4 @@
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 #include <fmt/format.h>
 
@@ -13,8 +13,8 @@
 #include "costmodel/kernel_efficiency_json.hpp"
 #include "costmodel/json_fields.hpp"
 #include "strategies/framework/framework_json.hpp"
-#include "strategies/model_presets.hpp"
-#include "strategies/stage_layers_json.hpp"
+#include "strategies/input/model_presets.hpp"
+#include "strategies/input/stage_layers_json.hpp"
 
 namespace parasim::strat {
 namespace {

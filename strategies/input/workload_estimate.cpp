@@ -1,4 +1,4 @@
-#include "strategies/workload_estimate.hpp"
+#include "strategies/input/workload_estimate.hpp"
 
 #include <fmt/format.h>
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "strategies/model.hpp"
+#include "strategies/input/model.hpp"
 
 namespace parasim::strat {
 

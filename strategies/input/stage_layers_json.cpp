@@ -1,4 +1,4 @@
-#include "strategies/stage_layers_json.hpp"
+#include "strategies/input/stage_layers_json.hpp"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 
 #include "costmodel/diagnostics.hpp"
 #include "costmodel/json_fields.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {
 
