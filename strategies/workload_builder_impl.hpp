@@ -18,7 +18,7 @@
 
 #include "costmodel/model_state_memory.hpp"
 #include "strategies/framework/host_plan.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizer_adamw.hpp"
 #include "strategies/optimizer_shampoo.hpp"
 #include "strategies/pipeline_schedule.hpp"

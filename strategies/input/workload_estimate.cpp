@@ -6,7 +6,7 @@
 
 #include "costmodel/cost_model.hpp"
 #include "costmodel/units.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizer_shampoo.hpp"
 #include "strategies/pipeline_schedule.hpp"
 

@@ -8,7 +8,7 @@
 #include "costmodel/cost_model.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "scenario_builder.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/input/model_presets.hpp"
 
 using namespace parasim;

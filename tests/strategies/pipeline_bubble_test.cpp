@@ -9,7 +9,7 @@
 #include "costmodel/cost_model.hpp"
 #include "equal_stages.hpp"
 #include "sim/engine.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/step_report.hpp"
 #include "strategies/workload_builder.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "equal_stages.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
 using namespace parasim;

@@ -10,7 +10,7 @@
 #include "costmodel/cost_model.hpp"
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
 #include "strategies/workload_builder.hpp"

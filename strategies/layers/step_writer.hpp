@@ -12,7 +12,7 @@
 #include "costmodel/attention_cost.hpp"
 #include "costmodel/cost_model.hpp"
 #include "strategies/framework/host_plan.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/input/scenario.hpp"
 
 namespace parasim::strat::detail {

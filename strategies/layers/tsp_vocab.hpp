@@ -19,7 +19,7 @@
 // V 32000, h 4096, D 8) are not counted.
 
 #include "costmodel/cost_model.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {

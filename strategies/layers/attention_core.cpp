@@ -1,4 +1,4 @@
-#include "strategies/attention_core.hpp"
+#include "strategies/layers/attention_core.hpp"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "strategies/tsp_vocab.hpp"
+#include "strategies/layers/tsp_vocab.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "strategies/step_writer.hpp"
+#include "strategies/layers/step_writer.hpp"
 
 namespace parasim::strat {
 namespace {

@@ -36,7 +36,7 @@
 #include <string_view>
 #include <vector>
 
-#include "strategies/step_writer.hpp"
+#include "strategies/layers/step_writer.hpp"
 
 namespace parasim::strat::detail {
 

@@ -1,10 +1,10 @@
-#include "strategies/tsp_layer.hpp"
+#include "strategies/layers/tsp_layer.hpp"
 
 #include <fmt/format.h>
 
 #include <string>
 
-#include "strategies/step_writer.hpp"
+#include "strategies/layers/step_writer.hpp"
 
 namespace parasim::strat {
 namespace {

@@ -1,13 +1,13 @@
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 #include <cmath>
 #include <utility>
 
-#include "strategies/attention_core.hpp"
-#include "strategies/low_rank_layer.hpp"
-#include "strategies/tsp_layer.hpp"
-#include "strategies/tsp_vocab.hpp"
-#include "strategies/step_writer.hpp"
+#include "strategies/layers/attention_core.hpp"
+#include "strategies/layers/low_rank_layer.hpp"
+#include "strategies/layers/tsp_layer.hpp"
+#include "strategies/layers/tsp_vocab.hpp"
+#include "strategies/layers/step_writer.hpp"
 
 namespace parasim::strat {
 namespace {

@@ -24,7 +24,7 @@
 // down-projection would need (the scheme BOOST describes lists none).
 
 #include "costmodel/cost_model.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {

@@ -23,7 +23,7 @@
 // FlashAttention's backward and every GEMM's two gradients.
 
 #include "costmodel/cost_model.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 #include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {

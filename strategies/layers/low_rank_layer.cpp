@@ -1,11 +1,11 @@
-#include "strategies/low_rank_layer.hpp"
+#include "strategies/layers/low_rank_layer.hpp"
 
 #include <array>
 #include <string>
 #include <vector>
 
-#include "strategies/attention_core.hpp"
-#include "strategies/step_writer.hpp"
+#include "strategies/layers/attention_core.hpp"
+#include "strategies/layers/step_writer.hpp"
 
 namespace parasim::strat {
 namespace {
