@@ -7,7 +7,7 @@
 #include "planner/rules.hpp"
 #include "strategies/optimizer_adamw.hpp"
 #include "strategies/optimizer_shampoo.hpp"
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 #include "strategies/rank_layout.hpp"
 
 namespace parasim::plan {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 #include "strategies/registry.hpp"
 
 namespace parasim::plan {

@@ -12,7 +12,7 @@
 // Streams per device: compute, host (the framework's host thread, strategies/framework/: it
 // issues every GPU op, host_emission.cpp), tp-comm, dp-comm, and per model chunk pp-recv-fwd,
 // pp-recv-bwd, pp-send-fwd, pp-send-bwd. Links per device: intra-node egress and ingress, NIC egress and
-// ingress. Pipeline items follow strategies/pipeline_schedule.hpp; asynchronous schedules run
+// ingress. Pipeline items follow strategies/schedules/pipeline_schedule.hpp; asynchronous schedules run
 // several global batches back to back (async_steps) with stage-local optimizer steps.
 //
 // Data parallel: gradients are reduced in buckets of parallel.dp_bucket (PyTorch DDP's scheme,
@@ -28,7 +28,7 @@
 
 #include "costmodel/cost_model.hpp"
 #include "sim/workload.hpp"
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 #include "strategies/input/scenario.hpp"
 #include "strategies/input/workload_estimate.hpp"
 

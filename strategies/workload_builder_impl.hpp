@@ -21,10 +21,10 @@
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizer_adamw.hpp"
 #include "strategies/optimizer_shampoo.hpp"
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 #include "strategies/rank_layout.hpp"
 #include "strategies/workload_builder.hpp"
-#include "strategies/zero_bubble_search.hpp"
+#include "strategies/schedules/zero_bubble_search.hpp"
 
 namespace parasim::strat::detail {
 

@@ -8,7 +8,7 @@
 #include "costmodel/units.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizer_shampoo.hpp"
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::strat {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "equal_stages.hpp"
 #include "strategies/layers/layer_program.hpp"
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
 using namespace parasim;

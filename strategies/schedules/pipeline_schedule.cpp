@@ -1,10 +1,10 @@
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "strategies/zero_bubble_search.hpp"
+#include "strategies/schedules/zero_bubble_search.hpp"
 
 namespace parasim::strat {
 namespace {

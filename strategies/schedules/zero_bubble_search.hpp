@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "sim/time.hpp"
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::strat {
 

@@ -1,4 +1,4 @@
-#include "strategies/zero_bubble_search.hpp"
+#include "strategies/schedules/zero_bubble_search.hpp"
 
 #include <algorithm>
 #include <array>
