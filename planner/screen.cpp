@@ -5,8 +5,8 @@
 
 #include "costmodel/model_state_memory.hpp"
 #include "planner/rules.hpp"
-#include "strategies/optimizer_adamw.hpp"
-#include "strategies/optimizer_shampoo.hpp"
+#include "strategies/optimizers/optimizer_adamw.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 #include "strategies/rank_layout.hpp"
 

@@ -1,6 +1,6 @@
 // Workload builder: data parallelism (gradient buckets, ZeRO 1-3) and the optimizer step.
-#include "strategies/optimizer_adamw.hpp"
-#include "strategies/optimizer_shampoo.hpp"
+#include "strategies/optimizers/optimizer_adamw.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {

@@ -7,7 +7,7 @@
 #include "costmodel/cost_model.hpp"
 #include "costmodel/units.hpp"
 #include "strategies/layers/layer_program.hpp"
-#include "strategies/optimizer_shampoo.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::strat {

@@ -9,7 +9,7 @@
 #include "../support/test_support.hpp"
 #include "costmodel/profile.hpp"
 #include "scenario_builder.hpp"
-#include "strategies/optimizer_shampoo.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/input/workload_estimate.hpp"
 

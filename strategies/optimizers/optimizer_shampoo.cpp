@@ -1,4 +1,4 @@
-#include "strategies/optimizer_shampoo.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include "costmodel/compute_cost.hpp"
 #include "costmodel/eager_issue.hpp"
-#include "strategies/inverse_root_ops.hpp"
-#include "strategies/optimizer_adamw.hpp"
+#include "strategies/optimizers/inverse_root_ops.hpp"
+#include "strategies/optimizers/optimizer_adamw.hpp"
 
 namespace parasim::strat {
 namespace {

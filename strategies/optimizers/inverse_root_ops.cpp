@@ -1,4 +1,4 @@
-#include "strategies/inverse_root_ops.hpp"
+#include "strategies/optimizers/inverse_root_ops.hpp"
 
 namespace parasim::strat {
 namespace {
