@@ -41,7 +41,7 @@
 #include "sim/task_graph.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 #ifndef PARASIM_SOURCE_DIR
 #define PARASIM_SOURCE_DIR "."

@@ -5,7 +5,7 @@
 #include "cli/compare_variants.hpp"
 #include "sim/engine.hpp"
 #include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::cli {
 

@@ -18,7 +18,7 @@
 #include "sim/trace.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::cli {
 namespace {

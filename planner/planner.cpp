@@ -9,7 +9,7 @@
 
 #include "sim/engine.hpp"
 #include "strategies/input/scenario_parser.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::plan {
 namespace {

@@ -8,7 +8,7 @@
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
-#include "strategies/rank_layout.hpp"
+#include "strategies/workload/rank_layout.hpp"
 
 namespace parasim::plan {
 namespace {

@@ -28,7 +28,7 @@
 
 #include "sim/engine.hpp"
 #include "strategies/input/scenario.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::strat {
 

@@ -26,7 +26,7 @@
 
 #include "cli/validation/validation_file.hpp"
 #include "costmodel/profile.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::validation {
 

@@ -1,7 +1,7 @@
 // Workload builder: data parallelism (gradient buckets, ZeRO 1-3) and the optimizer step.
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
-#include "strategies/workload_builder_impl.hpp"
+#include "strategies/workload/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
 

@@ -84,7 +84,7 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
         if (v == last) w += steps_of(head.weight_grad);
       }
       const double transfers = (v > 0 ? 2 : 0) + (v < last ? 2 : 0);
-      // Host ops (strategies/host_emission.cpp): one per item, one more after every sync point
+      // Host ops (strategies/workload/host_emission.cpp): one per item, one more after every sync point
       // (the layer's, the item's start and end, its receive); an asynchronous schedule's syncs
       // do not split its host ops (pipeline_emission.cpp, host_syncs_wait_).
       const auto& fc = sc.training.framework.counts;

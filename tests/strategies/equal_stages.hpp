@@ -9,7 +9,7 @@
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
 #include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::test {
 

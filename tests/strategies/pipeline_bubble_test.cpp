@@ -11,7 +11,7 @@
 #include "sim/engine.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
 

@@ -9,7 +9,7 @@
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
 

@@ -22,8 +22,8 @@
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
-#include "strategies/rank_layout.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/rank_layout.hpp"
+#include "strategies/workload/workload_builder.hpp"
 #include "strategies/schedules/zero_bubble_search.hpp"
 
 namespace parasim::strat::detail {

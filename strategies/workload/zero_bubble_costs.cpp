@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "costmodel/diagnostics.hpp"
-#include "strategies/workload_builder_impl.hpp"
+#include "strategies/workload/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
 namespace {

@@ -3,7 +3,7 @@
 // pipeline item (its micro-batch's and transfers' host work, then its steps), then the step's
 // data-parallel reduction and optimizer. Syncs close the open host op; the next one waits for
 // the GPU op issued last (the drain) and starts with the syncs' cost.
-#include "strategies/workload_builder_impl.hpp"
+#include "strategies/workload/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
 

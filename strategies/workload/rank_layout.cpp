@@ -1,4 +1,4 @@
-#include "strategies/rank_layout.hpp"
+#include "strategies/workload/rank_layout.hpp"
 
 #include <map>
 

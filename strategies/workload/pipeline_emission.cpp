@@ -1,7 +1,7 @@
 // Workload builder: pipeline items per stage (queues, gates, cross-item dependencies) and the point-to-point transfers between stages.
 #include <optional>
 
-#include "strategies/workload_builder_impl.hpp"
+#include "strategies/workload/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
 

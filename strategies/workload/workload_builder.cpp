@@ -1,5 +1,5 @@
 // Workload builder: devices and links, base memory, layer steps and collectives, build().
-#include "strategies/workload_builder_impl.hpp"
+#include "strategies/workload/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
 
