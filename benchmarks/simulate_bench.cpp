@@ -40,7 +40,7 @@
 #include "sim/engine.hpp"
 #include "sim/task_graph.hpp"
 #include "strategies/input/scenario_parser.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
 #ifndef PARASIM_SOURCE_DIR

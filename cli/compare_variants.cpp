@@ -300,13 +300,4 @@ void add_not_applicable(const std::vector<CompareVariant>& variants, cost::Diagn
   }
 }
 
-std::string not_applicable_text(const CompareVariant& v) {
-  std::string text;
-  for (const auto& p : v.not_applicable) {
-    text += fmt::format("{}{} ({})", text.empty() ? "" : "; ", p.message,
-                        p.json_path.empty() ? "/" : p.json_path);
-  }
-  return text;
-}
-
 }  // namespace parasim::cli

@@ -17,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "costmodel/diagnostics.hpp"
+#include "report/compare/compare_variant.hpp"
 #include "strategies/input/scenario.hpp"
 
 namespace parasim::cli {
@@ -38,15 +39,6 @@ inline constexpr long long kMaxBlockSize = 1 << 16;
 // Range of --chunks: the scenario format's parallel.chunks (1 to 64).
 inline constexpr long long kMaxChunks = 64;
 
-struct CompareVariant {
-  std::string label;   // the item as written: "zb-h1", "btp", "tsp", "tsp@16K", "dash-gpu/..."
-  std::string axis;    // "schedule", "placement", "layout" or "optimizer"
-  std::string layout;  // the --layouts item ("tsp", "tp4xsp2"); empty on the other axes
-  strat::Scenario scenario;
-  std::vector<cost::Problem> not_applicable;  // empty: the variant runs
-  bool applies() const { return not_applicable.empty(); }
-};
-
 struct CompareVariants {
   std::vector<CompareVariant> variants;  // in the order of the command line
   std::string note;                      // said above the table when non-empty (a default taken)
@@ -59,8 +51,5 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
 // Every variant's reasons into `d` as "with AXIS LABEL: message" at their JSON paths (for the
 // exit-2 message when no variant applies or the command line is wrong).
 void add_not_applicable(const std::vector<CompareVariant>& variants, cost::Diagnostics& d);
-
-// "message (/json/path); ..." for a row of the table.
-std::string not_applicable_text(const CompareVariant& variant);
 
 }  // namespace parasim::cli

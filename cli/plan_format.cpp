@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "cli/report_format.hpp"
+#include "report/report_format.hpp"
 #include "planner/plan_scenario.hpp"
 
 namespace parasim::cli {

@@ -21,7 +21,7 @@
 #include "planner/rules.hpp"
 #include "planner/screen.hpp"
 #include "planner/search_space.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 
 namespace parasim::plan {
 

@@ -6,7 +6,7 @@
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
 #include "strategies/layers/layer_program.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;

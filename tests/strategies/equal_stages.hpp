@@ -8,7 +8,7 @@
 #include "costmodel/cost_model.hpp"
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::test {

@@ -10,7 +10,7 @@
 #include "equal_stages.hpp"
 #include "sim/engine.hpp"
 #include "strategies/layers/layer_program.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;

@@ -3,7 +3,7 @@
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/cost_model.hpp"
 #include "sim/engine.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 #include "strategies/workload/workload_builder.hpp"
 #include "strategies/input/model_presets.hpp"
 #include "strategies/input/scenario.hpp"

@@ -12,7 +12,7 @@
 #include "sim/engine.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/input/scenario_parser.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;

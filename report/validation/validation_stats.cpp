@@ -1,4 +1,4 @@
-#include "cli/validation/validation_stats.hpp"
+#include "report/validation/validation_stats.hpp"
 
 #include <algorithm>
 #include <cmath>

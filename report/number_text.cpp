@@ -1,4 +1,4 @@
-#include "cli/number_text.hpp"
+#include "report/number_text.hpp"
 
 #include <fmt/format.h>
 

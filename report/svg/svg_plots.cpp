@@ -1,4 +1,4 @@
-#include "cli/svg_plots.hpp"
+#include "report/svg/svg_plots.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/svg_canvas.hpp"
+#include "report/svg/svg_canvas.hpp"
 
 namespace parasim::cli {
 namespace {

@@ -1,10 +1,10 @@
-#include "cli/report_format.hpp"
+#include "report/report_format.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "cli/number_text.hpp"
+#include "report/number_text.hpp"
 #include "costmodel/units.hpp"
 
 namespace parasim::cli {

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/validation/validation_file.hpp"
+#include "report/validation/validation_file.hpp"
 #include "costmodel/profile.hpp"
 #include "strategies/workload/workload_builder.hpp"
 

@@ -1,4 +1,4 @@
-#include "cli/svg_canvas.hpp"
+#include "report/svg/svg_canvas.hpp"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/compare_row.hpp"
+#include "report/compare/compare_row.hpp"
 
 namespace parasim::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/validation/validation_guard.hpp"
+#include "report/validation/validation_guard.hpp"
 
 #include <fmt/format.h>
 

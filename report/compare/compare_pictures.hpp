@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/compare_row.hpp"
+#include "report/compare/compare_row.hpp"
 
 namespace parasim::cli {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/svg_plots.hpp"
+#include "report/svg/svg_plots.hpp"
 
 namespace parasim::cli::svg {
 

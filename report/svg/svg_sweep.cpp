@@ -1,11 +1,11 @@
-#include "cli/svg_sweep.hpp"
+#include "report/svg/svg_sweep.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "cli/svg_plots.hpp"
+#include "report/svg/svg_plots.hpp"
 
 namespace parasim::cli {
 namespace {

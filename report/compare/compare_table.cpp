@@ -1,10 +1,10 @@
-#include "cli/compare_table.hpp"
+#include "report/compare/compare_table.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "cli/number_text.hpp"
+#include "report/number_text.hpp"
 
 namespace parasim::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "strategies/input/scenario.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 
 namespace parasim::cli {
 

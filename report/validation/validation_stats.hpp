@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/validation/validation_run.hpp"
+#include "report/validation/validation_run.hpp"
 
 namespace parasim::validation {
 

@@ -1,4 +1,4 @@
-#include "cli/validation/validation_file.hpp"
+#include "report/validation/validation_file.hpp"
 
 #include <fmt/format.h>
 

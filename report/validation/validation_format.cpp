@@ -1,4 +1,4 @@
-#include "cli/validation/validation_format.hpp"
+#include "report/validation/validation_format.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // SVG plots: structure (tags balanced, text escaped), one rect per box plus the documented
 // backgrounds, narrow-box merging, size bounds, determinism and the empty cases.
-#include "cli/svg_plots.hpp"
+#include "report/svg/svg_plots.hpp"
 
 #include <doctest/doctest.h>
 

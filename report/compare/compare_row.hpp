@@ -2,9 +2,9 @@
 // parasim::cli compare row — one variant of `parasim compare` and, when it applies, its
 // simulation and report (shared by the table, the pictures and the JSON).
 
-#include "cli/compare_variants.hpp"
+#include "report/compare/compare_variant.hpp"
 #include "sim/engine.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::cli {

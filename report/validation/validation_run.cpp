@@ -1,4 +1,4 @@
-#include "cli/validation/validation_run.hpp"
+#include "report/validation/validation_run.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/time.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 
 namespace parasim::validation {
 namespace {

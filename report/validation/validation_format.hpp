@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/validation/validation_stats.hpp"
+#include "report/validation/validation_stats.hpp"
 
 namespace parasim::validation {
 

@@ -1,12 +1,12 @@
-#include "cli/compare_pictures.hpp"
+#include "report/compare/compare_pictures.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
 
-#include "cli/number_text.hpp"
-#include "cli/svg_plots.hpp"
+#include "report/number_text.hpp"
+#include "report/svg/svg_plots.hpp"
 
 namespace parasim::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 
 #include <algorithm>
 #include <map>
