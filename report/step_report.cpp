@@ -4,14 +4,29 @@
 #include <map>
 #include <tuple>
 
+// make_step_report in named parts, each filling its fields of the StepReport (definitions in
+// step_report.hpp), in this order: what ran, the steady-state window, throughput, bubbles,
+// communication (exposed time and bytes, the collective table, link bytes), staleness and weight
+// versions, memory (which adds the stashed versions), the optimizer step, the host, the critical
+// path.
+
 namespace parasim::strat {
 namespace {
 
 using sim::OpId;
 using sim::Time;
 
+using Intervals = std::vector<std::pair<Time, Time>>;  // sorted [begin, end) spans
+
+// The window the figures of a step are taken over (step_report.hpp, bubble_fraction).
+struct Window {
+  bool steady = false;  // a run over several steps: the steady state after the warm-up
+  Time begin = Time::zero();
+  Time end = Time::zero();
+};
+
 // Length of [a, b) not covered by the sorted, disjoint intervals `busy`.
-double uncovered(Time a, Time b, const std::vector<std::pair<Time, Time>>& busy) {
+double uncovered(Time a, Time b, const Intervals& busy) {
   if (b <= a) return 0;
   Time covered;  // whole picoseconds: a fully covered span gives exactly 0, never -0.0
   auto it = std::lower_bound(busy.begin(), busy.end(), std::make_pair(a, Time::zero()),
@@ -24,82 +39,22 @@ double uncovered(Time a, Time b, const std::vector<std::pair<Time, Time>>& busy)
   return (b - a - covered).to_seconds();
 }
 
-// Staleness per stage (on the stage's first simulated device) and weight versions held.
-void staleness_and_versions(const BuiltWorkload& built, const sim::SimResult& r, StepReport& rep) {
-  const std::size_t stages = static_cast<std::size_t>(built.shape.stages);
-  rep.staleness.assign(stages, {});
-  rep.weight_versions.assign(stages, 1);
-  const bool pinned = built.shape.schedule == PipelineSchedule::kPipeDream2BW;
-  const int group = built.shape.micro_batches;
-  std::vector<sim::DeviceId> device_of_stage(stages, sim::kNone);
-  for (sim::DeviceId d = 0; d < built.devices.size(); ++d) {
-    auto& slot = device_of_stage[static_cast<std::size_t>(built.devices[d].stage)];
-    if (slot == sim::kNone) slot = d;
+// Length of the union of `list` (sorted here).
+double union_length(Intervals& list) {
+  std::sort(list.begin(), list.end());
+  double length = 0;
+  Time covered_to = Time::zero();
+  for (const auto& [lo, hi] : list) {
+    const Time from = sim::max(lo, covered_to);
+    if (hi > from) length += (hi - from).to_seconds();
+    covered_to = sim::max(covered_to, hi);
   }
-  for (std::size_t s = 0; s < stages; ++s) {
-    const sim::DeviceId dev = device_of_stage[s];
-    std::vector<Time> updates;
-    std::map<int, Time> forward_start, backward_start, backward_end;
-    for (const auto& span : built.spans) {
-      if (span.device != dev || span.chunk != 0) continue;
-      switch (span.kind) {
-        case ItemKind::kOptimizer: updates.push_back(r.op_end[span.last]); break;
-        case ItemKind::kForward: forward_start[span.micro_batch] = r.op_start[span.first]; break;
-        case ItemKind::kBackward:
-          backward_start[span.micro_batch] = r.op_start[span.first];
-          backward_end[span.micro_batch] = r.op_end[span.last];
-          break;
-        default: break;
-      }
-    }
-    std::sort(updates.begin(), updates.end());
-    auto version_at = [&](Time t) {
-      return static_cast<int>(std::upper_bound(updates.begin(), updates.end(), t) - updates.begin());
-    };
-    std::map<int, int> version_of;  // micro-batch -> version its forward used
-    for (const auto& [mb, t] : forward_start) {
-      version_of[mb] = pinned ? version_at(forward_start[mb - mb % group]) : version_at(t);
-    }
-    std::map<int, int> histogram;
-    long long total = 0;
-    StageStaleness& out = rep.staleness[s];
-    for (const auto& [mb, t] : backward_start) {
-      const int crossed = version_at(t) - version_of[mb];
-      ++histogram[crossed];
-      total += crossed;
-      out.max = std::max(out.max, crossed);
-    }
-    out.histogram.assign(histogram.begin(), histogram.end());
-    out.mean = backward_start.empty()
-                   ? 0.0
-                   : static_cast<double>(total) / static_cast<double>(backward_start.size());
-    if (!stashes_weights(built.shape.schedule)) continue;
-    // Versions held at once: the live one and every stashed one an in-flight micro-batch needs.
-    // Events in time order, releases before acquisitions at equal times.
-    std::vector<std::tuple<Time, int, int>> events;  // (time, 0 release / 1 update / 2 acquire, version)
-    for (const auto& [mb, t] : forward_start) events.emplace_back(t, 2, version_of[mb]);
-    for (const auto& [mb, t] : backward_end) events.emplace_back(t, 0, version_of[mb]);
-    for (Time t : updates) events.emplace_back(t, 1, 0);
-    std::sort(events.begin(), events.end());
-    std::map<int, int> live;
-    int current = 0, most = 1;
-    for (const auto& [t, what, version] : events) {
-      if (what == 0 && --live[version] == 0) live.erase(version);
-      if (what == 1) ++current;
-      if (what == 2) ++live[version];
-      const int held = static_cast<int>(live.size()) + (live.count(current) ? 0 : 1);
-      most = std::max(most, held);
-    }
-    rep.weight_versions[s] = most;
-  }
+  return length;
 }
 
-}  // namespace
-
-StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
-                            const sim::SimResult& r) {
+void describe_run(const Scenario& sc, const BuiltWorkload& built, const sim::SimResult& r,
+                  StepReport& rep) {
   const sim::Workload& w = built.workload;
-  StepReport rep;
   rep.scenario = sc.name;
   rep.simulated_devices = static_cast<int>(w.device_count());
   rep.full = built.full;
@@ -110,84 +65,90 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   rep.steps_simulated = built.steps.total;
   rep.warmup_steps = built.steps.warmup;
   rep.simulated_time_s = r.makespan.to_seconds();
-  // Steady-state window of runs over several steps (asynchronous schedules, post-validation):
-  // between the ends of stage 0's last gradient pass of the warm-up and of the run (device 0 is
-  // stage 0; the pass is W when the backward is split).
-  const bool steady = built.steps.total > 1;
+  rep.ops = w.op_count();
+  rep.events = r.events_processed;
+  rep.hbm_capacity_bytes = built.device.hbm_capacity.value;
+}
+
+// Steady-state window of runs over several steps (asynchronous schedules, post-validation):
+// between the ends of stage 0's last gradient pass of the warm-up and of the run (device 0 is
+// stage 0; the pass is W when the backward is split); step_time_s over it. One step: its
+// makespan, the window's end set by the bubbles (the pipeline's end).
+Window steady_state_window(const BuiltWorkload& built, const sim::SimResult& r, StepReport& rep) {
+  Window window{built.steps.total > 1, Time::zero(), r.makespan};
+  if (!window.steady) {
+    rep.step_time_s = r.makespan.to_seconds();
+    return window;
+  }
   const ItemKind last_pass = splits_weight_gradient(built.shape.schedule) && !rep.asynchronous
                                  ? ItemKind::kWeightGrad
                                  : ItemKind::kBackward;
-  Time window_begin = Time::zero(), window_end = r.makespan;
-  if (steady) {
-    const int m = built.shape.micro_batches;
-    for (const auto& span : built.spans) {
-      if (span.device != 0 || span.kind != last_pass) continue;
-      if (span.micro_batch == built.steps.warmup * m - 1) window_begin = r.op_end[span.last];
-      if (span.micro_batch == built.steps.total * m - 1) window_end = r.op_end[span.last];
-    }
-    rep.step_time_s = (window_end - window_begin).to_seconds() /
-                      (built.steps.total - built.steps.warmup);
-  } else {
-    rep.step_time_s = r.makespan.to_seconds();
+  const int m = built.shape.micro_batches;
+  for (const auto& span : built.spans) {
+    if (span.device != 0 || span.kind != last_pass) continue;
+    if (span.micro_batch == built.steps.warmup * m - 1) window.begin = r.op_end[span.last];
+    if (span.micro_batch == built.steps.total * m - 1) window.end = r.op_end[span.last];
   }
+  rep.step_time_s = (window.end - window.begin).to_seconds() /
+                    (built.steps.total - built.steps.warmup);
+  return window;
+}
+
+// Tokens per second, model and executed FLOPs, MFU and HFU (against a profile's peak, if any).
+void throughput(const Scenario& sc, const BuiltWorkload& built, StepReport& rep) {
   rep.tokens_per_step = sc.tokens_per_step();
   rep.tokens_per_s = rep.tokens_per_step / rep.step_time_s;
   rep.model_flops_per_step = built.model_flops_per_step.value;
   rep.executed_flops_per_step = built.executed_flops_per_step.value;
-  const double peak = built.device.peak(sc.training.precision).flop_per_s;  // a profile's, if any
+  const double peak = built.device.peak(sc.training.precision).flop_per_s;
   rep.model_tflops_per_gpu = rep.model_flops_per_step / rep.step_time_s / rep.total_gpus / 1e12;
   rep.mfu = rep.model_flops_per_step / rep.step_time_s / rep.total_gpus / peak;
   rep.hfu = rep.executed_flops_per_step / rep.step_time_s / rep.total_gpus / peak;
-  rep.ops = w.op_count();
-  rep.events = r.events_processed;
-  rep.hbm_capacity_bytes = built.device.hbm_capacity.value;
+}
 
-  // Bubbles: idle share of the window.
+// Bubbles: idle share of the window per stage (mean over the stage's simulated devices). A single
+// step's window ends at the end of the last backward pass on any stage.
+void bubbles(const Scenario& sc, const BuiltWorkload& built, const sim::SimResult& r,
+             Window& window, StepReport& rep) {
+  const sim::Workload& w = built.workload;
   Time pipeline_end = Time::zero();
   for (const auto& span : built.spans) {
     if (span.kind != ItemKind::kForward && span.kind != ItemKind::kOptimizer) {
       pipeline_end = sim::max(pipeline_end, r.op_end[span.last]);
     }
   }
-  if (!steady) window_end = pipeline_end;
-  rep.pipeline_time_s = steady ? rep.step_time_s : pipeline_end.to_seconds();
+  if (!window.steady) window.end = pipeline_end;
+  rep.pipeline_time_s = window.steady ? rep.step_time_s : pipeline_end.to_seconds();
   // Busy time is the union of the items' intervals: items of dynamic schedules can overlap
   // (a forward's opening collective runs on the tp stream while an optimizer step finishes).
-  std::vector<std::vector<std::pair<Time, Time>>> intervals(w.device_count());
+  std::vector<Intervals> intervals(w.device_count());
   for (const auto& span : built.spans) {
-    const Time lo = sim::max(window_begin, r.op_start[span.first]);
-    const Time hi = sim::min(window_end, r.op_end[span.last]);
+    const Time lo = sim::max(window.begin, r.op_start[span.first]);
+    const Time hi = sim::min(window.end, r.op_end[span.last]);
     if (hi > lo) intervals[span.device].emplace_back(lo, hi);
   }
-  std::vector<double> busy(w.device_count(), 0.0);
-  for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
-    auto& list = intervals[d];
-    std::sort(list.begin(), list.end());
-    Time covered_to = Time::zero();
-    for (const auto& [lo, hi] : list) {
-      const Time from = sim::max(lo, covered_to);
-      if (hi > from) busy[d] += (hi - from).to_seconds();
-      covered_to = sim::max(covered_to, hi);
-    }
-  }
-  const double window_s = (window_end - window_begin).to_seconds();
-  rep.window_begin_s = window_begin.to_seconds();
-  rep.window_end_s = window_end.to_seconds();
+  const double window_s = (window.end - window.begin).to_seconds();
+  rep.window_begin_s = window.begin.to_seconds();
+  rep.window_end_s = window.end.to_seconds();
   rep.bubble_fraction.assign(static_cast<std::size_t>(sc.parallel.pp), 0.0);
   std::vector<int> per_stage(static_cast<std::size_t>(sc.parallel.pp), 0);
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
     const auto stage = static_cast<std::size_t>(built.devices[d].stage);
-    rep.bubble_fraction[stage] += 1.0 - busy[d] / window_s;
+    rep.bubble_fraction[stage] += 1.0 - union_length(intervals[d]) / window_s;
     ++per_stage[stage];
   }
   for (std::size_t s = 0; s < per_stage.size(); ++s) {
     rep.bubble_fraction[s] /= per_stage[s];
     if (rep.bubble_fraction[s] < 0 && rep.bubble_fraction[s] > -1e-9) rep.bubble_fraction[s] = 0;
   }
+}
 
-  // Exposed communication and bytes.
-  const auto starts = sim::group_start_times(w, r);
-  std::vector<std::vector<std::pair<Time, Time>>> compute_busy(w.device_count());
+// Exposed communication (a group's time from its start while the member's compute stream is
+// idle) and bytes sent, by kind, per step.
+void exposed_communication(const BuiltWorkload& built, const sim::SimResult& r,
+                           const std::vector<Time>& starts, double per_step, StepReport& rep) {
+  const sim::Workload& w = built.workload;
+  std::vector<Intervals> compute_busy(w.device_count());
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
     for (OpId o : w.stream_ops(built.devices[d].compute_stream)) {
       if (r.op_end[o] > r.op_start[o]) compute_busy[d].emplace_back(r.op_start[o], r.op_end[o]);
@@ -204,11 +165,14 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
       rep.exposed_comm_s[kind] += uncovered(starts[g], r.op_end[m], compute_busy[d]);
     }
   }
-  const double per_step = 1.0 / built.steps.total;  // asynchronous runs span several steps
   for (auto& e : rep.exposed_comm_s) e *= per_step / static_cast<double>(w.device_count());
   for (auto& b : rep.comm_bytes) b *= per_step;
+}
 
-  // Collective table, keyed by (kind, op, group size) in a fixed order.
+// Collective table, keyed by (kind, op, group size) in a fixed order; nccl-tests' algbw, busbw.
+void collective_table(const BuiltWorkload& built, const sim::SimResult& r,
+                      const std::vector<Time>& starts, double per_step, StepReport& rep) {
+  const sim::Workload& w = built.workload;
   std::map<std::tuple<int, int, int>, std::pair<CollectiveSummary, double>> table;
   for (sim::GroupId g = 0; g < w.group_count(); ++g) {
     const GroupInfo& info = built.groups[g];
@@ -237,16 +201,114 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     }
     rep.collectives.push_back(row);
   }
-  for (sim::LinkId l = 0; l < w.link_count(); ++l) {
+}
+
+// Bytes sent over intra-node links (NVLink) and NICs by all GPUs, per step.
+void link_bytes(const BuiltWorkload& built, const sim::SimResult& r, double per_step,
+                StepReport& rep) {
+  for (sim::LinkId l = 0; l < built.workload.link_count(); ++l) {
     if (!built.link_is_egress[l]) continue;
     const double bytes = r.link_bytes[l] * built.gpus_per_simulated_device;
     (built.link_is_inter[l] ? rep.link_bytes_inter_node : rep.link_bytes_intra_node) +=
         bytes * per_step;
   }
+}
 
-  staleness_and_versions(built, r, rep);
+// One stage's pipeline items on its first simulated device, as times.
+struct StageTimes {
+  std::vector<Time> updates;  // ends of its optimizer steps, sorted
+  std::map<int, Time> forward_start, backward_start, backward_end;  // by micro-batch
+  int version_at(Time t) const {
+    return static_cast<int>(std::upper_bound(updates.begin(), updates.end(), t) - updates.begin());
+  }
+};
 
-  // Memory.
+StageTimes stage_times(const BuiltWorkload& built, const sim::SimResult& r, sim::DeviceId dev) {
+  StageTimes t;
+  for (const auto& span : built.spans) {
+    if (span.device != dev || span.chunk != 0) continue;
+    switch (span.kind) {
+      case ItemKind::kOptimizer: t.updates.push_back(r.op_end[span.last]); break;
+      case ItemKind::kForward: t.forward_start[span.micro_batch] = r.op_start[span.first]; break;
+      case ItemKind::kBackward:
+        t.backward_start[span.micro_batch] = r.op_start[span.first];
+        t.backward_end[span.micro_batch] = r.op_end[span.last];
+        break;
+      default: break;
+    }
+  }
+  std::sort(t.updates.begin(), t.updates.end());
+  return t;
+}
+
+// Updates crossed between each micro-batch's forward (the version it used) and backward start.
+StageStaleness stage_staleness(const StageTimes& t, const std::map<int, int>& version_of) {
+  StageStaleness out;
+  std::map<int, int> histogram;
+  long long total = 0;
+  for (const auto& [mb, start] : t.backward_start) {
+    const int crossed = t.version_at(start) - version_of.at(mb);
+    ++histogram[crossed];
+    total += crossed;
+    out.max = std::max(out.max, crossed);
+  }
+  out.histogram.assign(histogram.begin(), histogram.end());
+  out.mean = t.backward_start.empty()
+                 ? 0.0
+                 : static_cast<double>(total) / static_cast<double>(t.backward_start.size());
+  return out;
+}
+
+// Versions held at once: the live one and every stashed one an in-flight micro-batch needs.
+// Events in time order, releases before acquisitions at equal times.
+int weight_versions_held(const StageTimes& t, const std::map<int, int>& version_of) {
+  std::vector<std::tuple<Time, int, int>> events;  // (time, 0 release / 1 update / 2 acquire, version)
+  for (const auto& [mb, start] : t.forward_start) events.emplace_back(start, 2, version_of.at(mb));
+  for (const auto& [mb, end] : t.backward_end) events.emplace_back(end, 0, version_of.at(mb));
+  for (Time u : t.updates) events.emplace_back(u, 1, 0);
+  std::sort(events.begin(), events.end());
+  std::map<int, int> live;
+  int current = 0, most = 1;
+  for (const auto& [time, what, version] : events) {
+    if (what == 0 && --live[version] == 0) live.erase(version);
+    if (what == 1) ++current;
+    if (what == 2) ++live[version];
+    const int held = static_cast<int>(live.size()) + (live.count(current) ? 0 : 1);
+    most = std::max(most, held);
+  }
+  return most;
+}
+
+// Staleness per stage (on the stage's first simulated device) and weight versions held.
+void staleness_and_versions(const BuiltWorkload& built, const sim::SimResult& r, StepReport& rep) {
+  const std::size_t stages = static_cast<std::size_t>(built.shape.stages);
+  rep.staleness.assign(stages, {});
+  rep.weight_versions.assign(stages, 1);
+  const bool pinned = built.shape.schedule == PipelineSchedule::kPipeDream2BW;
+  const int group = built.shape.micro_batches;
+  std::vector<sim::DeviceId> device_of_stage(stages, sim::kNone);
+  for (sim::DeviceId d = 0; d < built.devices.size(); ++d) {
+    auto& slot = device_of_stage[static_cast<std::size_t>(built.devices[d].stage)];
+    if (slot == sim::kNone) slot = d;
+  }
+  for (std::size_t s = 0; s < stages; ++s) {
+    const StageTimes t = stage_times(built, r, device_of_stage[s]);
+    std::map<int, int> version_of;  // micro-batch -> version its forward used
+    for (const auto& [mb, start] : t.forward_start) {
+      version_of[mb] = pinned ? t.version_at(t.forward_start.at(mb - mb % group))
+                              : t.version_at(start);
+    }
+    rep.staleness[s] = stage_staleness(t, version_of);
+    if (stashes_weights(built.shape.schedule)) {
+      rep.weight_versions[s] = weight_versions_held(t, version_of);
+    }
+  }
+}
+
+// Peak memory per device and its breakdown at the peak; stashed weight versions beyond the live
+// copy (PipeDream, 2BW) sit on top of the ledger.
+void memory(const BuiltWorkload& built, const sim::SimResult& r, StepReport& rep) {
+  const sim::Workload& w = built.workload;
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
     DeviceMemory m;
     m.device = w.device(d).name;
@@ -258,7 +320,6 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
                                      static_cast<double>(r.peak_breakdown_bytes[d][c]));
       if (w.memory_categories()[c] == "weights") weights = m.breakdown_bytes.back().second;
     }
-    // Stashed weight versions beyond the live copy (PipeDream, 2BW) sit on top of the ledger.
     const int versions = rep.weight_versions[static_cast<std::size_t>(m.stage)];
     m.breakdown_bytes.emplace_back("stashed weights", weights * (versions - 1));
     m.peak_bytes += weights * (versions - 1);
@@ -266,10 +327,14 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
     rep.fits_in_hbm = rep.fits_in_hbm && m.fits_in_hbm;
     rep.memory.push_back(std::move(m));
   }
+}
 
-  // The optimizer step on the first device: its compute ops in issue order, by label, then the
-  // all-gather that returns the updated parameters (Shampoo/DASH's update all-gather, ZeRO-1/2's
-  // param all-gather) from its last member's arrival; optimizer_s is their sum.
+// The optimizer step on the first device: its compute ops in issue order, by label, then the
+// all-gather that returns the updated parameters (Shampoo/DASH's update all-gather, ZeRO-1/2's
+// param all-gather) from its last member's arrival; optimizer_s is their sum.
+void optimizer_step(const BuiltWorkload& built, const sim::SimResult& r,
+                    const std::vector<Time>& starts, double per_step, StepReport& rep) {
+  const sim::Workload& w = built.workload;
   auto add_part = [&](const std::string& name, double s) {
     auto it = std::find_if(rep.optimizer_breakdown_s.begin(), rep.optimizer_breakdown_s.end(),
                            [&](const auto& part) { return part.first == name; });
@@ -299,6 +364,13 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   }
   rep.optimizer_host_ops = built.optimizer_host_ops;
   rep.optimizer_host_syncs = built.optimizer_host_syncs;
+}
+
+// The framework's host thread: busy time of the host stream and syncs, per step, mean over the
+// simulated devices.
+void host(const Scenario& sc, const BuiltWorkload& built, const sim::SimResult& r,
+          double per_step, StepReport& rep) {
+  const sim::Workload& w = built.workload;
   rep.framework = sc.training.framework.name;
   for (const SimulatedDevice& dev : built.devices) {
     Time busy;
@@ -308,8 +380,12 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   }
   rep.host_busy_s *= per_step / static_cast<double>(built.devices.size());
   rep.host_syncs_per_step *= per_step / static_cast<double>(built.devices.size());
-  // Consecutive path ops can overlap in time (both members of a transfer are on the path);
-  // each moment is counted once, for the op that ends it.
+}
+
+// Critical path by op category, largest first. Consecutive path ops can overlap in time (both
+// members of a transfer are on the path); each moment is counted once, for the op that ends it.
+void critical_path(const sim::Workload& w, const sim::SimResult& r,
+                   const std::vector<Time>& starts, double per_step, StepReport& rep) {
   std::map<std::string, double> path;
   Time covered_to = Time::zero();
   for (OpId o : r.critical_path) {
@@ -323,6 +399,27 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   rep.critical_path_s.assign(path.begin(), path.end());
   std::stable_sort(rep.critical_path_s.begin(), rep.critical_path_s.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
+}
+
+}  // namespace
+
+StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
+                            const sim::SimResult& r) {
+  StepReport rep;
+  describe_run(sc, built, r, rep);
+  Window window = steady_state_window(built, r, rep);
+  throughput(sc, built, rep);
+  bubbles(sc, built, r, window, rep);
+  const auto starts = sim::group_start_times(built.workload, r);
+  const double per_step = 1.0 / built.steps.total;  // asynchronous runs span several steps
+  exposed_communication(built, r, starts, per_step, rep);
+  collective_table(built, r, starts, per_step, rep);
+  link_bytes(built, r, per_step, rep);
+  staleness_and_versions(built, r, rep);
+  memory(built, r, rep);
+  optimizer_step(built, r, starts, per_step, rep);
+  host(sc, built, r, per_step, rep);
+  critical_path(built.workload, r, starts, per_step, rep);
   return rep;
 }
 
