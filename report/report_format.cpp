@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 
-#include "report/number_text.hpp"
 #include "costmodel/units.hpp"
+#include "report/number_text.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -22,10 +23,8 @@ void line(std::string& out, fmt::format_string<Args...> format, Args&&... args) 
   out += '\n';
 }
 
-}  // namespace
-
-std::string format_text_report(const strat::Scenario& sc, const strat::StepReport& r) {
-  std::string o;
+// The text report's sections, in the order printed, each ending with its blank line but the last.
+void header_section(std::string& o, const strat::Scenario& sc, const strat::StepReport& r) {
   const auto& p = sc.parallel;
   line(o, "parasim simulate: {}", r.scenario);
   line(o, "  model {} ({:.2f} B parameters), {} layers, sequence {}", sc.model.name,
@@ -69,6 +68,9 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
          count_of(r.steps_simulated, "global batch", "global batches"), r.warmup_steps);
   }
   line(o, "");
+}
+
+void step_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
   line(o, "Step");
   line(o, "  step time            {}", seconds(r.step_time_s));
   line(o, "  throughput           {} tokens/s ({} tokens per step)", readable_count(r.tokens_per_s),
@@ -95,6 +97,9 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
        r.step_time_s > 0 ? 100 * r.host_busy_s / r.step_time_s : 0.0,
        grouped_integer(r.host_syncs_per_step), seconds(r.host_critical_path_s));
   line(o, "");
+}
+
+void bubble_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
   line(o, "Bubble fraction per stage (idle share of the pipeline time)");
   std::string bubbles = " ";
   for (std::size_t s = 0; s < r.bubble_fraction.size(); ++s) {
@@ -103,6 +108,9 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
   }
   line(o, "{}", bubbles);
   line(o, "");
+}
+
+void staleness_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
   const bool none_stale = std::all_of(r.staleness.begin(), r.staleness.end(),
                                       [](const strat::StageStaleness& st) { return st.max == 0; }) &&
                           std::all_of(r.weight_versions.begin(), r.weight_versions.end(),
@@ -122,6 +130,9 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
          r.staleness[s].mean, r.weight_versions[s], histogram);
   }
   line(o, "");
+}
+
+void communication_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
   line(o, "Communication per step");
   line(o, "  {:<4} {:>14} {:>22}", "kind", "bytes (cluster)", "exposed per GPU");
   bool any_kind = false;
@@ -136,6 +147,9 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
   line(o, "  by link class: intra-node {}, inter-node (NIC) {}", si(r.link_bytes_intra_node),
        si(r.link_bytes_inter_node));
   line(o, "");
+}
+
+void collectives_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
   if (r.collectives.empty()) {
     line(o, "Collectives: none");
   } else {
@@ -150,6 +164,9 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
          cost::format_bandwidth(cost::Bandwidth{c.busbw_bytes_per_s}));
   }
   line(o, "");
+}
+
+void memory_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
   line(o, "Peak memory per device (HBM {})", gib(r.hbm_capacity_bytes));
   for (const auto& m : r.memory) {
     std::string parts;
@@ -160,9 +177,23 @@ std::string format_text_report(const strat::Scenario& sc, const strat::StepRepor
          m.fits_in_hbm ? "" : "  DOES NOT FIT", parts);
   }
   line(o, "");
+}
+
+void critical_path_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
   line(o, "Critical path by category (largest share first)");
   for (const auto& [cat, s] : r.critical_path_s) {
     line(o, "  {:<10} {:>12}  ({:.1f} %)", cat, seconds(s), 100 * s / r.step_time_s);
+  }
+}
+
+}  // namespace
+
+std::string format_text_report(const strat::Scenario& sc, const strat::StepReport& r) {
+  std::string o;
+  for (auto section : {header_section, step_section, bubble_section, staleness_section,
+                       communication_section, collectives_section, memory_section,
+                       critical_path_section}) {
+    section(o, sc, r);
   }
   return o;
 }
