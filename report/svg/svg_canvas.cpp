@@ -229,3 +229,9 @@ int legend(std::string& o, const std::vector<LegendEntry>& entries, double x0, d
 }
 
 }  // namespace parasim::cli::svg
+
+namespace parasim::cli {
+
+std::string svg_escape(std::string_view text) { return svg::escape(text); }
+
+}  // namespace parasim::cli

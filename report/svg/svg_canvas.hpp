@@ -1,7 +1,8 @@
 #pragma once
-// parasim::cli::svg — the pieces svg_plots.cpp's timeline and memory pictures share (internal to
-// cli/): page constants, box-kind styles, coordinates and text as SVG writes them, the style
-// block, the time axis and the legend. Deterministic: no clock, locale or address enters the text.
+// parasim::cli::svg — the pieces the pictures of report/svg/ share (svg_timeline.cpp,
+// svg_memory.cpp, svg_sweep.cpp; internal to report/): page constants, box-kind styles,
+// coordinates and text as SVG writes them, the style block, the time axis and the legend.
+// Deterministic: no clock, locale or address enters the text.
 
 #include <array>
 #include <cstddef>

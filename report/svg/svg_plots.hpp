@@ -1,6 +1,6 @@
 #pragma once
-// parasim::cli SVG plots — a per-stage timeline and a per-stage memory curve, written as plain SVG
-// 1.1 text with no library. Output is deterministic byte for byte: every coordinate is printed
+// parasim::cli SVG plots — a per-stage timeline (svg_timeline.cpp) and a per-stage memory curve
+// (svg_memory.cpp), written as plain SVG 1.1 text with no library. Output is deterministic byte for byte: every coordinate is printed
 // with at most two decimals (trailing zeros trimmed), element order follows the input, and no
 // clock, locale or address enters the text.
 //
