@@ -1,8 +1,6 @@
 #pragma once
 // parasim::strat pipeline schedules — what each stage (GPU) runs, in which order or by which
 // priority rule, over the micro-batches of one or more optimizer steps.
-// Each schedule's order is one file of strategies/schedules/ behind one interface
-// (schedule_orders.hpp); this header is what the rest of parasim calls.
 //
 // Items: F (forward), B (backward; with a weight-gradient split, only the input gradient), W
 // (weight gradient, zero-bubble schedules only), O (a stage-local optimizer step, asynchronous
