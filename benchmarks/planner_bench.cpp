@@ -17,7 +17,7 @@
 
 #include "costmodel/profile.hpp"
 #include "planner/planner.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace {
 

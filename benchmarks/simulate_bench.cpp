@@ -37,11 +37,11 @@
 
 #include "costmodel/diagnostics.hpp"
 #include "costmodel/profile.hpp"
+#include "report/step_report.hpp"
 #include "sim/engine.hpp"
 #include "sim/task_graph.hpp"
-#include "strategies/scenario_parser.hpp"
-#include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/input/scenario_parser.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 #ifndef PARASIM_SOURCE_DIR
 #define PARASIM_SOURCE_DIR "."

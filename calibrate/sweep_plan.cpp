@@ -12,7 +12,7 @@ using cost::CollectiveKind;
 using cost::Dtype;
 
 constexpr double kKiB = 1024.0, kMiB = kKiB * 1024.0, kGiB = kMiB * 1024.0;
-constexpr int kNewtonIterations = 10;  // the scenario default (strategies/scenario.hpp)
+constexpr int kNewtonIterations = 10;  // the scenario default (strategies/input/scenario.hpp)
 constexpr int kChebyshevDegree = 60;   // the scenario default
 
 constexpr CollectiveKind kKinds[] = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "strategies/workload_estimate.hpp"
+#include "strategies/input/workload_estimate.hpp"
 
 namespace parasim::cli {
 

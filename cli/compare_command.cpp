@@ -7,19 +7,19 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/compare_pictures.hpp"
-#include "cli/compare_row.hpp"
-#include "cli/compare_table.hpp"
 #include "cli/compare_variants.hpp"
-#include "cli/number_text.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
 #include "cli/profile_notes.hpp"
-#include "cli/report_format.hpp"
-#include "cli/svg_sweep.hpp"
 #include "costmodel/profile.hpp"
+#include "report/compare/compare_pictures.hpp"
+#include "report/compare/compare_row.hpp"
+#include "report/compare/compare_table.hpp"
+#include "report/number_text.hpp"
+#include "report/report_format.hpp"
+#include "report/svg/svg_sweep.hpp"
 #include "sim/engine.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "cli/option_list.hpp"
+#include "strategies/input/scenario_parser.hpp"
 #include "strategies/registry/registry.hpp"
-#include "strategies/scenario_parser.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -321,15 +321,6 @@ void add_not_applicable(const std::vector<CompareVariant>& variants, cost::Diagn
       d.add(p.json_path, fmt::format("with {} {}: {}", v.axis, v.label, p.message));
     }
   }
-}
-
-std::string not_applicable_text(const CompareVariant& v) {
-  std::string text;
-  for (const auto& p : v.not_applicable) {
-    text += fmt::format("{}{} ({})", text.empty() ? "" : "; ", p.message,
-                        p.json_path.empty() ? "/" : p.json_path);
-  }
-  return text;
 }
 
 }  // namespace parasim::cli

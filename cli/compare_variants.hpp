@@ -17,7 +17,8 @@
 
 #include "cli/commands.hpp"
 #include "costmodel/diagnostics.hpp"
-#include "strategies/scenario.hpp"
+#include "report/compare/compare_variant.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::cli {
 
@@ -27,22 +28,13 @@ inline constexpr const char* kDefaultSchedules =
     "1f1b,interleaved-1f1b,zb-h1,zb-h2,pipedream,pipedream-2bw,paci";
 
 // Range of a --seq-lens item: the scenario format's range for model.seq_len
-// (strategies/scenario_parser.cpp, read_model: 1 to 2^24 tokens).
+// (strategies/input/scenario_parser.cpp, read_model: 1 to 2^24 tokens).
 inline constexpr long long kMaxSeqLen = 1LL << 24;
 // Range of a layout degree N or M: the scenario format's range for parallel.tp and parallel.cp
-// (strategies/scenario_parser.cpp, read_parallel: 1 to 4096).
+// (strategies/input/scenario_parser.cpp, read_parallel: 1 to 4096).
 inline constexpr long long kMaxLayoutDegree = 1 << 12;
 // Range of --chunks: the scenario format's parallel.chunks (1 to 64).
 inline constexpr long long kMaxChunks = 64;
-
-struct CompareVariant {
-  std::string label;   // the item as written: "zb-h1", "btp", "tsp", "tsp@16K", "dash-gpu/..."
-  std::string axis;    // "schedule", "placement", "layout" or "optimizer"
-  std::string layout;  // the --layouts item ("tsp", "tp4xsp2"); empty on the other axes
-  strat::Scenario scenario;
-  std::vector<cost::Problem> not_applicable;  // empty: the variant runs
-  bool applies() const { return not_applicable.empty(); }
-};
 
 struct CompareVariants {
   std::vector<CompareVariant> variants;  // in the order of the command line
@@ -56,8 +48,5 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
 // Every variant's reasons into `d` as "with AXIS LABEL: message" at their JSON paths (for the
 // exit-2 message when no variant applies or the command line is wrong).
 void add_not_applicable(const std::vector<CompareVariant>& variants, cost::Diagnostics& d);
-
-// "message (/json/path); ..." for a row of the table.
-std::string not_applicable_text(const CompareVariant& variant);
 
 }  // namespace parasim::cli

@@ -1,11 +1,11 @@
 #pragma once
 // parasim::cli limit options — --max-ops, --max-memory and --max-shampoo-blocks, the limits on
-// the work a simulation may take (strategies/workload_estimate.hpp), added to a subcommand
+// the work a simulation may take (strategies/input/workload_estimate.hpp), added to a subcommand
 // (simulate, compare, validate) with --help text that says what each bounds and its default.
 
 #include <CLI/CLI.hpp>
 
-#include "strategies/workload_estimate.hpp"
+#include "strategies/input/workload_estimate.hpp"
 
 namespace parasim::cli {
 

@@ -3,7 +3,7 @@
 #include "cli/commands.hpp"
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/units.hpp"
-#include "strategies/model_presets.hpp"
+#include "strategies/input/model_presets.hpp"
 #include "strategies/registry/registry.hpp"
 
 namespace parasim::cli {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "cli/number_text.hpp"
+#include "report/number_text.hpp"
 
 namespace parasim::cli {
 

@@ -25,7 +25,7 @@
 #include "cli/profile_notes.hpp"
 #include "costmodel/profile.hpp"
 #include "planner/planner.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::cli {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "cli/report_format.hpp"
 #include "planner/plan_scenario.hpp"
+#include "report/report_format.hpp"
 
 namespace parasim::cli {
 namespace {

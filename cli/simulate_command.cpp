@@ -9,16 +9,16 @@
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
 #include "cli/profile_notes.hpp"
-#include "cli/report_format.hpp"
 #include "cli/trace_options.hpp"
-#include "costmodel/units.hpp"
 #include "costmodel/profile.hpp"
+#include "costmodel/units.hpp"
 #include "planner/plan_scenario.hpp"
+#include "report/report_format.hpp"
+#include "report/step_report.hpp"
 #include "sim/engine.hpp"
 #include "sim/trace.hpp"
-#include "strategies/scenario_parser.hpp"
-#include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/input/scenario_parser.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::cli {
 namespace {

@@ -21,7 +21,7 @@
 
 #include "sim/time.hpp"
 #include "sim/trace.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::cli {
 

@@ -10,13 +10,13 @@
 
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
-#include "cli/validation/validation_file.hpp"
-#include "cli/validation/validation_format.hpp"
-#include "cli/validation/validation_guard.hpp"
-#include "cli/validation/validation_run.hpp"
-#include "cli/validation/validation_stats.hpp"
 #include "costmodel/diagnostics.hpp"
 #include "costmodel/profile.hpp"
+#include "report/validation/validation_file.hpp"
+#include "report/validation/validation_format.hpp"
+#include "report/validation/validation_guard.hpp"
+#include "report/validation/validation_run.hpp"
+#include "report/validation/validation_stats.hpp"
 
 namespace parasim::cli {
 

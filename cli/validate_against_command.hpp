@@ -1,6 +1,6 @@
 #pragma once
 // parasim validate-against — parasim's step times against measured training runs
-// (docs/validation.md). The logic is in cli/validation/; this is the command around it.
+// (docs/validation.md). The logic is in report/validation/; this is the command around it.
 //
 // Exit codes: 0 done (and the guard, if given, passed); 2 bad input (a validation file, the
 // profile, the guard or the command line; every problem reported, nothing written); 1 the

@@ -15,7 +15,7 @@
 //   memory_streaming achievable fraction of HBM bandwidth of streaming kernels (STREAM-like
 //                    copy / scale / add / triad), used for every memory-bound kernel: the
 //                    framework's unfused kernels are charged their extra passes explicitly
-//                    (strategies/attention_core.hpp), not a lower bandwidth.
+//                    (strategies/layers/attention_core.hpp), not a lower bandwidth.
 //   flash            FlashAttention's achieved fraction of the 16-bit peak by head dimension and
 //                    sequence length, causal, forward and backward (FLOPs counted as the
 //                    FlashAttention papers count them, attention_cost.hpp).

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::plan {
 

@@ -1,7 +1,7 @@
 #pragma once
 // parasim::plan HostGpu — the screen's view of one device's host thread and GPU compute stream
 // running a sequence of steps, exactly as the engine runs them when nothing else contends
-// (sim/workload.hpp, "Host issue"; strategies/host_emission.cpp issues every GPU op from a host
+// (sim/workload.hpp, "Host issue"; strategies/workload/host_emission.cpp issues every GPU op from a host
 // op): the state is (h, g), the host's time and the GPU's, and each piece of work maps it by
 // max and + only, so a sequence is one 2 x 2 max-plus matrix (Baccelli et al., Synchronization
 // and Linearity, 1992, ch. 3) and L identical layers are its L-th power:

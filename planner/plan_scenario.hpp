@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/candidate.hpp"
-#include "strategies/scenario.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::plan {
 

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "sim/engine.hpp"
-#include "strategies/scenario_parser.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/input/scenario_parser.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::plan {
 namespace {

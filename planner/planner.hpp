@@ -25,7 +25,7 @@
 #include "planner/screen_tally.hpp"
 #include "planner/search_space.hpp"
 #include "planner/space_share.hpp"
-#include "strategies/step_report.hpp"
+#include "report/step_report.hpp"
 
 namespace parasim::plan {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
 namespace {

@@ -5,11 +5,11 @@
 
 #include "costmodel/model_state_memory.hpp"
 #include "planner/rules.hpp"
-#include "strategies/optimizer_adamw.hpp"
-#include "strategies/optimizer_shampoo.hpp"
-#include "strategies/pipeline_schedule.hpp"
-#include "strategies/rank_layout.hpp"
-#include "strategies/zero3_gather_units.hpp"
+#include "strategies/data_parallel/zero3_gather_units.hpp"
+#include "strategies/optimizers/optimizer_adamw.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
+#include "strategies/workload/rank_layout.hpp"
 
 namespace parasim::plan {
 namespace {

@@ -5,7 +5,7 @@
 //
 // Where each figure comes from (no second cost model):
 // - Layer, embedding and head times: the layer programs the builder emits
-//   (strategies/layer_program.hpp), run once per distinct layer shape (tp, sp, cp, micro-batch,
+//   (strategies/layers/layer_program.hpp), run once per distinct layer shape (tp, sp, cp, micro-batch,
 //   recompute, attention, placement, GPU count) and cached; each step list is timed as the
 //   engine runs it without contention: compute blocks in order on the compute stream, each
 //   collective step costed by the cost model's plan for the group (cost::estimate_time, the
@@ -62,8 +62,8 @@
 #include "planner/candidate.hpp"
 #include "planner/host_timing.hpp"
 #include "strategies/framework/host_plan.hpp"
-#include "strategies/layer_program.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 namespace parasim::plan {
 

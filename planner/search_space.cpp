@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
-#include "strategies/pipeline_schedule.hpp"
 #include "strategies/registry/registry.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
 namespace {

@@ -34,7 +34,7 @@
 
 #include "costmodel/diagnostics.hpp"
 #include "planner/candidate.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::plan {
 

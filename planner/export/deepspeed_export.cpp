@@ -9,7 +9,7 @@
 #include <nlohmann/ordered_map.hpp>
 
 #include "planner/export/export_common.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 namespace parasim::exporter {
 namespace {

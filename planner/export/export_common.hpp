@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "planner/export/export_context.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::exporter {
 

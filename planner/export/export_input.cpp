@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "costmodel/json_fields.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::exporter {
 namespace {

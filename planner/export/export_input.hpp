@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::exporter {
 

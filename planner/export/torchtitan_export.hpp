@@ -16,7 +16,7 @@
 
 #include "planner/export/export_context.hpp"
 #include "planner/export/rendered.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::exporter {
 

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 namespace parasim::strat {
 namespace {

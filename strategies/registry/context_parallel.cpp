@@ -2,8 +2,8 @@
 // sequence split over cp ranks holding the same weights; chosen when cp > 1.
 #include <fmt/format.h>
 
-#include "strategies/pipeline_schedule.hpp"
 #include "strategies/registry/kind_lists.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::strat {
 namespace {

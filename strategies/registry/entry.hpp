@@ -21,7 +21,7 @@
 
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/diagnostics.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 namespace parasim::strat {
 

@@ -2,8 +2,8 @@
 // placements, and TSP's folded tensor and sequence parallelism.
 #include <fmt/format.h>
 
-#include "strategies/pipeline_schedule.hpp"
 #include "strategies/registry/kind_lists.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::strat {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "strategies/pipeline_schedule.hpp"
 #include "strategies/registry/registry.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::strat {
 namespace {

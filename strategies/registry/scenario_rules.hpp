@@ -6,8 +6,8 @@
 // first one.
 
 #include "costmodel/diagnostics.hpp"
-#include "strategies/scenario.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::strat {
 

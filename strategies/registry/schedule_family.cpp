@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::strat {
 namespace {

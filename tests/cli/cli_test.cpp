@@ -20,7 +20,7 @@
 
 #include "../support/test_support.hpp"
 #include "costmodel/cluster_presets.hpp"
-#include "strategies/model_presets.hpp"
+#include "strategies/input/model_presets.hpp"
 #include "strategies/registry/registry.hpp"
 
 namespace parasim::cli {

@@ -12,7 +12,7 @@
 
 #include "../support/test_support.hpp"
 #include "cli/commands.hpp"
-#include "cli/compare_pictures.hpp"
+#include "report/compare/compare_pictures.hpp"
 
 using namespace parasim::cli;
 using namespace parasim::test;

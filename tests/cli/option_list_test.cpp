@@ -1,8 +1,8 @@
 // Comma-separated option lists and the whole numbers inside them: exact ranges, no wrap-around.
 #include <doctest/doctest.h>
 
-#include "cli/number_text.hpp"
 #include "cli/option_list.hpp"
+#include "report/number_text.hpp"
 
 using namespace parasim::cli;
 

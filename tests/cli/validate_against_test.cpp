@@ -37,7 +37,7 @@ Run validate_against(const ValidateAgainstOptions& o) {
   return r;
 }
 
-// Statistics computed here, independently of cli/validation/validation_stats.cpp.
+// Statistics computed here, independently of report/validation/validation_stats.cpp.
 struct Expected {
   std::size_t cases = 0, simulated = 0, not_expressible = 0;
   std::vector<double> errors;  // signed, in case order

@@ -1,6 +1,6 @@
 // Tests of validation files with problems: every problem reported at once with the file, the
 // JSON path and (for a scenario) the case id; exit code 2 and no output written.
-#include "cli/validation/validation_file.hpp"
+#include "report/validation/validation_file.hpp"
 
 #include <doctest/doctest.h>
 

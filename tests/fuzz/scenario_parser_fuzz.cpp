@@ -1,4 +1,4 @@
-// libFuzzer harness for the scenario parser (strategies/scenario_parser.hpp): any bytes give a
+// libFuzzer harness for the scenario parser (strategies/input/scenario_parser.hpp): any bytes give a
 // Scenario that passes its own cross-field rules again, or an InputError naming the file and
 // each problem's JSON path (fuzz_check.hpp). Built with -DPARASIM_FUZZ=ON; run by
 // scripts/fuzz.sh.
@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace parasim;

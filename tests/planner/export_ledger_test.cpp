@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "export_test_support.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/scenario.hpp"
 
 using namespace parasim::test;
 using nlohmann::json;

@@ -7,14 +7,14 @@
 #include <set>
 #include <sstream>
 
+#include "../support/test_support.hpp"
 #include "cli/commands.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/plan_format.hpp"
 #include "costmodel/profile.hpp"
 #include "planner/plan_scenario.hpp"
 #include "planner/planner.hpp"
-#include "strategies/scenario_parser.hpp"
-#include "../support/test_support.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::plan {
 namespace {

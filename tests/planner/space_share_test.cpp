@@ -13,7 +13,7 @@
 #include "cli/plan_format.hpp"
 #include "costmodel/profile.hpp"
 #include "planner/planner.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::plan {
 namespace {

@@ -1,5 +1,5 @@
 // The attention core as the framework runs it: unfused Megatron passes and FlashAttention.
-#include "strategies/attention_core.hpp"
+#include "strategies/layers/attention_core.hpp"
 
 #include <doctest/doctest.h>
 

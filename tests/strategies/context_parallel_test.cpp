@@ -3,11 +3,11 @@
 #include <doctest/doctest.h>
 
 #include "costmodel/cost_model.hpp"
+#include "report/step_report.hpp"
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
-#include "strategies/layer_program.hpp"
-#include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/layers/layer_program.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
 

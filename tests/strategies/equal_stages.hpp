@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "costmodel/cost_model.hpp"
+#include "report/step_report.hpp"
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
-#include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::test {
 

@@ -12,7 +12,7 @@
 #include "equal_stages.hpp"
 #include "scenario_builder.hpp"
 #include "strategies/framework/framework_presets.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 using namespace parasim;
 using sim::Time;

@@ -6,7 +6,7 @@
 
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/diagnostics.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 using namespace parasim;
 

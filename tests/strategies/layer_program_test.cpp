@@ -4,7 +4,7 @@
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/cost_model.hpp"
 #include "scenario_builder.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 using namespace parasim;
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "costmodel/cost_model.hpp"
-#include "strategies/framework/host_plan.hpp"
 #include "scenario_builder.hpp"
-#include "strategies/layer_program.hpp"
-#include "strategies/model_presets.hpp"
+#include "strategies/framework/host_plan.hpp"
+#include "strategies/input/model_presets.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 using namespace parasim;
 

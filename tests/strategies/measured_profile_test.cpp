@@ -5,7 +5,7 @@
 
 #include "costmodel/profile.hpp"
 #include "scenario_builder.hpp"
-#include "strategies/optimizer_shampoo.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
 
 using namespace parasim;
 

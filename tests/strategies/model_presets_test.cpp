@@ -1,4 +1,4 @@
-#include "strategies/model_presets.hpp"
+#include "strategies/input/model_presets.hpp"
 
 #include <doctest/doctest.h>
 

@@ -11,7 +11,7 @@
 #include "costmodel/nccl_model.hpp"
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
 

@@ -4,8 +4,8 @@
 
 #include "costmodel/cost_model.hpp"
 #include "scenario_builder.hpp"
-#include "strategies/model_presets.hpp"
-#include "strategies/optimizer_shampoo.hpp"
+#include "strategies/input/model_presets.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
 
 using namespace parasim;
 

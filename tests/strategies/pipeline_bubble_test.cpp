@@ -8,10 +8,10 @@
 
 #include "costmodel/cost_model.hpp"
 #include "equal_stages.hpp"
+#include "report/step_report.hpp"
 #include "sim/engine.hpp"
-#include "strategies/layer_program.hpp"
-#include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/layers/layer_program.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
 

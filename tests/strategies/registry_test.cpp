@@ -4,9 +4,10 @@
 #include <set>
 
 #include "costmodel/activation_memory.hpp"
-#include "strategies/pipeline_schedule.hpp"
+#include "strategies/input/scenario.hpp"
+#include "strategies/input/scenario_parser.hpp"
 #include "strategies/registry/registry.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 using namespace parasim;
 using strat::EntryKind;

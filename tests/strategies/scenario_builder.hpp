@@ -2,11 +2,11 @@
 // Builds small Scenarios in code for the strategy tests, with the invariants of scenario.hpp.
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/cost_model.hpp"
+#include "report/step_report.hpp"
 #include "sim/engine.hpp"
-#include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
-#include "strategies/model_presets.hpp"
-#include "strategies/scenario.hpp"
+#include "strategies/input/model_presets.hpp"
+#include "strategies/input/scenario.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 namespace parasim::test {
 

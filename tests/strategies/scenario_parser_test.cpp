@@ -1,5 +1,5 @@
 #include "../support/test_support.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
 
 #include <doctest/doctest.h>
 
@@ -18,7 +18,7 @@
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/units.hpp"
 #include "strategies/framework/framework_presets.hpp"
-#include "strategies/model_presets.hpp"
+#include "strategies/input/model_presets.hpp"
 
 namespace parasim::strat {
 namespace {

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "equal_stages.hpp"
-#include "strategies/layer_program.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 using namespace parasim;
 using strat::PipelineSchedule;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "equal_stages.hpp"
-#include "strategies/layer_program.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 using namespace parasim;
 using strat::PipelineSchedule;

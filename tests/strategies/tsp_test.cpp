@@ -8,12 +8,12 @@
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/cost_model.hpp"
+#include "report/step_report.hpp"
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
-#include "strategies/layer_program.hpp"
-#include "strategies/scenario_parser.hpp"
-#include "strategies/step_report.hpp"
-#include "strategies/workload_builder.hpp"
+#include "strategies/input/scenario_parser.hpp"
+#include "strategies/layers/layer_program.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
 

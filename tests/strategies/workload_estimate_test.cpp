@@ -1,4 +1,4 @@
-// The work estimate (strategies/workload_estimate.hpp): a close upper bound of the ops the
+// The work estimate (strategies/input/workload_estimate.hpp): a close upper bound of the ops the
 // builder emits for every shipped scenario, symmetric and --full; the shipped scenarios inside
 // the default limits; the oversized cases refused from the estimate alone, before
 // anything is built; Shampoo's block count in closed form equal to the blocks it costs.
@@ -9,9 +9,9 @@
 #include "../support/test_support.hpp"
 #include "costmodel/profile.hpp"
 #include "scenario_builder.hpp"
-#include "strategies/optimizer_shampoo.hpp"
-#include "strategies/scenario_parser.hpp"
-#include "strategies/workload_estimate.hpp"
+#include "strategies/input/scenario_parser.hpp"
+#include "strategies/input/workload_estimate.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
 
 using namespace parasim;
 

@@ -1,4 +1,4 @@
-// ZeRO-3 gathers as the framework issues them (strategies/zero3_gather_units.hpp): per layer one
+// ZeRO-3 gathers as the framework issues them (strategies/data_parallel/zero3_gather_units.hpp): per layer one
 // all-gather of the layer's parameters; per module (DeepSpeed) one per partitioned submodule,
 // tensors at or below the persistence threshold kept whole and never gathered.
 #include <doctest/doctest.h>
@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "scenario_builder.hpp"
+#include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/framework/framework_presets.hpp"
-#include "strategies/layer_program.hpp"
-#include "strategies/zero3_gather_units.hpp"
+#include "strategies/layers/layer_program.hpp"
 
 using namespace parasim;
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "equal_stages.hpp"
-#include "strategies/layer_program.hpp"
-#include "strategies/pipeline_schedule.hpp"
-#include "strategies/scenario_parser.hpp"
+#include "strategies/input/scenario_parser.hpp"
+#include "strategies/layers/layer_program.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 using namespace parasim;
 using strat::ItemKind;

@@ -8,7 +8,7 @@
 
 #include <map>
 
-#include "strategies/zero_bubble_search.hpp"
+#include "strategies/schedules/zero_bubble_search.hpp"
 
 using namespace parasim;
 using strat::ItemKind;

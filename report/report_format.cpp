@@ -1,0 +1,290 @@
+#include "report/report_format.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "costmodel/units.hpp"
+#include "report/number_text.hpp"
+
+namespace parasim::cli {
+namespace {
+
+using cost::Bytes;
+
+std::string seconds(double s) { return cost::format_seconds(s); }
+std::string gib(double bytes) { return cost::format_bytes(Bytes{bytes}); }
+std::string si(double bytes) { return bytes == 0 ? "0 B" : cost::format_bytes_si(Bytes{bytes}); }
+
+template <typename... Args>
+void line(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
+  out += fmt::format(format, std::forward<Args>(args)...);
+  out += '\n';
+}
+
+// The text report's sections, in the order printed, each ending with its blank line but the last.
+void header_section(std::string& o, const strat::Scenario& sc, const strat::StepReport& r) {
+  const auto& p = sc.parallel;
+  line(o, "parasim simulate: {}", r.scenario);
+  line(o, "  model {} ({:.2f} B parameters), {} layers, sequence {}", sc.model.name,
+       static_cast<double>(sc.model.total_params()) / 1e9, sc.model.layers, sc.model.seq_len);
+  line(o, "  cluster {}: {} x {} = {} x {}", sc.cluster.name, count_of(sc.cluster.nodes, "node"),
+       count_of(sc.cluster.gpus_per_node, "GPU"), r.total_gpus, sc.cluster.device.name);
+  line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, ZeRO {}, recompute {}, {}{}", p.dp,
+       p.tp, p.tp_placement == strat::TpPlacement::kTsp ? " (TSP)" : "", p.pp,
+       p.cp > 1 ? fmt::format(" cp {}{}", p.cp, p.cp_allgather ? " (all-gather)" : " (ring)")
+                : std::string(),
+       p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
+       p.chunks > 1 ? fmt::format(" (v = {})", p.chunks) : std::string(),
+       p.zero_stage, cost::recompute_name(sc.training.recompute),
+       cost::dtype_name(sc.training.precision),
+       sc.training.fp32_gradients ? " (fp32 gradients)" : "");
+  line(o, "  batch {} = {} of {} per replica", count_of(sc.training.global_batch, "sequence"),
+       count_of(r.micro_batches, "micro-batch", "micro-batches"), sc.training.micro_batch);
+  if (sc.model.low_rank.enabled()) {
+    line(o, "  low-rank {} ranks {} (attention) / {} (MLP), placement {}",
+         strat::low_rank_variant_name(sc.model.low_rank.variant), sc.model.low_rank.attn_rank,
+         sc.model.low_rank.mlp_rank, strat::tp_placement_name(p.tp_placement));
+  }
+  const auto& opt = sc.optimizer;
+  if (opt.kind == strat::OptimizerKind::kAdamW) {
+    line(o, "  optimizer adamw");
+  } else {
+    line(o, "  optimizer {}: {} x {} at {}{}, blocks of {}, inverse roots every {}, stacking {}",
+         strat::optimizer_name(opt.kind), strat::root_solver_name(opt.solver),
+         count_of(opt.iterations, "iteration"), cost::dtype_name(opt.precision),
+         opt.allow_tf32 ? " (fp32 as TF32)" : "", opt.block_size,
+         opt.precondition_frequency == 1 ? std::string("step")
+                                         : count_of(opt.precondition_frequency, "step"),
+         strat::stacking_name(opt.stacking));
+  }
+  line(o, "  simulated {} of {} ({}), {} ops, {} events", r.simulated_devices,
+       count_of(r.total_gpus, "GPU"), r.full ? "full" : "symmetric",
+       grouped_integer(static_cast<double>(r.ops)), grouped_integer(static_cast<double>(r.events)));
+  if (r.asynchronous) {
+    line(o, "  asynchronous: {} simulated, first {} excluded as warm-up; figures per batch in "
+            "steady state",
+         count_of(r.steps_simulated, "global batch", "global batches"), r.warmup_steps);
+  }
+  line(o, "");
+}
+
+void step_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
+  line(o, "Step");
+  line(o, "  step time            {}", seconds(r.step_time_s));
+  line(o, "  throughput           {} tokens/s ({} tokens per step)", readable_count(r.tokens_per_s),
+       readable_count(r.tokens_per_step));
+  line(o, "  model FLOP/s per GPU {:.1f} TFLOP/s", r.model_tflops_per_gpu);
+  line(o, "  MFU                  {:.1f} %  (HFU, recompute included: {:.1f} %)", 100 * r.mfu,
+       100 * r.hfu);
+  line(o, "  pipeline (to last backward) {}, optimizer step {} (stage 0)",
+       seconds(r.pipeline_time_s), seconds(r.optimizer_s));
+  if (r.optimizer_breakdown_s.size() > 1) {
+    std::string parts;
+    for (const auto& [name, s] : r.optimizer_breakdown_s) {
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", name, seconds(s));
+    }
+    line(o, "  optimizer step = {}", parts);
+  }
+  if (r.optimizer_host_ops > 0) {
+    line(o, "  optimizer host loop: {} ops and {} host syncs per step (stage 0, busiest rank)",
+         r.optimizer_host_ops, r.optimizer_host_syncs);
+  }
+  line(o, "  host ({})      busy {} per step per GPU ({:.1f} % of the step), {} syncs; on the "
+          "critical path {}",
+       r.framework, seconds(r.host_busy_s),
+       r.step_time_s > 0 ? 100 * r.host_busy_s / r.step_time_s : 0.0,
+       grouped_integer(r.host_syncs_per_step), seconds(r.host_critical_path_s));
+  line(o, "");
+}
+
+void bubble_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
+  line(o, "Bubble fraction per stage (idle share of the pipeline time)");
+  std::string bubbles = " ";
+  for (std::size_t s = 0; s < r.bubble_fraction.size(); ++s) {
+    bubbles += fmt::format(" stage {}: {:.1f} %", s, 100 * r.bubble_fraction[s]);
+    if (s + 1 < r.bubble_fraction.size()) bubbles += s % 6 == 5 ? ",\n " : ",";
+  }
+  line(o, "{}", bubbles);
+  line(o, "");
+}
+
+void staleness_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
+  const bool none_stale = std::all_of(r.staleness.begin(), r.staleness.end(),
+                                      [](const strat::StageStaleness& st) { return st.max == 0; }) &&
+                          std::all_of(r.weight_versions.begin(), r.weight_versions.end(),
+                                      [](int v) { return v == 1; });
+  if (!r.asynchronous && none_stale) {
+    line(o, "Weight staleness: flush schedule: no staleness (one weight version per stage)");
+  } else {
+    line(o, "Weight staleness per stage (optimizer updates crossed between a micro-batch's "
+            "forward and backward) and weight versions held");
+  }
+  for (std::size_t s = 0; s < r.staleness.size() && (r.asynchronous || !none_stale); ++s) {
+    std::string histogram;
+    for (const auto& [crossed, count] : r.staleness[s].histogram) {
+      histogram += fmt::format("{}{}: {}", histogram.empty() ? "" : ", ", crossed, count);
+    }
+    line(o, "  stage {:<3} max {:<3} mean {:<6.3f} versions {}   [{}]", s, r.staleness[s].max,
+         r.staleness[s].mean, r.weight_versions[s], histogram);
+  }
+  line(o, "");
+}
+
+void communication_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
+  line(o, "Communication per step");
+  line(o, "  {:<4} {:>14} {:>22}", "kind", "bytes (cluster)", "exposed per GPU");
+  bool any_kind = false;
+  for (int k = 0; k < strat::kCommKinds; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    if (r.comm_bytes[i] == 0 && r.exposed_comm_s[i] == 0) continue;  // a kind the step has not
+    any_kind = true;
+    line(o, "  {:<4} {:>14} {:>22}", strat::comm_kind_name(static_cast<strat::CommKind>(k)),
+         si(r.comm_bytes[i]), seconds(r.exposed_comm_s[i]));
+  }
+  if (!any_kind) line(o, "  none: nothing leaves a GPU");
+  line(o, "  by link class: intra-node {}, inter-node (NIC) {}", si(r.link_bytes_intra_node),
+       si(r.link_bytes_inter_node));
+  line(o, "");
+}
+
+void collectives_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
+  if (r.collectives.empty()) {
+    line(o, "Collectives: none");
+  } else {
+    line(o, "Collectives (mean per instance; algbw and busbw as nccl-tests reports them)");
+    line(o, "  {:<4} {:<15} {:>5} {:>9} {:>11} {:>11} {:>12} {:>12}", "kind", "op", "ranks",
+         "per GPU", "message", "time", "algbw", "busbw");
+  }
+  for (const auto& c : r.collectives) {
+    line(o, "  {:<4} {:<15} {:>5} {:>9.0f} {:>11} {:>11} {:>12} {:>12}", c.kind, c.op,
+         c.group_size, c.count_per_gpu, si(c.mean_message_bytes), seconds(c.mean_time_s),
+         cost::format_bandwidth(cost::Bandwidth{c.algbw_bytes_per_s}),
+         cost::format_bandwidth(cost::Bandwidth{c.busbw_bytes_per_s}));
+  }
+  line(o, "");
+}
+
+void memory_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
+  line(o, "Peak memory per device (HBM {})", gib(r.hbm_capacity_bytes));
+  for (const auto& m : r.memory) {
+    std::string parts;
+    for (const auto& [name, bytes] : m.breakdown_bytes) {
+      if (bytes > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", name, gib(bytes));
+    }
+    line(o, "  {:<28} {:>11}{}  [{}]", m.device, gib(m.peak_bytes),
+         m.fits_in_hbm ? "" : "  DOES NOT FIT", parts);
+  }
+  line(o, "");
+}
+
+void critical_path_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
+  line(o, "Critical path by category (largest share first)");
+  for (const auto& [cat, s] : r.critical_path_s) {
+    line(o, "  {:<10} {:>12}  ({:.1f} %)", cat, seconds(s), 100 * s / r.step_time_s);
+  }
+}
+
+}  // namespace
+
+std::string format_text_report(const strat::Scenario& sc, const strat::StepReport& r) {
+  std::string o;
+  for (auto section : {header_section, step_section, bubble_section, staleness_section,
+                       communication_section, collectives_section, memory_section,
+                       critical_path_section}) {
+    section(o, sc, r);
+  }
+  return o;
+}
+
+nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::StepReport& r) {
+  nlohmann::ordered_json j;
+  j["parasim_result"] = 1;
+  j["scenario"] = r.scenario;
+  j["mode"] = r.full ? "full" : "symmetric";
+  j["schedule"] = r.schedule;
+  j["asynchronous"] = r.asynchronous;
+  j["steps_simulated"] = r.steps_simulated;
+  j["warmup_steps"] = r.warmup_steps;
+  j["simulated_time_s"] = r.simulated_time_s;
+  j["step_time_s"] = r.step_time_s;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["tokens_per_step"] = r.tokens_per_step;
+  j["mfu"] = r.mfu;
+  j["hfu"] = r.hfu;
+  j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
+  j["model_flops_per_step"] = r.model_flops_per_step;
+  j["pipeline_time_s"] = r.pipeline_time_s;
+  j["optimizer_step_s"] = r.optimizer_s;
+  nlohmann::ordered_json parts = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : r.optimizer_breakdown_s) parts[name] = s;
+  j["optimizer_breakdown_s"] = parts;
+  j["optimizer_host_ops"] = r.optimizer_host_ops;
+  j["optimizer_host_syncs"] = r.optimizer_host_syncs;
+  j["framework"] = r.framework;
+  j["host_busy_s"] = r.host_busy_s;
+  j["host_syncs_per_step"] = r.host_syncs_per_step;
+  j["host_critical_path_s"] = r.host_critical_path_s;
+  j["micro_batches"] = r.micro_batches;
+  j["total_gpus"] = r.total_gpus;
+  j["simulated_devices"] = r.simulated_devices;
+  j["bubble_fraction"] = r.bubble_fraction;
+  j["bubble_window_s"] = {r.window_begin_s, r.window_end_s};
+  nlohmann::ordered_json staleness = nlohmann::ordered_json::array();
+  for (const auto& st : r.staleness) {
+    nlohmann::ordered_json hist = nlohmann::ordered_json::object();
+    for (const auto& [crossed, count] : st.histogram) hist[std::to_string(crossed)] = count;
+    staleness.push_back({{"max", st.max}, {"mean", st.mean}, {"histogram", hist}});
+  }
+  j["staleness"] = staleness;
+  j["weight_versions"] = r.weight_versions;
+  nlohmann::ordered_json peak = nlohmann::ordered_json::array();
+  nlohmann::ordered_json breakdown = nlohmann::ordered_json::array();
+  for (const auto& m : r.memory) {
+    peak.push_back(m.peak_bytes);
+    nlohmann::ordered_json b;
+    b["device"] = m.device;
+    b["stage"] = m.stage;
+    for (const auto& [name, bytes] : m.breakdown_bytes) b[name] = bytes;
+    breakdown.push_back(b);
+  }
+  j["peak_memory_bytes"] = peak;
+  j["memory_breakdown_bytes"] = breakdown;
+  j["hbm_capacity_bytes"] = r.hbm_capacity_bytes;
+  j["fits_in_hbm"] = r.fits_in_hbm;
+  nlohmann::ordered_json fits = nlohmann::ordered_json::array();
+  for (const auto& m : r.memory) fits.push_back(m.fits_in_hbm);
+  j["fits_in_hbm_per_device"] = fits;
+  nlohmann::ordered_json bytes, exposed;
+  for (int k = 0; k < strat::kCommKinds; ++k) {
+    const char* name = strat::comm_kind_name(static_cast<strat::CommKind>(k));
+    bytes[name] = r.comm_bytes[static_cast<std::size_t>(k)];
+    exposed[name] = r.exposed_comm_s[static_cast<std::size_t>(k)];
+  }
+  j["comm_bytes"] = bytes;
+  j["exposed_comm_s"] = exposed;
+  j["link_bytes"] = {{"intra_node", r.link_bytes_intra_node},
+                     {"inter_node", r.link_bytes_inter_node}};
+  nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
+  for (const auto& c : r.collectives) {
+    collectives.push_back({{"kind", c.kind},
+                           {"op", c.op},
+                           {"group_size", c.group_size},
+                           {"count_per_gpu", c.count_per_gpu},
+                           {"mean_message_bytes", c.mean_message_bytes},
+                           {"mean_time_s", c.mean_time_s},
+                           {"algbw_bytes_per_s", c.algbw_bytes_per_s},
+                           {"busbw_bytes_per_s", c.busbw_bytes_per_s}});
+  }
+  j["collectives"] = collectives;
+  nlohmann::ordered_json path;
+  for (const auto& [cat, s] : r.critical_path_s) path[cat] = s;
+  j["critical_path_s"] = path;
+  j["ops"] = r.ops;
+  j["events"] = r.events;
+  (void)sc;
+  return j;
+}
+
+}  // namespace parasim::cli

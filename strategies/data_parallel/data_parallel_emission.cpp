@@ -1,0 +1,264 @@
+// Workload builder: data parallelism (gradient buckets, ZeRO 1-3) and the optimizer step.
+#include "strategies/data_parallel/zero3_gather_units.hpp"
+#include "strategies/optimizers/optimizer_adamw.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
+#include "strategies/workload/workload_builder_impl.hpp"
+
+namespace parasim::strat::detail {
+
+double Builder::zero3_gathered_bytes() const {
+  double elements = 0;
+  for (double e : zero3_gather_units(sc_.model, sc_.parallel.tp, fw_.zero3)) elements += e;
+  return elements * cost::bytes_per_element(sc_.training.precision) * (replicas_ - 1) / replicas_;
+}
+
+// One all-gather per unit (zero3_gather_units.hpp), queued in order on the dp stream; each may
+// start once `prefetch_after` has (the previous layer's first op: one layer of prefetch), and the
+// layer's first op waits for the last, which the stream's order makes the end of all of them.
+void Builder::zero3_gather(int stage, int mb, const std::string& where,
+                           const std::vector<OpId>& prefetch_after) {
+  auto& w = out_.workload;
+  const double element_bytes = cost::bytes_per_element(sc_.training.precision);
+  const double dp = replicas_;
+  for (double elements : zero3_gather_units(sc_.model, sc_.parallel.tp, fw_.zero3)) {
+    const double unit_bytes = elements * element_bytes;
+    for (int r = 0; r < tp_sim_; ++r) {
+      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
+                                          cost::Bytes{unit_bytes}, layout_.dp_group(stage, r));
+      std::vector<std::size_t> members;
+      for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
+                                             where + "zero3 all-gather", cat_dp_, mb,
+                                             CommKind::kDataParallel, replicas_);
+      for (int d = 0; d < dp_sim_; ++d) {
+        const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
+        const OpId op = w.members(g)[static_cast<std::size_t>(d)];
+        if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], op);
+        alloc(op, mem_zero3_, unit_bytes * (dp - 1) / dp, true);
+        pending_[k] = op;  // the layer's first op waits for its weights
+      }
+    }
+  }
+}
+
+
+void Builder::zero3_reduce(int stage, int mb, const std::string& where,
+                           const std::vector<OpId>& chain) {
+  auto& w = out_.workload;
+  const double grad_bytes =
+      layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) * sc_.training.gradient_bytes();
+  for (int r = 0; r < tp_sim_; ++r) {
+    const auto plan = costs_.collective(cost::CollectiveKind::kReduceScatter,
+                                        cost::Bytes{grad_bytes}, layout_.dp_group(stage, r));
+    std::vector<std::size_t> members;
+    for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+    const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
+                                           where + "zero3 reduce-scatter", cat_dp_, mb,
+                                           CommKind::kDataParallel, replicas_);
+    for (int d = 0; d < dp_sim_; ++d) {
+      w.add_dependency(chain[static_cast<std::size_t>(d * tp_sim_ + r)],
+                       w.members(g)[static_cast<std::size_t>(d)]);
+    }
+  }
+}
+
+
+sim::Time Builder::stage_optimizer_time(int stage) const {
+  const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
+  const double params = sc_.stage_layer_count(stage) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+                        embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
+  const double updated = sc_.parallel.zero_stage >= 1 ? params / replicas_ : params;
+  return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_);
+}
+
+
+void Builder::emit_data_parallel(int stage) {
+  auto& w = out_.workload;
+  const int zero = sc_.parallel.zero_stage;
+  const double grad_elem = sc_.training.gradient_bytes();
+  const auto reduce = zero >= 1 ? cost::CollectiveKind::kReduceScatter
+                                : cost::CollectiveKind::kAllReduce;
+  const double stage_params = sc_.stage_layer_count(stage) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
+                              embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
+  const sim::Time step_time = stage_optimizer_time(stage);
+  const bool after_backward = fw_.gradient_reduction == GradientReduction::kAfterBackward;
+  const auto& counts = fw_.counts;
+  const sim::Time launch = costs_.device().kernel_launch_overhead;
+  const sim::Time gap = queued_kernel_gap(costs_.device());
+  const sim::Time per_op = fw_.host.forward_op_no_grad + launch;
+  const int tensors = stage_parameter_tensors(stage);
+  const sim::LabelId flatten_label = w.intern("grad flatten");
+  const sim::LabelId copy_label = w.intern("grad copy-back");
+  // The reduction's own kernels: `passes` memory passes over a bucket of `bytes` (read + write),
+  // one kernel each (or one kernel per parameter tensor of the bucket for the copy-back).
+  auto reduce_kernels = [&](std::size_t dev, sim::LabelId label, int passes, int kernels,
+                            double bytes, int index) {
+    const sim::Time body = costs_.memory_bound_body(cost::Bytes{2.0 * bytes * passes});
+    const OpId op = w.add_compute(streams_[dev].compute, body + gap * kernels, label,
+                                  cat_dp_, index);
+    host_issue(dev, op, StepHost{per_op, per_op * kernels},
+               sim::Time::ps(body.picoseconds() / kernels) + gap, false);
+    return op;
+  };
+  for (int r = 0; r < tp_sim_; ++r) {
+    std::vector<std::vector<OpId>> waits(static_cast<std::size_t>(dp_sim_));
+    for (int d = 0; d < dp_sim_; ++d) {
+      const std::size_t dev = index(stage, d, r);
+      host_begin(dev, "host step", -1);
+      waits[static_cast<std::size_t>(d)].push_back(final_backward_[dev]);
+    }
+    const auto& chunks = grad_ready_[index(stage, 0, r)];
+    double bucket = 0;
+    int bucket_index = 0;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      bucket += chunks[c].second * grad_elem;
+      // dp_bucket 0: every gradient of the stage in one bucket (a contiguous gradient buffer).
+      const double cap = sc_.parallel.dp_bucket.value;
+      const bool flush = (cap > 0 && bucket >= cap) || c + 1 == chunks.size();
+      if (!flush || replicas_ == 1) continue;
+      const auto plan = costs_.collective(reduce, cost::Bytes{bucket}, layout_.dp_group(stage, r));
+      std::vector<std::size_t> members;
+      for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      const auto g = emit_collective(members, &DeviceStreams::dp, plan,
+                                     zero >= 1 ? "grad reduce-scatter" : "grad all-reduce",
+                                     cat_dp_, bucket_index, CommKind::kDataParallel, replicas_);
+      // The bucket's share of the stage's parameter tensors (copy-back kernels).
+      const int bucket_tensors = std::max(
+          1, static_cast<int>(std::lround(tensors * bucket / (stage_params * grad_elem))));
+      for (int d = 0; d < dp_sim_; ++d) {
+        const std::size_t dev = index(stage, d, r);
+        const OpId member = w.members(g)[static_cast<std::size_t>(d)];
+        auto& wait = waits[static_cast<std::size_t>(d)];
+        w.add_dependency(grad_ready_[dev][c].first, member);
+        // After the backward: the host issues the reduction once the whole backward is issued,
+        // and the bucket goes once it has run (DeepSpeed's ReduceGrads, Megatron's
+        // allreduce_gradients); overlapped: as soon as its gradients are ready (PyTorch DDP).
+        if (after_backward) w.add_dependency(final_backward_[dev], member);
+        if (counts.reduce_passes_before > 0) {
+          const OpId flatten = reduce_kernels(dev, flatten_label, counts.reduce_passes_before,
+                                              counts.reduce_passes_before, bucket, bucket_index);
+          w.add_dependency(grad_ready_[dev][c].first, flatten);
+          if (after_backward) w.add_dependency(final_backward_[dev], flatten);
+          w.add_dependency(flatten, member);
+          wait.push_back(flatten);
+        }
+        if (after_backward) host_issue(dev, member, StepHost{fw_.host.collective_call,
+                                                             fw_.host.collective_call},
+                                       sim::Time::zero(), true);
+        wait.push_back(member);
+        if (counts.reduce_copy_back && zero == 0) {
+          const OpId copy = reduce_kernels(dev, copy_label, 1, bucket_tensors, bucket, bucket_index);
+          w.add_dependency(member, copy);
+          wait.push_back(copy);
+        }
+      }
+      ++bucket_index;
+      bucket = 0;
+    }
+    // DeepSpeed's fp16 overflow check, float(x.float().sum()) per gradient: its GPU pass (read the
+    // gradient, write and read its fp32 copy), issued before the optimizer's syncs.
+    const bool fp16 = sc_.training.precision == cost::Dtype::kFp16;
+    if (fp16 && counts.fp16_step_syncs_per_tensor > 0) {
+      const double updated_params = zero >= 1 ? stage_params / replicas_ : stage_params;
+      const double bytes = updated_params * (cost::bytes_per_element(sc_.training.precision) + 8);
+      for (int d = 0; d < dp_sim_; ++d) {
+        const std::size_t dev = index(stage, d, r);
+        const int kernels = 2 * counts.fp16_step_syncs_per_tensor * tensors;
+        const sim::Time body = costs_.memory_bound_body(cost::Bytes{bytes});
+        const OpId check = w.add_compute(streams_[dev].compute, body + gap * kernels,
+                                         w.intern("overflow check"), cat_opt_);
+        auto& wait = waits[static_cast<std::size_t>(d)];
+        for (OpId before : wait) w.add_dependency(before, check);
+        host_issue(dev, check, StepHost{per_op, per_op * kernels},
+                   sim::Time::ps(body.picoseconds() / kernels) + gap, false);
+        wait.push_back(check);
+      }
+    }
+    if (sc_.optimizer.kind != OptimizerKind::kAdamW) {
+      emit_shampoo(stage, r, waits);
+      continue;
+    }
+    std::vector<OpId> steps;
+    for (int d = 0; d < dp_sim_; ++d) {
+      const std::size_t dev = index(stage, d, r);
+      const OpId op = w.add_compute(streams_[dev].compute, step_time, w.intern("adamw step"),
+                                    cat_opt_);
+      for (OpId m : waits[static_cast<std::size_t>(d)]) w.add_dependency(m, op);
+      host_optimizer(dev, stage, waits[static_cast<std::size_t>(d)], {op});
+      steps.push_back(op);
+    }
+    if (zero >= 1 && zero <= 2 && replicas_ > 1) {
+      // Updated weights (training precision) all-gathered back to every replica (gathered
+      // size: whole stage).
+      const auto plan = costs_.collective(
+          cost::CollectiveKind::kAllGather,
+          cost::Bytes{stage_params * cost::bytes_per_element(sc_.training.precision)},
+          layout_.dp_group(stage, r));
+      std::vector<std::size_t> members;
+      for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather",
+                                     cat_dp_, -1, CommKind::kDataParallel, replicas_);
+      for (int d = 0; d < dp_sim_; ++d) {
+        const OpId member = w.members(g)[static_cast<std::size_t>(d)];
+        w.add_dependency(steps[static_cast<std::size_t>(d)], member);
+        host_issue(index(stage, d, r), member,
+                   StepHost{fw_.host.collective_call, fw_.host.collective_call},
+                   sim::Time::zero(), true);
+      }
+    }
+    for (int d = 0; d < dp_sim_; ++d) host_close(index(stage, d, r));
+  }
+}
+
+// Shampoo / DASH: factor update, inverse roots and preconditioning on the compute stream, then
+// the all-gather of the updates each rank computed for its blocks (optimizer_shampoo.hpp).
+void Builder::emit_shampoo(int stage, int r, const std::vector<std::vector<OpId>>& waits) {
+  auto& w = out_.workload;
+  const ShampooStepCost c = shampoo_cost(stage);
+  if (stage == 0) {
+    out_.optimizer_host_ops = c.host_ops;
+    out_.optimizer_host_syncs = c.host_syncs;
+  }
+  std::vector<OpId> last;
+  for (int d = 0; d < dp_sim_; ++d) {
+    const std::size_t dev = index(stage, d, r);
+    OpId prev = final_backward_[dev];
+    bool first = true;
+    std::vector<OpId> parts;
+    // The parts' times already hold their eager host loop (optimizer_shampoo.hpp); the
+    // framework's host issues them after its per-step work and syncs.
+    for (const auto& [label, time] : {std::pair{"factor update", c.factor_update},
+                                      std::pair{"inverse roots", c.inverse_roots},
+                                      std::pair{"precondition and grafting", c.precondition}}) {
+      const OpId op = w.add_compute(streams_[dev].compute, time, w.intern(label), cat_opt_);
+      w.add_dependency(prev, op);
+      if (first) {
+        for (OpId m : waits[static_cast<std::size_t>(d)]) w.add_dependency(m, op);
+        first = false;
+      }
+      prev = op;
+      parts.push_back(op);
+    }
+    host_optimizer(dev, stage, waits[static_cast<std::size_t>(d)], parts);
+    last.push_back(prev);
+  }
+  if (replicas_ <= 1) {
+    for (int d = 0; d < dp_sim_; ++d) host_close(index(stage, d, r));
+    return;
+  }
+  const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
+                                      cost::Bytes{c.update_bytes}, layout_.dp_group(stage, r));
+  std::vector<std::size_t> members;
+  for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+  const auto g = emit_collective(members, &DeviceStreams::dp, plan, "optimizer update all-gather",
+                                 cat_dp_, -1, CommKind::kDataParallel, replicas_);
+  for (int d = 0; d < dp_sim_; ++d) {
+    const OpId member = w.members(g)[static_cast<std::size_t>(d)];
+    w.add_dependency(last[static_cast<std::size_t>(d)], member);
+    host_issue(index(stage, d, r), member,
+               StepHost{fw_.host.collective_call, fw_.host.collective_call}, sim::Time::zero(), true);
+    host_close(index(stage, d, r));
+  }
+}
+
+}  // namespace parasim::strat::detail

@@ -1,0 +1,28 @@
+#pragma once
+// parasim::strat::zero3_gather_units — the all-gathers ZeRO-3 issues to bring one transformer
+// layer's sharded weights to a tensor-parallel rank, before the layer's forward and again before
+// its backward (every micro-batch), as the scenario's framework issues them
+// (FrameworkSpec::zero3, framework.hpp). The workload builder emits one collective per unit and
+// the planner's screen costs the same units, so both see the same calls.
+//
+// Per layer (FSDP units, parasim's default): one unit, the layer's parameters on this TP rank
+// (layer_params_per_tp_rank).
+// Per module (DeepSpeed ZeRO-3): one unit per submodule of Megatron's layer layout (input norm,
+// QKV, output projection, post-attention norm, fc1, fc2) holding the module's parameter tensors
+// larger than the persistence threshold; tensors at or below it stay whole on every rank and are
+// not gathered, and a module left with nothing to gather issues no call.
+//
+// Units: elements per TP rank (multiply by the training dtype's bytes). Invariant: with a
+// threshold of 0 the per-module units add up to layer_params_per_tp_rank exactly.
+
+#include <vector>
+
+#include "strategies/framework/framework.hpp"
+#include "strategies/input/model.hpp"
+
+namespace parasim::strat {
+
+// Elements gathered by each call, in the order the forward uses them.
+std::vector<double> zero3_gather_units(const ModelSpec& model, int tp, const Zero3Gathering& z3);
+
+}  // namespace parasim::strat

@@ -1,0 +1,196 @@
+#pragma once
+// parasim::strat::Scenario — one what-if question: a model, a cluster, a training setup, a
+// parallelization and an optimizer. Parsed and validated by scenario_parser.hpp; every field
+// here is already checked (the invariants below hold for any Scenario the parser returns).
+//
+// Invariants: dp*tp*pp*cp == cluster.total_gpus(); tp divides heads and kv_heads; every virtual
+// stage holds at least one layer and they add up to the layers (pp*chunks divides the layers
+// unless parallel.stage_layers gives the counts); global_batch is a multiple of micro_batch*dp;
+// zero_stage in 0..3; interleaved-1f1b has micro-batches a multiple of pp; asynchronous schedules
+// (pipedream, pipedream-2bw, paci) run with dp = 1 and zero_stage 0; zero_stage 3 only with gpipe
+// and 1f1b.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costmodel/activation_memory.hpp"
+#include "costmodel/hardware.hpp"
+#include "costmodel/units.hpp"
+#include "strategies/framework/framework_presets.hpp"
+#include "strategies/input/model.hpp"
+
+namespace parasim::strat {
+
+enum class PipelineSchedule {
+  kGpipe,
+  kOneFOneB,
+  kInterleaved,
+  kZbH1,
+  kZbH2,
+  kPipeDream,
+  kPipeDream2BW,
+  kPaci,
+  kZb1p,
+  kZb2p,
+};
+// "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream", "pipedream-2bw", "paci",
+// "zb-1p", "zb-2p".
+const char* schedule_name(PipelineSchedule s);
+// The schedule named `name`, or false.
+bool schedule_from_name(std::string_view name, PipelineSchedule* out);
+constexpr PipelineSchedule kAllSchedules[] = {
+    PipelineSchedule::kGpipe,     PipelineSchedule::kOneFOneB,  PipelineSchedule::kInterleaved,
+    PipelineSchedule::kZbH1,      PipelineSchedule::kZbH2,      PipelineSchedule::kPipeDream,
+    PipelineSchedule::kPipeDream2BW, PipelineSchedule::kPaci,     PipelineSchedule::kZb1p,
+    PipelineSchedule::kZb2p};
+
+// Tensor-parallel placement of the layer's linears (BOOST, arXiv 2512.12131): Megatron on dense
+// models; on low-rank models either vanilla (each pair column-split on r, up-projection
+// row-split: all-reduces of [b,s,d] after Q, K, V, O, [b,s,d_ff] after gate and up, [b,s,d] after
+// down) or BTP, bottleneck-aware (chunks shifted so that every all-reduce carries r-wide
+// activations: [b,s,3r] QKV, [b,s,r] O, [b,s,2r] gate+up, [b,s,r] down).
+// kTsp: TSP (arXiv 2604.26294), tp = D ranks each holding 1/D of the weights and of the sequence.
+enum class TpPlacement { kMegatron, kVanilla, kBtp, kTsp };
+const char* tp_placement_name(TpPlacement p);
+
+// PACI's two memory modes: perf keeps every activation; mem keeps only each stage's input and
+// recomputes the stage's forward inside its backward.
+enum class PaciMode { kPerf, kMem };
+
+// How the attention core runs: unfused (Megatron's core attention: scores and probabilities in
+// HBM, stored for the backward; Korthikanti et al.'s accounting) or FlashAttention (fused, causal,
+// nothing s^2 stored).
+enum class AttentionKind { kUnfused, kFlash };
+
+struct TrainingSpec {
+  int global_batch = 0;   // sequences per optimizer step, all replicas together
+  int micro_batch = 1;    // sequences per micro-batch
+  cost::Dtype precision = cost::Dtype::kBf16;  // compute and activation dtype
+  cost::Recompute recompute = cost::Recompute::kNone;
+  AttentionKind attention = AttentionKind::kUnfused;
+  // Gradients accumulated and reduced in fp32 under bf16/fp16 training (Megatron-LM's main_grad,
+  // its default with --bf16): 4 bytes per gradient in memory and in the data-parallel reduction.
+  bool fp32_gradients = false;
+  double gradient_bytes() const { return fp32_gradients ? 4.0 : cost::bytes_per_element(precision); }
+  // The framework that issues the step's kernels (strategies/framework/, docs/frameworks.md);
+  // Megatron-LM unless the scenario names another.
+  FrameworkSpec framework = default_framework();
+};
+
+struct ParallelSpec {
+  int dp = 1;
+  int tp = 1;
+  int pp = 1;
+  bool sequence_parallel = false;
+  PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  int chunks = 1;                  // v: model chunks per stage (interleaved-1f1b)
+  // Transformer layers of each virtual stage, in the order the layers run (virtual stage
+  // vs = chunk x pp + stage): pp x chunks entries, each >= 1, summing to the layers. Empty: every
+  // virtual stage holds layers / (pp x chunks). The parser also fills it from first_stage_layers /
+  // last_stage_layers (Megatron-LM's --decoder-first/last-pipeline-num-layers).
+  std::vector<int> stage_layers;
+  // Zero-bubble schedules: the optimizer step runs right after each stage's own last pass and the
+  // global checks (gradient norm, NaN/inf) are validated afterwards (Qi et al. 2024, arXiv
+  // 2401.10241, sec. 4), so iterations overlap; simulated as a steady state of several
+  // iterations. Off: a synchronisation before the step separates iterations (one simulated).
+  // Unset: on for zb-1p and zb-2p (the paper's automatic schedules run with it), off otherwise
+  // (post_validation() in pipeline_schedule.hpp resolves it).
+  std::optional<bool> optimizer_post_validation;
+  // Context parallelism (Liu et al. 2023, ring attention, arXiv 2310.01889; Megatron's CP): the
+  // sequence is split over cp ranks that hold the same weights; attention passes K/V blocks
+  // around a ring while computing (ring) or all-gathers them first (allgather).
+  int cp = 1;
+  bool cp_allgather = false;
+  PaciMode paci_mode = PaciMode::kPerf;
+  TpPlacement tp_placement = TpPlacement::kMegatron;
+  // TSP's head bucketing (arXiv 2604.26294): each attention round gathers the K/V of its head
+  // shard in this many buckets (kv_heads / tp / buckets heads each), attending one while the
+  // next arrives; the gathered K/V held at once shrinks by this factor. 1: one bucket per round.
+  int tsp_kv_buckets = 1;
+  // BOOST's system optimizations (meaningful with low-rank placements):
+  bool online_rmsnorm = true;        // the norm statistic rides in the next all-reduce (BTP)
+  bool linear_grouping = true;       // linears sharing an input: one GEMM and one collective
+  bool lowrank_checkpointing = false;  // keep only the r-wide chunk boundaries (BTP)
+  int zero_stage = 0;
+  // Gradient reduction bucket; a scenario that gives none gets its framework's
+  // (FrameworkSpec::gradient_bucket; 0: every gradient of a stage in one bucket).
+  cost::Bytes dp_bucket{0};
+};
+
+// AdamW; Distributed Shampoo (blocks processed one by one; Shi et al. 2023, arXiv 2309.06497);
+// DASH (blocks stacked into 3-D tensors for batched kernels; arXiv 2602.02016).
+enum class OptimizerKind { kAdamW, kShampoo, kDash };
+enum class RootSolver { kEvd, kCoupledNewton, kNewtonDb, kChebyshev };
+enum class RootScaling { kFrobenius, kPowerIteration };
+// DASH's stacking: none (block by block, Distributed Shampoo), layer (DashLayerwise: the blocks
+// of one layer in one stack), gpu (DashGpu: every block of a GPU in one stack per size).
+enum class Stacking { kNone, kLayer, kGpu };
+const char* optimizer_name(OptimizerKind k);
+const char* root_solver_name(RootSolver s);
+const char* stacking_name(Stacking s);
+
+struct OptimizerSpec {
+  OptimizerKind kind = OptimizerKind::kAdamW;
+  // Shampoo and DASH:
+  int block_size = 1024;             // max_preconditioner_dim
+  int precondition_frequency = 1;    // inverse roots every f steps
+  RootSolver solver = RootSolver::kCoupledNewton;
+  int iterations = 10;               // Newton iterations (per run for Newton-DB)
+  int chebyshev_degree = 60;
+  RootScaling scaling = RootScaling::kFrobenius;
+  cost::Dtype precision = cost::Dtype::kFp32;  // of the root solver's matmuls
+  Stacking stacking = Stacking::kNone;
+  // fp32 matmuls (factor updates, preconditioning, fp32 solvers) run on TF32 tensor cores, as
+  // PyTorch's torch.backends.cuda.matmul.allow_tf32 = True makes them (DASH's runs set it).
+  bool allow_tf32 = false;
+  // Host time the optimizer's eager framework spends on one operation before and besides the
+  // CUDA launch (Python, the PyTorch dispatcher, the allocator); the launch itself is the
+  // device's kernel_launch_overhead. Default 6 us: the middle of the 4-9 us that the per-op CPU
+  // costs of eager PyTorch under no_grad add up to (Python ~1, binding ~1, dispatcher 1-2,
+  // backend selection 1-5 us; jiahuanglin.xyz, "From PyTorch op to kernel launch", which puts the
+  // whole path, launch and autograd included, at 5-25 us). Zero leaves only the device's launch
+  // overhead per op (a C++ loop); syncs still drain the GPU. See costmodel/eager_issue.hpp.
+  sim::Time host_op_overhead = sim::Time::us(6);
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source_file;  // where it was read from, for messages
+  ModelSpec model;
+  cost::ClusterSpec cluster;
+  TrainingSpec training;
+  ParallelSpec parallel;
+  OptimizerSpec optimizer;
+
+  // Micro-batches per pipeline per step: global_batch / (micro_batch * dp).
+  // GPUs holding the same weights of a stage: data-parallel and context-parallel ranks.
+  int replicas() const { return parallel.dp * parallel.cp; }
+  int micro_batches() const {
+    return training.global_batch / (training.micro_batch * parallel.dp);
+  }
+  // Transformer layers of virtual stage vs = chunk x pp + stage, and the index of its first layer.
+  int virtual_stage_layers(int vs) const {
+    return parallel.stage_layers.empty() ? model.layers / (parallel.pp * parallel.chunks)
+                                         : parallel.stage_layers[static_cast<std::size_t>(vs)];
+  }
+  int first_layer_of_virtual_stage(int vs) const {
+    if (parallel.stage_layers.empty()) return vs * virtual_stage_layers(vs);
+    int first = 0;
+    for (int v = 0; v < vs; ++v) first += parallel.stage_layers[static_cast<std::size_t>(v)];
+    return first;
+  }
+  // Transformer layers a pipeline stage holds, over all its chunks.
+  int stage_layer_count(int stage) const {
+    int n = 0;
+    for (int c = 0; c < parallel.chunks; ++c) n += virtual_stage_layers(c * parallel.pp + stage);
+    return n;
+  }
+  double tokens_per_step() const {
+    return static_cast<double>(training.global_batch) * model.seq_len;
+  }
+};
+
+}  // namespace parasim::strat

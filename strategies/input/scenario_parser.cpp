@@ -1,0 +1,482 @@
+#include "strategies/input/scenario_parser.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "costmodel/cluster_presets.hpp"
+#include "costmodel/json_fields.hpp"
+#include "costmodel/kernel_efficiency_json.hpp"
+#include "strategies/framework/framework_json.hpp"
+#include "strategies/input/model_presets.hpp"
+#include "strategies/input/stage_layers_json.hpp"
+#include "strategies/registry/registry.hpp"
+#include "strategies/registry/scenario_rules.hpp"
+
+namespace parasim::strat {
+namespace {
+
+using cost::Diagnostics;
+using cost::JsonObjectReader;
+using nlohmann::json;
+
+template <typename T, typename U>
+void assign(T& field, const std::optional<U>& value) {
+  if (value) field = static_cast<T>(*value);
+}
+
+// A scenario field whose legal values or range the strategy registry holds
+// (strategies/registry/): its choices or whole-number range, read under `r`.
+// JsonObjectReader::choice over a list built at run time: the same message.
+std::optional<std::string> choice_of(JsonObjectReader& r, Diagnostics& d, std::string_view key,
+                                     bool required, const std::vector<std::string>& allowed) {
+  auto s = r.string(key, required);
+  if (!s || std::find(allowed.begin(), allowed.end(), *s) != allowed.end()) return s;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
+  d.add(r.child_path(key), fmt::format("expected one of {}, got \"{}\"", list, *s));
+  return std::nullopt;
+}
+std::optional<std::string> registered_choice(JsonObjectReader& r, Diagnostics& d,
+                                             std::string_view path) {
+  const ParameterSpec& p = registered_parameter(path);
+  return choice_of(r, d, p.key(), false, p.choices);
+}
+std::optional<std::int64_t> registered_integer(JsonObjectReader& r, std::string_view path) {
+  const ParameterSpec& p = registered_parameter(path);
+  return r.integer(p.key(), false, p.min, p.max);
+}
+// The entry of `kind` the scenario names at the kind's key (its legal values: the entries').
+const Entry* chosen_by_value(JsonObjectReader& r, Diagnostics& d, EntryKind kind, bool required) {
+  const KindInfo& info = kind_info(kind);
+  const std::string key = info.scenario_key.substr(info.scenario_key.rfind('/') + 1);
+  const auto value = choice_of(r, d, key, required, scenario_values(kind));
+  return value ? find_entry_by_value(kind, *value) : nullptr;
+}
+
+std::string preset_names_models() {
+  std::string out;
+  for (const auto& p : model_presets()) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+std::string preset_names_clusters() {
+  std::string out;
+  for (const auto& p : cost::cluster_presets()) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, ModelSpec& m) {
+  const std::string path = "/model";
+  if (node.is_string()) {
+    const auto* preset = find_model_preset(node.get<std::string>());
+    if (preset == nullptr) {
+      d.add(path, fmt::format("unknown model preset \"{}\" (presets: {})",
+                              node.get<std::string>(), preset_names_models()));
+      return;
+    }
+    m = preset->spec;
+    return;
+  }
+  JsonObjectReader r(node, path, d);
+  bool from_preset = false;
+  if (auto name = r.string("preset", false)) {
+    if (const auto* preset = find_model_preset(*name)) {
+      m = preset->spec;
+      from_preset = true;
+    } else {
+      d.add(r.child_path("preset"),
+            fmt::format("unknown model preset \"{}\" (presets: {})", *name, preset_names_models()));
+      from_preset = true;  // keep reading the overrides, nothing more is required
+    }
+  } else {
+    m.name = "custom";
+  }
+  const bool req = !from_preset;
+  assign(m.name, r.string("name", false));
+  assign(m.layers, r.integer("layers", req, 1, limits.max_layers));
+  assign(m.hidden, r.integer("hidden", req, 1, 1 << 20));
+  assign(m.heads, r.integer("heads", req, 1, 1 << 14));
+  if (!from_preset) m.kv_heads = m.heads;
+  assign(m.kv_heads, r.integer("kv_heads", false, 1, 1 << 14));
+  if (!from_preset && m.hidden > 0) m.ffn_hidden = 4 * m.hidden;
+  assign(m.ffn_hidden, r.integer("ffn_hidden", false, 1, 1 << 22));
+  assign(m.vocab, r.integer("vocab", req, 1, 1 << 24));
+  assign(m.seq_len, r.integer("seq_len", req, 1, 1 << 24));
+  if (auto mlp = r.choice("mlp", false, {"gelu", "swiglu"})) {
+    m.mlp = *mlp == "swiglu" ? MlpKind::kSwiglu : MlpKind::kGelu;
+  }
+  if (auto norm = r.choice("norm", false, {"layernorm", "rmsnorm"})) {
+    m.norm = *norm == "rmsnorm" ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+  }
+  assign(m.tied_embeddings, r.boolean("tied_embeddings", false));
+  assign(m.dropout, r.boolean("dropout", false));
+  assign(m.linear_bias, r.boolean("linear_bias", false));
+  assign(m.learned_positions, r.boolean("learned_positions", false));
+  if (const json* lr = r.child("low_rank", false)) {
+    JsonObjectReader l(*lr, r.child_path("low_rank"), d);
+    const auto rank = l.integer("rank", false, 1, 1 << 20);
+    auto attn = l.integer("attn_rank", false, 1, 1 << 20);
+    auto mlp = l.integer("mlp_rank", false, 1, 1 << 20);
+    std::optional<double> ratio;
+    if (const json* rr = l.child("rank_ratio", false)) {
+      if (rr->is_number() && rr->get<double>() > 0 && rr->get<double>() <= 1) {
+        ratio = rr->get<double>();
+      } else {
+        d.add(l.child_path("rank_ratio"), "expected a number in (0, 1], the rank over hidden");
+      }
+    }
+    if (auto v = l.choice("variant", false, {"svd", "cola", "lax"})) {
+      m.low_rank.variant = *v == "svd"    ? LowRankVariant::kSvd
+                           : *v == "lax"  ? LowRankVariant::kLax
+                                          : LowRankVariant::kCola;
+    }
+    l.finish();
+    const int by_ratio = ratio ? static_cast<int>(std::lround(*ratio * m.hidden)) : 0;
+    const int both = rank ? static_cast<int>(*rank) : by_ratio;
+    m.low_rank.attn_rank = attn ? static_cast<int>(*attn) : both;
+    m.low_rank.mlp_rank = mlp ? static_cast<int>(*mlp) : both;
+    if (!m.low_rank.enabled() && l.valid()) {
+      d.add(l.path(), "expected \"rank\", \"rank_ratio\", or both \"attn_rank\" and "
+                              "\"mlp_rank\"");
+    }
+  }
+  r.finish();
+  if (m.heads > 0 && m.hidden % m.heads != 0) {
+    d.add(path + "/heads", fmt::format("hidden ({}) must be a multiple of heads ({})", m.hidden,
+                                       m.heads));
+  }
+  if (m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
+    d.add(path + "/kv_heads",
+          fmt::format("heads ({}) must be a multiple of kv_heads ({})", m.heads, m.kv_heads));
+  }
+}
+
+void read_link(JsonObjectReader& parent, std::string_view key, bool required, Diagnostics& d,
+               cost::LinkSpec& link) {
+  const json* node = parent.child(key, required);
+  if (node == nullptr) return;
+  JsonObjectReader r(*node, parent.child_path(key), d);
+  assign(link.bandwidth, r.bandwidth("bandwidth", required, cost::kRanges.bandwidth));
+  assign(link.latency, r.time("latency", required, cost::kMaxPerEventDuration));
+  if (key == "intra_node") {  // a fully connected mesh: what one peer link carries
+    // Zero parses here to get the mesh hint below.
+    constexpr cost::QuantityRange kPeer{cost::kRanges.bandwidth.what, 0.0,
+                                        cost::kRanges.bandwidth.max, "0 B/s",
+                                        cost::kRanges.bandwidth.max_text};
+    if (auto peer = r.bandwidth("peer_bandwidth", false, kPeer)) {
+      if (!(peer->bytes_per_s > 0)) {
+        d.add(r.child_path("peer_bandwidth"),
+              "expected a positive bandwidth (a switched fabric such as NVSwitch: leave it out, "
+              "or set it equal to bandwidth to switch off a preset's mesh)");
+      } else {
+        link.peer_bandwidth = *peer;
+      }
+    }
+    // Also when a preset's mesh meets a lower bandwidth given here.
+    if (link.bandwidth.bytes_per_s > 0 &&
+        link.peer_bandwidth.bytes_per_s > link.bandwidth.bytes_per_s) {
+      d.add(r.child_path("peer_bandwidth"),
+            fmt::format("{} to one peer exceeds the GPU's intra-node bandwidth ({}); give "
+                        "peer_bandwidth <= bandwidth",
+                        cost::format_bandwidth(link.peer_bandwidth),
+                        cost::format_bandwidth(link.bandwidth)));
+    }
+  }
+  r.finish();
+}
+
+void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::DeviceSpec& dev) {
+  const json* node = parent.child("device", required);
+  if (node == nullptr) return;
+  JsonObjectReader r(*node, parent.child_path("device"), d);
+  assign(dev.name, r.string("name", false));
+  if (const json* peak = r.child("peak", required)) {
+    JsonObjectReader p(*peak, r.child_path("peak"), d);
+    const auto& peak_range = cost::kRanges.peak_or_none;
+    assign(dev.peak_bf16, p.flop_rate("bf16", required, peak_range));
+    assign(dev.peak_fp16, p.flop_rate("fp16", false, peak_range));
+    assign(dev.peak_fp32, p.flop_rate("fp32", false, peak_range));
+    assign(dev.peak_tf32, p.flop_rate("tf32", false, peak_range));
+    assign(dev.peak_fp8, p.flop_rate("fp8", false, peak_range));
+    p.finish();
+  }
+  assign(dev.hbm_capacity, r.bytes("hbm_capacity", required, cost::kRanges.memory_capacity));
+  assign(dev.hbm_bandwidth, r.bandwidth("hbm_bandwidth", required, cost::kRanges.bandwidth));
+  assign(dev.kernel_launch_overhead,
+         r.time("kernel_launch_overhead", false, cost::kMaxPerEventDuration));
+  assign(dev.sm_count, r.integer("sm_count", false, 0, 1 << 16));
+  if (const json* kernels = r.child("kernel_efficiency", false)) {
+    cost::read_kernel_efficiency(*kernels, r.child_path("kernel_efficiency"), d, dev.kernels);
+  }
+  r.finish();
+}
+
+void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits,
+                  cost::ClusterSpec& c) {
+  const std::string path = "/cluster";
+  auto use_preset = [&](const std::string& name, const std::string& at) {
+    if (const auto* preset = cost::find_cluster_preset(name)) {
+      c = preset->spec;
+      return true;
+    }
+    d.add(at, fmt::format("unknown cluster preset \"{}\" (presets: {})", name,
+                          preset_names_clusters()));
+    return false;
+  };
+  if (node.is_string()) {
+    use_preset(node.get<std::string>(), path);
+    return;
+  }
+  JsonObjectReader r(node, path, d);
+  bool from_preset = false;
+  if (auto name = r.string("preset", false)) {
+    use_preset(*name, r.child_path("preset"));  // reported when unknown; keep reading
+    from_preset = true;
+  } else {
+    c.name = "custom";
+  }
+  const bool req = !from_preset;
+  assign(c.name, r.string("name", false));
+  read_device(r, req, d, c.device);
+  assign(c.gpus_per_node, r.integer("gpus_per_node", req, 1, 1024));
+  assign(c.nodes, r.integer("nodes", false, 1, limits.max_gpus));
+  read_link(r, "intra_node", req, d, c.intra_node);
+  read_link(r, "inter_node", req, d, c.inter_node);
+  assign(c.rails_only, r.boolean("rails_only", false));
+  r.finish();
+  if (static_cast<long long>(c.gpus_per_node) * c.nodes > limits.max_gpus) {
+    d.add(path, fmt::format("{} GPUs is over the limit of {} GPUs per scenario",
+                            static_cast<long long>(c.gpus_per_node) * c.nodes, limits.max_gpus));
+  }
+}
+
+void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
+  JsonObjectReader r(node, "/training", d);
+  assign(t.global_batch, r.integer("global_batch", true, 1, 1 << 30));
+  assign(t.micro_batch, r.integer("micro_batch", false, 1, 1 << 20));
+  if (auto p = r.choice("precision", false, {"bf16", "fp16", "fp32"})) {
+    t.precision = *p == "fp32" ? cost::Dtype::kFp32
+                               : (*p == "fp16" ? cost::Dtype::kFp16 : cost::Dtype::kBf16);
+  }
+  if (const Entry* at = chosen_by_value(r, d, EntryKind::kAttention, false)) {
+    t.attention = std::get<AttentionKind>(at->traits);
+  }
+  if (auto g = r.choice("grad_precision", false, {"bf16", "fp16", "fp32"})) {
+    if (*g == "fp32") {
+      t.fp32_gradients = t.precision != cost::Dtype::kFp32;
+    } else if (*g != cost::dtype_name(t.precision)) {
+      d.add(r.child_path("grad_precision"),
+            fmt::format("gradients are kept in the training precision ({}) or in fp32, not {}",
+                        cost::dtype_name(t.precision), *g));
+    }
+  }
+  if (const Entry* rc = chosen_by_value(r, d, EntryKind::kRecompute, false)) {
+    t.recompute = std::get<cost::Recompute>(rc->traits);
+  }
+  if (const json* f = r.child("framework", false)) {
+    read_framework(*f, r.child_path("framework"), d, t.framework);
+  }
+  r.finish();
+}
+
+// The framework's gradient bucket in bytes (0: one bucket per stage), unless the scenario gave
+// parallel.dp_bucket.
+cost::Bytes framework_bucket(const TrainingSpec& t) {
+  const FrameworkSpec& f = t.framework;
+  if (f.gradient_bucket_elements > 0) {
+    return cost::Bytes{f.gradient_bucket_elements * t.gradient_bytes()};
+  }
+  return f.gradient_bucket;
+}
+
+// parallel.zero_stage: a whole number, one of the sharding entries' stages.
+const Entry* chosen_zero_stage(JsonObjectReader& r) {
+  int lo = 0, hi = 0;
+  for (const Entry* e : entries_of(EntryKind::kSharding)) {
+    const int z = std::get<ShardingTraits>(e->traits).zero_stage;
+    lo = std::min(lo, z), hi = std::max(hi, z);
+  }
+  const auto z = r.integer("zero_stage", false, lo, hi);
+  return z ? find_entry_by_value(EntryKind::kSharding, std::to_string(*z)) : nullptr;
+}
+
+void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limits,
+                   ParallelSpec& p, EdgeStageLayers& edge) {
+  JsonObjectReader r(node, "/parallel", d);
+  assign(p.dp, registered_integer(r, "/parallel/dp"));
+  assign(p.tp, registered_integer(r, "/parallel/tp"));
+  assign(p.pp, registered_integer(r, "/parallel/pp"));
+  assign(p.sequence_parallel, r.boolean("sequence_parallel", false));
+  if (const Entry* s = chosen_by_value(r, d, EntryKind::kSchedule, false)) {
+    p.schedule = std::get<ScheduleTraits>(s->traits).id;
+  }
+  assign(p.chunks, registered_integer(r, "/parallel/chunks"));
+  if (const json* sl = r.child("stage_layers", false)) {
+    read_stage_layers(*sl, r.child_path("stage_layers"), d, limits, p);
+  }
+  edge.first = r.integer("first_stage_layers", false, 1, limits.max_layers);
+  edge.last = r.integer("last_stage_layers", false, 1, limits.max_layers);
+  if (auto pv = r.boolean("optimizer_post_validation", false)) p.optimizer_post_validation = *pv;
+  assign(p.cp, registered_integer(r, "/parallel/cp"));
+  if (const Entry* v = chosen_by_value(r, d, EntryKind::kContextParallel, false)) {
+    p.cp_allgather = std::get<ContextParallelTraits>(v->traits).allgather;
+  }
+  assign(p.tsp_kv_buckets, registered_integer(r, "/parallel/tsp_kv_buckets"));
+  if (auto mode = registered_choice(r, d, "/parallel/paci_mode")) {
+    p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
+  }
+  if (const Entry* pl = chosen_by_value(r, d, EntryKind::kTpPlacement, false)) {
+    p.tp_placement = std::get<PlacementTraits>(pl->traits).id;
+  }
+  assign(p.online_rmsnorm, r.boolean("online_rmsnorm", false));
+  assign(p.linear_grouping, r.boolean("linear_grouping", false));
+  assign(p.lowrank_checkpointing, r.boolean("lowrank_checkpointing", false));
+  if (const Entry* z = chosen_zero_stage(r)) p.zero_stage = std::get<ShardingTraits>(z->traits).zero_stage;
+  assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
+  r.finish();
+}
+
+void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
+  JsonObjectReader r(node, "/optimizer", d);
+  if (const Entry* name = chosen_by_value(r, d, EntryKind::kOptimizer, true)) {
+    o.kind = std::get<OptimizerTraits>(name->traits).kind;
+    if (o.kind == OptimizerKind::kDash) {  // DASH's defaults (arXiv 2602.02016)
+      o.stacking = std::get<OptimizerTraits>(name->traits).stacking;  // dash-layer's
+      o.solver = RootSolver::kNewtonDb;
+    }
+  }
+  assign(o.block_size, registered_integer(r, "/optimizer/block_size"));
+  assign(o.precondition_frequency, registered_integer(r, "/optimizer/precondition_frequency"));
+  if (auto s = registered_choice(r, d, "/optimizer/solver")) {
+    o.solver = *s == "evd"              ? RootSolver::kEvd
+               : *s == "coupled-newton" ? RootSolver::kCoupledNewton
+               : *s == "newton-db"      ? RootSolver::kNewtonDb
+                                        : RootSolver::kChebyshev;
+  }
+  assign(o.iterations, registered_integer(r, "/optimizer/iterations"));
+  assign(o.chebyshev_degree, registered_integer(r, "/optimizer/chebyshev_degree"));
+  if (auto s = registered_choice(r, d, "/optimizer/scaling")) {
+    o.scaling = *s == "power-iteration" ? RootScaling::kPowerIteration : RootScaling::kFrobenius;
+  }
+  if (auto p = registered_choice(r, d, "/optimizer/precision")) {
+    o.precision = *p == "fp16" ? cost::Dtype::kFp16
+                  : *p == "bf16" ? cost::Dtype::kBf16
+                                 : cost::Dtype::kFp32;
+  }
+  registered_choice(r, d, "/optimizer/grafting");
+  assign(o.allow_tf32, r.boolean("allow_tf32", false));
+  assign(o.host_op_overhead, r.time("host_op_overhead", false, cost::kMaxPerEventDuration));
+  if (auto s = registered_choice(r, d, "/optimizer/stacking")) {
+    o.stacking = *s == "gpu" ? Stacking::kGpu : *s == "layer" ? Stacking::kLayer : Stacking::kNone;
+  }
+  r.finish();
+  if (o.kind == OptimizerKind::kShampoo && o.stacking != Stacking::kNone) {
+    d.add("/optimizer/stacking", "Distributed Shampoo processes blocks one by one; stacking "
+                                 "\"layer\" or \"gpu\" is DASH (\"name\": \"dash\")");
+  }
+}
+
+}  // namespace
+
+const char* optimizer_name(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::kAdamW: return "adamw";
+    case OptimizerKind::kShampoo: return "shampoo";
+    case OptimizerKind::kDash: return "dash";
+  }
+  return "?";
+}
+
+const char* root_solver_name(RootSolver s) {
+  switch (s) {
+    case RootSolver::kEvd: return "evd";
+    case RootSolver::kCoupledNewton: return "coupled-newton";
+    case RootSolver::kNewtonDb: return "newton-db";
+    case RootSolver::kChebyshev: return "chebyshev";
+  }
+  return "?";
+}
+
+const char* stacking_name(Stacking s) {
+  switch (s) {
+    case Stacking::kNone: return "none";
+    case Stacking::kLayer: return "layer";
+    case Stacking::kGpu: return "gpu";
+  }
+  return "?";
+}
+
+const char* tp_placement_name(TpPlacement p) {
+  switch (p) {
+    case TpPlacement::kMegatron: return "megatron";
+    case TpPlacement::kVanilla: return "vanilla";
+    case TpPlacement::kBtp: return "btp";
+    case TpPlacement::kTsp: return "tsp";
+  }
+  return "?";
+}
+
+const char* schedule_name(PipelineSchedule s) { return schedule_entry(s).name.c_str(); }
+
+bool schedule_from_name(std::string_view name, PipelineSchedule* out) {
+  const Entry* e = find_entry(EntryKind::kSchedule, name);
+  if (e == nullptr) return false;
+  *out = std::get<ScheduleTraits>(e->traits).id;
+  return true;
+}
+
+Scenario parse_scenario(std::string_view text, const std::string& file_name,
+                        const ScenarioLimits& limits) {
+  Diagnostics d(file_name);
+  if (text.size() > limits.max_file_bytes) {
+    d.add("", cost::file_too_large_message(text.size(), limits.max_file_bytes, "scenario"));
+    throw cost::InputError(std::move(d));
+  }
+  const std::optional<json> document = cost::parse_json_document(text, d);
+  if (!document) throw cost::InputError(std::move(d));
+  const json& root = *document;
+  Scenario s;
+  s.source_file = file_name;
+  JsonObjectReader r(root, "", d);
+  if (!r.valid()) throw cost::InputError(std::move(d));
+  assign(s.name, r.string("name", false));
+  assign(s.description, r.string("description", false));
+  r.string("$schema", false);
+  if (const json* m = r.child("model", true)) read_model(*m, d, limits, s.model);
+  if (const json* c = r.child("cluster", true)) read_cluster(*c, d, limits, s.cluster);
+  if (const json* t = r.child("training", true)) read_training(*t, d, s.training);
+  EdgeStageLayers edge;
+  if (const json* p = r.child("parallel", true)) {
+    read_parallel(*p, d, limits, s.parallel, edge);
+    if (!p->is_object() || !p->contains("dp_bucket")) s.parallel.dp_bucket = framework_bucket(s.training);
+  }
+  if (const json* o = r.child("optimizer", false)) read_optimizer(*o, d, s.optimizer);
+  r.child("search", false);  // `parasim plan`'s axes (planner/search_space.hpp); simulate ignores it
+  r.finish();
+  if (d.ok()) resolve_stage_layers(edge, d, s);
+  if (d.ok()) check_scenario_rules(s, d, limits);
+  if (!d.ok()) throw cost::InputError(std::move(d));
+  if (s.name.empty()) s.name = file_name;
+  return s;
+}
+
+void check_scenario(const Scenario& scenario, cost::Diagnostics& diagnostics,
+                    const ScenarioLimits& limits) {
+  check_scenario_rules(scenario, diagnostics, limits);
+}
+
+Scenario load_scenario(const std::string& path, const ScenarioLimits& limits) {
+  Diagnostics d(path);
+  const std::optional<std::string> text =
+      cost::read_input_file(path, limits.max_file_bytes, "scenario", d);
+  if (!text) throw cost::InputError(std::move(d));
+  return parse_scenario(*text, path, limits);
+}
+
+}  // namespace parasim::strat

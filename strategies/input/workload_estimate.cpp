@@ -1,0 +1,186 @@
+#include "strategies/input/workload_estimate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "costmodel/cost_model.hpp"
+#include "costmodel/units.hpp"
+#include "strategies/layers/layer_program.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
+
+namespace parasim::strat {
+namespace {
+
+// Memory coefficients: maximum resident set size (/usr/bin/time -v) less the 268 MB of a plain
+// `parasim validate`, on a 2-core AMD EPYC VM (gcc 12, -O3), divided out:
+//   per op      Llama 2 7B with 4096 layers x 512 micro-batches, symmetric (16.8 million ops,
+//               3.82 GB: 227 B per op, vectors reallocated past the builder's 16 million op
+//               reserve included); GPT-3 175B on 1024 GPUs --full takes less (5.0 million ops,
+//               628 MB: 125 B), so 230 stays an upper bound for both;
+//   per device  a 1-layer model of hidden 64 on 65,536 and 262,144 GPUs --full (245 MB with
+//               0.66 million ops, 1.22 GB with 2.6 million: 2.4 to 3.7 KB per simulated GPU
+//               beyond its ops; streams, links, names, memory accounts, the engine's state);
+//   per block   Shampoo with block 16 on Llama 2 7B (6.6 million blocks in the largest stage,
+//               1.56 GB: 236 B per block; the block list, the load-balance map, the ranks'
+//               lists of the stage being costed).
+constexpr double kBytesPerOp = 230;
+constexpr double kBytesPerDevice = 3000;
+constexpr double kBytesPerBlock = 300;
+
+double steps_of(const std::vector<LayerStep>& steps) {
+  return static_cast<double>(steps.size());
+}
+
+// Steps after which the framework's host syncs (each splits the host op once).
+double syncs_of(const std::vector<LayerStep>& steps) {
+  double n = 0;
+  for (const auto& s : steps) n += s.syncs_after > 0 ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
+  WorkloadEstimate e;
+  const auto& p = sc.parallel;
+  const int pp = p.pp, chunks = p.chunks;
+  const double per_stage = full ? static_cast<double>(sc.replicas()) * p.tp : 1.0;
+  e.devices = per_stage * pp;
+
+  // Step counts of the layer programs (their times do not matter here).
+  const cost::CostModel costs(sc.cluster);
+  const LayerProgram layer = transformer_layer_program(sc, costs);
+  const LayerProgram embed = embedding_program(sc, costs);
+  const LayerProgram head = head_program(sc, costs);
+  const bool split = splits_weight_gradient(p.schedule);
+  const bool async = is_asynchronous(p.schedule);
+  const bool zero3 = p.zero_stage == 3;
+  const bool paci_mem = p.schedule == PipelineSchedule::kPaci && p.paci_mode == PaciMode::kMem;
+  const AsyncSteps steps = simulated_steps(p, sc.micro_batches());
+  const double total_mb = static_cast<double>(sc.micro_batches()) * steps.total;
+  const int last = pp * chunks - 1;
+
+  // Per simulated device of each stage, as the builder emits them (pipeline_emission.cpp,
+  // data_parallel_emission.cpp): per micro-batch and chunk its F, B and W items, the pipeline
+  // transfers it sends and receives; per step its optimizer and data-parallel ops.
+  for (int s = 0; s < pp; ++s) {
+    double per_device = 0;
+    for (int c = 0; c < chunks; ++c) {
+      const int v = c * pp + s;
+      const int lc = sc.virtual_stage_layers(v);
+      double f = lc * (steps_of(layer.forward) + (zero3 ? 1 : 0));
+      if (v == 0) f += steps_of(embed.forward);
+      if (v == last) f += steps_of(head.forward);
+      double b = lc * (steps_of(split ? layer.backward_input : layer.backward) +
+                       (zero3 ? 2 : 0) + (paci_mem ? steps_of(layer.forward) : 0));
+      if (v == 0) b += steps_of(split ? embed.backward_input : embed.backward);
+      if (v == last) b += steps_of(split ? head.backward_input : head.backward);
+      double w = 0;
+      if (split) {
+        w = lc * steps_of(layer.weight_grad);
+        if (v == 0) w += steps_of(embed.weight_grad);
+        if (v == last) w += steps_of(head.weight_grad);
+      }
+      const double transfers = (v > 0 ? 2 : 0) + (v < last ? 2 : 0);
+      // Host ops (strategies/workload/host_emission.cpp): one per item, one more after every sync point
+      // (the layer's, the item's start and end, its receive); an asynchronous schedule's syncs
+      // do not split its host ops (pipeline_emission.cpp, host_syncs_wait_).
+      const auto& fc = sc.training.framework.counts;
+      const double item_syncs =
+          async ? 0.0
+                : (fc.forward_start_syncs > 0) + (fc.forward_end_syncs > 0) +
+                      (fc.backward_start_syncs > 0) + (fc.backward_end_syncs > 0) +
+                      2.0 * (fc.p2p_syncs > 0);
+      const double layer_syncs =
+          async ? 0.0
+                : lc * (syncs_of(layer.forward) +
+                        syncs_of(split ? layer.backward_input : layer.backward));
+      const double host = (split ? 3 : 2) + item_syncs + layer_syncs;
+      const double accumulate = lc * steps_of(layer.grad_accumulation);
+      per_device += total_mb * (f + b + w + transfers + host + accumulate);
+    }
+    const auto& fc = sc.training.framework.counts;
+    // The step's host ops: one, and one more after its syncs.
+    const double step_host = 1.0 + (fc.step_syncs + fc.fp16_step_syncs_per_tensor > 0 ? 1 : 0);
+    if (async) {
+      ScheduleShape shape{p.schedule, pp, sc.micro_batches(), chunks, steps.total};
+      per_device += total_mb / backwards_per_update(shape) * (1 + step_host);
+    } else {
+      // Gradient buckets: at most one per parameter chunk (head, layers, embedding); one per
+      // stage with dp_bucket 0 (a contiguous buffer). Each with its flatten and copy-back kernels.
+      // Each simulated iteration (post-validation: several) has its own.
+      const double buckets = sc.replicas() <= 1      ? 0
+                             : p.dp_bucket.value <= 0 ? 1
+                                                      : static_cast<double>(sc.stage_layer_count(s)) + 2;
+      const double per_bucket = 1.0 + (fc.reduce_passes_before > 0 ? 1 : 0) +
+                                (fc.reduce_copy_back && p.zero_stage == 0 ? 1 : 0);
+      const double optimizer = sc.optimizer.kind == OptimizerKind::kAdamW ? 1 : 3;
+      const bool overflow_check =
+          sc.training.precision == cost::Dtype::kFp16 && fc.fp16_step_syncs_per_tensor > 0;
+      per_device += steps.total * (per_bucket * buckets + optimizer + (sc.replicas() > 1 ? 1 : 0) +
+                                   (overflow_check ? 1 : 0) + step_host);
+    }
+    e.ops += per_device * per_stage;
+  }
+
+  if (sc.optimizer.kind != OptimizerKind::kAdamW) {
+    for (int s = 0; s < pp; ++s) {
+      const double blocks = shampoo_block_count(sc, s);
+      e.shampoo_blocks += blocks;
+      e.largest_stage_blocks = std::max(e.largest_stage_blocks, blocks);
+    }
+  }
+  e.memory_bytes = kBytesPerOp * e.ops + kBytesPerDevice * e.devices +
+                   kBytesPerBlock * e.largest_stage_blocks;
+  return e;
+}
+
+std::string format_gpus(double n) {
+  return n == 1 ? std::string("1 simulated GPU") : format_count(n) + " simulated GPUs";
+}
+
+std::string format_count(double n) {
+  if (n < 1e4) return fmt::format("{:.0f}", n);
+  if (n < 1e6) return fmt::format("{:.1f} thousand", n / 1e3);
+  if (n < 1e9) return fmt::format("{:.1f} million", n / 1e6);
+  return fmt::format("{:.3g} billion", n / 1e9);
+}
+
+WorkloadEstimate check_workload_limits(const Scenario& sc, bool full, const WorkloadLimits& limits,
+                           cost::Diagnostics& d) {
+  const WorkloadEstimate e = estimate_workload(sc, full);
+  const char* mode = full ? " in --full mode" : "";
+  const std::string fewer = full ? "drop --full (symmetric mode simulates one replica and one "
+                                   "tensor-parallel rank per stage), or use fewer micro-batches "
+                                   "or layers"
+                                 : "use fewer micro-batches (/training/global_batch) or layers";
+  if (e.ops > limits.max_ops) {
+    d.add("", fmt::format("the simulation would have about {} ops{}, over the limit of {} "
+                          "(--max-ops raises it); {}",
+                          format_count(e.ops), mode, format_count(limits.max_ops), fewer));
+  }
+  if (e.shampoo_blocks > limits.max_shampoo_blocks) {
+    d.add("/optimizer/block_size",
+          fmt::format("block_size {} cuts the weights into about {} Shampoo blocks (all stages), "
+                      "over the limit of {} (--max-shampoo-blocks raises it); a larger block_size "
+                      "gives fewer (Distributed Shampoo's default is 1024)",
+                      sc.optimizer.block_size, format_count(e.shampoo_blocks),
+                      format_count(limits.max_shampoo_blocks)));
+  }
+  if (e.memory_bytes > limits.max_memory_bytes) {
+    const bool blocks = kBytesPerBlock * e.largest_stage_blocks > 0.5 * e.memory_bytes;
+    d.add("", fmt::format("the simulation would need about {} of memory{} ({}), over the limit of "
+                          "{} (--max-memory raises it); {}",
+                          cost::format_bytes(cost::Bytes{e.memory_bytes}), mode,
+                          blocks ? format_count(e.largest_stage_blocks) +
+                                       " Shampoo blocks in the largest stage"
+                                 : format_count(e.ops) + " ops on " + format_gpus(e.devices),
+                          cost::format_bytes(cost::Bytes{limits.max_memory_bytes}),
+                          blocks ? std::string("use a larger /optimizer/block_size") : fewer));
+  }
+  return e;
+}
+
+}  // namespace parasim::strat

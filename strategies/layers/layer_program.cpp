@@ -1,0 +1,506 @@
+#include "strategies/layers/layer_program.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include "strategies/layers/attention_core.hpp"
+#include "strategies/layers/low_rank_layer.hpp"
+#include "strategies/layers/step_writer.hpp"
+#include "strategies/layers/tsp_layer.hpp"
+#include "strategies/layers/tsp_vocab.hpp"
+
+namespace parasim::strat {
+namespace {
+
+using namespace detail;
+using cost::CollectiveKind;
+using cost::Flops;
+
+// Elementwise bytes over the hidden state of this rank (sequence-sharded with SP).
+double hidden_bytes(const Dims& x) {
+  return x.act(x.tokens() * x.h) / (x.sp ? x.t : 1.0);
+}
+
+// The K/V block one context-parallel rank holds: K and V of its s/cp tokens, its heads.
+double kv_block_bytes(const Dims& x) { return x.act(2 * x.tokens() * x.kv * x.d / x.t); }
+
+void cp_collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
+                   double bytes, std::vector<int> after) {
+  collective_after(out, std::move(label), kind, bytes, StepGroup::kContextParallel,
+                   std::move(after));
+}
+
+// Context-parallel attention core, forward (Liu et al. 2023, ring attention, arXiv 2310.01889;
+// Megatron CP with the zigzag split, each rank's causal work 1/cp of the total): cp blocks of
+// (s/cp) x (s/cp) for the local queries, each with half its FLOPs (causal, zigzag-balanced on
+// average). Ring: block i+1's K/V arrive while block i computes (cp-1 send-recv shifts on the
+// cp stream). All-gather: all K/V first, then the cp blocks.
+void cp_attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  w.close(out, "attn qkv");
+  const int qkv = last_step(out);
+  const int cp = static_cast<int>(x.cp);
+  if (x.cp_allgather) {
+    cp_collective(out, "attn kv all-gather", CollectiveKind::kAllGather, kv_block_bytes(x) * cp, {});
+    for (int i = 0; i < cp; ++i) attention_core_forward(w, x);
+    w.close(out, "attn core");
+    return;
+  }
+  int previous_compute = qkv, previous_transfer = qkv;
+  for (int i = 0; i < cp; ++i) {
+    attention_core_forward(w, x);
+    w.close(out, "attn ring " + std::to_string(i));
+    out.back().after = i == 0 ? std::vector<int>{previous_compute}
+                              : std::vector<int>{previous_compute, previous_transfer};
+    previous_compute = last_step(out);
+    if (i + 1 < cp) {
+      cp_collective(out, "attn kv ring", CollectiveKind::kSendRecv, kv_block_bytes(x),
+                    {previous_transfer});
+      previous_transfer = last_step(out);
+    }
+  }
+}
+
+// Backward: cp blocks of FlashAttention's backward; K/V blocks travel ahead of the compute as in
+// the forward, and each block's dK/dV travel on after it is computed (2x the forward's bytes).
+void cp_attention_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  w.close(out, "attn proj bwd");
+  const int start = last_step(out);
+  const int cp = static_cast<int>(x.cp);
+  if (x.cp_allgather) {
+    cp_collective(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, kv_block_bytes(x) * cp,
+                  {});
+    for (int i = 0; i < cp; ++i) attention_core_backward(w, x);
+    w.close(out, "attn core bwd");
+    cp_collective(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter,
+                  kv_block_bytes(x) * cp, {});
+    return;
+  }
+  int previous_compute = start, kv = start, dkv = start;
+  for (int i = 0; i < cp; ++i) {
+    attention_core_backward(w, x);
+    w.close(out, "attn ring bwd " + std::to_string(i));
+    out.back().after = i == 0 ? std::vector<int>{previous_compute}
+                              : std::vector<int>{previous_compute, kv};
+    previous_compute = last_step(out);
+    if (i + 1 < cp) {
+      // The next block's K/V first (prefetch), then this block's dK/dV: the cp stream is FIFO.
+      cp_collective(out, "attn kv ring bwd", CollectiveKind::kSendRecv, kv_block_bytes(x), {kv});
+      kv = last_step(out);
+      cp_collective(out, "attn dkv ring", CollectiveKind::kSendRecv, kv_block_bytes(x),
+                    {dkv, previous_compute});
+      dkv = last_step(out);
+    }
+  }
+  // The input-gradient GEMMs need every block's gradient: after the last compute and dK/dV.
+  out.push_back(LayerStep{});
+  out.back().compute.label = "attn ring join";
+  out.back().after = {previous_compute, dkv};
+}
+
+// Bias-dropout-add after a row-parallel linear (Megatron's bias_dropout_add_fused_train, one
+// TorchScript-fused kernel; with --no-bias-dropout-fusion torch's x + bias, dropout and the
+// residual add apart).
+void bias_dropout_add(StepWriter& w, const Dims& x) {
+  const double hb = hidden_bytes(x);
+  if (x.fusions.bias_dropout_add) {
+    w.memory(3 * hb);
+    return;
+  }
+  if (x.bias) w.memory(2 * hb);                 // x + bias
+  if (x.dropout) w.memory(2 * hb + hb / x.e);   // dropout: read, write, a 1-byte mask
+  w.memory(3 * hb);                             // residual + out
+}
+
+// Its backward: the gradient through the dropout mask (one kernel either way), then the bias
+// gradient, a reduction over the tokens (the expand's backward, sum_to_size).
+void bias_dropout_add_backward(StepWriter& w, const Dims& x) {
+  w.memory(3 * hidden_bytes(x));
+  if (x.bias) w.memory(hidden_bytes(x));
+}
+
+// apex's fused LayerNorm / RMSNorm backward (layer_norm_cuda_kernel.cu: cuComputePartGradGammaBeta,
+// cuComputeGradGammaBeta, cuComputeGradInput): partial weight gradients (read the input and the
+// gradient), their reduction (partials only, counted as no bytes), the input gradient (read both,
+// write).
+void norm_backward(StepWriter& w, const Dims& x) {
+  w.memory(2 * hidden_bytes(x));
+  w.memory(0);
+  w.memory(3 * hidden_bytes(x));
+}
+
+// The residual stream's gradient, summed where the hidden state had two consumers (the norm and
+// the residual add): autograd's InputBuffer adds them.
+void residual_gradient_add(StepWriter& w, const Dims& x) { w.memory(3 * hidden_bytes(x)); }
+
+// Bytes of this rank's QKV output (the QKV GEMM's [tokens x (a + 2 kv) d / t]).
+double qkv_bytes(const Dims& x) { return x.act(x.tokens() * (x.a + 2 * x.kv) * x.d / x.t); }
+
+void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  const double bsh = x.act(x.tokens() * x.h);
+  if (x.t > 1 && x.sp) StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
+  w.memory(2 * hidden_bytes(x));                                   // input norm
+  w.gemm(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
+  // The QKV linear keeps its bias (skip_bias_add false): in the GEMM's epilogue, or an add.
+  if (x.bias && !x.fusions.linear_bias_in_gemm) w.memory(2 * qkv_bytes(x));
+  if (x.cp > 1) {
+    cp_attention_forward(w, x, out);
+    const int core = last_step(out);
+    w.gemm(x.tokens(), x.h, x.h / x.t);                            // output projection
+    bias_dropout_add(w, x);
+    w.close(out, "attn proj");
+    out.back().after = {core};
+    if (x.t > 1) StepWriter::collective(out, "attn all-reduce", CollectiveKind::kAllReduce, bsh);
+    return;
+  }
+  attention_core_forward(w, x);
+  w.gemm(x.tokens(), x.h, x.h / x.t);                              // output projection
+  bias_dropout_add(w, x);
+  w.close(out, "attn");
+  if (x.t > 1) {
+    StepWriter::collective(out, x.sp ? "attn reduce-scatter" : "attn all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+}
+
+void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  const double bsh = x.act(x.tokens() * x.h);
+  const double bsf = x.act(x.tokens() * x.f / x.t);
+  if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp all-gather", CollectiveKind::kAllGather, bsh);
+  w.memory(2 * hidden_bytes(x));                                   // norm
+  w.sync(out, "mlp norm", x.layer_syncs);                          // the framework's syncs
+  w.gemm(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);         // fc1 (gate+up)
+  if (x.swiglu) {
+    w.memory(3 * bsf);                                             // SwiGLU
+  } else if (x.fusions.bias_gelu || !x.bias) {
+    w.memory(2 * bsf);                                             // (bias-)GeLU
+  } else {
+    w.memory(2 * bsf);                                             // fc1 + bias
+    w.memory(2 * bsf);                                             // GeLU
+  }
+  w.gemm(x.tokens(), x.h, x.f / x.t);                              // fc2
+  bias_dropout_add(w, x);
+  w.close(out, "mlp");
+  if (x.t > 1) {
+    StepWriter::collective(out, x.sp ? "mlp reduce-scatter" : "mlp all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+}
+
+void mlp_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
+  const double bsh = x.act(x.tokens() * x.h);
+  const double bsf = x.act(x.tokens() * x.f / x.t);
+  if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp bwd all-gather", CollectiveKind::kAllGather, bsh);
+  bias_dropout_add_backward(w, x);
+  w.gemm_backward(x.tokens(), x.h, x.f / x.t);                      // fc2
+  w.memory(x.swiglu ? 5 * bsf : 3 * bsf);                          // activation backward
+  if (x.bias && !x.swiglu) w.memory(bsf);                          // fc1's bias gradient
+  w.gemm_backward(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);  // fc1
+  residual_gradient_add(w, x);
+  norm_backward(w, x);
+  w.close(out, "mlp bwd");
+  if (x.t > 1) {
+    StepWriter::collective(out, x.sp ? "mlp bwd reduce-scatter" : "mlp bwd all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+}
+
+void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
+                        std::vector<LayerStep>& out) {
+  const double bsh = x.act(x.tokens() * x.h);
+  if (x.t > 1 && x.sp) StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
+  bias_dropout_add_backward(w, x);
+  w.gemm_backward(x.tokens(), x.h, x.h / x.t);                      // output projection
+  if (x.cp > 1) {
+    cp_attention_backward(w, x, out);
+  } else {
+    if (recompute_core) attention_core_forward(w, x);
+    attention_core_backward(w, x);
+  }
+  w.memory(2 * qkv_bytes(x));                                       // Q, K, V gradients joined
+  if (x.bias) w.memory(qkv_bytes(x));                               // QKV bias gradient
+  w.gemm_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);   // QKV
+  norm_backward(w, x);
+  residual_gradient_add(w, x);
+  w.close(out, "attn bwd");
+  if (x.t > 1) {
+    StepWriter::collective(out, x.sp ? "attn bwd reduce-scatter" : "attn bwd all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+}
+
+Flops compute_flops(const std::vector<LayerStep>& steps) {
+  Flops total;
+  for (const auto& s : steps) {
+    if (!s.is_collective) total += s.compute.flops;
+  }
+  return total;
+}
+
+// The forward re-run inside a backward (full recompute): labelled, and issued with autograd.
+void as_recompute(std::vector<LayerStep>& steps) {
+  for (auto& s : steps) {
+    if (s.is_collective) s.collective.label = "recompute " + s.collective.label;
+    else s.compute.label = "recompute " + s.compute.label;
+    s.recompute = true;
+  }
+}
+
+}  // namespace
+
+std::vector<LayerStep> grad_accumulation_steps(const Scenario& sc, const cost::CostModel& costs) {
+  const auto policy = sc.training.framework.counts.grad_accumulation;
+  std::vector<LayerStep> out;
+  if (policy == GradAccumulation::kNone) return out;
+  const ModelSpec& m = sc.model;
+  const int tp = sc.parallel.tp;
+  const int matrices = 4;
+  const int tensors = layer_parameter_tensors(m) - (policy == GradAccumulation::kFusedWeights ? matrices : 0);
+  const double params = layer_params_per_tp_rank(m, tp) -
+                        (policy == GradAccumulation::kFusedWeights
+                             ? layer_matrix_params_per_tp_rank(m, tp)
+                             : 0.0);
+  // Each add reads the accumulated gradient and the new one and writes the sum.
+  const double bytes = params * (2 * sc.training.gradient_bytes() +
+                                 cost::bytes_per_element(sc.training.precision));
+  StepWriter w(costs, sc.training.precision);
+  for (int k = 0; k < tensors; ++k) w.memory(bytes / tensors);
+  w.close(out, "grad accumulate");
+  return out;
+}
+
+LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel& costs) {
+  if (sc.model.low_rank.enabled()) return low_rank_layer_program(sc, costs);
+  if (sc.parallel.tp_placement == TpPlacement::kTsp) return tsp_layer_program(sc, costs);
+  const Dims x = dims_of(sc);
+  StepWriter w(costs, sc.training.precision);
+  LayerProgram p;
+  attention_forward(w, x, p.forward);
+  mlp_forward(w, x, p.forward);
+  const auto recompute = sc.training.recompute;
+  if (recompute == cost::Recompute::kFull) {
+    p.backward = p.forward;
+    as_recompute(p.backward);
+  }
+  mlp_backward(w, x, p.backward);
+  attention_backward(w, x, recompute == cost::Recompute::kSelective && !x.flash, p.backward);
+  // The same backward with the weight gradients split off (zero-bubble B and W).
+  {
+    StepWriter split(costs, sc.training.precision);
+    ComputeBlock weights;
+    split.set_weight_sink(&weights);
+    if (recompute == cost::Recompute::kFull) {
+      p.backward_input = p.forward;
+      as_recompute(p.backward_input);
+    }
+    mlp_backward(split, x, p.backward_input);
+    attention_backward(split, x, recompute == cost::Recompute::kSelective && !x.flash,
+                       p.backward_input);
+    weights.label = "wgrad";
+    LayerStep step;
+    step.compute = weights;
+    p.weight_grad.push_back(step);
+  }
+  p.grad_accumulation = grad_accumulation_steps(sc, costs);
+  // Model FLOPs: forward once and backward (twice the forward), recompute excluded.
+  const Flops fwd = compute_flops(p.forward);
+  p.model_flops = fwd * 3.0;
+  const auto shape = activation_shape(sc);
+  // FlashAttention stores no s^2 tensors: Korthikanti's selective figure without recomputing.
+  const bool flash = sc.training.attention == AttentionKind::kFlash;
+  const auto kept = flash && recompute == cost::Recompute::kNone ? cost::Recompute::kSelective
+                                                                  : recompute;
+  p.activation_stored_bytes = cost::activation_bytes_per_layer(shape, kept).value;
+  p.activation_full_bytes =
+      cost::activation_bytes_per_layer(shape, flash ? cost::Recompute::kSelective
+                                                    : cost::Recompute::kNone)
+          .value;
+  return p;
+}
+
+LayerProgram embedding_program(const Scenario& sc, const cost::CostModel& costs) {
+  const Dims x = dims_of(sc);
+  if (x.tsp && x.t > 1) return tsp_embedding_program(sc, costs);
+  StepWriter w(costs, sc.training.precision);
+  LayerProgram p;
+  const double bsh = x.act(x.tokens() * x.h);
+  const double small = 16 * x.tokens();  // a kernel over the token ids (int64: read + write)
+  // Megatron's Embedding.forward (megatron/model/language_model.py): with tp > 1
+  // VocabParallelEmbedding masks the ids outside its shard (two compares, or, clone, subtract,
+  // index_put: 6 kernels) and zeroes their rows (index_put) around the lookup
+  // (mpu/layers.py); then the position lookup and the add, the embedding dropout, and the
+  // [b, s, h] -> [s, b, h] transpose(0, 1).contiguous() copy.
+  if (x.t > 1) {
+    for (int k = 0; k < 6; ++k) w.memory(small);
+  }
+  w.memory(bsh + x.tokens() * 8);  // gather rows, read token ids
+  if (x.t > 1) w.memory(bsh);      // rows of ids outside the shard zeroed
+  if (sc.model.learned_positions) {
+    w.memory(bsh + x.tokens() * 8);  // position rows
+    w.memory(3 * bsh);               // word + position
+  }
+  if (x.dropout) w.memory(2 * bsh + bsh / x.e);  // embedding dropout, 1-byte mask
+  w.memory(2 * bsh);                               // transpose(0, 1).contiguous()
+  w.close(p.forward, "embed");
+  if (x.t > 1) {  // vocab-parallel embedding: partial rows summed over the TP group
+    StepWriter::collective(p.forward, x.sp ? "embed reduce-scatter" : "embed all-reduce",
+                           x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bsh);
+  }
+  if (x.t > 1 && x.sp) {
+    StepWriter::collective(p.backward, "embed bwd all-gather", CollectiveKind::kAllGather, bsh);
+  }
+  // Backward: the transpose's and the dropout's, then each table's dense embedding backward
+  // (sort-based: sort the ids, count, scatter-add the rows; 4 kernels each [inference from
+  // aten/src/ATen/native/cuda/Embedding.cu, embedding_dense_backward_cuda]).
+  w.memory(2 * bsh);
+  if (x.dropout) w.memory(3 * bsh);
+  const int tables = sc.model.learned_positions ? 2 : 1;
+  for (int t = 0; t < tables; ++t) {
+    for (int k = 0; k < 3; ++k) w.memory(small);
+    w.memory(2 * bsh);  // scatter-add of row gradients
+  }
+  w.close(p.backward, "embed bwd");
+  // The embedding has no input gradient: with a B/W split its whole backward is W.
+  for (const auto& s : p.backward) (s.is_collective ? p.backward_input : p.weight_grad).push_back(s);
+  return p;
+}
+
+LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
+  const Dims x = dims_of(sc);
+  if (x.tsp && x.t > 1) return tsp_head_program(sc, costs);
+  StepWriter w(costs, sc.training.precision);
+  LayerProgram p;
+  const double bsh = x.act(x.tokens() * x.h);
+  // Vocab-parallel: each rank holds ceil(V/t) rows (Megatron pads the vocabulary).
+  const double vocab_rows = std::ceil(x.v / x.t);
+  const double logits = x.tokens() * vocab_rows;
+  const double small = 16 * x.tokens();  // a kernel over one value per token
+  const double per_token = 4 * x.tokens();  // fp32, one value per token (a collective's bytes)
+  if (x.t > 1 && x.sp) StepWriter::collective(p.forward, "head all-gather", CollectiveKind::kAllGather, bsh);
+  w.memory(2 * hidden_bytes(x));                 // final norm
+  w.gemm(x.tokens(), vocab_rows, x.h);           // logits, vocab-parallel
+  // The loss: output.float() (fp16_lm_cross_entropy is off by default), then
+  // _VocabParallelCrossEntropy.forward (megatron/mpu/cross_entropy.py @de7dc40f88, the same in
+  // core/tensor_parallel/cross_entropy.py @23.04): max over the vocabulary, its all-reduce,
+  // sub_ of the max, the target mask and the predicted logits (10 kernels over the tokens), their
+  // all-reduce, exp in place, the sum, its all-reduce, log and subtract, div_ by the sum (kept
+  // as the softmax for the backward); then the loss mask's multiply, sums and divide.
+  w.memory((x.e + 4) * logits);                  // .float()
+  w.memory(4 * logits);                          // max
+  auto tp_all_reduce = [&](const char* label) {
+    if (x.t > 1) StepWriter::collective(p.forward, label, CollectiveKind::kAllReduce, per_token);
+  };
+  w.close(p.forward, "head");
+  tp_all_reduce("loss max all-reduce");
+  w.memory(8 * logits);                          // sub_
+  for (int k = 0; k < 10; ++k) w.memory(small);  // mask, masked target, gather, clone, zeroing
+  w.close(p.forward, "loss target");
+  tp_all_reduce("loss target all-reduce");
+  w.memory(8 * logits);                          // exp
+  w.memory(4 * logits);                          // sum
+  w.close(p.forward, "loss exp");
+  tp_all_reduce("loss sum all-reduce");
+  w.memory(small);                               // log
+  w.memory(small);                               // - predicted logit
+  w.memory(8 * logits);                          // div_: the softmax
+  for (int k = 0; k < 4; ++k) w.memory(small);   // loss mask: multiply, sums, divide
+  w.close(p.forward, "loss");
+  auto backward = [&](StepWriter& bw, std::vector<LayerStep>& out) {
+    // The loss mask's backward (2 kernels); _VocabParallelCrossEntropy.backward: arange, the
+    // target mask as float, 1 - it, the indexed subtract (index, sub, index_put), mul_ by the
+    // incoming gradient over the whole softmax; the .float()'s backward casts back.
+    for (int k = 0; k < 2; ++k) bw.memory(small);
+    for (int k = 0; k < 6; ++k) bw.memory(small);
+    bw.memory(8 * logits + small);                 // mul_
+    bw.memory((4 + x.e) * logits);                 // cast to the training precision
+    bw.gemm_backward(x.tokens(), vocab_rows, x.h);
+    norm_backward(bw, x);
+    bw.close(out, "head bwd");
+    if (x.t > 1) {
+      StepWriter::collective(out, x.sp ? "head bwd reduce-scatter" : "head bwd all-reduce",
+                             x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                             bsh);
+    }
+  };
+  backward(w, p.backward);
+  StepWriter split(costs, sc.training.precision);
+  ComputeBlock weights;
+  split.set_weight_sink(&weights);
+  backward(split, p.backward_input);
+  weights.label = "head wgrad";
+  LayerStep step;
+  step.compute = weights;
+  p.weight_grad.push_back(step);
+  p.model_flops = cost::Flops{2.0 * x.tokens() * x.v * x.h / x.t * 3.0};  // unpadded V
+  return p;
+}
+
+cost::ActivationShape activation_shape(const Scenario& sc) {
+  cost::ActivationShape a;
+  a.seq_len = static_cast<double>(sc.model.seq_len) / sc.parallel.cp;  // this rank's tokens
+  a.micro_batch = sc.training.micro_batch;
+  a.hidden = sc.model.hidden;
+  a.heads = sc.model.heads;
+  a.kv_heads = sc.model.kv_heads;
+  a.ffn_hidden = sc.model.ffn_hidden;
+  a.swiglu = sc.model.mlp == MlpKind::kSwiglu;
+  a.dropout = sc.model.dropout;
+  a.tp = sc.parallel.tp;
+  a.sequence_parallel = sc.parallel.sequence_parallel;
+  return a;
+}
+
+double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
+  const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), t = tp;
+  const double kv = static_cast<double>(m.kv_heads) * d;
+  const double mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
+  double sharded = h * h + 2 * h * kv + h * h + mats * h * f;  // all weight matrices
+  double replicated = 2 * (m.norm == NormKind::kLayerNorm ? 2 * h : h);
+  if (m.linear_bias) {
+    sharded += h + 2 * kv + (mats - 1) * f;  // column-parallel biases (QKV, fc1)
+    replicated += 2 * h;                     // row-parallel biases (out proj, fc2)
+  }
+  return sharded / t + replicated;
+}
+
+int layer_parameter_tensors(const ModelSpec& m) {
+  const int norms = 2 * (m.norm == NormKind::kLayerNorm ? 2 : 1);
+  return norms + 4 + (m.linear_bias ? 4 : 0);
+}
+
+double layer_matrix_params_per_tp_rank(const ModelSpec& m, int tp) {
+  const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim();
+  const double kv = static_cast<double>(m.kv_heads) * d;
+  const double mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
+  return (h * h + 2 * h * kv + h * h + mats * h * f) / tp;
+}
+
+int embedding_parameter_tensors(const ModelSpec& m, int stage, int pp) {
+  int n = 0;
+  if (stage == 0) n += 1 + (m.learned_positions ? 1 : 0);
+  if (stage == pp - 1) {
+    n += m.norm == NormKind::kLayerNorm ? 2 : 1;
+    if (!m.tied_embeddings || pp > 1) n += 1;
+  }
+  return n;
+}
+
+double input_embedding_params_per_tp_rank(const ModelSpec& m, int tp) {
+  // The vocabulary table is vocab-parallel; learned positions are replicated (Megatron-LM).
+  const double positions = m.learned_positions ? static_cast<double>(m.seq_len) * m.hidden : 0.0;
+  return static_cast<double>(m.vocab) * m.hidden / tp + positions;
+}
+
+double head_params_per_tp_rank(const ModelSpec& m, int tp, int pp) {
+  const double final_norm = m.norm == NormKind::kLayerNorm ? 2.0 * m.hidden : m.hidden;
+  const bool own_table = !m.tied_embeddings || pp > 1;
+  return final_norm + (own_table ? static_cast<double>(m.vocab) * m.hidden / tp : 0.0);
+}
+
+double embedding_params_per_tp_rank(const ModelSpec& m, int tp, int stage, int pp) {
+  double params = 0;
+  if (stage == 0) params += input_embedding_params_per_tp_rank(m, tp);
+  if (stage == pp - 1) params += head_params_per_tp_rank(m, tp, pp);
+  return params;
+}
+
+}  // namespace parasim::strat

@@ -1,0 +1,138 @@
+#pragma once
+// parasim::strat layer programs — what one tensor-parallel rank runs for one transformer layer
+// (and for the embedding and the output head), forward and backward, for one micro-batch.
+//
+// A program is a list of steps: compute blocks (consecutive kernels on the compute stream,
+// summed: their order inside a block does not change the simulated time because the block is
+// bounded by collectives that the compute stream waits for) and tensor-parallel collectives.
+//
+// Kernels per layer (Megatron-LM, Shoeybi et al. 2019 arXiv 1909.08053; Korthikanti et al. 2022
+// arXiv 2205.05198), b micro-batch, s sequence, h hidden, a heads, k kv heads, d = h/a, f ffn,
+// t tensor parallel:
+//   attention block: norm; QKV GEMM [bs x h] x [h x (a+2k)d/t]; the attention core, unfused or
+//     FlashAttention, as the framework runs it (attention_core.hpp: QK^T and AV batched GEMMs of
+//     ba/t problems, scale-mask-softmax, dropout and the context copy); output projection
+//     [bs x h/t] x [h/t x h]; bias-dropout-add.
+//   MLP block: norm; fc1 [bs x h] x [h x f/t] (x2 for SwiGLU gate+up); activation; fc2
+//     [bs x f/t] x [f/t x h]; bias-dropout-add.
+//   collectives: without SP an all-reduce of bsh after each block, forward and backward (two
+//     each); with SP an all-gather before and a reduce-scatter after each block (same bytes).
+// Backward: every GEMM becomes two (input gradient and weight gradient), memory-bound kernels
+// move twice their forward bytes, the attention core's two batched GEMMs become four (its memory
+// passes: attention_core.hpp).
+// Kernels as Megatron issues them (research in docs/frameworks.md; counts per layer at tp 1
+// with biases, dropout and the unfused core: 14 forward, 33 backward): the QKV linear's bias in
+// the GEMM or an add (KernelFusions::linear_bias_in_gemm); bias-dropout-add and bias-GeLU fused
+// or apart; backward: bias gradients as reductions over the tokens, apex's norm backward as 3
+// kernels, the residual stream's two gradient adds, the QKV gradients joined (cat), the scores'
+// scaling by baddbmm's alpha; the framework's syncs before the MLP (LayerStep::syncs_after).
+// The head is Megatron's vocab-parallel cross entropy kernel by kernel, the embedding its lookups,
+// dropout and transpose; low-rank and TSP layers keep their own kernel lists.
+// Recompute: selective re-runs the attention core inside the backward; full re-runs the whole
+// forward (collectives included) before the backward of each layer.
+// Simplifications (documented, not hidden): the SP backward's extra all-gather of the stored
+// sequence-sharded input for weight gradients is not modelled; no kernel fusion beyond the above.
+
+#include <string>
+#include <vector>
+
+#include "costmodel/activation_memory.hpp"
+#include "costmodel/collective_cost.hpp"
+#include "costmodel/cost_model.hpp"
+#include "strategies/input/scenario.hpp"
+
+namespace parasim::strat {
+
+struct ComputeBlock {
+  std::string label;     // "attn", "mlp", "embed", "head"
+  sim::Time time;        // GPU time: each kernel's body plus the queued-kernel gap
+  sim::Time last_body;   // GPU time of its last kernel (body plus gap)
+  cost::Flops flops;     // floating-point operations executed (recompute included)
+  int kernels = 0;
+};
+
+struct CollectiveStep {
+  std::string label;           // "attn all-reduce"
+  cost::CollectiveKind kind;
+  cost::Bytes message;         // nccl-tests S
+};
+
+// Which group a collective runs over, and so on which stream it is issued.
+// kWeights: TSP's weight transfers, over the tensor-parallel group on their own stream.
+enum class StepGroup : std::uint8_t { kTensorParallel, kContextParallel, kWeights };
+
+struct LayerStep {
+  bool is_collective = false;
+  ComputeBlock compute;        // when !is_collective
+  CollectiveStep collective;   // when is_collective
+  StepGroup group = StepGroup::kTensorParallel;  // collectives: the group (and stream)
+  // Steps of the same list this one waits for (indices of earlier steps). Empty: the previous
+  // step, so a list is a chain unless it says otherwise (ring attention overlaps its K/V
+  // transfers with compute this way).
+  std::vector<int> after;
+  // Host syncs right after this step (the framework's, FrameworkCounts::layer_syncs): the host
+  // waits until this step and everything before it has run, then pays each sync's cost.
+  int syncs_after = 0;
+  // A step of the recomputed forward inside a backward (full recompute): issued as a forward op
+  // with autograd recording.
+  bool recompute = false;
+};
+
+struct LayerProgram {
+  std::vector<LayerStep> forward;
+  std::vector<LayerStep> backward;   // recompute steps first, when any
+  // The backward split for zero-bubble schedules (Qi et al. 2024, arXiv 2401.10241): input
+  // gradients (with the collectives) in backward_input, weight-gradient GEMMs in weight_grad.
+  std::vector<LayerStep> backward_input;
+  std::vector<LayerStep> weight_grad;
+  // The framework's gradient accumulation over micro-batches (FrameworkCounts::
+  // grad_accumulation): one add kernel per accumulated parameter tensor, after the layer's
+  // backward (transformer layers only; empty when nothing is accumulated).
+  std::vector<LayerStep> grad_accumulation;
+  cost::Flops model_flops;           // forward + backward without recompute, for MFU
+  // Activation memory of one micro-batch on one TP rank: what a forward keeps for its backward
+  // (after the recompute policy), and everything the layer produces (what a recompute brings
+  // back inside the backward). Korthikanti et al. for dense layers; itemised per tensor for
+  // low-rank ones (low_rank_layer.hpp).
+  double activation_stored_bytes = 0;
+  double activation_full_bytes = 0;
+};
+
+// One transformer layer on one TP rank for one micro-batch.
+LayerProgram transformer_layer_program(const Scenario& scenario, const cost::CostModel& costs);
+// The input embedding (first stage) and the final norm, output head and loss (last stage).
+LayerProgram embedding_program(const Scenario& scenario, const cost::CostModel& costs);
+LayerProgram head_program(const Scenario& scenario, const cost::CostModel& costs);
+
+// The Korthikanti activation shape of one layer of this scenario (per micro-batch, per rank: with
+// context parallelism the sequence is this rank's share, s / cp).
+cost::ActivationShape activation_shape(const Scenario& scenario);
+
+// Parameters one TP rank holds for one layer: sharded matrices and column-parallel biases
+// divided by t; norms and row-parallel biases replicated (Megatron's layout).
+double layer_params_per_tp_rank(const ModelSpec& model, int tp);
+// The input embedding table, vocab-parallel (/t), and learned positions (replicated) on the
+// first stage.
+double input_embedding_params_per_tp_rank(const ModelSpec& model, int tp);
+// Final norm and output head on the last stage: the head's own table (/t) when untied, or a copy
+// of the tied table when it lives on another stage (pp > 1, as Megatron keeps it).
+double head_params_per_tp_rank(const ModelSpec& model, int tp, int pp);
+// Both, as held by `stage` (0..pp-1).
+double embedding_params_per_tp_rank(const ModelSpec& model, int tp, int stage, int pp);
+
+// Parameter tensors of one layer in Megatron's layout: the two norms' weights (and biases for
+// LayerNorm), 4 weight matrices (QKV, output projection, fc1 with SwiGLU's gate and up together,
+// fc2) and, with linear biases, their 4 biases (12 for GPT, 6 for Llama). Low-rank layers are
+// counted as the dense layer they replace (a simplification).
+int layer_parameter_tensors(const ModelSpec& model);
+// The weight matrices' parameters of one layer on one TP rank.
+double layer_matrix_params_per_tp_rank(const ModelSpec& model, int tp);
+// Parameter tensors of the embedding and head held by `stage`: the word table and learned
+// positions on the first stage; the final norm and the head's own table on the last.
+int embedding_parameter_tensors(const ModelSpec& model, int stage, int pp);
+
+// The gradient adds of one layer per micro-batch (LayerProgram::grad_accumulation).
+std::vector<LayerStep> grad_accumulation_steps(const Scenario& scenario,
+                                               const cost::CostModel& costs);
+
+}  // namespace parasim::strat

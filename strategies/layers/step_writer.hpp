@@ -1,0 +1,185 @@
+#pragma once
+// Internal to strategies/: the helper that turns kernels into layer steps (compute blocks and
+// collectives) and the dimensions of a layer. The attention core is in attention_core.hpp. Not a
+// public header.
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "costmodel/attention_cost.hpp"
+#include "costmodel/cost_model.hpp"
+#include "strategies/framework/host_plan.hpp"
+#include "strategies/input/scenario.hpp"
+#include "strategies/layers/layer_program.hpp"
+
+namespace parasim::strat::detail {
+
+using cost::Bytes;
+using cost::CollectiveKind;
+using cost::GemmShape;
+
+// Accumulates kernels into the current compute block; collectives and syncs close the block.
+// A kernel occupies the GPU for its body plus the GPU-side gap between queued kernels
+// (queued_kernel_gap, host_plan.hpp); its launch is the host's (FrameworkSpec), never counted on
+// the GPU as well. The block keeps its last kernel's GPU time (ComputeBlock::last_body) for the
+// host-issue bound (sim/workload.hpp, set_issue).
+class StepWriter {
+ public:
+  StepWriter(const cost::CostModel& costs, cost::Dtype dtype) : costs_(costs), dtype_(dtype) {}
+
+  // Dimensions are whole numbers carried as double (the scenario parser checks that tp divides
+  // heads, kv_heads, hidden and ffn_hidden; the vocabulary is padded to ceil(V/t) where used).
+  void gemm(double m, double n, double k, double batch = 1) {
+    GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch), dtype_};
+    kernel(costs_.gemm_body(shape));
+    block_.flops += shape.flops();
+  }
+  // The two backward GEMMs of a forward GEMM [m x k] x [k x n]: dX = dY W^T and dW = X^T dY.
+  // With a weight sink (zero-bubble's B/W split) dW goes there instead of into the block.
+  void gemm_backward(double m, double n, double k, double batch = 1) {
+    gemm(m, k, n, batch);
+    if (weight_sink_ == nullptr) {
+      gemm(k, n, m, batch);
+      return;
+    }
+    std::swap(block_, *weight_sink_);
+    gemm(k, n, m, batch);
+    std::swap(block_, *weight_sink_);
+  }
+  // Backward of a product of two activations (attention scores): both gradients are input
+  // gradients, never weight gradients.
+  void activation_gemm_backward(double m, double n, double k, double batch) {
+    gemm(m, k, n, batch);
+    gemm(k, n, m, batch);
+  }
+  void set_weight_sink(ComputeBlock* sink) { weight_sink_ = sink; }
+  // One FlashAttention kernel (costmodel/attention_cost.hpp): the time the device's measured
+  // efficiency table gives the FLOPs the FlashAttention papers count, plus one launch.
+  void flash_attention(cost::AttentionShape shape, cost::FlashPass pass) {
+    shape.dtype = dtype_;
+    kernel(cost::flash_attention_time(shape, pass, costs_.device()));
+    block_.flops += cost::flash_attention_flops(shape, pass);
+  }
+  // Several GEMMs issued as one kernel (grouped / batched GEMM): their model times add, the
+  // kernel and its launch count once (BOOST's linear-layer grouping).
+  void gemm_group(const std::vector<std::array<double, 3>>& shapes) {
+    sim::Time body;
+    for (const auto& s : shapes) {
+      GemmShape shape{std::llround(s[0]), std::llround(s[1]), std::llround(s[2]), 1, dtype_};
+      body += costs_.gemm_body(shape);
+      block_.flops += shape.flops();
+    }
+    kernel(body);
+  }
+  // One memory-bound kernel moving `bytes` (reads plus writes).
+  void memory(double bytes) { kernel(costs_.memory_bound_body(Bytes{bytes})); }
+  void close(std::vector<LayerStep>& out, const std::string& label) {
+    if (block_.kernels == 0) return;
+    block_.label = label;
+    LayerStep step;
+    step.compute = std::move(block_);
+    out.push_back(std::move(step));
+    block_ = ComputeBlock{};
+  }
+  // `count` host syncs here (FrameworkCounts::layer_syncs): the block so far is closed as
+  // `label`, and the host waits for it (and everything before) before issuing what follows.
+  // With nothing before in `out`, an empty step carries the syncs.
+  void sync(std::vector<LayerStep>& out, const std::string& label, int count) {
+    if (count <= 0) return;
+    close(out, label);
+    if (out.empty()) {
+      out.push_back(LayerStep{});
+      out.back().compute.label = label;
+    }
+    out.back().syncs_after += count;
+  }
+  static void collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
+                         double bytes) {
+    LayerStep step;
+    step.is_collective = true;
+    step.collective = CollectiveStep{std::move(label), kind, Bytes{bytes}};
+    out.push_back(std::move(step));
+  }
+
+ private:
+  void kernel(sim::Time body) {
+    const sim::Time gpu = body + queued_kernel_gap(costs_.device());
+    block_.time += gpu;
+    block_.last_body = gpu;
+    ++block_.kernels;
+  }
+
+  const cost::CostModel& costs_;
+  cost::Dtype dtype_;
+  ComputeBlock block_;
+  ComputeBlock* weight_sink_ = nullptr;
+};
+
+// Steps that name what they wait for (LayerStep::after holds indices into the same list).
+inline int last_step(const std::vector<LayerStep>& out) { return static_cast<int>(out.size()) - 1; }
+
+// A collective over `group` (and so on its stream) after the steps `after`.
+inline void collective_after(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
+                             double bytes, StepGroup group, std::vector<int> after) {
+  StepWriter::collective(out, std::move(label), kind, bytes);
+  out.back().group = group;
+  out.back().after = std::move(after);
+}
+
+// Closes the writer's compute block as a step after the steps `after`.
+inline void close_after(StepWriter& w, std::vector<LayerStep>& out, const std::string& label,
+                        std::vector<int> after) {
+  const std::size_t before = out.size();
+  w.close(out, label);
+  if (out.size() > before) out.back().after = std::move(after);  // an empty block adds no step
+}
+
+struct Dims {
+  double b, s, h, a, kv, d, f, t, v;
+  double e;    // bytes per activation element
+  bool sp;
+  bool swiglu;
+  bool dropout;
+  bool flash = false;  // FlashAttention core (Dao et al. 2022, arXiv 2205.14135), causal
+  double cp = 1;       // context-parallel ranks; s is then this rank's share, s_total / cp
+  bool tsp = false;    // TSP: tokens are local (s / D); tsp_layer and tsp_vocab take over
+  bool cp_allgather = false;
+  bool bias = false;            // linear biases (GPT)
+  KernelFusions fusions;        // the framework's (training.framework)
+  int layer_syncs = 0;          // the framework's syncs per layer forward, before the MLP
+  double tokens() const { return b * s; }
+  double act(double elements) const { return elements * e; }
+};
+
+inline Dims dims_of(const Scenario& sc) {
+  const auto& m = sc.model;
+  Dims x{};
+  x.b = sc.training.micro_batch;
+  // Tokens of this rank: context parallelism splits the sequence over cp, TSP over its D = tp.
+  x.s = static_cast<double>(m.seq_len) / sc.parallel.cp /
+        (sc.parallel.tp_placement == TpPlacement::kTsp ? sc.parallel.tp : 1);
+  x.tsp = sc.parallel.tp_placement == TpPlacement::kTsp;
+  x.cp = sc.parallel.cp;
+  x.cp_allgather = sc.parallel.cp_allgather;
+  x.h = m.hidden;
+  x.a = m.heads;
+  x.kv = m.kv_heads;
+  x.d = m.head_dim();
+  x.f = m.ffn_hidden;
+  x.t = sc.parallel.tp;
+  x.v = m.vocab;
+  x.e = cost::bytes_per_element(sc.training.precision);
+  x.sp = sc.parallel.sequence_parallel;
+  x.swiglu = m.mlp == MlpKind::kSwiglu;
+  x.dropout = m.dropout;
+  x.flash = sc.training.attention == AttentionKind::kFlash;
+  x.bias = m.linear_bias;
+  x.fusions = sc.training.framework.fusions;
+  x.layer_syncs = sc.training.framework.counts.layer_syncs;
+  return x;
+}
+
+}  // namespace parasim::strat::detail

@@ -1,0 +1,451 @@
+// Workload builder: pipeline items per stage (queues, gates, cross-item dependencies) and the point-to-point transfers between stages.
+#include <optional>
+
+#include "strategies/workload/workload_builder_impl.hpp"
+
+namespace parasim::strat::detail {
+
+void Builder::emit_stage(int stage) {
+  const std::size_t ranks = static_cast<std::size_t>(dp_sim_ * tp_sim_);
+  const StagePlan& plan = plans_by_stage_[static_cast<std::size_t>(stage)];
+  // One fixed order: items follow each other on the compute chain. Several queues: each item
+  // stands alone and the streams' priority rule orders them at run time.
+  bool dynamic = false;
+  for (const auto& item : plan.items) dynamic = dynamic || item.queue != 0;
+  // Host ops of a dynamic schedule sit in their item's queue and wait for the item's inputs (a
+  // host blocked on its receive), so the host issues the item the GPU would pick; syncs inside
+  // such an item cost the host their time but do not split its host op (host_sync).
+  host_syncs_wait_ = !dynamic;
+  std::vector<OpId> chain(ranks, kNone);
+  pending_.assign(ranks, kNone);
+  // For gradient buckets (flush schedules): the last backward-type item of each chunk in each
+  // iteration (iterations end at an optimizer item when several are simulated).
+  std::vector<bool> final_pass(plan.items.size(), false);
+  const ItemKind grad_kind = split_ ? ItemKind::kWeightGrad : ItemKind::kBackward;
+  std::vector<bool> seen(static_cast<std::size_t>(chunks_), false);
+  for (std::size_t i = plan.items.size(); i-- > 0;) {
+    const PipelineItem& item = plan.items[i];
+    if (item.kind == ItemKind::kOptimizer) seen.assign(seen.size(), false);
+    if (item.kind != grad_kind || seen[static_cast<std::size_t>(item.chunk)]) continue;
+    final_pass[i] = !async_;
+    seen[static_cast<std::size_t>(item.chunk)] = true;
+  }
+  std::vector<std::vector<OpId>> gate(ranks);  // what the next iteration's first item waits for
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    const PipelineItem& item = plan.items[i];
+    if (iterations_ && item.kind == ItemKind::kOptimizer) {
+      end_iteration(stage, item.step, gate);
+      continue;
+    }
+    if (dynamic) chain.assign(ranks, kNone);
+    emit_item(stage, item, final_pass[i], chain);
+    for (std::size_t k = 0; k < ranks && item.kind != ItemKind::kOptimizer; ++k) {
+      const std::size_t dev = index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
+      const OpId first = item_ops(dev, item.kind, item.chunk, item.micro_batch).first;
+      for (OpId op : gate[k]) out_.workload.add_dependency(op, first);
+      gate[k].clear();
+    }
+  }
+  host_syncs_wait_ = true;
+  // Cross-item dependencies: a backward needs its forward, a weight gradient its backward, an
+  // optimizer step the backward before it, a gated forward the release of an earlier one.
+  for (int d = 0; d < dp_sim_; ++d) {
+    for (int r = 0; r < tp_sim_; ++r) {
+      const std::size_t dev = index(stage, d, r);
+      int forwards = 0;
+      OpId last_backward = kNone;
+      auto& w = out_.workload;
+      // A dynamic schedule's host op waits for what its item's first GPU op waits for.
+      auto depend = [&](OpId before, const PassOps& item) {
+        w.add_dependency(before, item.first);
+        if (dynamic && item.host_first != kNone) w.add_dependency(before, item.host_first);
+      };
+      PassOps* previous = nullptr;  // the host op after an item's send: the next item's first
+      for (const auto& item : plan.items) {
+        if (item.kind != ItemKind::kOptimizer) {
+          PassOps& ops = item_ops(dev, item.kind, item.chunk, item.micro_batch);
+          if (previous != nullptr) previous->host_next = ops.host_first;
+          previous = &ops;
+        }
+        switch (item.kind) {
+          case ItemKind::kForward: {
+            const auto& f = item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch);
+            const int released = forwards++ - plan.gate_in_flight;
+            if (plan.gate_in_flight > 0 && released >= 0) {
+              depend(item_ops(dev, plan.gate_release, item.chunk, released).last, f);
+            }
+            break;
+          }
+          case ItemKind::kBackward: {
+            const auto& b = item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch);
+            depend(item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch).last, b);
+            last_backward = b.last;
+            break;
+          }
+          case ItemKind::kWeightGrad:
+            depend(item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch).last,
+                   item_ops(dev, ItemKind::kWeightGrad, item.chunk, item.micro_batch));
+            break;
+          case ItemKind::kOptimizer: {  // flush iterations: end_iteration orders it
+            if (!iterations_) {
+              const auto k = static_cast<std::size_t>(item.step - 1);
+              depend(last_backward, PassOps{optimizer_ops_[dev][k], optimizer_ops_[dev][k],
+                                            optimizer_host_ops_[dev][k], kNone});
+            }
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
+
+void Builder::end_iteration(int stage, int step, std::vector<std::vector<OpId>>& gate) {
+  auto& w = out_.workload;
+  const OpId begin = static_cast<OpId>(w.op_count());
+  emit_data_parallel(stage);
+  // Every op the step added on a device (gradient buckets, the optimizer's ops, ZeRO's param
+  // all-gather) precedes that device's next iteration; its optimizer ops form the stage-local
+  // optimizer item of this step.
+  std::vector<PassOps> optimizer(gate.size());
+  for (OpId op = begin; op < w.op_count(); ++op) {
+    const SimulatedDevice& dev = out_.devices[w.device_of(op)];
+    const auto k = static_cast<std::size_t>(dev.dp_rank * tp_sim_ + dev.tp_rank);
+    gate[k].push_back(op);
+    if (w.op(op).category != cat_opt_ || w.op(op).kind != sim::OpKind::kCompute) continue;
+    if (optimizer[k].first == kNone) optimizer[k].first = op;
+    optimizer[k].last = op;
+  }
+  for (std::size_t k = 0; k < gate.size(); ++k) {
+    const std::size_t dev = index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
+    grad_ready_[dev].clear();
+    if (optimizer[k].first == kNone) continue;
+    out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), optimizer[k].first,
+                                      optimizer[k].last, ItemKind::kOptimizer, -1, 0, step});
+  }
+}
+
+
+void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
+                        std::vector<OpId>& chain) {
+  const std::size_t ranks = chain.size();
+  const int mb = item.micro_batch;
+  queue_ = item.queue;
+  std::vector<OpId> first(ranks, kNone);
+  auto for_each_rank = [&](auto&& fn) {
+    for (int d = 0; d < dp_sim_; ++d) {
+      for (int r = 0; r < tp_sim_; ++r) fn(static_cast<std::size_t>(d * tp_sim_ + r), d, r);
+    }
+  };
+  for_each_rank([&](std::size_t k, int d, int r) { host_item_start(index(stage, d, r), item, chain[k]); });
+  auto record = [&]() {
+    for_each_rank([&](std::size_t k, int d, int r) {
+      const std::size_t dev = index(stage, d, r);
+      host_item_end(dev, item, chain[k]);
+      if (item.kind != ItemKind::kOptimizer) {
+        item_ops(dev, item.kind, item.chunk, mb) = {first[k], chain[k], host_[dev].item_first, kNone};
+      }
+      out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), first[k], chain[k],
+                                        item.kind, mb, item.chunk, item.step});
+      if (item.kind != ItemKind::kForward && item.kind != ItemKind::kOptimizer) {
+        final_backward_[dev] = chain[k];
+      }
+    });
+  };
+  if (item.kind == ItemKind::kOptimizer) {
+    auto& w = out_.workload;
+    for_each_rank([&](std::size_t k, int d, int r) {
+      const std::size_t dev = index(stage, d, r);
+      const OpId op = w.add_compute(streams_[dev].compute, stage_optimizer_time(stage),
+                                    w.intern("optimizer step"), cat_opt_, item.step, queue_);
+      optimizer_ops_[dev].push_back(op);
+      host_optimizer(dev, stage, {chain[k]}, {op});
+      first[k] = op;
+      chain[k] = op;
+    });
+    record();
+    for_each_rank([&](std::size_t, int d, int r) {
+      const std::size_t dev = index(stage, d, r);
+      optimizer_host_ops_[dev].push_back(host_[dev].item_first);
+    });
+    return;
+  }
+  const int vstage = item.chunk * pp_ + stage;
+  const int last_vstage = pp_ * chunks_ - 1;
+  const int lc = sc_.virtual_stage_layers(vstage);
+  const int layer0 = sc_.first_layer_of_virtual_stage(vstage);  // index of its first layer
+  const bool zero3 = sc_.parallel.zero_stage == 3;
+  const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
+                        sc_.parallel.paci_mode == PaciMode::kMem;
+  const ActivationBytes act = activation_bytes();
+  const double zero3_buffer = zero3 ? zero3_gathered_bytes() : 0.0;
+  std::vector<OpId> prev_layer_first = chain;
+  // Host costs of each list as issued here (host_plan.hpp); a fully recomputed layer's forward
+  // runs under no_grad.
+  const bool checkpointed = sc_.training.recompute == cost::Recompute::kFull;
+  const auto& layer_fwd_host = host_plan(layer_.forward, {true, false, checkpointed});
+  // The framework's gradient adds after a layer's backward (its W with a B/W split), on every
+  // micro-batch but a step's first unless the framework adds there too.
+  const bool accumulate =
+      !layer_.grad_accumulation.empty() &&
+      (mb % m_ != 0 || fw_.counts.grad_accumulation_first_micro_batch);
+  auto grad_accumulate = [&](const std::string& where) {
+    if (!accumulate) return;
+    std::vector<OpId> unused(ranks, kNone);
+    emit_steps(stage, layer_.grad_accumulation, where, cat_bwd_, mb, chain, unused,
+               host_plan(layer_.grad_accumulation, {false, true, false}));
+  };
+
+  if (item.kind == ItemKind::kForward) {
+    if (vstage == 0) {
+      emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first,
+                 host_plan(embed_.forward, {}));
+    }
+    for (int l = 0; l < lc; ++l) {
+      const std::string where = fmt::format("F L{} ", layer0 + l);
+      if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
+      std::vector<OpId> layer_first(ranks, kNone);
+      emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first, layer_fwd_host);
+      for_each_rank([&](std::size_t k, int, int) {
+        if (paci_mem) {
+          if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
+        } else {
+          alloc(layer_first[k], mem_act_, act.stored, true);
+        }
+        if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+        if (first[k] == kNone) first[k] = layer_first[k];
+      });
+      prev_layer_first = layer_first;
+    }
+    if (vstage == last_vstage) {
+      std::vector<OpId> head_first(ranks, kNone);
+      emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first,
+                 host_plan(head_.forward, {}));
+      for_each_rank([&](std::size_t k, int, int) {
+        alloc(head_first[k], mem_act_, act.logits, true);
+        if (first[k] == kNone) first[k] = head_first[k];
+      });
+    }
+    record();
+    return;
+  }
+
+  if (item.kind == ItemKind::kWeightGrad) {
+    // Zero-bubble W: the weight-gradient GEMMs; the activations they read are freed here.
+    if (vstage == last_vstage) {
+      emit_steps(stage, head_.weight_grad, "W ", cat_bwd_, mb, chain, first,
+                 host_plan(head_.weight_grad, {false, true, false}));
+      for_each_rank([&](std::size_t k, int d, int r) {
+        alloc(chain[k], mem_act_, act.logits - act.loss_fp32, false);  // the rest freed after B
+        if (final_pass) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+        }
+      });
+    }
+    for (int l = lc - 1; l >= 0; --l) {
+      const std::string where = fmt::format("W L{} ", layer0 + l);
+      emit_steps(stage, layer_.weight_grad, where, cat_bwd_, mb, chain, first,
+                 host_plan(layer_.weight_grad, {false, true, false}));
+      grad_accumulate(where);
+      for_each_rank([&](std::size_t k, int d, int r) {
+        alloc(chain[k], mem_act_, act.stored, false);
+        if (final_pass) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+        }
+      });
+    }
+    if (vstage == 0) {
+      emit_steps(stage, embed_.weight_grad, "W embed ", cat_bwd_, mb, chain, first,
+                 host_plan(embed_.weight_grad, {false, true, false}));
+      if (final_pass) {
+        for_each_rank([&](std::size_t k, int d, int r) {
+          grad_ready_[index(stage, d, r)].emplace_back(
+              chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+        });
+      }
+    }
+    record();
+    return;
+  }
+
+  // Backward (the input-gradient half only when weight gradients are split off).
+  const auto& layer_bwd = split_ ? layer_.backward_input : layer_.backward;
+  const auto& head_bwd = split_ ? head_.backward_input : head_.backward;
+  if (vstage == last_vstage) {
+    emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, first,
+               host_plan(head_bwd, {false, true, false}));
+    for_each_rank([&](std::size_t k, int d, int r) {
+      // With a B/W split, W still needs the logit gradients (bf16); the fp32 loss inputs go now.
+      alloc(chain[k], mem_act_, split_ ? act.loss_fp32 : act.logits, false);
+      if (final_pass && !split_) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+      }
+    });
+  }
+  if (paci_mem) {
+    // PACI mem mode: the stage's forward runs again (without its head) before the backward.
+    for (int l = 0; l < lc; ++l) {
+      std::vector<OpId> layer_first(ranks, kNone);
+      emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", layer0 + l), cat_bwd_,
+                 mb, chain, layer_first, host_plan(layer_.forward, {true, false, false}));
+      for_each_rank([&](std::size_t k, int, int) {
+        alloc(layer_first[k], mem_act_, act.full, true);
+        if (first[k] == kNone) first[k] = layer_first[k];
+      });
+    }
+  }
+  // ZeRO-3: a layer's gradient reduce-scatter is queued on the dp stream after the next layer's
+  // weight gather, so that the gather (prefetch) is not stuck behind it.
+  std::string reduce_where;
+  std::vector<OpId> reduce_after;
+  for (int l = lc - 1; l >= 0; --l) {
+    const std::string where = fmt::format("B L{} ", layer0 + l);
+    if (zero3) {
+      zero3_gather(stage, mb, where, prev_layer_first);
+      if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
+    }
+    std::vector<OpId> layer_first(ranks, kNone);
+    emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first,
+               host_plan(layer_bwd, {true, true, checkpointed}));
+    if (!split_) grad_accumulate(where);
+    for_each_rank([&](std::size_t k, int d, int r) {
+      if (paci_mem) {
+        alloc(chain[k], mem_act_, act.full, false);
+      } else {
+        if (act.transient > 0) {
+          alloc(layer_first[k], mem_act_, act.transient, true);
+          alloc(chain[k], mem_act_, act.transient, false);
+        }
+        if (!split_) alloc(chain[k], mem_act_, act.stored, false);
+      }
+      if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+      if (first[k] == kNone) first[k] = layer_first[k];
+      if (final_pass && !zero3 && !split_) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+      }
+    });
+    if (zero3) {
+      reduce_where = where;
+      reduce_after = chain;
+    }
+    prev_layer_first = layer_first;
+  }
+  if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
+  if (paci_mem) {
+    for_each_rank([&](std::size_t k, int, int) { alloc(chain[k], mem_act_, act.stage_input, false); });
+  }
+  if (vstage == 0 && split_) {
+    // The embedding's input-gradient part is only its collective (SP all-gather), if any.
+    emit_steps(stage, embed_.backward_input, "B embed ", cat_bwd_, mb, chain, first,
+               host_plan(embed_.backward_input, {false, true, false}));
+  }
+  if (vstage == 0 && !split_) {
+    emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first,
+               host_plan(embed_.backward, {false, true, false}));
+    if (final_pass) {
+      for_each_rank([&](std::size_t k, int d, int r) {
+        grad_ready_[index(stage, d, r)].emplace_back(
+            chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+      });
+    }
+  }
+  record();
+}
+
+
+void Builder::emit_p2p() {
+  auto& w = out_.workload;
+  const double bytes = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len /
+                       sc_.parallel.cp * sc_.model.hidden *
+                       cost::bytes_per_element(sc_.training.precision) /
+                       sc_.parallel.tp;  // Megatron's scatter-gather: each TP rank sends 1/t
+  // A transfer between two GPUs is a send/recv of a 2-rank group, intra- or inter-node; the cost
+  // model gives its latency and achieved share of the link (calibrated when measured). Planned
+  // on first use, so that a link class no transfer uses is never asked about.
+  std::optional<cost::CollectivePlan> plans[2];  // intra, inter
+  auto p2p_phase = [&](bool inter) -> const cost::CollectivePhase& {
+    auto& plan = plans[inter ? 1 : 0];
+    if (!plan) {
+      plan = costs_.collective(cost::CollectiveKind::kSendRecv, cost::Bytes{bytes},
+                               inter ? cost::GroupPlacement{2, 1, 2}
+                                     : cost::GroupPlacement{2, 2, 1});
+    }
+    return plan->phases.front();
+  };
+  const int virtual_stages = pp_ * chunks_;
+  for (int vs = 0; vs + 1 < virtual_stages; ++vs) {
+    const int s = vs % pp_, chunk = vs / pp_;
+    const int s_next = (vs + 1) % pp_, chunk_next = (vs + 1) / pp_;
+    for (int d = 0; d < dp_sim_; ++d) {
+      for (int r = 0; r < tp_sim_; ++r) {
+        const std::size_t a = index(s, d, r), b = index(s_next, d, r);
+        const bool inter =
+            layout_.pipeline_link(s, s_next, d, r) == cost::LinkClass::kInterNode;
+        const cost::CollectivePhase& phase = p2p_phase(inter);
+        auto transfer = [&](std::size_t from, std::size_t to, sim::StreamId send,
+                            sim::StreamId recv, const char* label, int mb) {
+          const std::array<sim::StreamId, 2> members{send, recv};
+          const std::array<sim::PhaseSpec, 1> phases{sim::PhaseSpec{phase.latency, 0, 1}};
+          const std::array<sim::FlowSpec, 1> flows{phase_flow(from, to, phase, true)};
+          const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
+                                             true, bytes);
+          out_.groups.push_back(
+              GroupInfo{CommKind::kPipeline, cost::CollectiveKind::kSendRecv, bytes, 2});
+          return g;
+        };
+        // The host side (FrameworkSpec::pipeline_transfers): a host-synchronized framework's
+        // host waits in the receiving item's first host op for its receive, and in the sending
+        // item's next one for its send; a dynamic schedule's host waits for its receive.
+        const bool synchronized = fw_.pipeline_transfers == PipelineTransfers::kHostSynchronized;
+        // (A dynamic schedule's next item in plan order is not the next one run: no send wait.)
+        auto host_waits = [&](sim::GroupId g, const PassOps& sender, const PassOps& receiver,
+                              bool dynamic_sender, bool dynamic_receiver) {
+          if ((synchronized || dynamic_receiver) && receiver.host_first != kNone) {
+            w.add_dependency(w.members(g)[1], receiver.host_first);
+          }
+          if (synchronized && !dynamic_sender && sender.host_next != kNone) {
+            w.add_dependency(w.members(g)[0], sender.host_next);
+          }
+        };
+        auto dynamic = [&](int stage) {
+          for (const auto& item : plans_by_stage_[static_cast<std::size_t>(stage)].items) {
+            if (item.queue != 0) return true;
+          }
+          return false;
+        };
+        const bool dynamic_a = dynamic(s), dynamic_b = dynamic(s_next);
+        // Activations forward and gradients backward, each in the order the sender runs them
+        // (the receiver consumes them in the same order on every schedule here).
+        for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s)].items) {
+          if (item.kind != ItemKind::kForward || item.chunk != chunk) continue;
+          const auto g = transfer(a, b, streams_[a].send_fwd[static_cast<std::size_t>(chunk)],
+                                  streams_[b].recv_fwd[static_cast<std::size_t>(chunk_next)],
+                                  "send activations", item.micro_batch);
+          const PassOps& sender = item_ops(a, ItemKind::kForward, chunk, item.micro_batch);
+          const PassOps& receiver = item_ops(b, ItemKind::kForward, chunk_next, item.micro_batch);
+          w.add_dependency(sender.last, w.members(g)[0]);
+          w.add_dependency(w.members(g)[1], receiver.first);
+          host_waits(g, sender, receiver, dynamic_a, dynamic_b);
+        }
+        for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s_next)].items) {
+          if (item.kind != ItemKind::kBackward || item.chunk != chunk_next) continue;
+          const auto g = transfer(b, a, streams_[b].send_bwd[static_cast<std::size_t>(chunk_next)],
+                                  streams_[a].recv_bwd[static_cast<std::size_t>(chunk)],
+                                  "send gradients", item.micro_batch);
+          const PassOps& sender = item_ops(b, ItemKind::kBackward, chunk_next, item.micro_batch);
+          const PassOps& receiver = item_ops(a, ItemKind::kBackward, chunk, item.micro_batch);
+          w.add_dependency(sender.last, w.members(g)[0]);
+          w.add_dependency(w.members(g)[1], receiver.first);
+          host_waits(g, sender, receiver, dynamic_b, dynamic_a);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace parasim::strat::detail

@@ -1,0 +1,42 @@
+#pragma once
+// parasim::strat::RankLayout — where each (pipeline stage, data-parallel replica, tensor-parallel
+// rank) sits in the cluster, and so which links its groups use.
+//
+// Order (Megatron-LM's default "tp-dp-pp", tensor parallel innermost):
+//   global rank = tp_rank + tp * (dp_rank + dp * stage);   node = global rank / gpus_per_node.
+// Tensor-parallel groups are therefore packed inside nodes whenever tp <= gpus_per_node.
+
+#include "costmodel/collective_cost.hpp"
+#include "strategies/input/scenario.hpp"
+
+namespace parasim::strat {
+
+class RankLayout {
+ public:
+  RankLayout(const ParallelSpec& parallel, int gpus_per_node)
+      : tp_(parallel.tp), dp_(parallel.dp), pp_(parallel.pp), gpus_per_node_(gpus_per_node) {}
+
+  int rank(int stage, int dp_rank, int tp_rank) const {
+    return tp_rank + tp_ * (dp_rank + dp_ * stage);
+  }
+  int node(int global_rank) const { return global_rank / gpus_per_node_; }
+
+  // The tensor-parallel group of (stage, dp_rank).
+  cost::GroupPlacement tp_group(int stage, int dp_rank) const;
+  // The data-parallel group of (stage, tp_rank).
+  cost::GroupPlacement dp_group(int stage, int tp_rank) const;
+  // `count` consecutive replicas from `first` (tp rank 0): a context-parallel group when the
+  // layout's dp is dp x cp.
+  cost::GroupPlacement replica_block_group(int stage, int first, int count) const;
+  // Whether the pipeline hop from stage `from` to stage `to` of (dp_rank, tp_rank) leaves the node
+  // (stages need not be adjacent: interleaving wraps from the last stage to the first).
+  cost::LinkClass pipeline_link(int from, int to, int dp_rank, int tp_rank) const;
+
+ private:
+  template <typename RankOf>
+  cost::GroupPlacement placement(int size, RankOf rank_of) const;
+
+  int tp_, dp_, pp_, gpus_per_node_;
+};
+
+}  // namespace parasim::strat

@@ -1,0 +1,233 @@
+#pragma once
+// Internal to strategies/: the workload builder's state and steps, split over
+// workload_builder.cpp (devices, memory, layer steps and collectives, build), pipeline_emission.cpp
+// (pipeline items, gates, point-to-point transfers) and data_parallel_emission.cpp (gradient
+// buckets, ZeRO, the optimizer step). Not a public header: use workload_builder.hpp.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "costmodel/model_state_memory.hpp"
+#include "strategies/framework/host_plan.hpp"
+#include "strategies/layers/layer_program.hpp"
+#include "strategies/optimizers/optimizer_adamw.hpp"
+#include "strategies/optimizers/optimizer_shampoo.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
+#include "strategies/schedules/zero_bubble_search.hpp"
+#include "strategies/workload/rank_layout.hpp"
+#include "strategies/workload/workload_builder.hpp"
+
+namespace parasim::strat::detail {
+
+using sim::kNone;
+using sim::OpId;
+
+enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
+
+struct DeviceStreams {
+  sim::StreamId compute, tp, dp, cp, weights;
+  sim::StreamId host;  // the framework's host thread (StreamKind::kHost)
+  std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
+  std::array<sim::LinkId, kLinkSlots> links;
+};
+
+// The rank layout sees dp x cp replicas (Megatron's order tp-cp-dp-pp: cp ranks are adjacent).
+inline ParallelSpec replica_spec(ParallelSpec p) {
+  p.dp *= p.cp;
+  return p;
+}
+
+// First and last op of one pipeline item on one device, and its first host op (the host
+// thread's waits for the item's receive attach there) and the next item's (for the send).
+struct PassOps {
+  OpId first = kNone;
+  OpId last = kNone;
+  OpId host_first = kNone;
+  OpId host_next = kNone;
+};
+
+// The host op being written on one device (host_emission.cpp): its host time so far, the GPU
+// ops it issues (IssueSpec::host filled in when it is closed) and the GPU ops it waits for (a
+// sync at its start).
+struct HostCursor {
+  sim::Time elapsed;
+  std::vector<sim::IssueSpec> pending;
+  std::vector<OpId> waits;
+  OpId item_first = kNone;  // first host op of the item being emitted
+  sim::LabelId label = 0;
+  int index = -1;
+};
+
+class Builder {
+ public:
+  Builder(const Scenario& sc, const cost::CostModel& costs, const BuildOptions& options,
+          std::size_t op_estimate)
+      : op_estimate_(op_estimate),
+        sc_(sc),
+        costs_(costs),
+        layout_(replica_spec(sc.parallel), sc.cluster.gpus_per_node),
+        replicas_(sc.replicas()),
+        dp_sim_(options.full ? sc.replicas() : 1),
+        tp_sim_(options.full ? sc.parallel.tp : 1),
+        pp_(sc.parallel.pp),
+        m_(sc.micro_batches()),
+        chunks_(sc.parallel.chunks),
+        async_(is_asynchronous(sc.parallel.schedule)),
+        split_(splits_weight_gradient(sc.parallel.schedule)),
+        layer_(transformer_layer_program(sc, costs)),
+        embed_(embedding_program(sc, costs)),
+        head_(head_program(sc, costs)),
+        fw_(sc.training.framework) {}
+
+  BuiltWorkload build();
+
+ private:
+  // Index of the simulated device of (stage, dp, tp) among the simulated ones.
+  std::size_t index(int stage, int d, int r) const {
+    return (static_cast<std::size_t>(stage) * dp_sim_ + d) * tp_sim_ + r;
+  }
+  void add_devices();
+  void set_base_memory();
+  struct ActivationBytes;
+  ActivationBytes activation_bytes() const;
+  PassOps& item_ops(std::size_t dev, ItemKind kind, int chunk, int mb);
+  void emit_stage(int stage);
+  // Flush schedules simulating several iterations (post-validation): at the optimizer item O
+  // closing an iteration on `stage`, that iteration's data-parallel reduction and optimizer step
+  // (emit_data_parallel); gate[k] gets the ops the next iteration's first item waits for.
+  void end_iteration(int stage, int step, std::vector<std::vector<OpId>>& gate);
+  // Searched zero-bubble schedules (zb-1p, zb-2p): the search's input from this workload's own
+  // costs (zero_bubble_costs.cpp), and the search run on it.
+  ZeroBubbleInput zero_bubble_input() const;
+  ZeroBubbleOrder searched_order() const;
+  void emit_item(int stage, const PipelineItem& item, bool final_pass, std::vector<OpId>& chain);
+  sim::Time stage_optimizer_time(int stage) const;
+  // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
+  // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
+  // Each GPU op is issued by the device's host cursor with `host[i]` (host_plan.hpp); a step's
+  // syncs (LayerStep::syncs_after) split the host op there.
+  void emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
+                  sim::LabelId category, int mb, std::vector<OpId>& chain,
+                  std::vector<OpId>& first, const std::vector<StepHost>& host);
+  // Host issue (host_emission.cpp). The host costs of `steps` in `context`, computed once.
+  const std::vector<StepHost>& host_plan(const std::vector<LayerStep>& steps, HostContext context);
+  void host_work(std::size_t dev, sim::Time t) { host_[dev].elapsed += t; }
+  // `gpu` issued by the open host op: its first kernel after h.first, its last after h.total
+  // (a group member: called at the end, no body).
+  void host_issue(std::size_t dev, OpId gpu, StepHost h, sim::Time last_body, bool member);
+  // `count` syncs: the host waits for `gpu` (and so for what its stream ran before), then pays
+  // each sync's cost; with dynamic schedules only the cost (host_syncs_wait_).
+  void host_sync(std::size_t dev, OpId gpu, int count);
+  // Closes the open host op (none if it has no time and issues nothing); returns it or kNone.
+  OpId host_close(std::size_t dev);
+  void host_begin(std::size_t dev, const char* label, int index);
+  // The host side of a pipeline item before its first GPU op and after its last.
+  void host_item_start(std::size_t dev, const PipelineItem& item, OpId previous_gpu);
+  void host_item_end(std::size_t dev, const PipelineItem& item, OpId last_gpu);
+  // The optimizer's host work on one device: its per-step cost and launches, then its syncs,
+  // which wait for every op in `waits`, then the optimizer's GPU ops issued in order. The host
+  // op is left open (the caller closes it).
+  void host_optimizer(std::size_t dev, int stage, const std::vector<OpId>& waits,
+                      const std::vector<OpId>& optimizer_ops);
+  // Parameter tensors `stage` holds (layer_parameter_tensors, embedding_parameter_tensors).
+  int stage_parameter_tensors(int stage) const;
+  // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
+  // gather may start once prefetch_after[k] has finished (one layer ahead).
+  // ZeRO-3: bytes of one layer's weights a rank gathers from the others (what it holds while the
+  // layer runs beyond its own shard).
+  double zero3_gathered_bytes() const;
+  void zero3_gather(int stage, int mb, const std::string& where,
+                    const std::vector<OpId>& prefetch_after);
+  void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);
+  sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
+                               const cost::CollectivePlan& plan, const std::string& label,
+                               sim::LabelId category, int mb, CommKind kind, int group_size);
+  sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
+                               const cost::CollectivePlan& plan, sim::LabelId label,
+                               sim::LabelId category, int mb, CommKind kind, int group_size,
+                               std::uint8_t queue = 0);
+  void emit_p2p();
+  // The second link of a point-to-point flow from device `from` to `to` in a phase: on a fully
+  // connected mesh (the phase carries a rate cap) the one link between the pair, shared by every
+  // transfer between them (TSP's weight and gradient rings go to the same neighbour); otherwise
+  // the receiver's ingress port. Simplification: a mesh transfer does not load the receiver's
+  // port, and collectives do not load pair links, so a node-wide collective and a ring step into
+  // one GPU may together exceed its port by up to one peer link. Only analytical plans carry a
+  // cap (link_efficiency 1), so the pair link's capacity is the cap itself.
+  sim::LinkId p2p_second_link(std::size_t from, std::size_t to, const cost::CollectivePhase& phase);
+  // The flow device `from` sends to `to` in one phase of a plan (collective_cost.hpp's contract):
+  // the sender's port and the receiver's port or, for a mesh send/recv, the pair's link; a
+  // calibrated phase pushes bytes / link_efficiency; a mesh collective is capped at its peers.
+  sim::FlowSpec phase_flow(std::size_t from, std::size_t to, const cost::CollectivePhase& phase,
+                           bool point_to_point);
+  void emit_data_parallel(int stage);
+  void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
+  // shampoo_step_cost(stage), computed once per stage (it walks every block of the stage).
+  const ShampooStepCost& shampoo_cost(int stage);
+  void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
+
+  std::size_t op_estimate_;
+  const Scenario& sc_;
+  const cost::CostModel& costs_;
+  RankLayout layout_;
+  int replicas_;  // dp x cp: GPUs of a stage holding the same weights
+  int dp_sim_, tp_sim_, pp_, m_, chunks_;
+  bool async_, split_;
+  bool iterations_ = false;  // a flush schedule over several iterations (post-validation)
+  int total_mb_ = 0;      // micro-batches over all simulated steps
+  std::uint8_t queue_ = 0;  // queue of the item being emitted
+  std::vector<StagePlan> plans_by_stage_;
+  std::vector<PassOps> item_ops_;                 // see item_ops()
+  std::vector<std::vector<OpId>> optimizer_ops_;  // per device, stage-local steps in order
+  std::vector<std::vector<OpId>> optimizer_host_ops_;  // and the host op that issues each
+  std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
+  LayerProgram layer_, embed_, head_;
+  BuiltWorkload out_;
+  std::vector<DeviceStreams> streams_;
+  // [device][k]: last op of the backward of parameter chunk k (head, layers L-1..0, embedding)
+  // for the micro-batch whose backward runs last.
+  std::vector<std::vector<std::pair<OpId, double>>> grad_ready_;
+  std::vector<OpId> final_backward_;  // per device: last backward op of the step
+  std::vector<OpId> pending_;         // per (d, r) of the stage being emitted: extra dependency
+  // Caches: the same (where, steps) and (step, placement) repeat for every micro-batch.
+  std::map<std::pair<const std::vector<LayerStep>*, std::string>, std::vector<sim::LabelId>>
+      step_labels_;
+  std::map<std::tuple<const LayerStep*, int, int, int>, cost::CollectivePlan> plans_;
+  std::vector<sim::StreamId> scratch_streams_;
+  std::vector<sim::PhaseSpec> scratch_phases_;
+  std::vector<sim::FlowSpec> scratch_flows_;
+  std::map<std::pair<std::size_t, std::size_t>, sim::LinkId> pair_links_;  // see p2p_second_link
+  std::vector<std::size_t> scratch_members_;
+  std::vector<cost::GroupPlacement> tp_place_;  // per (stage, dp rank)
+  std::vector<cost::GroupPlacement> cp_place_;  // per stage: the cp group of replica 0
+  std::vector<OpId> scratch_step_ops_;
+  const FrameworkSpec& fw_;
+  std::vector<HostCursor> host_;  // per simulated device
+  bool host_syncs_wait_ = true;   // false for dynamic schedules (see host_sync)
+  std::map<std::pair<const std::vector<LayerStep>*, int>, std::vector<StepHost>> host_plans_;
+  sim::LabelId cat_host_ = 0;
+  sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0,
+               cat_cp_ = 0;
+  std::uint8_t mem_weights_ = 0, mem_grads_ = 0, mem_optimizer_ = 0, mem_act_ = 0, mem_zero3_ = 0;
+};
+
+// Memory an item allocates and frees, per simulated rank (bytes).
+struct Builder::ActivationBytes {
+  double stored = 0;     // kept from a layer's forward to its backward
+  double transient = 0;  // re-materialised inside a layer's backward (recompute)
+  double full = 0;       // every activation of a layer (recompute none)
+  double logits = 0;     // head logits and loss inputs, to the head's backward
+  double loss_fp32 = 0;  // the fp32 part of `logits` (loss inputs), no longer needed after B
+  double stage_input = 0;  // PACI mem mode: the only thing a forward keeps
+};
+
+}  // namespace parasim::strat::detail
