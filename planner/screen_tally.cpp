@@ -46,7 +46,9 @@ class Writer {
   }
   void put_list(const std::vector<Screened>& list) {
     put<std::uint64_t>(list.size());
-    bytes_.append(reinterpret_cast<const char*>(list.data()), list.size() * sizeof(Screened));
+    if (!list.empty()) {
+      bytes_.append(reinterpret_cast<const char*>(list.data()), list.size() * sizeof(Screened));
+    }
   }
   std::string take() { return std::move(bytes_); }
 
@@ -69,7 +71,9 @@ class Reader {
     const auto n = get<std::uint64_t>();
     if (n > (bytes_.size() - at_) / sizeof(Screened)) fail();
     std::vector<Screened> list(static_cast<std::size_t>(n));
-    std::memcpy(list.data(), bytes_.data() + at_, list.size() * sizeof(Screened));
+    if (!list.empty()) {  // memcpy's pointers must not be null, even for 0 bytes
+      std::memcpy(list.data(), bytes_.data() + at_, list.size() * sizeof(Screened));
+    }
     at_ += list.size() * sizeof(Screened);
     return list;
   }
