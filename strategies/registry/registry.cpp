@@ -9,7 +9,7 @@
 
 #include "costmodel/json_fields.hpp"
 #include "strategies/registry/kind_lists.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 namespace {

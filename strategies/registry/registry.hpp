@@ -5,7 +5,7 @@
 // and tests/strategies/registry_schema_test.cpp generates the JSON Schema's choice lists from it.
 //
 // Adding a schedule (docs/ARCHITECTURE.md, "How to add a schedule"): a value in PipelineSchedule
-// (scenario.hpp), one file strategies/registry/schedule_NAME.cpp defining its Entry (traits with
+// (scenario.hpp), one file strategies/schedules/schedule_NAME.cpp defining its Entry (traits with
 // the stage order builder, parameters, rules), and its line in registry.cpp's list.
 //
 // Built once on first use behind a function-local static (no static-initialisation order);

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "strategies/registry/registry.hpp"
-#include "strategies/registry/schedule_family.hpp"
+#include "strategies/schedules/schedule_family.hpp"
 #include "strategies/schedules/zero_bubble_search.hpp"
 
 namespace parasim::strat {
@@ -121,7 +121,7 @@ void asynchronous(const ScheduleShape& sh, int stage, StagePlan& plan) {
 
 }  // namespace
 
-// The entries' builders (strategies/registry/schedule_*.cpp).
+// The entries' builders (strategies/schedules/schedule_*.cpp).
 void gpipe_stage_order(const ScheduleShape& sh, int, const ZeroBubbleOrder*, StagePlan& plan) {
   gpipe(sh, plan);
 }

@@ -1,6 +1,6 @@
 // Zero bubble, handcrafted ZB-H2 (Qi et al. 2024, arXiv 2401.10241, sec. 3).
-#include "strategies/registry/schedule_family.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_family.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 

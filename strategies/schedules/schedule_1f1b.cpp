@@ -1,6 +1,6 @@
 // 1F1B with a flush (PipeDream-Flush; Narayanan et al. 2021, arXiv 2104.04473).
-#include "strategies/registry/schedule_family.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_family.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 

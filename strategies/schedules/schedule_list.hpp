@@ -1,6 +1,6 @@
 #pragma once
 // parasim::strat schedule entries — one function per schedule, each in its own file
-// (strategies/registry/schedule_NAME.cpp); registry.cpp lists them. Internal to the registry.
+// (strategies/schedules/schedule_NAME.cpp); registry.cpp lists them. Internal to the registry.
 
 #include "strategies/registry/entry.hpp"
 

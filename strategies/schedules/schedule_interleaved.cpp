@@ -1,8 +1,8 @@
 // Megatron-LM's interleaved 1F1B (Narayanan et al. 2021, arXiv 2104.04473, sec. 2.2).
 #include <fmt/format.h>
 
-#include "strategies/registry/schedule_family.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_family.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 namespace {

@@ -1,4 +1,4 @@
-#include "strategies/registry/schedule_family.hpp"
+#include "strategies/schedules/schedule_family.hpp"
 
 #include <fmt/format.h>
 

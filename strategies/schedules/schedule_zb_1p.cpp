@@ -1,6 +1,6 @@
 // Zero bubble, automatic, memory limit p x M_B (Qi et al. 2024, arXiv 2401.10241, sec. 3.1, 4).
-#include "strategies/registry/schedule_family.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_family.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 

@@ -1,6 +1,6 @@
 // PipeDream: asynchronous 1F1B with weight stashing (Narayanan et al. 2019, arXiv 1806.03377).
-#include "strategies/registry/schedule_family.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_family.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 

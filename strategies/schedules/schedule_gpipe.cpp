@@ -1,6 +1,6 @@
 // GPipe (Huang et al. 2019, arXiv 1811.06965): all forwards, then all backwards.
-#include "strategies/registry/schedule_family.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_family.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 

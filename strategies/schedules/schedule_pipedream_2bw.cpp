@@ -1,7 +1,7 @@
 // PipeDream-2BW (Narayanan et al. 2021, Memory-Efficient Pipeline-Parallel DNN Training,
 // arXiv 2006.09503).
-#include "strategies/registry/schedule_family.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_family.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 

@@ -1,6 +1,6 @@
 // PACI (arXiv 2606.07881; DistPACI/Workers.py): asynchronous, no stashing.
-#include "strategies/registry/schedule_family.hpp"
-#include "strategies/registry/schedule_list.hpp"
+#include "strategies/schedules/schedule_family.hpp"
+#include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
 namespace {
