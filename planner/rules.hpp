@@ -2,8 +2,8 @@
 // parasim::plan rules — whether a candidate is a scenario `validate` accepts, in a fast form
 // that returns a reason code without formatting anything (the report formats the counts).
 //
-// The rules are the cross-field rules of strategies/input/scenario_parser.cpp (check_scenario),
-// restated for the fields a candidate changes; tests/planner/rules_test.cpp checks, for every
+// The rules are the cross-field rules of strategies/registry/scenario_rules.cpp (check_scenario),
+// restated for the fields a candidate changes; tests/planner/planner_test.cpp checks, for every
 // candidate of several spaces, that check_reason() == kOk exactly when check_scenario() finds no
 // problem. The planner also runs check_scenario itself on every candidate it simulates, so a
 // rule added to the parser later (a new schedule's) is enforced there even before it is

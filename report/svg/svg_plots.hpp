@@ -1,6 +1,7 @@
 #pragma once
 // parasim::cli SVG plots — a per-stage timeline (svg_timeline.cpp) and a per-stage memory curve
-// (svg_memory.cpp), written as plain SVG 1.1 text with no library. Output is deterministic byte for byte: every coordinate is printed
+// (svg_memory.cpp), and svg_escape (svg_canvas.cpp), written as plain SVG 1.1 text with no
+// library. Output is deterministic byte for byte: every coordinate is printed
 // with at most two decimals (trailing zeros trimmed), element order follows the input, and no
 // clock, locale or address enters the text.
 //

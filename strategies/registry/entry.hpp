@@ -12,7 +12,7 @@
 //
 // Invariants (tests/strategies/registry_test.cpp): names are unique within a kind; every entry
 // has a description and a paper with its year; a parameter has choices, a whole-number range or
-// a range text; an entry's `what` matches its kind.
+// a range text; an entry's `traits` alternative matches its kind.
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,8 @@
 // parasim::strat schedule families — what several schedule entries share: the zero-bubble
 // schedules' optimizer post-validation parameter (Qi et al. 2024, arXiv 2401.10241, sec. 4) and
 // the asynchronous schedules' rules (stage-local optimizer steps: PipeDream, PipeDream-2BW,
-// PACI). Internal to strategies/registry/.
+// PACI), and the declarations of every schedule's order function (pipeline_schedule.cpp).
+// Internal to strategies/schedules/ and strategies/registry/.
 
 #include <string>
 #include <vector>

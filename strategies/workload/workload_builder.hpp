@@ -21,7 +21,8 @@
 // bucket, launched at the end of that layer's backward); ZeRO-1/2 reduce-scatter instead and all-gather the updated bf16
 // weights after the optimizer step (Megatron's distributed optimizer); ZeRO-3 (Rajbhandari et al.
 // 2020, arXiv 1910.02054) all-gathers each layer's weights before its forward and its backward
-// (prefetched one layer ahead) and reduce-scatters its gradients after every backward.
+// in the framework's units (zero3_gather_units.hpp: one per layer, or one per partitioned
+// submodule as DeepSpeed does; prefetched one layer ahead) and reduce-scatters its gradients after every backward.
 
 #include <cstdint>
 #include <vector>

@@ -1,8 +1,10 @@
 #pragma once
 // Internal to strategies/: the workload builder's state and steps, split over
-// workload_builder.cpp (devices, memory, layer steps and collectives, build), pipeline_emission.cpp
-// (pipeline items, gates, point-to-point transfers) and data_parallel_emission.cpp (gradient
-// buckets, ZeRO, the optimizer step). Not a public header: use workload_builder.hpp.
+// workload/workload_builder.cpp (devices, memory, layer steps and collectives, build),
+// workload/pipeline_emission.cpp (pipeline items, gates, point-to-point transfers),
+// workload/host_emission.cpp (the framework's host stream), workload/zero_bubble_costs.cpp (the
+// zero-bubble search's input) and data_parallel/data_parallel_emission.cpp (gradient buckets,
+// ZeRO, the optimizer step). Not a public header: use workload_builder.hpp.
 
 #include <fmt/format.h>
 
