@@ -3,6 +3,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
@@ -68,13 +69,8 @@ const char* reason_text(Reason r) {
 }
 
 int closed_form_staleness(PipelineSchedule s, int pp, int micro_batches) {
-  switch (s) {
-    case PipelineSchedule::kPipeDream: return pp - 1;
-    case PipelineSchedule::kPipeDream2BW: return pp > 1 ? 1 : 0;
-    case PipelineSchedule::kPaci:
-      return micro_batches > 0 ? (pp - 1 + micro_batches - 1) / micro_batches : 0;
-    default: return 0;
-  }
+  const auto staleness = strat::schedule_traits(s).staleness;
+  return staleness != nullptr ? staleness(pp, micro_batches) : 0;
 }
 
 Reason check_reason(const strat::Scenario& base, const Candidate& c,

@@ -8,6 +8,7 @@
 #include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
+#include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 #include "strategies/workload/rank_layout.hpp"
 
@@ -452,33 +453,20 @@ Estimate Screen::estimate(const Candidate& c) {
   }
   const double p2p = p2p_time(c);
   const double hops = 2.0 * (P - 1) * p2p;
-  const double zb_h1 = m * max_fbw + (P - 1) * std::max(0.0, f + b - w) + hops;
-  double pipeline = 0;
-  switch (c.schedule) {
-    case PipelineSchedule::kInterleaved:
-      pipeline = m * max_fb + (sum_fb - max_fb) / v + hops;
-      break;
-    case PipelineSchedule::kZbH1:
-    case PipelineSchedule::kZb1p:
-      pipeline = zb_h1;
-      break;
-    case PipelineSchedule::kZbH2:
-      // Its 2(P - 1 - s) warm-up forwards need m >= 2P; with fewer it runs as ZB-H1
-      // (docs/schedules.md).
-      pipeline = m >= 2 * P ? m * max_fbw + (P - 1) * std::max(0.0, f + b - 2 * w) + hops : zb_h1;
-      break;
-    case PipelineSchedule::kZb2p:
-      pipeline = m >= 2 * P ? m * max_fbw + hops : zb_h1;
-      break;
-    case PipelineSchedule::kPipeDream:
-    case PipelineSchedule::kPipeDream2BW:
-    case PipelineSchedule::kPaci:
-      pipeline = m * max_fbw;
-      break;
-    default:  // gpipe, 1f1b, and a schedule the screen has no closed form for
-      pipeline = sum_fb + (m - 1) * max_fbw + hops;
-      break;
-  }
+  // The schedule's closed form (its registry entry's traits, strategies/schedules/).
+  strat::StagePassTimes times;
+  times.micro_batches = m;
+  times.stages = P;
+  times.chunks = v;
+  times.sum_fbw = sum_fb;
+  times.max_fb = max_fb;
+  times.max_fbw = max_fbw;
+  times.f = f;
+  times.b = b;
+  times.w = w;
+  times.hops = hops;
+  const strat::ScheduleTraits& traits = strat::schedule_traits(c.schedule);
+  double pipeline = traits.pipeline_time(times);
   if (P == 1) pipeline = sequence;  // one stage: every pass in order, the host's lead carried
   Estimate e;
   double step = pipeline, exposed_dp = 0, peak = 0;
@@ -502,7 +490,7 @@ Estimate Screen::estimate(const Candidate& c) {
       ++next;
     }
     const double exposed = std::max(0.0, dp_end - total_b);
-    const int updates = c.schedule == PipelineSchedule::kPipeDream ? m : 1;
+    const int updates = traits.updates != nullptr ? traits.updates(m) : 1;
     // The optimizer's host (optimizer_host, host_emission.cpp): its work once the backward is
     // issued, then its syncs wait for the reductions; the step is issued after both.
     const double gpu_ready = end + exposed;
@@ -513,9 +501,8 @@ Estimate Screen::estimate(const Candidate& c) {
     // Memory floor (the header's rule).
     const bool paci_mem = c.schedule == PipelineSchedule::kPaci &&
                           base_.parallel.paci_mode == strat::PaciMode::kMem;
-    int sets = std::min(m, P - s.stage);
-    if (c.schedule == PipelineSchedule::kGpipe) sets = m;
-    if (c.schedule == PipelineSchedule::kZbH2) sets = std::min(m, 2 * (P - s.stage) - 1);
+    int sets = traits.activation_sets != nullptr ? traits.activation_sets(P, s.stage, m)
+                                                 : std::min(m, P - s.stage);
     if (s.stage == P - 1) sets = 1;
     const double stage_input = static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp *
                                base_.model.hidden *

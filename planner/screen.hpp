@@ -22,8 +22,10 @@
 //   form below, plus 2 (P - 1) point-to-point transfers (the cost model's send/recv). With
 //   optimizer post-validation (zb-1p, zb-2p by default) each stage steps after its own last W:
 //   the step is the longest stage's span, its reduction and its optimizer.
-//   Asynchronous schedules: the steady state m max_s(f_s + b_s) plus their optimizer steps. A
-//   schedule the screen has no closed form for is timed as 1f1b.
+//   Asynchronous schedules: the steady state m max_s(f_s + b_s) plus their optimizer steps. Each
+//   formula is its schedule's registry entry (ScheduleTraits::pipeline_time, staleness,
+//   activation_sets, updates; strategies/schedules/schedule_NAME.cpp), so a schedule added there
+//   brings its own.
 // - Host (the scenario's framework, strategies/framework/): every list of steps also carries the
 //   host time the builder gives it (step_host_costs, the same function), each pass its item's
 //   host work and syncs (item_start_host / item_end_host) and the step its optimizer's

@@ -73,7 +73,31 @@ struct ParameterSpec {
 using StageOrder = void (*)(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
                             StagePlan& plan);
 
-// What a schedule entry builds and how it behaves (pipeline_schedule.hpp reads these).
+// What the closed forms of a schedule read (the planner's screen): per-stage pass times of one
+// micro-batch, in seconds, and the pipeline's shape.
+struct StagePassTimes {
+  int micro_batches = 1;  // m, per replica and step
+  int stages = 1;         // P
+  int chunks = 1;         // v, model chunks per stage
+  double sum_fbw = 0;     // sum over stages of F + B + W
+  double max_fb = 0;      // max over stages of F + B
+  double max_fbw = 0;     // max over stages of F + B + W
+  double f = 0, b = 0, w = 0;  // max over stages of each pass
+  double hops = 0;        // 2 (P - 1) point-to-point transfers
+};
+// The time from the first forward to the last backward, from the schedule's closed form (its
+// paper's bubble; docs/schedules.md).
+using ClosedFormTime = double (*)(const StagePassTimes& t);
+// Optimizer updates a micro-batch's backward sees beyond the weights its forward used.
+using ClosedFormStaleness = int (*)(int stages, int micro_batches);
+// Activation sets stage `stage` holds at its peak (before the last stage's rule of one).
+using ClosedFormActivationSets = int (*)(int stages, int stage, int micro_batches);
+// Optimizer steps per training step (PipeDream: one per micro-batch).
+using ClosedFormUpdates = int (*)(int micro_batches);
+
+// What a schedule entry builds and how it behaves (pipeline_schedule.hpp reads these; the
+// planner's screen and rules read the closed forms; null ones take the 1F1B default: staleness
+// 0, min(m, P - stage) activation sets, 1 update).
 struct ScheduleTraits {
   PipelineSchedule id = PipelineSchedule::kOneFOneB;
   StageOrder order = nullptr;
@@ -82,6 +106,10 @@ struct ScheduleTraits {
   bool searched = false;                // order from zero_bubble_search.hpp
   int searched_memory_multiple = 0;     // the search's memory limit in p x M_B (zb-1p 1, zb-2p 2)
   bool stashes_weights = false;         // a micro-batch's backward uses its forward's weights
+  ClosedFormTime pipeline_time = nullptr;  // required
+  ClosedFormStaleness staleness = nullptr;
+  ClosedFormActivationSets activation_sets = nullptr;
+  ClosedFormUpdates updates = nullptr;
 };
 
 struct PlacementTraits {

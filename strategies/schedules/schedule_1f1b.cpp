@@ -12,7 +12,8 @@ Entry one_f_one_b_schedule() {
                   "at most P-s activation sets";
   e.paper = "Narayanan et al. 2021, arXiv 2104.04473 (PipeDream-Flush, arXiv 2006.09503)";
   e.builder = "pipeline_schedule.cpp: one_f_one_b";
-  e.traits = ScheduleTraits{.id = PipelineSchedule::kOneFOneB, .order = one_f_one_b_stage_order};
+  e.traits = ScheduleTraits{.id = PipelineSchedule::kOneFOneB, .order = one_f_one_b_stage_order,
+                            .pipeline_time = flush_pipeline_time};
   return e;
 }
 

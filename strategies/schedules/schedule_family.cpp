@@ -1,5 +1,7 @@
 #include "strategies/schedules/schedule_family.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "strategies/schedules/pipeline_schedule.hpp"
@@ -47,6 +49,18 @@ ParameterSpec post_validation_parameter(const std::string& default_value,
 
 std::vector<Rule> asynchronous_rules() {
   return {asynchronous_optimizer_is_adamw, asynchronous_single_replica};
+}
+
+double flush_pipeline_time(const StagePassTimes& t) {
+  return t.sum_fbw + (t.micro_batches - 1) * t.max_fbw + t.hops;
+}
+
+double zb_h1_pipeline_time(const StagePassTimes& t) {
+  return t.micro_batches * t.max_fbw + (t.stages - 1) * std::max(0.0, t.f + t.b - t.w) + t.hops;
+}
+
+double asynchronous_pipeline_time(const StagePassTimes& t) {
+  return t.micro_batches * t.max_fbw;
 }
 
 }  // namespace parasim::strat

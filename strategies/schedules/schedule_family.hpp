@@ -19,6 +19,16 @@ ParameterSpec post_validation_parameter(const std::string& default_value,
 // Rules of every asynchronous schedule: AdamW only, dp = 1 and zero_stage 0.
 std::vector<Rule> asynchronous_rules();
 
+// Closed forms several schedules share (StagePassTimes, entry.hpp):
+// GPipe and 1F1B, sum_s (F+B+W) + (m - 1) max (F+B+W) + hops (Huang et al. 2019; Narayanan et al.
+// 2021);
+double flush_pipeline_time(const StagePassTimes& t);
+// ZB-H1 (and ZB-1p, and ZB-H2/2p with m < 2P), m max (F+B+W) + (P - 1) max(0, F + B - W) + hops
+// (Qi et al. 2024, arXiv 2401.10241, sec. 3);
+double zb_h1_pipeline_time(const StagePassTimes& t);
+// the asynchronous schedules' steady state, m max (F+B+W) (no flush).
+double asynchronous_pipeline_time(const StagePassTimes& t);
+
 // The item orders of the schedules (pipeline_schedule.cpp; zero_bubble_search.hpp for the
 // searched ones), in StageOrder's signature.
 void gpipe_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,

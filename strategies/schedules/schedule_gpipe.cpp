@@ -3,6 +3,12 @@
 #include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
+namespace {
+
+// Every micro-batch's activations are held until the backwards start.
+int all_micro_batches(int, int, int micro_batches) { return micro_batches; }
+
+}  // namespace
 
 Entry gpipe_schedule() {
   Entry e;
@@ -12,7 +18,9 @@ Entry gpipe_schedule() {
                   "stage";
   e.paper = "Huang et al. 2019, GPipe, arXiv 1811.06965";
   e.builder = "pipeline_schedule.cpp: gpipe";
-  e.traits = ScheduleTraits{.id = PipelineSchedule::kGpipe, .order = gpipe_stage_order};
+  e.traits = ScheduleTraits{.id = PipelineSchedule::kGpipe, .order = gpipe_stage_order,
+                            .pipeline_time = flush_pipeline_time,
+                            .activation_sets = all_micro_batches};
   return e;
 }
 

@@ -7,6 +7,12 @@
 namespace parasim::strat {
 namespace {
 
+// The warm-up and cool-down shrink v-fold: m max (F+B) + (sum (F+B+W) - max (F+B)) / v + hops
+// (Narayanan et al. 2021, arXiv 2104.04473, sec. 2.2).
+double interleaved_pipeline_time(const StagePassTimes& t) {
+  return t.micro_batches * t.max_fb + (t.sum_fbw - t.max_fb) / t.chunks + t.hops;
+}
+
 void chunks_need_interleaved(const Scenario& s, cost::Diagnostics& d) {
   if (s.parallel.chunks > 1) {
     d.add("/parallel/chunks", "chunks > 1 needs \"schedule\": \"interleaved-1f1b\"");
@@ -46,8 +52,9 @@ Entry interleaved_schedule() {
   e.parameters = {chunks};
   e.rules = {micro_batches_multiple_of_pp};
   e.builder = "pipeline_schedule.cpp: interleaved";
-  e.traits =
-      ScheduleTraits{.id = PipelineSchedule::kInterleaved, .order = interleaved_stage_order};
+  e.traits = ScheduleTraits{.id = PipelineSchedule::kInterleaved,
+                            .order = interleaved_stage_order,
+                            .pipeline_time = interleaved_pipeline_time};
   return e;
 }
 

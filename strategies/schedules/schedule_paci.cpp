@@ -5,6 +5,14 @@
 namespace parasim::strat {
 namespace {
 
+// One update per m micro-batches over a P - 1 deep pipeline: ceil((P - 1) / m) versions behind.
+int paci_staleness(int stages, int micro_batches) {
+  return micro_batches > 0 ? (stages - 1 + micro_batches - 1) / micro_batches : 0;
+}
+
+}  // namespace
+namespace {
+
 void paci_mode_needs_paci(const Scenario& s, cost::Diagnostics& d) {
   if (s.parallel.paci_mode == PaciMode::kMem) {
     d.add("/parallel/paci_mode", "paci_mode applies to \"schedule\": \"paci\" only");
@@ -33,7 +41,9 @@ Entry paci_schedule() {
   e.builder = "pipeline_schedule.cpp: asynchronous (an O after every a = m B)";
   e.traits = ScheduleTraits{.id = PipelineSchedule::kPaci,
                             .order = asynchronous_stage_order,
-                            .asynchronous = true};
+                            .asynchronous = true,
+                            .pipeline_time = asynchronous_pipeline_time,
+                            .staleness = paci_staleness};
   return e;
 }
 

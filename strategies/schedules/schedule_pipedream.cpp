@@ -3,6 +3,15 @@
 #include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
+namespace {
+
+// Stage s runs P - 1 - s forwards ahead: the first stage's backward sees P - 1 updates.
+int pipedream_staleness(int stages, int) { return stages - 1; }
+
+// One optimizer step per micro-batch.
+int one_update_per_micro_batch(int micro_batches) { return micro_batches; }
+
+}  // namespace
 
 Entry pipedream_schedule() {
   Entry e;
@@ -17,7 +26,10 @@ Entry pipedream_schedule() {
   e.traits = ScheduleTraits{.id = PipelineSchedule::kPipeDream,
                             .order = asynchronous_stage_order,
                             .asynchronous = true,
-                            .stashes_weights = true};
+                            .stashes_weights = true,
+                            .pipeline_time = asynchronous_pipeline_time,
+                            .staleness = pipedream_staleness,
+                            .updates = one_update_per_micro_batch};
   return e;
 }
 

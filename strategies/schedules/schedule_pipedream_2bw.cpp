@@ -4,6 +4,12 @@
 #include "strategies/schedules/schedule_list.hpp"
 
 namespace parasim::strat {
+namespace {
+
+// Two weight versions: a backward is one update behind its forward (with more than one stage).
+int double_buffered_staleness(int stages, int) { return stages > 1 ? 1 : 0; }
+
+}  // namespace
 
 Entry pipedream_2bw_schedule() {
   Entry e;
@@ -18,7 +24,9 @@ Entry pipedream_2bw_schedule() {
   e.traits = ScheduleTraits{.id = PipelineSchedule::kPipeDream2BW,
                             .order = asynchronous_stage_order,
                             .asynchronous = true,
-                            .stashes_weights = true};
+                            .stashes_weights = true,
+                            .pipeline_time = asynchronous_pipeline_time,
+                            .staleness = double_buffered_staleness};
   return e;
 }
 

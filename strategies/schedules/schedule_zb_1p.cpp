@@ -20,7 +20,8 @@ Entry zb_1p_schedule() {
                             .order = searched_stage_order,
                             .splits_weight_gradient = true,
                             .searched = true,
-                            .searched_memory_multiple = 1};
+                            .searched_memory_multiple = 1,
+                            .pipeline_time = zb_h1_pipeline_time};
   return e;
 }
 

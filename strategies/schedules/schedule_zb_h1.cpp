@@ -16,7 +16,8 @@ Entry zb_h1_schedule() {
   e.builder = "pipeline_schedule.cpp: zero_bubble (h2 false)";
   e.traits = ScheduleTraits{.id = PipelineSchedule::kZbH1,
                             .order = zb_h1_stage_order,
-                            .splits_weight_gradient = true};
+                            .splits_weight_gradient = true,
+                            .pipeline_time = zb_h1_pipeline_time};
   return e;
 }
 

@@ -57,6 +57,7 @@ TEST_CASE("every schedule, placement, sharding mode, optimizer and layer choice 
     CHECK(listed(EntryKind::kSchedule, name));
     CHECK(std::get<strat::ScheduleTraits>(strat::schedule_entry(s).traits).id == s);
     CHECK(static_cast<bool>(strat::schedule_traits(s).order));
+    CHECK(static_cast<bool>(strat::schedule_traits(s).pipeline_time));
     strat::PipelineSchedule back{};
     CHECK(strat::schedule_from_name(name, &back));
     CHECK(back == s);
@@ -161,4 +162,44 @@ TEST_CASE("the parser takes choices and ranges from the registry") {
   CHECK(bad[0] == "/parallel/tp_placement: expected one of \"megatron\", \"tsp\", \"vanilla\", "
                   "\"btp\", got \"sideways\"");
   CHECK_THROWS_AS(strat::registered_parameter("/parallel/no_such_key"), std::logic_error);
+}
+
+TEST_CASE("the schedules' closed forms give their papers' bubbles (the planner's screen reads them)") {
+  using strat::PipelineSchedule;
+  // P equal stages, F = 1, B = 2 (no split) or B = 1, W = 1 (zero bubble), free transfers.
+  auto times = [](int m, int p, int v, double f, double b, double w) {
+    strat::StagePassTimes t;
+    t.micro_batches = m;
+    t.stages = p;
+    t.chunks = v;
+    t.sum_fbw = p * (f + b + w);
+    t.max_fb = f + b;
+    t.max_fbw = f + b + w;
+    t.f = f;
+    t.b = b;
+    t.w = w;
+    return t;
+  };
+  auto time = [](PipelineSchedule s, const strat::StagePassTimes& t) {
+    return strat::schedule_traits(s).pipeline_time(t);
+  };
+  const int m = 8, p = 4;
+  // GPipe / 1F1B: (m + P - 1)(F + B), bubble (P - 1) / (m + P - 1) (Huang et al. 2019).
+  CHECK(time(PipelineSchedule::kOneFOneB, times(m, p, 1, 1, 2, 0)) == 3.0 * (m + p - 1));
+  CHECK(time(PipelineSchedule::kGpipe, times(m, p, 1, 1, 2, 0)) == 3.0 * (m + p - 1));
+  // Interleaved with v chunks: m (F + B) + (P - 1)(F + B) / v (Narayanan et al. 2021).
+  CHECK(time(PipelineSchedule::kInterleaved, times(m, p, 2, 1, 2, 0)) == 3.0 * m + 3.0 * (p - 1) / 2);
+  // ZB-H1: m (F + B + W) + (P - 1)(F + B - W); ZB-H2 with m >= 2P: + (P - 1)(F + B - 2W)
+  // (Qi et al. 2024, sec. 3); ZB-2p with m >= 2P: no bubble; asynchronous: m (F + B + W).
+  CHECK(time(PipelineSchedule::kZbH1, times(m, p, 1, 1, 1, 1)) == 3.0 * m + (p - 1));
+  CHECK(time(PipelineSchedule::kZbH2, times(m, p, 1, 1, 1, 1)) == 3.0 * m);
+  CHECK(time(PipelineSchedule::kZbH2, times(m, 5, 1, 1, 1, 1)) == 3.0 * m + 4);  // m < 2P: as H1
+  CHECK(time(PipelineSchedule::kZb2p, times(m, p, 1, 1, 1, 1)) == 3.0 * m);
+  CHECK(time(PipelineSchedule::kPaci, times(m, p, 1, 1, 2, 0)) == 3.0 * m);
+  // Staleness: PipeDream P - 1, 2BW 1, PACI ceil((P - 1) / m), flush schedules 0.
+  CHECK(strat::schedule_traits(PipelineSchedule::kPipeDream).staleness(p, m) == p - 1);
+  CHECK(strat::schedule_traits(PipelineSchedule::kPipeDream2BW).staleness(p, m) == 1);
+  CHECK(strat::schedule_traits(PipelineSchedule::kPaci).staleness(9, m) == 1);
+  CHECK(strat::schedule_traits(PipelineSchedule::kPaci).staleness(10, m) == 2);
+  CHECK_FALSE(static_cast<bool>(strat::schedule_traits(PipelineSchedule::kOneFOneB).staleness));
 }
