@@ -1,5 +1,4 @@
 // Workload builder: data parallelism (gradient buckets, ZeRO 1-3) and the optimizer step.
-#include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/workload/workload_builder_impl.hpp"
@@ -8,7 +7,7 @@ namespace parasim::strat::detail {
 
 double Builder::zero3_gathered_bytes() const {
   double elements = 0;
-  for (double e : zero3_gather_units(sc_.model, sc_.parallel.tp, fw_.zero3)) elements += e;
+  for (double e : zero3_units_) elements += e;
   return elements * cost::bytes_per_element(sc_.training.precision) * (replicas_ - 1) / replicas_;
 }
 
@@ -20,7 +19,7 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
   auto& w = out_.workload;
   const double element_bytes = cost::bytes_per_element(sc_.training.precision);
   const double dp = replicas_;
-  for (double elements : zero3_gather_units(sc_.model, sc_.parallel.tp, fw_.zero3)) {
+  for (double elements : zero3_units_) {
     const double unit_bytes = elements * element_bytes;
     for (int r = 0; r < tp_sim_; ++r) {
       const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,

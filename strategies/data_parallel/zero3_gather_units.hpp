@@ -7,9 +7,9 @@
 //
 // Per layer (FSDP units, parasim's default): one unit, the layer's parameters on this TP rank
 // (layer_params_per_tp_rank).
-// Per module (DeepSpeed ZeRO-3): one unit per submodule of Megatron's layer layout (input norm,
-// QKV, output projection, post-attention norm, fc1, fc2) holding the module's parameter tensors
-// larger than the persistence threshold; tensors at or below it stay whole on every rank and are
+// Per module (DeepSpeed ZeRO-3): one unit per submodule of Megatron's layer layout
+// (layer_module_tensors_per_tp_rank: input norm, QKV, output projection, post-attention norm,
+// fc1, fc2) holding the module's parameter tensors larger than the persistence threshold; tensors at or below it stay whole on every rank and are
 // not gathered, and a module left with nothing to gather issues no call.
 //
 // Units: elements per TP rank (multiply by the training dtype's bytes). Invariant: with a

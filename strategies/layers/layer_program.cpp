@@ -462,9 +462,29 @@ double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
   return sharded / t + replicated;
 }
 
+std::vector<std::vector<double>> layer_module_tensors_per_tp_rank(const ModelSpec& m, int tp) {
+  const double h = m.hidden, f = m.ffn_hidden, t = tp;
+  const double kv = static_cast<double>(m.kv_heads) * m.head_dim();
+  const double up = m.mlp == MlpKind::kSwiglu ? 2 : 1;  // fc1 holds SwiGLU's gate and up
+  const std::vector<double> norm =
+      m.norm == NormKind::kLayerNorm ? std::vector<double>{h, h} : std::vector<double>{h};
+  auto linear = [&](double weight, double bias) {
+    return m.linear_bias ? std::vector<double>{weight, bias} : std::vector<double>{weight};
+  };
+  return {norm,
+          linear((h * h + 2 * h * kv) / t, (h + 2 * kv) / t),
+          linear(h * h / t, h),
+          norm,
+          linear(up * h * f / t, up * f / t),
+          linear(h * f / t, h)};
+}
+
 int layer_parameter_tensors(const ModelSpec& m) {
-  const int norms = 2 * (m.norm == NormKind::kLayerNorm ? 2 : 1);
-  return norms + 4 + (m.linear_bias ? 4 : 0);
+  int n = 0;
+  for (const auto& module : layer_module_tensors_per_tp_rank(m, 1)) {
+    n += static_cast<int>(module.size());
+  }
+  return n;
 }
 
 double layer_matrix_params_per_tp_rank(const ModelSpec& m, int tp) {

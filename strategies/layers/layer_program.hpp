@@ -120,10 +120,14 @@ double head_params_per_tp_rank(const ModelSpec& model, int tp, int pp);
 // Both, as held by `stage` (0..pp-1).
 double embedding_params_per_tp_rank(const ModelSpec& model, int tp, int stage, int pp);
 
-// Parameter tensors of one layer in Megatron's layout: the two norms' weights (and biases for
-// LayerNorm), 4 weight matrices (QKV, output projection, fc1 with SwiGLU's gate and up together,
-// fc2) and, with linear biases, their 4 biases (12 for GPT, 6 for Llama). Low-rank layers are
-// counted as the dense layer they replace (a simplification).
+// The parameter tensors of one layer on one TP rank in Megatron's layout, by submodule in the
+// order the forward uses them: input norm (weight, and bias for LayerNorm), QKV (weight / t and,
+// with linear biases, bias / t), output projection (weight / t, bias replicated), post-attention
+// norm, fc1 (SwiGLU's gate and up together; as QKV), fc2 (as the projection); elements per
+// tensor. They add up to layer_params_per_tp_rank. Low-rank layers are counted as the dense
+// layer they replace (a simplification).
+std::vector<std::vector<double>> layer_module_tensors_per_tp_rank(const ModelSpec& model, int tp);
+// Parameter tensors of one layer (layer_module_tensors_per_tp_rank): 12 for GPT, 6 for Llama.
 int layer_parameter_tensors(const ModelSpec& model);
 // The weight matrices' parameters of one layer on one TP rank.
 double layer_matrix_params_per_tp_rank(const ModelSpec& model, int tp);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "costmodel/model_state_memory.hpp"
+#include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
@@ -88,7 +89,8 @@ class Builder {
         layer_(transformer_layer_program(sc, costs)),
         embed_(embedding_program(sc, costs)),
         head_(head_program(sc, costs)),
-        fw_(sc.training.framework) {}
+        fw_(sc.training.framework),
+        zero3_units_(zero3_gather_units(sc.model, sc.parallel.tp, sc.training.framework.zero3)) {}
 
   BuiltWorkload build();
 
@@ -213,6 +215,7 @@ class Builder {
   std::vector<cost::GroupPlacement> cp_place_;  // per stage: the cp group of replica 0
   std::vector<OpId> scratch_step_ops_;
   const FrameworkSpec& fw_;
+  const std::vector<double> zero3_units_;  // elements per ZeRO-3 all-gather of a layer pass
   std::vector<HostCursor> host_;  // per simulated device
   bool host_syncs_wait_ = true;   // false for dynamic schedules (see host_sync)
   std::map<std::pair<const std::vector<LayerStep>*, int>, std::vector<StepHost>> host_plans_;

@@ -56,10 +56,16 @@ TEST_CASE("per module with no persistent tensors: six submodules adding up to th
     for (const auto& m : {gelu, llama}) {
       const auto units = strat::zero3_gather_units(m, tp, kPerModuleAll);
       CHECK(units.size() == 6);  // 2 norms, QKV, projection, fc1, fc2
+      CHECK(strat::layer_module_tensors_per_tp_rank(m, tp).size() == 6);
       CHECK(sum(units) ==
             doctest::Approx(strat::layer_params_per_tp_rank(m, tp)).epsilon(1e-14).scale(0));
     }
   }
+}
+
+TEST_CASE("a layer's parameter tensors: 12 for GPT (LayerNorm, biases), 6 for Llama") {
+  CHECK(strat::layer_parameter_tensors(gpt(1024)) == 12);
+  CHECK(strat::layer_parameter_tensors(strat::find_model_preset("llama2-70b")->spec) == 6);
 }
 
 TEST_CASE("DeepSpeed's 1e5-element persistence threshold leaves the four weight matrices") {
