@@ -42,8 +42,9 @@ CLI::App* add_validate_against_command(CLI::App& app, ValidateAgainstOptions& va
                   "'-' for standard output");
   cmd->add_option("--csv", va.csv, "Write one row per case to FILE, or '-'");
   cmd->add_option("--profile", va.profile,
-                  "Cost-model profile JSON (docs/profile.md) for every case instead of the "
-                  "analytical model")
+                  "Cost-model profile JSON (docs/profile.md) for every case, instead of the "
+                  "analytical model and of the profiles validation files name for their "
+                  "machines")
       ->check(CLI::ExistingFile);
   cmd->add_option("--threads", va.threads,
                   "Cases simulated at once; the output is the same for any count (default: the "
@@ -60,12 +61,28 @@ CLI::App* add_validate_against_command(CLI::App& app, ValidateAgainstOptions& va
   return cmd;
 }
 
+namespace {
+
+// What the cases were simulated with: --profile for every case, or the analytical model with
+// each file's own profile where it names one.
+std::string cost_model_text(const std::vector<validation::ValidationFile>& files,
+                            const std::string& profile) {
+  if (!profile.empty()) return "profile " + profile + " for every case";
+  std::string text = "analytical (each scenario's hardware)";
+  for (const auto& f : files) {
+    if (f.profile) text += "; " + f.name + ": its machine's profile " + f.profile_path;
+  }
+  return text;
+}
+
+}  // namespace
+
 int run_validate_against(const ValidateAgainstOptions& o, std::ostream& out, std::ostream& err) {
   using namespace parasim::validation;
   try {
     if (!o.guard.empty() && (!o.filter.empty() || !o.profile.empty())) {
-      err << "--guard compares the whole set under the analytical model, as it was recorded; "
-             "drop --filter and --profile\n";
+      err << "--guard compares the whole set as its files map it (each file's own profile or "
+             "the analytical model), as it was recorded; drop --filter and --profile\n";
       return kExitBadInput;
     }
     if (o.json == "-" && o.csv == "-") {
@@ -97,10 +114,8 @@ int run_validate_against(const ValidateAgainstOptions& o, std::ostream& out, std
     }
     const RunOutput run = run_cases(files, selection, run_options);
     const std::vector<GroupStats> groups = group_stats(run.results, files);
-    const FormatContext context{
-        files, run.results, groups,
-        o.profile.empty() ? "analytical (each scenario's hardware)" : "profile " + o.profile,
-        o.filter};
+    const FormatContext context{files, run.results, groups, cost_model_text(files, o.profile),
+                                o.filter};
     std::string summary = format_summary(context, static_cast<std::size_t>(o.worst));
     GuardVerdict verdict;
     if (guard) {

@@ -197,6 +197,23 @@ std::optional<std::string> read_file(const std::string& path, const ValidationLi
   return buf.str();
 }
 
+// The file's "profile", resolved against the folder of the validation file at `path`; its
+// problems are reported at /profile (nullptr then).
+std::shared_ptr<const cost::Profile> read_profile(const std::string& value, const std::string& path,
+                                                  Diagnostics& d) {
+  const fs::path resolved = fs::path(path).parent_path() / value;
+  try {
+    return std::make_shared<const cost::Profile>(cost::load_profile(resolved.string()));
+  } catch (const cost::InputError& e) {
+    std::string problems;
+    for (const auto& p : e.diagnostics().problems()) {
+      problems += fmt::format("; {}: {}", p.json_path.empty() ? "/" : p.json_path, p.message);
+    }
+    d.add("/profile", fmt::format("the profile {} cannot be used{}", resolved.string(), problems));
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 ValidationFile parse_validation_file(std::string_view text, const std::string& path,
@@ -227,6 +244,10 @@ ValidationFile parse_validation_file(std::string_view text, const std::string& p
   if (auto s = non_empty_string(r, "source", true, d)) out.source = *s;
   if (auto s = r.string("license_note", false)) out.license_note = *s;
   if (auto s = r.string("mapping", false)) out.mapping = *s;
+  if (auto s = non_empty_string(r, "profile", false, d)) {
+    out.profile_path = *s;
+    out.profile = read_profile(*s, path, d);
+  }
   if (const json* cases = r.child("cases", true)) {
     if (!cases->is_array()) {
       d.add("/cases", "expected an array of cases, got " + cost::json_type_name(*cases));

@@ -3,7 +3,8 @@
 //
 // Format (docs/validation.md):
 //   {"parasim_validation": 1, "source": "<citation>", "license_note": "...", "mapping": "<how
-//    the cases were mapped to scenarios, and why>", "cases": [
+//    the cases were mapped to scenarios, and why>", "profile": "<optional: a cost-model profile
+//    of the machine the cases ran on, its path relative to this file>", "cases": [
 //     {"id": "...", "family": "...",
 //      "measured": {"step_time_s": 0.4747, "from": "/measured/iteration_ms"},
 //      "scenario": {...a complete scenario, as in a scenario file...},
@@ -16,14 +17,21 @@
 // "measured.from" is a JSON Pointer into "published": the value it names must be a number whose
 // key ends in its unit (_s or _ms) and agree with step_time_s (relative 1e-9), so a converter
 // cannot mislabel a figure.
+// "profile" (docs/profile.md) holds what was measured on the cases' own machine (its
+// collectives, say); the cases are then simulated with it, as `parasim simulate --profile`
+// would, unless validate-against is given a --profile of its own for every case. A profile that
+// cannot be read is a problem of the validation file, at /profile, with the profile's own
+// problems after it.
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "costmodel/profile.hpp"
 #include "strategies/input/scenario.hpp"
 
 namespace parasim::validation {
@@ -52,6 +60,8 @@ struct ValidationFile {
   std::string source;  // the citation
   std::string license_note;
   std::string mapping;
+  std::string profile_path;  // as written in the file ("" when it names none)
+  std::shared_ptr<const cost::Profile> profile;  // loaded from beside the file; null: none
   std::vector<ValidationCase> cases;
 };
 

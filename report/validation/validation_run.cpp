@@ -25,9 +25,9 @@ struct Outcome {
   bool input_failure = true;  // the failure is the input's (exit 2), not parasim's (exit 1)
 };
 
-void simulate(const ValidationCase& c, const RunOptions& options, Outcome& out) {
+void simulate(const ValidationCase& c, const cost::Profile* profile, Outcome& out) {
   const strat::Scenario& scenario = *c.scenario;
-  const cost::CostModel costs = cost::make_cost_model(scenario.cluster, options.profile);
+  const cost::CostModel costs = cost::make_cost_model(scenario.cluster, profile);
   const strat::BuiltWorkload built = strat::build_workload(scenario, costs, {});
   const sim::SimResult sim_result = sim::Engine(built.workload, {}).run();
   const strat::StepReport report = strat::make_step_report(scenario, built, sim_result);
@@ -55,7 +55,7 @@ void run_one(const ValidationFile& file, const ValidationCase& c, const RunOptio
   const std::string where = fmt::format("{}: /cases/{}: case \"{}\": ", file.path, c.index, c.id);
   try {
     if (c.expressible()) {
-      simulate(c, options, out);
+      simulate(c, options.profile != nullptr ? options.profile : file.profile.get(), out);
     } else {
       out.result.measured_s =
           c.measured_step_time_s.value_or(std::numeric_limits<double>::quiet_NaN());

@@ -54,7 +54,9 @@ std::vector<std::pair<std::size_t, std::size_t>> select_cases(
     const std::vector<ValidationFile>& files, const std::string& filter);
 
 struct RunOptions {
-  const cost::Profile* profile = nullptr;  // nullptr: the analytical model
+  // For every case, instead of its file's own profile (ValidationFile::profile); nullptr: each
+  // file's profile, or the analytical model for a file without one.
+  const cost::Profile* profile = nullptr;
   int threads = 1;
   // Called after each case with (done, total), from worker threads one at a time.
   std::function<void(std::size_t, std::size_t)> progress;

@@ -68,6 +68,13 @@ MAPPING = {
             "the released configs set use_checkpoint=true (activation checkpointing of every "
             "layer)"),
         "schedule": choice("1f1b", "the released configs set pipeline_scheduling=1f1b"),
+        "profile": choice(
+            "profiles/vtrain-a100-nccl-tests.json",
+            "the all-reduce times vTrain published for the A100 machine its ground truth ran on "
+            "(nccl-tests all_reduce_perf on 2 to 8 GPUs of one node, 1 MiB to 1 GiB: "
+            "trace/a100/AR_GPU{n}_1M_1024M_LUT at f8dda84, the tables vTrain's own predictor "
+            "reads), written as a parasim profile by scripts/validation/vtrain_nccl_profile.py; "
+            "every other figure, and collectives over several nodes, stay analytical"),
         "framework": choice(
             "megatron-deepspeed",
             "vTrain's ground truth was measured on Megatron-DeepSpeed (its README and "
@@ -390,8 +397,12 @@ def convert(source):
     citation = published["source"]
     if "paper" in published:
         citation += "; paper " + published["paper"]
-    return {"parasim_validation": 1, "source": citation, "license_note": LICENSE_NOTE,
-            "mapping": mapping_text(source), "cases": cases}
+    doc = {"parasim_validation": 1, "source": citation, "license_note": LICENSE_NOTE,
+           "mapping": mapping_text(source)}
+    if "profile" in MAPPING[source]:
+        doc["profile"] = MAPPING[source]["profile"]["value"]
+    doc["cases"] = cases
+    return doc
 
 
 def dump(doc):

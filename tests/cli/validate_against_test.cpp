@@ -206,6 +206,59 @@ TEST_CASE("validate-against predicts what simulate predicts for the same scenari
   }
 }
 
+// The vTrain file names its machine's measured all-reduces (a profile beside it): its cases are
+// simulated as `simulate --profile` simulates them, --profile replaces it for every case, and
+// the measured series moves the prediction of a case with intra-node all-reduces.
+TEST_CASE("validate-against simulates a file's cases with the profile the file names") {
+  TempDir dir;
+  write_subset(dir.path());
+  const json doc = parse_json(read_text(dir.path() / "vtrain.json"), "subset");
+  REQUIRE(doc.contains("profile"));
+  const std::string profile = (dir.path() / doc.at("profile").get<std::string>()).string();
+  ValidateAgainstOptions o;
+  o.path = dir.file("vtrain.json");
+  o.json = dir.file("out.json");
+  o.threads = 1;
+  const Run own = validate_against(o);
+  REQUIRE(own.code == kExitOk);
+  CHECK(own.out.find("vtrain: its machine's profile " + doc.at("profile").get<std::string>()) !=
+        std::string::npos);
+  const json result = parse_json(read_text(o.json), o.json);
+
+  // An empty profile for every case: the analytical model, so the file's profile is not used.
+  write_text(dir.path() / "empty-profile.json", R"({"parasim_profile": 1})");
+  ValidateAgainstOptions analytical = o;
+  analytical.profile = dir.file("empty-profile.json");
+  analytical.json = dir.file("analytical.json");
+  const Run plain = validate_against(analytical);
+  REQUIRE(plain.code == kExitOk);
+  CHECK(plain.out.find("for every case") != std::string::npos);
+  const json without = parse_json(read_text(analytical.json), analytical.json);
+
+  int moved = 0;
+  for (std::size_t i = 0; i < doc.at("cases").size(); ++i) {
+    const json& c = doc.at("cases")[i];
+    CAPTURE(c.at("id"));
+    write_text(dir.path() / "scenario.json", c.at("scenario").dump());
+    for (const std::string& p : {profile, dir.file("empty-profile.json")}) {
+      SimulateOptions s;
+      s.scenario = dir.file("scenario.json");
+      s.profile = p;
+      s.json = dir.file("simulate.json");
+      std::ostringstream out, err;
+      REQUIRE(run_simulate(s, out, err) == kExitOk);
+      const json sim = parse_json(read_text(s.json), s.json);
+      const json& row = (p == profile ? result : without).at("cases")[i];
+      CHECK(row.at("predicted_step_time_s").get<double>() == sim.at("step_time_s").get<double>());
+    }
+    const double with_profile = result.at("cases")[i].at("predicted_step_time_s").get<double>();
+    const double analytical_time = without.at("cases")[i].at("predicted_step_time_s").get<double>();
+    if (with_profile != analytical_time) ++moved;
+  }
+  // single_dev_0002 (tp 2, dp 2 on one node) all-reduces inside the node.
+  CHECK(moved >= 1);
+}
+
 TEST_CASE("validate-against gives the same bytes with 1, 2 and 3 threads; the CSV has every case") {
   TempDir dir;
   write_subset(dir.path());

@@ -156,6 +156,41 @@ TEST_CASE("validation file: version, shape and JSON syntax") {
   CHECK(err.str().find("broken.json: /: invalid JSON at byte") != std::string::npos);
 }
 
+TEST_CASE("validation file: a profile that cannot be used is reported at /profile with its problems") {
+  TempDir dir;
+  json doc = good_file();
+  doc["profile"] = "machine/missing.json";
+  doc["cases"][0]["scenario"]["parallel"]["tp"] = 5;  // reported in the same run
+  write_text(dir.path() / "set.json", doc.dump(1));
+  ValidateAgainstOptions o;
+  o.path = dir.file("set.json");
+  o.json = dir.file("out.json");
+  std::ostringstream out, err;
+  CHECK(run_validate_against(o, out, err) == kExitBadInput);
+  CHECK_FALSE(fs::exists(o.json));
+  const std::string missing = (dir.path() / "machine" / "missing.json").string();
+  CHECK(err.str().find(o.path + ": /profile: the profile " + missing + " cannot be used; /: ") !=
+        std::string::npos);
+  CHECK(err.str().find(o.path + ": /cases/0/scenario/parallel: case \"t1_1.7B\"") !=
+        std::string::npos);
+
+  // A profile beside the file with a bad field: its own path and message follow.
+  fs::create_directories(dir.path() / "machine");
+  write_text(dir.path() / "machine" / "missing.json",
+             R"({"parasim_profile": 1, "memory_efficiency": 7})");
+  doc["cases"][0]["scenario"]["parallel"]["tp"] = 1;
+  write_text(dir.path() / "set.json", doc.dump(1));
+  std::ostringstream out2, err2;
+  CHECK(run_validate_against(o, out2, err2) == kExitBadInput);
+  CHECK(err2.str().find(o.path + ": /profile: the profile " + missing +
+                        " cannot be used; /memory_efficiency: ") != std::string::npos);
+  doc["profile"] = "";
+  write_text(dir.path() / "set.json", doc.dump(1));
+  std::ostringstream out3, err3;
+  CHECK(run_validate_against(o, out3, err3) == kExitBadInput);
+  CHECK(err3.str().find(o.path + ": /profile: ") != std::string::npos);
+}
+
 TEST_CASE("validation file: over the size or case limit is refused with the limit named") {
   const std::string text = good_file().dump();
   validation::ValidationLimits limits;

@@ -26,7 +26,8 @@ inline const std::map<std::string, std::set<std::string>>& subset_ids() {
   return ids;
 }
 
-// Writes DIR/<name>.json for every development file, keeping only the subset's cases.
+// Writes DIR/<name>.json for every development file, keeping only the subset's cases, and the
+// profile a file names (its "profile", relative to the file) at the same place under DIR.
 inline void write_subset(const fs::path& dir) {
   for (const auto& [name, ids] : subset_ids()) {
     const fs::path source = kSourceDir / "scenarios" / "validation" / (name + ".json");
@@ -38,6 +39,12 @@ inline void write_subset(const fs::path& dir) {
     REQUIRE_MESSAGE(kept.size() == ids.size(), source.string() << " lacks a subset case");
     doc["cases"] = kept;
     write_text(dir / (name + ".json"), doc.dump(1));
+    if (doc.contains("profile")) {
+      const fs::path profile = doc.at("profile").get<std::string>();
+      fs::create_directories((dir / profile).parent_path());
+      fs::copy_file(source.parent_path() / profile, dir / profile,
+                    fs::copy_options::overwrite_existing);
+    }
   }
 }
 
