@@ -12,7 +12,8 @@
 // - exposed_comm_s: per GPU, communication of each kind running while the compute stream is
 //   idle (StepReport::exposed_comm_s).
 // - bubble_fraction: the pipeline bubble, StepReport::bubble_fraction averaged over stages.
-// Host time (the framework's issue loop) is not reported: no StepReport field holds it yet.
+// - host_busy_s: the framework's host thread per step per GPU (StepReport::host_busy_s); its
+//   share of the critical path is the "host" category above.
 //
 // Results come back in case order whatever the thread count, so the output is the same bytes.
 
