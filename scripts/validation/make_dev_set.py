@@ -160,12 +160,19 @@ MAPPING = {
         "schedule": choice(
             "1F1B -> 1f1b; ZB-H1 -> zb-h1; ZB-H2 -> zb-h2; ZB-1p -> zb-1p; ZB-2p -> zb-2p "
             "(optimizer post-validation on, as published); ZB-2p-allreduce-sync -> zb-2p with "
-            "optimizer_post_validation false; 1F1B-I and ZB-V -> not expressible",
+            "optimizer_post_validation false; 1F1B-I -> interleaved-1f1b with every layer its "
+            "own chunk; ZB-V -> not expressible",
             "parasim's zb-1p and zb-2p run the paper's automatic scheduling heuristic (sec. 3.1) "
             "on its own simulated F, B, W and transfer times rather than on the profiled ones; "
             "the ablation replaces post-validation by a synchronisation before the optimizer "
-            "step (sec. 4); the paper's 1F1B-I makes every transformer layer its own chunk, so "
-            "the first and last stage have one chunk fewer than the others"),
+            "step (sec. 4); the paper's 1F1B-I makes every transformer layer its own chunk "
+            "(chunks = (layers + 2) / pp): the Zero Bubble fork pads the layer count to a "
+            "multiple of pp and empties the first chunk of the first stage and the last chunk "
+            "of the last stage, which then run Megatron's no-op layer "
+            "(--allow-padding-num-layers, ParallelTransformer.get_offset and "
+            "NoopTransformerLayer in megatron/legacy/model/transformer.py at 39f2c186; the "
+            "fork's code of 2024-08, after the paper), written as parallel.stage_layers with 0 "
+            "for those two virtual stages"),
         "stage_layers": choice(
             "first and last stage one layer fewer" if EMIT_STAGE_LAYERS
             else "not expressible (uneven stages)",
@@ -317,12 +324,10 @@ ZB_SCHEDULES = {
     "ZB-2p-allreduce-sync": ("zb-2p", False),
 }
 ZB_NOT_EXPRESSIBLE = {
-    "1F1B-I": ("interleaved 1F1B with every transformer layer its own chunk gives the first and "
-               "last stage (one layer fewer) one chunk fewer than the others; parasim's "
-               "interleaved-1f1b has one chunk count for every stage and every virtual stage "
-               "holds at least one layer"),
     "ZB-V": "ZB-V (the V-shaped zero-bubble schedule) is not modelled",
 }
+# Interleaved 1F1B with every transformer layer its own chunk (the mapping's "schedule" row).
+ZB_INTERLEAVED = "1F1B-I"
 
 
 def zb_stage_layers(layers, pp):
@@ -331,6 +336,20 @@ def zb_stage_layers(layers, pp):
         return None
     middle = (layers + 2) // pp
     return [middle - 1] + [middle] * (pp - 2) + [middle - 1]
+
+
+def zb_interleaved_layers(layers, pp):
+    """(chunks, stage_layers) for 1F1B-I: a chunk per layer once the layers are padded to a
+    multiple of pp, the two padding layers taken from virtual stage 0 (the first stage's first
+    chunk) and the last virtual stage (the last stage's last chunk), as the Zero Bubble fork's
+    get_offset does (chunk_sizes[-1] and chunk_sizes[0] less one)."""
+    padded = layers + 2
+    if padded % pp:
+        return None
+    chunks = padded // pp
+    counts = [1] * (pp * chunks)
+    counts[0] = counts[-1] = 0
+    return chunks, counts
 
 
 def convert_zerobubble(case):
@@ -342,7 +361,7 @@ def convert_zerobubble(case):
     sched = p["schedule"]
     if sched in ZB_NOT_EXPRESSIBLE:
         return dict(entry, not_expressible=ZB_NOT_EXPRESSIBLE[sched], published=case)
-    if sched not in ZB_SCHEDULES:
+    if sched not in ZB_SCHEDULES and sched != ZB_INTERLEAVED:
         raise ValueError(f"{case['id']}: schedule {sched!r} is not in the mapping table")
     layers, pp = m["num_layers"], p["pp"]
     stage_layers = zb_stage_layers(layers, pp)
@@ -363,13 +382,18 @@ def convert_zerobubble(case):
                 "micro_batch": p["micro_batch_size"], "precision": value(src, "precision"),
                 "recompute": value(src, "recompute"), "attention": value(src, "attention"),
                 "framework": value(src, "framework")}
-    schedule, post_validation = ZB_SCHEDULES[sched]
+    schedule, post_validation = ZB_SCHEDULES.get(sched, ("interleaved-1f1b", None))
+    chunks = None
+    if sched == ZB_INTERLEAVED:
+        chunks, stage_layers = zb_interleaved_layers(layers, pp)
     published_pv = p.get("optimizer_post_validation")
     if post_validation is not None and published_pv is not None and published_pv != post_validation:
         raise ValueError(f"{case['id']}: optimizer_post_validation {published_pv!r} contradicts "
                          f"the mapping of {sched}")
     parallel = {"dp": 1, "tp": 1, "pp": pp, "schedule": schedule,
                 "zero_stage": value(src, "zero_stage"), "stage_layers": stage_layers}
+    if chunks is not None:
+        parallel["chunks"] = chunks
     if post_validation is not None:
         parallel["optimizer_post_validation"] = post_validation
     desc = (f"Zero Bubble Table 4, {m['name']} {sched} on {n} A100s, {p['num_microbatches']} "

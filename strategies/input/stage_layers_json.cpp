@@ -18,8 +18,8 @@ void read_stage_layers(const nlohmann::json& node, const std::string& path, Diag
     return;
   }
   if (node.size() > static_cast<std::size_t>(limits.max_layers)) {
-    d.add(path, fmt::format("{} entries is over the limit of {} (one per stage, each at least "
-                            "one layer)",
+    d.add(path, fmt::format("{} entries is over the limit of {} (one per stage, each stage at "
+                            "least one layer)",
                             node.size(), limits.max_layers));
     return;
   }
@@ -28,10 +28,12 @@ void read_stage_layers(const nlohmann::json& node, const std::string& path, Diag
   for (std::size_t i = 0; i < node.size(); ++i) {
     const json& v = node[i];
     const bool integer = v.is_number_integer() || v.is_number_unsigned();
-    if (!integer || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > limits.max_layers) {
+    // 0: a virtual stage of only a no-op layer (checked against chunks by the scenario rules).
+    if (!integer || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > limits.max_layers) {
       d.add(fmt::format("{}/{}", path, i),
-            fmt::format("expected a layer count, an integer in [1, {}], got {}", limits.max_layers,
-                        v.dump()));
+            fmt::format("expected a layer count, an integer in [0, {}] (0 only for a virtual "
+                        "stage with interleaving), got {}",
+                        limits.max_layers, v.dump()));
       ok = false;
       continue;
     }

@@ -247,6 +247,16 @@ void as_recompute(std::vector<LayerStep>& steps) {
 
 }  // namespace
 
+std::vector<LayerStep> noop_layer_steps(const Scenario& sc, const cost::CostModel& costs) {
+  const Dims x = dims_of(sc);
+  StepWriter w(costs, sc.training.precision);
+  const double elements = x.tokens() * x.h / (x.sp ? x.t : 1.0);
+  w.memory(2 * x.act(elements));  // clone: read + write
+  std::vector<LayerStep> out;
+  w.close(out, "noop layer");
+  return out;
+}
+
 std::vector<LayerStep> grad_accumulation_steps(const Scenario& sc, const cost::CostModel& costs) {
   const auto policy = sc.training.framework.counts.grad_accumulation;
   std::vector<LayerStep> out;

@@ -135,6 +135,13 @@ double layer_matrix_params_per_tp_rank(const ModelSpec& model, int tp);
 // positions on the first stage; the final norm and the head's own table on the last.
 int embedding_parameter_tensors(const ModelSpec& model, int stage, int pp);
 
+// What a virtual stage without transformer layers runs instead (parallel.stage_layers 0 with
+// interleaving): Megatron's no-op layer, a clone of the hidden states (megatron/legacy/model/
+// transformer.py, NoopTransformerLayer.forward: hidden_states.clone(); read + write of this
+// rank's b x s x h activations, s / t with sequence parallelism). Forward only: the clone's
+// backward passes the gradient through without a kernel.
+std::vector<LayerStep> noop_layer_steps(const Scenario& scenario, const cost::CostModel& costs);
+
 // The gradient adds of one layer per micro-batch (LayerProgram::grad_accumulation).
 std::vector<LayerStep> grad_accumulation_steps(const Scenario& scenario,
                                                const cost::CostModel& costs);

@@ -63,7 +63,8 @@ std::vector<KindInfo> build_kinds() {
        "gradients sent point to point (1/t per TP rank, Megatron's scatter-gather); Narayanan "
        "et al. 2021, arXiv 2104.04473",
        {whole("/parallel/pp", "stages", "1", 1, 1 << 12, "pipeline stages"),
-        text("/parallel/stage_layers", "layers", "even", "one count >= 1 per (virtual) stage",
+        text("/parallel/stage_layers", "layers", "even",
+             "one count per (virtual) stage; every stage >= 1 (a virtual stage 0: a no-op layer)",
              "one count per stage (per virtual stage with chunks)"),
         text("/parallel/first_stage_layers", "layers", "even", "1 to the layers",
              "Megatron's --decoder-first-pipeline-num-layers; the rest split evenly"),

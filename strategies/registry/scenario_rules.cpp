@@ -22,7 +22,11 @@ void tp_divides_heads(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
-// Every virtual stage holds at least one layer: an even split, or stage_layers' counts.
+// Every pipeline stage holds at least one layer: an even split, or stage_layers' counts. With
+// interleaving a virtual stage may hold none: Megatron builds it as one no-op layer (legacy
+// model/transformer.py, NoopTransformerLayer, a clone of its input), as the Zero Bubble fork
+// does for the chunks its --allow-padding-num-layers empties (sail-sg/zero-bubble-pipeline-
+// parallelism @39f2c186, ParallelTransformer.get_offset).
 void layers_fill_stages(const Scenario& s, cost::Diagnostics& d) {
   const auto& m = s.model;
   const auto& p = s.parallel;
@@ -44,6 +48,26 @@ void layers_fill_stages(const Scenario& s, cost::Diagnostics& d) {
       d.add("/parallel/stage_layers", fmt::format("the counts add up to {} layers, but the model "
                                                   "has {} (/model/layers)",
                                                   sum, m.layers));
+    } else {
+      for (int st = 0; st < p.pp; ++st) {
+        int stage_sum = 0;
+        for (int c = 0; c < p.chunks; ++c) {
+          const int v = c * p.pp + st;
+          const int n = p.stage_layers[static_cast<std::size_t>(v)];
+          stage_sum += n;
+          if (n == 0 && p.chunks == 1) {
+            d.add(fmt::format("/parallel/stage_layers/{}", v),
+                  "a stage without layers: every pipeline stage needs at least one layer (a "
+                  "virtual stage of only a no-op layer needs interleaving, chunks > 1)");
+          }
+        }
+        if (stage_sum == 0 && p.chunks > 1) {
+          d.add("/parallel/stage_layers",
+                fmt::format("stage {} gets no layer in any of its {} chunks: every pipeline "
+                            "stage needs at least one layer",
+                            st, p.chunks));
+        }
+      }
     }
   } else if (m.layers > 0 && m.layers % (p.pp * p.chunks) != 0) {
     d.add(p.chunks > 1 ? "/parallel/chunks" : "/parallel/pp",

@@ -202,6 +202,14 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first,
                  host_plan(embed_.forward, {}));
     }
+    if (lc == 0) {  // Megatron's no-op layer (layer_program.hpp, noop_layer_steps)
+      std::vector<OpId> noop_first(ranks, kNone);
+      emit_steps(stage, noop_layer_, fmt::format("F V{} ", vstage), cat_fwd_, mb, chain,
+                 noop_first, host_plan(noop_layer_, {}));
+      for_each_rank([&](std::size_t k, int, int) {
+        if (first[k] == kNone) first[k] = noop_first[k];
+      });
+    }
     for (int l = 0; l < lc; ++l) {
       const std::string where = fmt::format("F L{} ", layer0 + l);
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);

@@ -89,6 +89,7 @@ class Builder {
         layer_(transformer_layer_program(sc, costs)),
         embed_(embedding_program(sc, costs)),
         head_(head_program(sc, costs)),
+        noop_layer_(noop_layer_steps(sc, costs)),
         fw_(sc.training.framework),
         zero3_units_(zero3_gather_units(sc.model, sc.parallel.tp, sc.training.framework.zero3)) {}
 
@@ -195,6 +196,7 @@ class Builder {
   std::vector<std::vector<OpId>> optimizer_host_ops_;  // and the host op that issues each
   std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
   LayerProgram layer_, embed_, head_;
+  std::vector<LayerStep> noop_layer_;  // a virtual stage without layers runs it (forward)
   BuiltWorkload out_;
   std::vector<DeviceStreams> streams_;
   // [device][k]: last op of the backward of parameter chunk k (head, layers L-1..0, embedding)

@@ -14,7 +14,8 @@ namespace parasim::test {
 
 // Case ids per development file: single- and multi-node vTrain runs (one with pipeline
 // stages), a data-parallel and a pipelined Megatron-LM run, Zero Bubble cases with uneven stages
-// (1F1B and the searched ZB-2p) and two that are not expressible for the same reason (1F1B-I).
+// (1F1B and the searched ZB-2p) and two interleaved ones (1F1B-I: a chunk per layer, the first
+// and the last chunk Megatron's no-op layer).
 inline const std::map<std::string, std::set<std::string>>& subset_ids() {
   static const std::map<std::string, std::set<std::string>> ids = {
       {"vtrain",

@@ -12,6 +12,7 @@
 #include "equal_stages.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/layers/layer_program.hpp"
+#include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
 using strat::PipelineSchedule;
@@ -84,7 +85,7 @@ TEST_CASE("stage_layers and Megatron's first/last stage counts give the per-stag
 
 TEST_CASE("uneven stages: every problem at once, each at its path") {
   const auto elements =
-      problems_of(text_with(R"({"pp": 8, "stage_layers": [2, 0, 3, "3", 3, 3, 3, 2.5]})", 22));
+      problems_of(text_with(R"({"pp": 8, "stage_layers": [2, -1, 3, "3", 3, 3, 3, 2.5]})", 22));
   CHECK(elements.size() == 3);
   CHECK(has_problem(elements, "/parallel/stage_layers/1", "expected a layer count"));
   CHECK(has_problem(elements, "/parallel/stage_layers/3", "got \"3\""));
@@ -181,4 +182,62 @@ TEST_CASE("Uneven stages: weights, activations and FLOPs follow each stage's lay
         doctest::Approx(1.5).epsilon(1e-6));
   // The slower middle stages make the step longer than the even split's.
   CHECK(u.step_time_s > e.step_time_s);
+}
+
+// Interleaving with a virtual stage of no layer: Megatron builds it as one no-op layer, a clone
+// of the hidden states (NoopTransformerLayer), as the Zero Bubble fork does for the chunks its
+// layer padding empties; a stage without any layer stays an error.
+TEST_CASE("interleaving: a virtual stage may hold no layer (a no-op layer), a stage may not") {
+  const std::string chunked =
+      R"({"pp": 8, "chunks": 3, "schedule": "interleaved-1f1b", "stage_layers": [0, )";
+  std::string ones;
+  for (int i = 0; i < 22; ++i) ones += "1, ";
+  const auto padded = strat::parse_scenario(text_with(chunked + ones + "0]}", 22), "t.json");
+  CHECK(padded.virtual_stage_layers(0) == 0);
+  CHECK(padded.virtual_stage_layers(23) == 0);
+  CHECK(padded.stage_layer_count(0) == 2);  // chunks 0, 8, 16 of stage 0: 0 + 1 + 1
+  CHECK(padded.stage_layer_count(7) == 2);
+  CHECK(padded.stage_layer_count(3) == 3);
+  CHECK(padded.first_layer_of_virtual_stage(1) == 0);
+
+  CHECK(has_problem(problems_of(text_with(R"({"pp": 8, "stage_layers": [3, 0, 3, 3, 3, 4, 3, 3]})", 22)),
+                    "/parallel/stage_layers/1", "a stage without layers"));
+  // Stage 0's three chunks (virtual stages 0, 8 and 16) all empty.
+  std::string empty_stage = R"({"pp": 8, "chunks": 3, "schedule": "interleaved-1f1b", "stage_layers": [)";
+  for (int v = 0; v < 24; ++v) {
+    empty_stage += (v == 0 ? "" : ", ") + std::string(v % 8 == 0 ? "0" : (v == 1 ? "2" : "1"));
+  }
+  CHECK(has_problem(problems_of(text_with(empty_stage + "]}", 22)), "/parallel/stage_layers",
+                    "stage 0 gets no layer in any of its 3 chunks"));
+  CHECK(has_problem(problems_of(text_with(R"({"pp": 8, "stage_layers": [3, -2, 3, 3, 3, 4, 3, 3]})", 22)),
+                    "/parallel/stage_layers/1", "an integer in [0, "));
+}
+
+TEST_CASE("a virtual stage of no layer runs the no-op layer's clone, one kernel per forward") {
+  auto even = test::small_scenario(1, 1, 2, 4, 1);  // llama2-7b shapes, 8 layers, pp 2, m 4
+  even.parallel.schedule = PipelineSchedule::kInterleaved;
+  even.parallel.chunks = 2;
+  auto padded = even;
+  padded.model.layers = 6;
+  padded.parallel.stage_layers = {0, 2, 2, 2};  // virtual stage 0 (stage 0, chunk 0) empty
+  const cost::CostModel costs(padded.cluster);
+  const auto built = strat::build_workload(padded, costs, {false});
+  const sim::Workload& w = built.workload;
+  int noop = 0, first_chunk_layers = 0;
+  for (sim::OpId o = 0; o < w.op_count(); ++o) {
+    const std::string& label = w.text(w.op(o).label);
+    if (label.find("noop layer") != std::string::npos) {
+      ++noop;
+      CHECK(label.find("F V0 ") == 0);
+      CHECK(w.op(o).duration > sim::Time::zero());
+    }
+    if (label.find("F L0 ") == 0) ++first_chunk_layers;
+  }
+  CHECK(noop == padded.micro_batches());  // one clone per micro-batch, forward only
+  CHECK(first_chunk_layers > 0);          // layer 0 now sits on virtual stage 1
+  const auto report = test::simulate_report(padded);
+  const auto reference = test::simulate_report(even);
+  // Two layers fewer, the same schedule: less work, a shorter step.
+  CHECK(report.model_flops_per_step < reference.model_flops_per_step);
+  CHECK(report.step_time_s < reference.step_time_s);
 }
