@@ -14,7 +14,7 @@ namespace parasim::strat {
 class RankLayout {
  public:
   RankLayout(const ParallelSpec& parallel, int gpus_per_node)
-      : tp_(parallel.tp), dp_(parallel.dp), pp_(parallel.pp), gpus_per_node_(gpus_per_node) {}
+      : tp_(parallel.tp), dp_(parallel.dp), gpus_per_node_(gpus_per_node) {}
 
   int rank(int stage, int dp_rank, int tp_rank) const {
     return tp_rank + tp_ * (dp_rank + dp_ * stage);
@@ -36,7 +36,7 @@ class RankLayout {
   template <typename RankOf>
   cost::GroupPlacement placement(int size, RankOf rank_of) const;
 
-  int tp_, dp_, pp_, gpus_per_node_;
+  int tp_, dp_, gpus_per_node_;  // pp is not needed: a rank's stage is its outermost index
 };
 
 }  // namespace parasim::strat
