@@ -77,6 +77,8 @@ class Run {
   std::vector<std::uint8_t> woken_;        // per stream: in woken_list_
   std::vector<OpId> wake_cause_;           // per stream: the op whose end woke it
   std::vector<StreamId> woken_list_;
+  std::vector<StreamId> issuing_;          // scratch of issue_woken (keeps its capacity)
+  std::vector<std::uint8_t> host_stream_;  // per stream: a host stream (StreamKind::kHost)
   std::vector<std::uint32_t> arrived_;     // per group
   std::vector<OpId> last_arrival_;         // per group
   std::vector<std::uint32_t> phase_;       // per group
@@ -148,16 +150,23 @@ void Run::issue_woken() {
   // first, so that a GPU op issued as its host op starts (issue offset 0) is seen by this
   // decision of its stream.
   std::sort(woken_list_.begin(), woken_list_.end());
-  if (host_issue_) {
-    std::stable_partition(woken_list_.begin(), woken_list_.end(), [&](StreamId s) {
-      return w_.stream(s).kind == StreamKind::kHost;
-    });
-  }
-  std::vector<StreamId> list;
-  list.swap(woken_list_);
-  for (StreamId s : list) {
+  // Streams woken while these issue go to the (emptied) woken list for the next decision; the
+  // two vectors trade buffers, so neither is reallocated once grown.
+  issuing_.clear();
+  issuing_.swap(woken_list_);
+  const auto issue = [&](StreamId s) {
     woken_[s] = 0;
     try_issue(s, wake_cause_[s]);
+  };
+  if (!host_issue_) {
+    for (StreamId s : issuing_) issue(s);
+    return;
+  }
+  for (StreamId s : issuing_) {
+    if (host_stream_[s] != 0) issue(s);
+  }
+  for (StreamId s : issuing_) {
+    if (host_stream_[s] == 0) issue(s);
   }
 }
 
@@ -390,6 +399,10 @@ SimResult Run::execute() {
   cursor_.assign(queue_count, 0);
   busy_.assign(w_.stream_count(), 0);
   woken_.assign(w_.stream_count(), 0);
+  host_stream_.assign(w_.stream_count(), 0);
+  for (StreamId st = 0; st < w_.stream_count(); ++st) {
+    host_stream_[st] = w_.stream(st).kind == StreamKind::kHost ? 1 : 0;
+  }
   wake_cause_.assign(w_.stream_count(), kNone);
   arrived_.assign(w_.group_count(), 0);
   last_arrival_.assign(w_.group_count(), kNone);
