@@ -71,6 +71,28 @@ TEST_CASE("torchtitan: the stage weights reproduce the scenario's split") {
   CHECK(r.refusal.find("/parallel/stage_layers") != std::string::npos);
 }
 
+// A virtual stage without layers (Megatron's no-op layer, parallel.stage_layers 0 with chunks):
+// Megatron-LM and DeepSpeed cannot split so; torchtitan's split gives it, one layer per virtual
+// stage less one on the first and on the last (its first virtual stage then holds only the
+// embedding, its last only the output layer).
+TEST_CASE("a virtual stage without layers: torchtitan's split gives it, the others refuse it") {
+  std::string counts = "0";
+  for (int v = 1; v < 33; ++v) counts += ", 1";  // pp 2 x chunks 17: 0, 1 x 32, 0 = 32 layers
+  counts += ", 0";
+  const std::string padded = R"({"dp": 4, "tp": 1, "pp": 2, "schedule": "interleaved-1f1b", )"
+                             R"("chunks": 17, "stage_layers": [)" + counts + "]}";
+  for (Target t : {Target::kMegatron, Target::kDeepSpeed}) {
+    const Outcome o = export_text(padded, t);
+    CHECK_FALSE(o.result);
+    CHECK(o.refusal.find("/parallel/stage_layers") != std::string::npos);
+  }
+  const Outcome tt = export_text(padded, Target::kTorchtitan);
+  REQUIRE(tt.result);
+  CHECK(has_line(tt.result->text, "--parallelism.pipeline_parallel_layers_per_stage 1"));
+  CHECK(has_line(tt.result->text, "--parallelism.pipeline_parallel_first_stage_less_layers 1"));
+  CHECK(has_line(tt.result->text, "--parallelism.pipeline_parallel_last_stage_less_layers 1"));
+}
+
 TEST_CASE("zb-1p and post-validation are refused everywhere, naming the Zero Bubble fork") {
   for (Target t : {Target::kMegatron, Target::kDeepSpeed, Target::kTorchtitan}) {
     const Outcome o =
