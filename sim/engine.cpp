@@ -72,7 +72,11 @@ class Run {
   std::vector<OpId> succ_;
   std::vector<std::uint32_t> deps_left_;
   std::vector<std::uint32_t> queue_begin_;  // per stream: first index into cursor_
-  std::vector<std::uint32_t> cursor_;      // per stream queue
+  // Every stream's queues one after another (streams in order, each stream's in priority
+  // order), so that finding a stream's next op reads compact arrays, not each stream's vectors.
+  std::vector<OpId> queued_ops_;
+  std::vector<std::uint32_t> cursor_;      // per stream queue: index into queued_ops_
+  std::vector<std::uint32_t> queue_end_;   // per stream queue: its end in queued_ops_
   std::vector<std::uint8_t> busy_;         // per stream
   std::vector<std::uint8_t> woken_;        // per stream: in woken_list_
   std::vector<OpId> wake_cause_;           // per stream: the op whose end woke it
@@ -172,11 +176,10 @@ void Run::issue_woken() {
 
 void Run::try_issue(StreamId s, OpId enabler) {
   if (busy_[s]) return;
-  const auto& queues = w_.stream(s).queues;
-  for (std::size_t q = 0; q < queues.size(); ++q) {
-    const std::uint32_t cursor = cursor_[queue_begin_[s] + q];
-    if (cursor >= queues[q].size()) continue;
-    const OpId o = queues[q][cursor];
+  for (std::uint32_t q = queue_begin_[s]; q < queue_begin_[s + 1]; ++q) {
+    const std::uint32_t cursor = cursor_[q];
+    if (cursor >= queue_end_[q]) continue;
+    const OpId o = queued_ops_[cursor];
     if (deps_left_[o] != 0) continue;
     if (host_issue_ && !issued(o)) continue;
     busy_[s] = 1;
@@ -385,18 +388,27 @@ SimResult Run::execute() {
   result_.op_end.assign(n, Time::zero());
   result_.peak_memory_bytes.assign(w_.device_count(), 0);
   result_.peak_breakdown_bytes.assign(w_.device_count(), {});
-  queue_begin_.assign(w_.stream_count(), 0);
+  queue_begin_.assign(w_.stream_count() + 1, 0);
+  queued_ops_.clear();
+  queued_ops_.reserve(n);
+  cursor_.clear();
+  queue_end_.clear();
   queue_of_.assign(n, 0);
   std::uint32_t queue_count = 0;
   for (StreamId s = 0; s < w_.stream_count(); ++s) {
     queue_begin_[s] = queue_count;
     const auto& qs = w_.stream(s).queues;
     for (std::size_t q = 0; q < qs.size(); ++q) {
-      for (OpId o : qs[q]) queue_of_[o] = static_cast<std::uint8_t>(q);
+      cursor_.push_back(static_cast<std::uint32_t>(queued_ops_.size()));
+      for (OpId o : qs[q]) {
+        queue_of_[o] = static_cast<std::uint8_t>(q);
+        queued_ops_.push_back(o);
+      }
+      queue_end_.push_back(static_cast<std::uint32_t>(queued_ops_.size()));
     }
     queue_count += static_cast<std::uint32_t>(qs.size());
   }
-  cursor_.assign(queue_count, 0);
+  queue_begin_[w_.stream_count()] = queue_count;
   busy_.assign(w_.stream_count(), 0);
   woken_.assign(w_.stream_count(), 0);
   host_stream_.assign(w_.stream_count(), 0);
@@ -479,11 +491,10 @@ SimResult Run::execute() {
     std::string stuck;
     int shown = 0;
     for (StreamId s = 0; s < w_.stream_count() && shown < 8; ++s) {
-      const auto& queues = w_.stream(s).queues;
-      for (std::size_t q = 0; q < queues.size(); ++q) {
-        const std::uint32_t cursor = cursor_[queue_begin_[s] + q];
-        if (cursor < queues[q].size()) {
-          const OpId head = queues[q][cursor];
+      for (std::uint32_t q = queue_begin_[s]; q < queue_begin_[s + 1]; ++q) {
+        const std::uint32_t cursor = cursor_[q];
+        if (cursor < queue_end_[q]) {
+          const OpId head = queued_ops_[cursor];
           stuck += "\n  " + w_.device(w_.stream(s).device).name + "/" + w_.stream(s).name +
                    " waits at " + w_.op_name(head);
           if (const IssueSpec* is = w_.issue(head);
