@@ -454,17 +454,9 @@ Estimate Screen::estimate(const Candidate& c) {
   const double p2p = p2p_time(c);
   const double hops = 2.0 * (P - 1) * p2p;
   // The schedule's closed form (its registry entry's traits, strategies/schedules/).
-  strat::StagePassTimes times;
-  times.micro_batches = m;
-  times.stages = P;
-  times.chunks = v;
-  times.sum_fbw = sum_fb;
-  times.max_fb = max_fb;
-  times.max_fbw = max_fbw;
-  times.f = f;
-  times.b = b;
-  times.w = w;
-  times.hops = hops;
+  const strat::StagePassTimes times{.micro_batches = m, .stages = P, .chunks = v,
+                                    .sum_fbw = sum_fb, .max_fb = max_fb, .max_fbw = max_fbw,
+                                    .f = f, .b = b, .w = w, .hops = hops};
   const strat::ScheduleTraits& traits = strat::schedule_traits(c.schedule);
   double pipeline = traits.pipeline_time(times);
   if (P == 1) pipeline = sequence;  // one stage: every pass in order, the host's lead carried

@@ -322,6 +322,7 @@ ZB_SCHEDULES = {
     "ZB-1p": ("zb-1p", True),
     "ZB-2p": ("zb-2p", True),
     "ZB-2p-allreduce-sync": ("zb-2p", False),
+    "1F1B-I": ("interleaved-1f1b", None),  # a chunk per layer: zb_interleaved_layers
 }
 ZB_NOT_EXPRESSIBLE = {
     "ZB-V": "ZB-V (the V-shaped zero-bubble schedule) is not modelled",
@@ -361,7 +362,7 @@ def convert_zerobubble(case):
     sched = p["schedule"]
     if sched in ZB_NOT_EXPRESSIBLE:
         return dict(entry, not_expressible=ZB_NOT_EXPRESSIBLE[sched], published=case)
-    if sched not in ZB_SCHEDULES and sched != ZB_INTERLEAVED:
+    if sched not in ZB_SCHEDULES:
         raise ValueError(f"{case['id']}: schedule {sched!r} is not in the mapping table")
     layers, pp = m["num_layers"], p["pp"]
     stage_layers = zb_stage_layers(layers, pp)
@@ -382,7 +383,7 @@ def convert_zerobubble(case):
                 "micro_batch": p["micro_batch_size"], "precision": value(src, "precision"),
                 "recompute": value(src, "recompute"), "attention": value(src, "attention"),
                 "framework": value(src, "framework")}
-    schedule, post_validation = ZB_SCHEDULES.get(sched, ("interleaved-1f1b", None))
+    schedule, post_validation = ZB_SCHEDULES[sched]
     chunks = None
     if sched == ZB_INTERLEAVED:
         chunks, stage_layers = zb_interleaved_layers(layers, pp)

@@ -10,8 +10,6 @@ int paci_staleness(int stages, int micro_batches) {
   return micro_batches > 0 ? (stages - 1 + micro_batches - 1) / micro_batches : 0;
 }
 
-}  // namespace
-namespace {
 
 void paci_mode_needs_paci(const Scenario& s, cost::Diagnostics& d) {
   if (s.parallel.paci_mode == PaciMode::kMem) {
