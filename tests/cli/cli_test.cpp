@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../support/test_support.hpp"
+#include "command_run.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -55,28 +56,12 @@ class CoutCapture {
   std::streambuf* old_;
 };
 
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
 Run simulate(const SimulateOptions& options) {
-  Run r;
-  std::ostringstream out, err;
-  r.code = run_simulate(options, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return run_command([&](std::ostream& o, std::ostream& e) { return run_simulate(options, o, e); });
 }
 
 Run validate(const std::string& path) {
-  Run r;
-  std::ostringstream out, err;
-  r.code = run_validate(path, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return run_command([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e); });
 }
 
 

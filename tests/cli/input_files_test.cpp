@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "../support/test_support.hpp"
+#include "command_run.hpp"
 #include "cli/commands.hpp"
 
 namespace parasim::cli {
@@ -22,22 +23,6 @@ namespace fs = std::filesystem;
 using namespace parasim::test;
 
 const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
-
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-template <typename F>
-Run run(F&& f) {
-  Run r;
-  std::ostringstream out, err;
-  r.code = f(out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
 
 // Every line of `err` starts with "FILE: /" (one problem per line, in the file named).
 void check_every_line_names(const std::string& err, const std::string& file) {
@@ -94,7 +79,7 @@ TEST_CASE("every bad profile: simulate, compare and calibrate --check exit 2 nam
     s.scenario = kScenario.string();
     s.profile = profile;
     s.json = tmp.file("result.json");
-    const Run sim = run([&](std::ostream& o, std::ostream& e) { return run_simulate(s, o, e); });
+    const Run sim = run_command([&](std::ostream& o, std::ostream& e) { return run_simulate(s, o, e); });
     CHECK(sim.code == kExitBadInput);
     CHECK(sim.out.empty());
     check_every_line_names(sim.err, profile);
@@ -109,14 +94,14 @@ TEST_CASE("every bad profile: simulate, compare and calibrate --check exit 2 nam
     c.schedules = "1f1b";
     c.profile = profile;
     c.json = tmp.file("compare.json");
-    const Run cmp = run([&](std::ostream& o, std::ostream& e) { return run_compare(c, o, e); });
+    const Run cmp = run_command([&](std::ostream& o, std::ostream& e) { return run_compare(c, o, e); });
     CHECK(cmp.code == kExitBadInput);
     check_every_line_names(cmp.err, profile);
 
     CalibrateOptions k;
     k.backend = "cpu";
     k.check = profile;
-    const Run cal = run([&](std::ostream& o, std::ostream& e) { return run_calibrate(k, o, e); });
+    const Run cal = run_command([&](std::ostream& o, std::ostream& e) { return run_calibrate(k, o, e); });
     CHECK(cal.code == kExitBadInput);
     check_every_line_names(cal.err, profile);
 
@@ -128,7 +113,7 @@ TEST_CASE("a JSON number beyond a double is bad input for validate, not an abort
   TempDir tmp;
   const std::string path = tmp.file("x.json");
   write_text(path, "9e308");
-  const Run v = run([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e); });
+  const Run v = run_command([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e); });
   CHECK(v.code == kExitBadInput);
   CHECK(v.err.find(path + ": /: invalid JSON: a number beyond the range of a double") !=
         std::string::npos);
@@ -136,7 +121,7 @@ TEST_CASE("a JSON number beyond a double is bad input for validate, not an abort
   SimulateOptions s;
   s.scenario = kScenario.string();
   s.profile = path;
-  const Run sim = run([&](std::ostream& o, std::ostream& e) { return run_simulate(s, o, e); });
+  const Run sim = run_command([&](std::ostream& o, std::ostream& e) { return run_simulate(s, o, e); });
   CHECK(sim.code == kExitBadInput);
   check_every_line_names(sim.err, path);
 }
@@ -149,7 +134,7 @@ TEST_CASE("work limits: Shampoo with 16 x 16 blocks is refused by validate, simu
       path + ": /optimizer/block_size: block_size 16 cuts the weights into about 13.2 million "
              "Shampoo blocks (all stages), over the limit of 1.0 million (--max-shampoo-blocks "
              "raises it)";
-  const Run v = run([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e); });
+  const Run v = run_command([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e); });
   CHECK(v.code == kExitBadInput);
   CHECK(v.out.empty());
   CHECK(v.err.find(expected) == 0);
@@ -157,7 +142,7 @@ TEST_CASE("work limits: Shampoo with 16 x 16 blocks is refused by validate, simu
   SimulateOptions s;
   s.scenario = path;
   s.json = tmp.file("result.json");
-  const Run sim = run([&](std::ostream& o, std::ostream& e) { return run_simulate(s, o, e); });
+  const Run sim = run_command([&](std::ostream& o, std::ostream& e) { return run_simulate(s, o, e); });
   CHECK(sim.code == kExitBadInput);
   CHECK(sim.err.find(expected) == 0);
   CHECK(!fs::exists(s.json));
@@ -165,22 +150,22 @@ TEST_CASE("work limits: Shampoo with 16 x 16 blocks is refused by validate, simu
   CompareOptions c;
   c.scenario = path;
   c.schedules = "1f1b,gpipe";
-  const Run cmp = run([&](std::ostream& o, std::ostream& e) { return run_compare(c, o, e); });
+  const Run cmp = run_command([&](std::ostream& o, std::ostream& e) { return run_compare(c, o, e); });
   CHECK(cmp.code == kExitBadInput);
   CHECK(cmp.err.find(expected) != std::string::npos);
 }
 
 TEST_CASE("work limits: validate prints the estimate and checks --full; options lower the limits") {
   const std::string path = kScenario.string();
-  const Run v = run([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e); });
+  const Run v = run_command([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e); });
   CHECK(v.code == kExitOk);
   CHECK(v.out.find("\n  simulating it: about 5036 ops on 2 simulated GPUs, ") != std::string::npos);
   strat::WorkloadLimits low;
   low.max_ops = 10'000;
-  const Run sym = run([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e, low); });
+  const Run sym = run_command([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e, low); });
   CHECK(sym.code == kExitOk);  // 5036 ops symmetric
   const Run full =
-      run([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e, low, true); });
+      run_command([&](std::ostream& o, std::ostream& e) { return run_validate(path, o, e, low, true); });
   CHECK(full.code == kExitBadInput);
   CHECK(full.err.find(path + ": /: the simulation would have about 20.1 thousand ops in --full "
                              "mode, over the limit of 10.0 thousand (--max-ops raises it)") == 0);
@@ -189,7 +174,7 @@ TEST_CASE("work limits: validate prints the estimate and checks --full; options 
   s.scenario = path;
   s.full = true;
   s.limits = low;
-  const Run sim = run([&](std::ostream& o, std::ostream& e) { return run_simulate(s, o, e); });
+  const Run sim = run_command([&](std::ostream& o, std::ostream& e) { return run_simulate(s, o, e); });
   CHECK(sim.code == kExitBadInput);
   CHECK(sim.err == full.err);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "command_run.hpp"
 #include "costmodel/cluster_presets.hpp"
 #include "strategies/input/model_presets.hpp"
 #include "strategies/registry/registry.hpp"
@@ -13,19 +14,11 @@
 namespace parasim::cli {
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using parasim::test::Run;
+using parasim::test::run_command;
 
 Run list(const std::string& what) {
-  Run r;
-  std::ostringstream out, err;
-  r.code = run_list(what, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return run_command([&](std::ostream& o, std::ostream& e) { return run_list(what, o, e); });
 }
 
 TEST_CASE("list names every preset and strategy; an unknown topic is exit 2") {

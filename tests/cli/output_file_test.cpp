@@ -16,6 +16,7 @@
 #include <string>
 
 #include "../support/test_support.hpp"
+#include "command_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 
@@ -26,23 +27,12 @@ using namespace parasim::test;
 
 const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
 
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
 Run simulate(const std::string& json, const std::string& trace = "") {
   SimulateOptions o;
   o.scenario = kScenario.string();
   o.json = json;
   o.trace = trace;
-  std::ostringstream out, err;
-  Run r;
-  r.code = run_simulate(o, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return run_command([&](std::ostream& out, std::ostream& err) { return run_simulate(o, out, err); });
 }
 
 // A character device (1, minor) that the test may write: a private node when root, else the

@@ -8,6 +8,7 @@
 
 #include "../support/test_support.hpp"
 #include "cli/commands.hpp"
+#include "command_run.hpp"
 #include "costmodel/units.hpp"
 
 namespace parasim::cli {
@@ -17,19 +18,9 @@ using namespace parasim::test;
 
 const fs::path kScenario = kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json";
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
 Run simulate(SimulateOptions o) {
   if (o.scenario.empty()) o.scenario = kScenario.string();
-  std::ostringstream out, err;
-  Run r;
-  r.code = run_simulate(o, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return run_command([&](std::ostream& out, std::ostream& err) { return run_simulate(o, out, err); });
 }
 
 // The pids of the X events of a trace file.

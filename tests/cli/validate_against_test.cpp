@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../support/test_support.hpp"
+#include "command_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/validate_against_command.hpp"
 #include "validation_subset.hpp"
@@ -23,18 +24,9 @@ namespace {
 using nlohmann::json;
 using namespace parasim::test;
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
 Run validate_against(const ValidateAgainstOptions& o) {
-  std::ostringstream out, err;
-  Run r;
-  r.code = run_validate_against(o, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return run_command(
+      [&](std::ostream& out, std::ostream& err) { return run_validate_against(o, out, err); });
 }
 
 // Statistics computed here, independently of report/validation/validation_stats.cpp.
