@@ -73,6 +73,21 @@ long long largest_stage_gradients(const Scenario& s) {
   return static_cast<long long>(std::ceil(most));
 }
 
+// ZeRO-3 gathered per module, as simulated (framework.hpp, Zero3Gathering; zero3_resident.hpp):
+// the coordinator's settings the step's memory and gathers were simulated with.
+void map_zero3_gathering(const Scenario& s, ExportContext& c, Json& zero) {
+  const auto& z3 = s.training.framework.zero3;
+  if (s.parallel.zero_stage != 3 || z3.unit != strat::Zero3Gather::kPerModule) return;
+  zero["stage3_param_persistence_threshold"] = static_cast<long long>(z3.persistence_threshold);
+  zero["stage3_prefetch_bucket_size"] = static_cast<long long>(z3.prefetch_bucket_size);
+  zero["stage3_max_live_parameters"] = static_cast<long long>(z3.max_live_parameters);
+  zero["stage3_max_reuse_distance"] = static_cast<long long>(z3.max_reuse_distance);
+  zero["contiguous_gradients"] = z3.contiguous_gradients;
+  c.mapped("/training/framework/zero3",
+           "zero_optimization.stage3_param_persistence_threshold, stage3_prefetch_bucket_size, "
+           "stage3_max_live_parameters, stage3_max_reuse_distance, contiguous_gradients");
+}
+
 // The data-parallel reduction. ZeRO-0: the engine reduces after the backward in buckets of
 // MEMORY_OPT_ALLREDUCE_SIZE = 5e8 gradients, no setting (runtime/engine.py L151 and
 // allreduce_gradients). ZeRO 1-3: the gradient hooks reduce a bucket of reduce_bucket_size
@@ -87,7 +102,10 @@ void map_reduction(const Scenario& s, ExportContext& c, Json& zero) {
     cover_framework_reduction(s, c, "");
     return;
   }
+  // ZeRO-3's gradients are reduce-scattered layer by layer as the backward produces them
+  // (the builder's zero3_reduce), whatever the framework's policy for whole buckets.
   const bool overlapped =
+      p.zero_stage == 3 ||
       s.training.framework.gradient_reduction == strat::GradientReduction::kOverlapped;
   const long long all = largest_stage_gradients(s);
   const long long elements = p.dp_bucket.value <= 0 ? all : bucket_elements(s);
@@ -189,6 +207,7 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
   cover_paci_mode(s, c);
   Json zero{{"stage", p.zero_stage}};
   map_reduction(s, c, zero);
+  map_zero3_gathering(s, c, zero);
   j["zero_optimization"] = zero;
   c.mapped("/parallel/zero_stage", "zero_optimization.stage");
   if (p.pp > 1 && p.zero_stage >= 2) {

@@ -69,9 +69,13 @@ void cover_framework(const strat::Scenario& s, ExportContext& c, Target target) 
                            "/training/framework/pipeline_transfers"}) {
     c.not_trainer(path, cost);
   }
-  c.not_trainer("/training/framework/zero3",
-                "cost model: how the framework's ZeRO-3 gathers a layer's weights (the trainer "
-                "gathers its own way: DeepSpeed per submodule, FSDP per wrapped unit)");
+  const bool deepspeed_zero3 = target == Target::kDeepSpeed && s.parallel.zero_stage == 3 &&
+                              f.zero3.unit == strat::Zero3Gather::kPerModule;
+  if (!deepspeed_zero3) {  // DeepSpeed's ZeRO-3 settings are written by its export
+    c.not_trainer("/training/framework/zero3",
+                  "cost model: how the framework's ZeRO-3 gathers a layer's weights (the trainer "
+                  "gathers its own way: DeepSpeed per submodule, FSDP per wrapped unit)");
+  }
 }
 
 void cover_framework_reduction(const strat::Scenario& s, ExportContext& c,

@@ -11,6 +11,31 @@ double Builder::zero3_gathered_bytes() const {
   return elements * cost::bytes_per_element(sc_.training.precision) * (replicas_ - 1) / replicas_;
 }
 
+double Builder::zero3_resident_bytes(int layers, int l, bool backward) {
+  const auto& z3 = sc_.training.framework.zero3;
+  if (z3.unit != Zero3Gather::kPerModule) return -1;
+  auto it = zero3_resident_.find(layers);
+  if (it == zero3_resident_.end()) {
+    const bool checkpointed = sc_.training.recompute == cost::Recompute::kFull;
+    it = zero3_resident_
+             .emplace(layers, zero3_resident_elements(zero3_units_, layers, checkpointed, z3))
+             .first;
+  }
+  const auto& per_pass = backward ? it->second.backward : it->second.forward;
+  return per_pass[static_cast<std::size_t>(l)] * cost::bytes_per_element(sc_.training.precision) *
+         (replicas_ - 1) / replicas_;
+}
+
+void Builder::zero3_hold(int layers, int l, bool backward, OpId first, OpId last) {
+  const double resident = zero3_resident_bytes(layers, l, backward);
+  if (resident < 0) {  // per layer: the gathers allocated it; freed when the layer is done
+    alloc(last, mem_zero3_, zero3_gathered_bytes(), false);
+    return;
+  }
+  alloc(first, mem_zero3_, resident, true);
+  alloc(last, mem_zero3_, resident, false);
+}
+
 // One all-gather per unit (zero3_gather_units.hpp), queued in order on the dp stream; each may
 // start once `prefetch_after` has (the previous layer's first op: one layer of prefetch), and the
 // layer's first op waits for the last, which the stream's order makes the end of all of them.
@@ -33,7 +58,11 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
         const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
         const OpId op = w.members(g)[static_cast<std::size_t>(d)];
         if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], op);
-        alloc(op, mem_zero3_, unit_bytes * (dp - 1) / dp, true);
+        // Per layer (FSDP) the gathered unit is held from its gather on; per module the layer
+        // pass holds what DeepSpeed keeps (zero3_hold).
+        if (sc_.training.framework.zero3.unit == Zero3Gather::kPerLayer) {
+          alloc(op, mem_zero3_, unit_bytes * (dp - 1) / dp, true);
+        }
         pending_[k] = op;  // the layer's first op waits for its weights
       }
     }

@@ -17,4 +17,15 @@ std::vector<double> zero3_gather_units(const ModelSpec& m, int tp, const Zero3Ga
   return units;
 }
 
+double zero3_persistent_elements(const ModelSpec& m, int tp, const Zero3Gathering& z3) {
+  if (z3.unit == Zero3Gather::kPerLayer) return 0;
+  double persistent = 0;
+  for (const auto& module : layer_module_tensors_per_tp_rank(m, tp)) {
+    for (double elements : module) {
+      if (elements <= z3.persistence_threshold) persistent += elements;
+    }
+  }
+  return persistent;
+}
+
 }  // namespace parasim::strat

@@ -25,4 +25,11 @@ namespace parasim::strat {
 // Elements gathered by each call, in the order the forward uses them.
 std::vector<double> zero3_gather_units(const ModelSpec& model, int tp, const Zero3Gathering& z3);
 
+// Elements of one layer's tensors at or below the persistence threshold on one TP rank: kept
+// whole on every data-parallel rank (DeepSpeed's ds_persist tensors, partition_parameters.py),
+// so a rank holds them in full instead of a 1/dp shard. 0 with per-layer gathering or a
+// threshold of 0. Invariant: zero3_persistent_elements + the sum of zero3_gather_units equals
+// layer_params_per_tp_rank with per-module gathering.
+double zero3_persistent_elements(const ModelSpec& model, int tp, const Zero3Gathering& z3);
+
 }  // namespace parasim::strat

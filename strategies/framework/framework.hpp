@@ -138,6 +138,17 @@ struct Zero3Gathering {
   // Parameter tensors of at most this many elements are kept whole on every rank and never
   // gathered (DeepSpeed's stage3_param_persistence_threshold); 0: every tensor is partitioned.
   double persistence_threshold = 0;
+  // Per-module gathering only (zero3_resident.hpp), in elements, DeepSpeed's names: how far the
+  // coordinator prefetches (stage3_prefetch_bucket_size), the most it keeps gathered before it
+  // stops prefetching (stage3_max_live_parameters), and how close a module's next use must be
+  // for it to stay gathered (stage3_max_reuse_distance).
+  double prefetch_bucket_size = 0;
+  double max_live_parameters = 0;
+  double max_reuse_distance = 0;
+  // ZeRO-3 copies gradients into one bucket buffer allocated once and kept for the run
+  // (DeepSpeed's contiguous_gradients: a training-dtype buffer of reduce_bucket_size elements,
+  // stage3.py; its size is the data-parallel bucket, parallel.dp_bucket).
+  bool contiguous_gradients = false;
 };
 
 struct FrameworkSpec {

@@ -117,6 +117,10 @@ void read_zero3(JsonObjectReader& parent, cost::Diagnostics& d, Zero3Gathering& 
     z3.unit = *g == "per-module" ? Zero3Gather::kPerModule : Zero3Gather::kPerLayer;
   }
   assign(z3.persistence_threshold, r.number("persistence_threshold", false, 0, 1e15));
+  assign(z3.prefetch_bucket_size, r.number("prefetch_bucket_size", false, 0, 1e15));
+  assign(z3.max_live_parameters, r.number("max_live_parameters", false, 0, 1e15));
+  assign(z3.max_reuse_distance, r.number("max_reuse_distance", false, 0, 1e15));
+  assign(z3.contiguous_gradients, r.boolean("contiguous_gradients", false));
   r.finish();
 }
 

@@ -171,8 +171,25 @@ FrameworkSpec megatron_lm_2021() {
 // of the next modules in trace order is one more such call per fetch, so the calls per pass are
 // about one per partitioned submodule. Tensors of at most stage3_param_persistence_threshold =
 // 1e5 elements (zero/config.py L201) stay whole on every rank (parameter_offload.py L242-260).
+//
+// What stays gathered (zero3_resident.hpp): partitioned_param_coordinator.py fetch_sub_module
+// (L354-L378: prefetch while the elements prefetched stay below min(max live - available,
+// prefetch bucket)) and __params_to_release (L488-L518: a module used again within the reuse
+// distance, or whose later use the prefetcher passed over, stays gathered), with zero/config.py's
+// defaults: stage3_prefetch_bucket_size 5e7 (L195), stage3_max_live_parameters 1e9 (L218),
+// stage3_max_reuse_distance 1e9 (L224); and the gradient bucket stage3.py allocates once with
+// contiguous_gradients (on by default, config.py L95): torch.empty(reduce_bucket_size) in the
+// training dtype (stage3.py L489-L491); reduce_bucket_size is the preset's 5e8-element
+// gradient bucket (config.py L106).
 Zero3Gathering deepspeed_zero3() {
-  return Zero3Gathering{Zero3Gather::kPerModule, 1e5};
+  Zero3Gathering z;
+  z.unit = Zero3Gather::kPerModule;
+  z.persistence_threshold = 1e5;
+  z.prefetch_bucket_size = 5e7;
+  z.max_live_parameters = 1e9;
+  z.max_reuse_distance = 1e9;
+  z.contiguous_gradients = true;
+  return z;
 }
 
 // microsoft/Megatron-DeepSpeed c2402048 (2022-12-23) .. f01c9e6e (2023-06-30) with DeepSpeed

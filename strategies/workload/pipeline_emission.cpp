@@ -179,7 +179,6 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
   const ActivationBytes act = activation_bytes();
-  const double zero3_buffer = zero3 ? zero3_gathered_bytes() : 0.0;
   std::vector<OpId> prev_layer_first = chain;
   // Host costs of each list as issued here (host_plan.hpp); a fully recomputed layer's forward
   // runs under no_grad.
@@ -221,7 +220,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
         } else {
           alloc(layer_first[k], mem_act_, act.stored, true);
         }
-        if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+        if (zero3) zero3_hold(lc, l, false, layer_first[k], chain[k]);
         if (first[k] == kNone) first[k] = layer_first[k];
       });
       prev_layer_first = layer_first;
@@ -330,7 +329,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
         }
         if (!split_) alloc(chain[k], mem_act_, act.stored, false);
       }
-      if (zero3) alloc(chain[k], mem_zero3_, zero3_buffer, false);
+      if (zero3) zero3_hold(lc, l, true, layer_first[k], chain[k]);
       if (first[k] == kNone) first[k] = layer_first[k];
       if (final_pass && !zero3 && !split_) {
         grad_ready_[index(stage, d, r)].emplace_back(

@@ -65,8 +65,25 @@ void Builder::set_base_memory() {
     const auto state =
         cost::model_state_bytes(params, replicas_, sc_.parallel.zero_stage, mixed,
                                 sc_.training.fp32_gradients);
-    w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(state.weights.value));
-    w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(state.gradients.value));
+    double weights = state.weights.value;
+    double gradients = state.gradients.value;
+    if (sc_.parallel.zero_stage == 3) {
+      // What the framework keeps beyond ZeRO's shards (framework.hpp, Zero3Gathering): the
+      // persistent tensors whole on every rank, and the gradient bucket it allocates once (the
+      // data-parallel bucket's gradients, or all of the stage's with dp_bucket 0).
+      const auto& z3 = sc_.training.framework.zero3;
+      const double element = cost::bytes_per_element(sc_.training.precision);
+      weights += sc_.stage_layer_count(s) * zero3_persistent_elements(sc_.model, sc_.parallel.tp, z3) *
+                 element * (replicas_ - 1) / replicas_;
+      if (z3.contiguous_gradients) {
+        const double bucket = sc_.parallel.dp_bucket.value > 0
+                                  ? sc_.parallel.dp_bucket.value / sc_.training.gradient_bytes()
+                                  : params;
+        gradients += bucket * element;
+      }
+    }
+    w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(weights));
+    w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(gradients));
     double optimizer = state.optimizer.value;
     if (sc_.optimizer.kind != OptimizerKind::kAdamW) {  // factors and roots of the owned blocks
       optimizer += shampoo_cost(s).state_bytes;

@@ -20,6 +20,7 @@
 
 #include "costmodel/model_state_memory.hpp"
 #include "strategies/data_parallel/zero3_gather_units.hpp"
+#include "strategies/data_parallel/zero3_resident.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
@@ -145,11 +146,18 @@ class Builder {
                       const std::vector<OpId>& optimizer_ops);
   // Parameter tensors `stage` holds (layer_parameter_tensors, embedding_parameter_tensors).
   int stage_parameter_tensors(int stage) const;
-  // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
-  // gather may start once prefetch_after[k] has finished (one layer ahead).
   // ZeRO-3: bytes of one layer's weights a rank gathers from the others (what it holds while the
   // layer runs beyond its own shard).
   double zero3_gathered_bytes() const;
+  // ZeRO-3 with per-module gathering: bytes a rank holds gathered beyond its own shard during
+  // the forward (`backward` false) or the backward of the `l`-th of a virtual stage's `layers`
+  // layers, as DeepSpeed's coordinator keeps them (zero3_resident.hpp); per-layer gathering
+  // returns -1 (the gathers' own allocations are the resident memory).
+  double zero3_resident_bytes(int layers, int l, bool backward);
+  // ZeRO-3: the weights a layer pass holds gathered, from its first op's start to its end.
+  void zero3_hold(int layers, int l, bool backward, OpId first, OpId last);
+  // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
+  // gather may start once prefetch_after[k] has finished (one layer ahead).
   void zero3_gather(int stage, int mb, const std::string& where,
                     const std::vector<OpId>& prefetch_after);
   void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);
@@ -218,6 +226,7 @@ class Builder {
   std::vector<OpId> scratch_step_ops_;
   const FrameworkSpec& fw_;
   const std::vector<double> zero3_units_;  // elements per ZeRO-3 all-gather of a layer pass
+  std::map<int, Zero3Resident> zero3_resident_;  // per virtual stage's layer count
   std::vector<HostCursor> host_;  // per simulated device
   bool host_syncs_wait_ = true;   // false for dynamic schedules (see host_sync)
   std::map<std::pair<const std::vector<LayerStep>*, int>, std::vector<StepHost>> host_plans_;

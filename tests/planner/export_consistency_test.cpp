@@ -121,3 +121,28 @@ TEST_CASE("the batch rules hold over a grid of degrees, batches and ZeRO stages"
   }
   CHECK(cases > 50);
 }
+
+TEST_CASE("a DeepSpeed ZeRO-3 step exports the coordinator settings it was simulated with") {
+  const std::string text = R"({"name": "z3", "model": "llama2-7b",
+      "cluster": {"preset": "dgx-h100", "nodes": 1},
+      "training": {"global_batch": 16, "micro_batch": 1, "framework": {"preset": "deepspeed",
+                   "zero3": {"prefetch_bucket_size": 2e7, "max_reuse_distance": 0}}},
+      "parallel": {"dp": 8, "zero_stage": 3}})";
+  const auto in = parasim::exporter::parse_export_input(text, "z3.json");
+  const Outcome o = run_export(in, {parasim::exporter::Target::kDeepSpeed, "", "deepspeed"}, false,
+                               false);
+  REQUIRE(o.result);
+  const json zero = json::parse(without_comments(o.result->text))["zero_optimization"];
+  CHECK(zero["stage"] == 3);
+  CHECK(zero["stage3_prefetch_bucket_size"] == 20000000);
+  CHECK(zero["stage3_max_reuse_distance"] == 0);
+  CHECK(zero["stage3_max_live_parameters"] == 1000000000);
+  CHECK(zero["stage3_param_persistence_threshold"] == 100000);
+  CHECK(zero["contiguous_gradients"] == true);
+  // Every key is one the DeepSpeed version targeted knows.
+  const auto keys = key_list("deepspeed-0.19.8.txt");
+  for (const auto& [key, value] : zero.items()) {
+    CAPTURE(key);
+    CHECK(keys.count("zero_optimization." + key) == 1);
+  }
+}

@@ -537,9 +537,16 @@ TEST_CASE(
   const auto zero3 = problems_of(scenario_text(
       R"("gpt2-medium")", R"("dgx-a100-80gb")", R"({"dp": 8, "zero_stage": 3})",
       R"({"global_batch": 64, "framework": {"preset": "deepspeed", "zero3": )"
-      R"({"gather": "per-block", "persistence_threshold": -1}}})"));
+      R"({"gather": "per-block", "persistence_threshold": -1, "prefetch_bucket_size": -1, )"
+      R"("max_live_parameters": "1e9", "max_reuse_distance": 1e16, "contiguous_gradients": 1}}})"));
   CHECK(has_problem(zero3, "/training/framework/zero3/gather", "per-module"));
   CHECK(has_problem(zero3, "/training/framework/zero3/persistence_threshold", ""));
+  // Every problem of the section at once, each at its path.
+  for (const char* key : {"prefetch_bucket_size", "max_live_parameters", "max_reuse_distance",
+                          "contiguous_gradients"}) {
+    CAPTURE(key);
+    CHECK(has_problem(zero3, std::string("/training/framework/zero3/") + key, ""));
+  }
 }
 
 }  // namespace parasim::strat
