@@ -81,7 +81,7 @@ Simulated simulate_scenario(const strat::Scenario& sc, const Screened& s, const 
     return out;
   }
   out.ran = true;
-  for (const auto& m : out.report.memory) out.peak_bytes = std::max(out.peak_bytes, m.peak_bytes);
+  for (const auto& m : out.report.memory) out.peak_bytes = std::max(out.peak_bytes, m.device_bytes);
   out.fits = out.peak_bytes <= limit_bytes;
   out.screen_error = (s.estimate.step_s - out.report.step_time_s) / out.report.step_time_s;
   return out;

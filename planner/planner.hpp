@@ -6,7 +6,9 @@
 // Selection for the simulate tier: the `top` best estimates (default 16) plus every candidate
 // whose estimate is within `within` (10 %) of the best, at most `max_simulate` (64) in all, in
 // order of estimate. A simulated candidate that check_scenario rejects, or whose simulated
-// peak is over HBM x (1 - headroom), is reported as rejected and not ranked.
+// peak (the allocator's peak plus the CUDA context and NCCL buffers) is over HBM x
+// (1 - headroom), is reported as rejected and not ranked; the headroom stands for what is not
+// modelled (allocator fragmentation, workspaces).
 //
 // Threads share the index space in blocks; every accumulator is ordered by (figure, index), so
 // the result is the same whatever the thread count (screen_tally.hpp). Processes (MPI ranks)
@@ -47,7 +49,7 @@ struct Simulated {
   bool ran = false;           // built and simulated (false: rejected before, see why)
   std::string why;            // check_scenario's or the limits' message when !ran
   strat::StepReport report;
-  double peak_bytes = 0;      // simulated, largest device
+  double peak_bytes = 0;      // simulated, largest device, with its CUDA context and NCCL buffers
   bool fits = false;          // peak_bytes <= limit
   double screen_error = 0;    // (estimate - simulated) / simulated step time
 };

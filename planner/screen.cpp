@@ -4,8 +4,10 @@
 #include <cmath>
 
 #include "costmodel/model_state_memory.hpp"
+#include "costmodel/non_tensor_memory.hpp"
 #include "planner/rules.hpp"
 #include "strategies/data_parallel/zero3_gather_units.hpp"
+#include "strategies/workload/communicators.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/registry/registry.hpp"
@@ -210,6 +212,15 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
                                           base_.training.fp32_gradients)
                       .total()
                       .value;
+  // Outside the allocator, as the builder counts it; without interleaving's wrap-around pair
+  // (the key leaves chunks out), so never above the simulated figure.
+  strat::Scenario one_chunk = sc;
+  one_chunk.parallel.chunks = 1;
+  s.non_tensor_bytes =
+      cost::non_tensor_memory(costs.cluster().fabric,
+                              strat::device_communicators(one_chunk, layout, stage, 0, 0))
+          .total()
+          .value;
   const cost::GroupPlacement dp_group =
       replicas > 1 ? layout.dp_group(stage, 0) : cost::GroupPlacement{};
   const strat::FrameworkSpec& fw = base_.training.framework;
@@ -505,7 +516,7 @@ Estimate Screen::estimate(const Candidate& c) {
       act += static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp * base_.model.vocab /
              c.tp * (cost::bytes_per_element(base_.training.precision) + 4.0);
     }
-    peak = std::max(peak, st.state_bytes + act);
+    peak = std::max(peak, st.state_bytes + act + st.non_tensor_bytes);
   }
   e.step_s = step;
   e.peak_bytes = peak;

@@ -75,7 +75,8 @@ struct Estimate {
   double mfu = 0;
   double bubble_fraction = 0;   // of the pipeline time, stage with the most compute
   double exposed_comm_s = 0;    // per GPU per step
-  double peak_bytes = 0;        // floor of the largest device's peak
+  double peak_bytes = 0;        // floor of the largest device's peak, CUDA context and NCCL
+                                // buffers included (as the simulated device_bytes)
   int staleness = 0;            // closed form (rules.hpp)
   // zb-1p / zb-2p: a stage's single forward keeps more than the search's memory limit (p or 2p
   // times M_B, zero_bubble_costs.cpp), so the builder refuses the schedule (no order fits).
@@ -127,6 +128,7 @@ class Screen {
   struct StageStatic {
     std::vector<std::pair<int, double>> buckets;
     double optimizer = 0, param_gather = 0, state_bytes = 0;
+    double non_tensor_bytes = 0;  // CUDA context and NCCL buffers (communicators.hpp)
     double optimizer_host = 0;  // the step's host work before its syncs (optimizer_host)
     int optimizer_syncs = 0;
   };

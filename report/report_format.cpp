@@ -175,6 +175,9 @@ void memory_section(std::string& o, const strat::Scenario&, const strat::StepRep
     }
     line(o, "  {:<28} {:>11}{}  [{}]", m.device, gib(m.peak_bytes),
          m.fits_in_hbm ? "" : "  DOES NOT FIT", parts);
+    line(o, "  {:<28} {:>11}  outside the allocator (CUDA context {}, NCCL buffers {}): {} in all",
+         "", "+ " + gib(m.cuda_context_bytes + m.nccl_buffer_bytes), gib(m.cuda_context_bytes),
+         gib(m.nccl_buffer_bytes), gib(m.device_bytes));
   }
   line(o, "");
 }
@@ -251,6 +254,14 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   }
   j["peak_memory_bytes"] = peak;
   j["memory_breakdown_bytes"] = breakdown;
+  nlohmann::ordered_json device = nlohmann::ordered_json::array();
+  nlohmann::ordered_json outside = nlohmann::ordered_json::array();
+  for (const auto& m : r.memory) {
+    device.push_back(m.device_bytes);
+    outside.push_back({{"cuda_context", m.cuda_context_bytes}, {"nccl_buffers", m.nccl_buffer_bytes}});
+  }
+  j["non_tensor_memory_bytes"] = outside;
+  j["device_memory_bytes"] = device;
   j["hbm_capacity_bytes"] = r.hbm_capacity_bytes;
   j["fits_in_hbm"] = r.fits_in_hbm;
   nlohmann::ordered_json fits = nlohmann::ordered_json::array();

@@ -35,8 +35,11 @@ namespace parasim::strat {
 struct DeviceMemory {
   std::string device;
   int stage = 0;
-  double peak_bytes = 0;
-  bool fits_in_hbm = true;  // peak_bytes <= the device's HBM capacity
+  double peak_bytes = 0;           // the allocator's peak (tensors), the ledger's
+  double cuda_context_bytes = 0;   // outside the allocator (costmodel/non_tensor_memory.hpp)
+  double nccl_buffer_bytes = 0;    // outside the allocator: its communicators' buffers
+  double device_bytes = 0;         // peak_bytes + cuda_context_bytes + nccl_buffer_bytes
+  bool fits_in_hbm = true;  // device_bytes <= the device's HBM capacity
   std::vector<std::pair<std::string, double>> breakdown_bytes;  // category -> bytes at the peak
 };
 

@@ -19,7 +19,7 @@ double max_of(const std::vector<double>& v) {
 
 double peak_of(const strat::StepReport& r) {
   double peak = 0;
-  for (const auto& m : r.memory) peak = std::max(peak, m.peak_bytes);
+  for (const auto& m : r.memory) peak = std::max(peak, m.device_bytes);
   return peak;
 }
 
@@ -59,7 +59,8 @@ std::string compare_table(const std::vector<CompareRow>& rows) {
     o += fmt::format("speedup: over {}, the first variant that applies\n", first_ran->variant.label);
   }
   if (too_big > 0) {
-    o += fmt::format("* does not fit: the peak exceeds the device's {:.1f} GiB of HBM ({} of {} "
+    o += fmt::format("* does not fit: the peak, CUDA context and NCCL buffers included, exceeds "
+                     "the device's {:.1f} GiB of HBM ({} of {} "
                      "variants; its tokens/s are as if it fitted)\n",
                      first_ran->report.hbm_capacity_bytes / kGiB, too_big, ran);
   }

@@ -25,6 +25,10 @@ cost::GroupPlacement RankLayout::replica_block_group(int stage, int first, int c
   return placement(count, [&](int i) { return rank(stage, first + i, 0); });
 }
 
+cost::GroupPlacement RankLayout::stage_pair(int a, int b, int dp_rank, int tp_rank) const {
+  return placement(2, [&](int i) { return rank(i == 0 ? a : b, dp_rank, tp_rank); });
+}
+
 cost::LinkClass RankLayout::pipeline_link(int from, int to, int dp_rank, int tp_rank) const {
   return node(rank(from, dp_rank, tp_rank)) == node(rank(to, dp_rank, tp_rank))
              ? cost::LinkClass::kIntraNode

@@ -28,6 +28,8 @@ class RankLayout {
   // `count` consecutive replicas from `first` (tp rank 0): a context-parallel group when the
   // layout's dp is dp x cp.
   cost::GroupPlacement replica_block_group(int stage, int first, int count) const;
+  // The two GPUs of (dp_rank, tp_rank) at stages `a` and `b`: a point-to-point pair.
+  cost::GroupPlacement stage_pair(int a, int b, int dp_rank, int tp_rank) const;
   // Whether the pipeline hop from stage `from` to stage `to` of (dp_rank, tp_rank) leaves the node
   // (stages need not be adjacent: interleaving wraps from the last stage to the first).
   cost::LinkClass pipeline_link(int from, int to, int dp_rank, int tp_rank) const;

@@ -89,6 +89,9 @@ void Builder::set_base_memory() {
       optimizer += shampoo_cost(s).state_bytes;
     }
     w.set_base_memory(dev, mem_optimizer_, static_cast<std::int64_t>(optimizer));
+    const auto& at = out_.devices[dev];
+    out_.non_tensor_memory.push_back(cost::non_tensor_memory(
+        costs_.cluster().fabric, device_communicators(sc_, layout_, s, at.dp_rank, at.tp_rank)));
   }
 }
 

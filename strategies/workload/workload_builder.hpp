@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "costmodel/cost_model.hpp"
+#include "costmodel/non_tensor_memory.hpp"
 #include "sim/workload.hpp"
 #include "strategies/input/scenario.hpp"
 #include "strategies/input/workload_estimate.hpp"
@@ -98,6 +99,10 @@ struct BuiltWorkload {
   // reads of device values (optimizer_shampoo.hpp); 0 for AdamW.
   int optimizer_host_ops = 0;
   int optimizer_host_syncs = 0;
+  // Per simulated device (index = sim::DeviceId): its memory outside the allocator, the CUDA
+  // context and the buffers of the communicators it holds (communicators.hpp,
+  // costmodel/non_tensor_memory.hpp); not in the workload's memory ledger.
+  std::vector<cost::NonTensorMemory> non_tensor_memory;
 };
 
 // Hardware figures (link bandwidths, latencies, peaks, ...) come from `costs.cluster()`, the

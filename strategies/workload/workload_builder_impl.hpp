@@ -21,6 +21,7 @@
 #include "costmodel/model_state_memory.hpp"
 #include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/data_parallel/zero3_resident.hpp"
+#include "strategies/workload/communicators.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"

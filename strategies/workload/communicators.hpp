@@ -1,0 +1,32 @@
+#pragma once
+// parasim::strat::device_communicators — the NCCL communicators one GPU holds, as Megatron-LM
+// and DeepSpeed set up their process groups and torch.distributed opens communicators on them
+// (one per process group on its first collective; one per peer pair for send/recv,
+// ProcessGroupNCCL's getNCCLComm keyed by "rank:peer"). Their buffers are device memory outside
+// the allocator (costmodel/non_tensor_memory.hpp).
+//
+// Per GPU at (stage, replica, tp rank), where `layout` sees dp x cp replicas:
+//   - its tensor-parallel group (tp > 1);
+//   - its data-parallel group over the dp x cp replicas (Megatron's data-parallel group with
+//     context parallelism) and, with cp > 1, its context-parallel group;
+//   - with pp > 1, one pair per neighbouring stage it sends to or receives from (the previous
+//     and the next; with interleaving the last stage's chunks also feed the first);
+//   - with pp > 1 and tied embeddings, the embedding group of the first and last stages
+//     (megatron/core/parallel_state.py, _EMBEDDING_GROUP).
+// Groups of one GPU are left out. Not modelled: further groups a framework builds but a step
+// does not use (Megatron's model-parallel and position-embedding groups, DeepSpeed's
+// expert groups), communicators NCCL shares through ncclCommSplit.
+
+#include <vector>
+
+#include "costmodel/collective_cost.hpp"
+#include "strategies/input/scenario.hpp"
+#include "strategies/workload/rank_layout.hpp"
+
+namespace parasim::strat {
+
+std::vector<cost::GroupPlacement> device_communicators(const Scenario& scenario,
+                                                       const RankLayout& layout, int stage,
+                                                       int replica, int tp_rank);
+
+}  // namespace parasim::strat
