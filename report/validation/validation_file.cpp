@@ -37,22 +37,45 @@ std::optional<std::string> non_empty_string(JsonObjectReader& r, std::string_vie
 
 // The time unit a key names as one of its words ("iteration_ms", "iteration_s_derived"): 1e-3
 // for ms, 1 for s; 0 when it names none (a rate such as "samples_per_gpu_per_s" names none).
-double seconds_per_unit(const std::string& key) {
+// The unit a key names as one of its words (`iteration_ms`, `memory_gb`): the factor to seconds
+// or to bytes, 0 when it names none; a word after "per" is a rate's, not the key's unit.
+double unit_of(const std::string& key, const std::vector<std::pair<std::string, double>>& units) {
   std::string previous;
   std::size_t start = 0;
   while (start <= key.size()) {
     const std::size_t end = std::min(key.find('_', start), key.size());
     const std::string word = key.substr(start, end - start);
-    if (previous != "per" && (word == "s" || word == "ms")) return word == "s" ? 1.0 : 1e-3;
+    if (previous != "per") {
+      for (const auto& [name, factor] : units) {
+        if (word == name) return factor;
+      }
+    }
     previous = word;
     start = end + 1;
   }
   return 0;
 }
 
-// step_time_s against the figure "from" names inside "published".
-void check_from(const std::string& from, double step_time_s, const json* published,
-                const std::string& path, Diagnostics& d) {
+const std::vector<std::pair<std::string, double>> kTimeUnits{{"s", 1.0}, {"ms", 1e-3}};
+const std::vector<std::pair<std::string, double>> kMemoryUnits{
+    {"gb", 1e9}, {"gib", 1073741824.0}, {"mb", 1e6}, {"mib", 1048576.0}, {"bytes", 1.0}};
+
+// A measured figure (`value` in seconds or bytes, as `units` say) against the figure `from`
+// names inside "published": `field` is measured's key the value came from, `what` its kind.
+struct MeasuredFigure {
+  const char* field;    // "step_time_s"
+  const char* kind;     // "a time"
+  const char* example;  // "iteration_ms, iteration_s_derived"
+  const char* unit;     // "s"
+  const std::vector<std::pair<std::string, double>>* units;
+};
+const MeasuredFigure kStepTime{"step_time_s", "a time", "_s or _ms (iteration_ms, iteration_s_derived)",
+                               "s", &kTimeUnits};
+const MeasuredFigure kPeakMemory{"peak_memory_bytes", "an amount of memory",
+                                 "_gb, _gib, _mb, _mib or _bytes (memory_gb)", "B", &kMemoryUnits};
+
+void check_from(const std::string& from, double value, const MeasuredFigure& figure,
+                const json* published, const std::string& path, Diagnostics& d) {
   if (published == nullptr) {
     d.add(path, "names a figure in \"published\", but the case has no \"published\" record");
     return;
@@ -63,36 +86,36 @@ void check_from(const std::string& from, double step_time_s, const json* publish
                             from));
     return;
   }
-  const json* value = nullptr;
+  const json* named = nullptr;
   try {
     const json::json_pointer pointer(from);
-    if (published->contains(pointer)) value = &published->at(pointer);
+    if (published->contains(pointer)) named = &published->at(pointer);
   } catch (const json::exception&) {
     d.add(path, fmt::format("\"{}\" is not a valid JSON Pointer", from));
     return;
   }
-  if (value == nullptr) {
+  if (named == nullptr) {
     d.add(path, fmt::format("\"{}\" names nothing in the case's \"published\" record", from));
     return;
   }
-  if (!value->is_number()) {
+  if (!named->is_number()) {
     d.add(path, fmt::format("\"{}\" in \"published\" is {}, expected a number", from,
-                            cost::json_type_name(*value)));
+                            cost::json_type_name(*named)));
     return;
   }
   const std::string key = from.substr(from.rfind('/') + 1);
-  const double scale = seconds_per_unit(key);
+  const double scale = unit_of(key, *figure.units);
   if (scale == 0) {
-    d.add(path, fmt::format("the key \"{}\" does not say that it is a time: expected its unit as "
-                            "a word of the name, _s or _ms (iteration_ms, iteration_s_derived)",
-                            key));
+    d.add(path, fmt::format("the key \"{}\" does not say that it is {}: expected its unit as a "
+                            "word of the name, {}",
+                            key, figure.kind, figure.example));
     return;
   }
-  const double seconds = value->get<double>() * scale;
-  if (!(std::abs(seconds - step_time_s) <= kFromTolerance * std::abs(seconds))) {
-    d.add(path, fmt::format("\"{}\" in \"published\" is {} ({} s), but measured.step_time_s is "
-                            "{} s",
-                            from, value->dump(), seconds, step_time_s));
+  const double converted = named->get<double>() * scale;
+  if (!(std::abs(converted - value) <= kFromTolerance * std::abs(converted))) {
+    d.add(path, fmt::format("\"{}\" in \"published\" is {} ({} {}), but measured.{} is {} {}",
+                            from, named->dump(), converted, figure.unit, figure.field, value,
+                            figure.unit));
   }
 }
 
@@ -152,7 +175,24 @@ void read_case(const json& node, std::size_t index, const std::string& file,
     if (auto from = mr.string("from", published != nullptr)) {
       c.measured_from = *from;
       if (c.measured_step_time_s) {
-        check_from(*from, *c.measured_step_time_s, published, mr.child_path("from"), d);
+        check_from(*from, *c.measured_step_time_s, kStepTime, published, mr.child_path("from"),
+                   d);
+      }
+    }
+    const auto memory = mr.number("peak_memory_bytes", false, 0, 1e18);
+    if (memory && !(*memory > 0)) {
+      d.add(mr.child_path("peak_memory_bytes"), "expected a positive peak memory in bytes, got 0");
+    } else if (memory) {
+      c.measured_peak_memory_bytes = *memory;
+    }
+    if (auto from = mr.string("memory_from", memory.has_value() && published != nullptr)) {
+      c.memory_from = *from;
+      if (!memory) {
+        d.add(mr.child_path("memory_from"), "names the figure of peak_memory_bytes, which is "
+                                            "missing");
+      } else if (c.measured_peak_memory_bytes) {
+        check_from(*from, *c.measured_peak_memory_bytes, kPeakMemory, published,
+                   mr.child_path("memory_from"), d);
       }
     }
     mr.finish();

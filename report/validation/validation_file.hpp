@@ -6,7 +6,8 @@
 //    the cases were mapped to scenarios, and why>", "profile": "<optional: a cost-model profile
 //    of the machine the cases ran on, its path relative to this file>", "cases": [
 //     {"id": "...", "family": "...",
-//      "measured": {"step_time_s": 0.4747, "from": "/measured/iteration_ms"},
+//      "measured": {"step_time_s": 0.4747, "from": "/measured/iteration_ms",
+//                   "peak_memory_bytes": 5.9e10, "memory_from": "/measured/memory_gb"},
 //      "scenario": {...a complete scenario, as in a scenario file...},
 //      "published": {...the source's own record of the case, verbatim...}},
 //     {"id": "...", "family": "...", "not_expressible": "<the feature parasim lacks>",
@@ -16,7 +17,10 @@
 // /cases/<i>/scenario/<path> with the case id: that is a bug in the data, not a failed case.
 // "measured.from" is a JSON Pointer into "published": the value it names must be a number whose
 // key ends in its unit (_s or _ms) and agree with step_time_s (relative 1e-9), so a converter
-// cannot mislabel a figure.
+// cannot mislabel a figure. "peak_memory_bytes" (optional) is a measured peak of the allocator
+// (torch.cuda.max_memory_allocated, the largest GPU's), scored against parasim's
+// peak_memory_bytes; "memory_from" names its figure in "published" the same way, its key
+// ending in its unit (_gb: 1e9 bytes, _gib: 2^30, _mb, _mib, _bytes).
 // "profile" (docs/profile.md) holds what was measured on the cases' own machine (its
 // collectives, say); the cases are then simulated with it, as `parasim simulate --profile`
 // would, unless validate-against is given a --profile of its own for every case. A profile that
@@ -49,6 +53,8 @@ struct ValidationCase {
   std::size_t index = 0;                       // position in the file's "cases"
   std::optional<double> measured_step_time_s;  // always set for an expressible case
   std::string measured_from;                   // JSON Pointer into "published" (may be empty)
+  std::optional<double> measured_peak_memory_bytes;  // the allocator's peak, when measured
+  std::string memory_from;                            // its JSON Pointer into "published"
   std::optional<strat::Scenario> scenario;     // absent: not expressible
   std::string not_expressible;                 // the reason, when `scenario` is absent
   bool expressible() const { return scenario.has_value(); }

@@ -90,6 +90,22 @@ std::string format_summary(const FormatContext& c, std::size_t worst_k) {
                        e ? s.worst_case : "-", case_w, e ? percent(s.bias) : "-");
   }
 
+  bool any_memory = false;
+  for (const GroupStats& g : c.groups) any_memory = any_memory || g.stats.memory.count > 0;
+  if (any_memory) {
+    out += "\nPeak memory (the allocator's peak of the fullest GPU against the measured one, where "
+           "a case measured it; CUDA context and NCCL buffers left out), in percent\n";
+    out += fmt::format("{:<{}}  {:>6}  {:>8}  {:>8}  {:>8}  {:<{}}  {:>7}\n", "group", name_w,
+                       "cases", "MAE %", "median %", "worst %", "worst case", case_w, "bias %");
+    for (const GroupStats& g : c.groups) {
+      const ErrorFigures& m = g.stats.memory;
+      if (m.count == 0) continue;
+      out += fmt::format("{:<{}}  {:>6}  {:>8}  {:>8}  {:>8}  {:<{}}  {:>7}\n", label(g), name_w,
+                         m.count, percent(m.mae), percent(m.median_abs_error), percent(m.worst),
+                         m.worst_case, case_w, percent(m.bias));
+    }
+  }
+
   out += "\nSources\n";
   for (const ValidationFile& f : c.files) {
     out += fmt::format("  {}: {} ({} cases)\n", f.name, f.source, f.cases.size());
@@ -158,7 +174,15 @@ json results_to_json(const FormatContext& c) {
          {"median_abs_error_fraction", e ? json(s.median_abs_error) : json(nullptr)},
          {"worst_signed_error_fraction", e ? json(s.worst) : json(nullptr)},
          {"worst_case", e ? json(s.worst_case) : json(nullptr)},
-         {"bias_fraction", e ? json(s.bias) : json(nullptr)}});
+         {"bias_fraction", e ? json(s.bias) : json(nullptr)},
+         {"peak_memory", s.memory.count == 0
+                             ? json(nullptr)
+                             : json{{"cases", s.memory.count},
+                                    {"mae_fraction", s.memory.mae},
+                                    {"median_abs_error_fraction", s.memory.median_abs_error},
+                                    {"worst_signed_error_fraction", s.memory.worst},
+                                    {"worst_case", s.memory.worst_case},
+                                    {"bias_fraction", s.memory.bias}}}});
   }
   out["cases"] = json::array();
   for (const CaseResult& r : c.results) {
@@ -183,6 +207,11 @@ json results_to_json(const FormatContext& c) {
       row["bubble_fraction_mean"] = r.breakdown.bubble_fraction;
       row["mfu_fraction"] = r.breakdown.mfu;
       row["host_busy_s"] = r.breakdown.host_busy_s;
+      row["predicted_peak_memory_bytes"] = r.predicted_memory_bytes;
+      if (r.memory_measured) {
+        row["measured_peak_memory_bytes"] = r.measured_memory_bytes;
+        row["memory_signed_error_fraction"] = r.memory_signed_error;
+      }
     } else {
       row["not_expressible"] = vc.not_expressible;
     }
@@ -203,7 +232,8 @@ std::string results_to_csv(const FormatContext& c) {
   for (int k = 0; k < strat::kCommKinds; ++k) {
     out += fmt::format(",exposed_{}_s", strat::comm_kind_name(static_cast<strat::CommKind>(k)));
   }
-  out += ",bubble_fraction_mean,mfu_fraction,host_busy_s,not_expressible\n";
+  out += ",bubble_fraction_mean,mfu_fraction,host_busy_s,not_expressible";
+  out += ",measured_peak_memory_bytes,predicted_peak_memory_bytes,memory_signed_error_fraction\n";
   for (const CaseResult& r : c.results) {
     const ValidationCase& vc = case_of(c, r);
     out += fmt::format("{},{},{},{},{}", csv_field(c.files[r.file].name), csv_field(vc.id),
@@ -229,11 +259,15 @@ std::string results_to_csv(const FormatContext& c) {
       known.push_back(r.breakdown.mfu);
       known.push_back(r.breakdown.host_busy_s);
       for (double s : known) out += fmt::format(",{}", csv_number(s));
-      out += ",\n";
+      out += ",";  // not expressible: empty
+      out += r.memory_measured ? fmt::format(",{},{},{}\n", csv_number(r.measured_memory_bytes),
+                                             csv_number(r.predicted_memory_bytes),
+                                             csv_number(r.memory_signed_error))
+                               : fmt::format(",,{},\n", csv_number(r.predicted_memory_bytes));
     } else {
       // predicted, error, the path and exposed columns, bubble, mfu and host are empty.
       out += std::string(2 + std::size(kPathCategories) + 1 + strat::kCommKinds + 3, ',');
-      out += fmt::format(",{}\n", csv_field(vc.not_expressible));
+      out += fmt::format(",{},,,\n", csv_field(vc.not_expressible));
     }
   }
   return out;

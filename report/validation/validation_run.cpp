@@ -47,6 +47,15 @@ void simulate(const ValidationCase& c, const cost::Profile* profile, Outcome& ou
   r.breakdown.bubble_fraction = bubble;
   r.breakdown.mfu = report.mfu;
   r.breakdown.host_busy_s = report.host_busy_s;
+  for (const auto& m : report.memory) {
+    r.predicted_memory_bytes = std::max(r.predicted_memory_bytes, m.peak_bytes);
+  }
+  if (c.measured_peak_memory_bytes) {
+    r.memory_measured = true;
+    r.measured_memory_bytes = *c.measured_peak_memory_bytes;
+    r.memory_signed_error = (r.predicted_memory_bytes - r.measured_memory_bytes) /
+                            r.measured_memory_bytes;
+  }
   out.warnings = costs.warnings().list();
 }
 

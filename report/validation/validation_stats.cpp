@@ -18,13 +18,43 @@ const char* scope_name(GroupScope scope) {
   return "?";
 }
 
+namespace {
+
+// The figures of (signed error, case id) pairs, in file and case order.
+ErrorFigures figures_of(const std::vector<std::pair<double, const std::string*>>& errors) {
+  ErrorFigures f;
+  f.count = errors.size();
+  if (errors.empty()) return f;
+  std::vector<double> abs_errors;
+  double sum_abs = 0;
+  double sum = 0;
+  for (const auto& [e, id] : errors) {
+    const double a = std::abs(e);
+    if (abs_errors.empty() || a > std::abs(f.worst)) {
+      f.worst = e;
+      f.worst_case = *id;
+    }
+    abs_errors.push_back(a);
+    sum_abs += a;
+    sum += e;
+  }
+  const auto n = static_cast<double>(abs_errors.size());
+  f.mae = sum_abs / n;
+  f.bias = sum / n;
+  std::sort(abs_errors.begin(), abs_errors.end());
+  const std::size_t mid = abs_errors.size() / 2;
+  f.median_abs_error =
+      abs_errors.size() % 2 == 1 ? abs_errors[mid] : (abs_errors[mid - 1] + abs_errors[mid]) / 2.0;
+  return f;
+}
+
+}  // namespace
+
 ErrorStats summarize(const std::vector<const CaseResult*>& results,
                      const std::vector<ValidationFile>& files) {
   ErrorStats s;
   std::map<std::string, std::size_t> reasons;
-  std::vector<double> abs_errors;
-  double sum_abs = 0;
-  double sum = 0;
+  std::vector<std::pair<double, const std::string*>> step, memory;
   for (const CaseResult* r : results) {
     ++s.cases;
     const ValidationCase& c = files[r->file].cases[r->index];
@@ -34,26 +64,19 @@ ErrorStats summarize(const std::vector<const CaseResult*>& results,
       continue;
     }
     ++s.simulated;
-    const double a = std::abs(r->signed_error);
-    if (abs_errors.empty() || a > std::abs(s.worst)) {
-      s.worst = r->signed_error;
-      s.worst_case = c.id;
-    }
-    abs_errors.push_back(a);
-    sum_abs += a;
-    sum += r->signed_error;
+    step.emplace_back(r->signed_error, &c.id);
+    if (r->memory_measured) memory.emplace_back(r->memory_signed_error, &c.id);
   }
   s.reasons.assign(reasons.begin(), reasons.end());
   std::stable_sort(s.reasons.begin(), s.reasons.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (abs_errors.empty()) return s;
-  const auto n = static_cast<double>(abs_errors.size());
-  s.mae = sum_abs / n;
-  s.bias = sum / n;
-  std::sort(abs_errors.begin(), abs_errors.end());
-  const std::size_t mid = abs_errors.size() / 2;
-  s.median_abs_error =
-      abs_errors.size() % 2 == 1 ? abs_errors[mid] : (abs_errors[mid - 1] + abs_errors[mid]) / 2.0;
+  const ErrorFigures f = figures_of(step);
+  s.mae = f.mae;
+  s.median_abs_error = f.median_abs_error;
+  s.worst = f.worst;
+  s.worst_case = f.worst_case;
+  s.bias = f.bias;
+  s.memory = figures_of(memory);
   return s;
 }
 

@@ -6,6 +6,7 @@
 //   count); worst = the e of largest |e| (the first such case in file and case order on a tie);
 //   bias = mean e. Not-expressible cases are counted, with their reasons grouped, and enter no
 //   statistic. A group with no simulated case has no statistics (has_errors() is false).
+// The same figures for the peak memory over the simulated cases that measured it (`memory`).
 
 #include <cstddef>
 #include <string>
@@ -15,6 +16,16 @@
 #include "report/validation/validation_run.hpp"
 
 namespace parasim::validation {
+
+// mae, median, worst and bias of one quantity's signed errors (as above).
+struct ErrorFigures {
+  std::size_t count = 0;
+  double mae = 0;
+  double median_abs_error = 0;
+  double worst = 0;
+  std::string worst_case;  // its id
+  double bias = 0;
+};
 
 struct ErrorStats {
   std::size_t cases = 0;
@@ -27,6 +38,7 @@ struct ErrorStats {
   double worst = 0;
   std::string worst_case;  // its id
   double bias = 0;
+  ErrorFigures memory;  // peak memory, over the simulated cases that measured it
   bool has_errors() const { return simulated > 0; }
 };
 

@@ -194,6 +194,10 @@ MAPPING = {
             "the paper prints samples per GPU per second; with dp = 1 one iteration is m x b "
             "samples, so iteration_s = m b / (samples_per_gpu_per_s x GPUs)"),
         "family": choice("zerobubble", "one family: pure pipeline parallelism, 8 to 32 GPUs"),
+        "memory": choice(
+            "/measured/memory_gb",
+            "the paper's peak memory in GB (10^9 B), read as the allocator's peak of the fullest "
+            "GPU (torch.cuda.max_memory_allocated), which parasim's peak_memory_bytes models"),
     },
 }
 
@@ -359,6 +363,10 @@ def convert_zerobubble(case):
     entry = {"id": case["id"], "family": value(src, "family"),
              "measured": {"step_time_s": case["derived"]["iteration_s_derived"],
                           "from": value(src, "measured")}}
+    memory_gb = case["measured"].get("memory_gb")
+    if memory_gb is not None:
+        entry["measured"]["peak_memory_bytes"] = memory_gb * 1e9
+        entry["measured"]["memory_from"] = value(src, "memory")
     sched = p["schedule"]
     if sched in ZB_NOT_EXPRESSIBLE:
         return dict(entry, not_expressible=ZB_NOT_EXPRESSIBLE[sched], published=case)

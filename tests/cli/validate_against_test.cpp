@@ -181,6 +181,60 @@ TEST_CASE("validate-against on a subset: printed and written statistics match a 
   CHECK(r.out.find(expected.at("overall").worst().second + " ") != std::string::npos);
 }
 
+TEST_CASE("validate-against scores the peak memory where a case measured it") {
+  TempDir dir;
+  write_subset(dir.path());
+  ValidateAgainstOptions o;
+  o.path = dir.path().string();
+  o.json = dir.file("out.json");
+  o.csv = dir.file("out.csv");
+  const Run r = validate_against(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const json result = parse_json(read_text(o.json), o.json);
+  std::vector<double> errors;
+  std::string worst_id;
+  double worst = 0;
+  for (const json& c : result.at("cases")) {
+    REQUIRE(c.at("predicted_peak_memory_bytes").get<double>() > 0);
+    if (!c.contains("measured_peak_memory_bytes")) {
+      CHECK_FALSE(c.contains("memory_signed_error_fraction"));
+      continue;
+    }
+    const double measured = c.at("measured_peak_memory_bytes").get<double>();
+    const double predicted = c.at("predicted_peak_memory_bytes").get<double>();
+    const double e = c.at("memory_signed_error_fraction").get<double>();
+    CHECK(e == doctest::Approx((predicted - measured) / measured).epsilon(1e-15));
+    if (errors.empty() || std::abs(e) > std::abs(worst)) {
+      worst = e;
+      worst_id = c.at("id").get<std::string>();
+    }
+    errors.push_back(e);
+  }
+  // The Zero Bubble cases printed their memory (in GB); the others did not.
+  REQUIRE(errors.size() == 4);
+  double mae = 0, bias = 0;
+  for (double e : errors) {
+    mae += std::abs(e) / 4;
+    bias += e / 4;
+  }
+  const json& overall = result.at("groups")[0];
+  REQUIRE(overall.at("name") == "overall");
+  const json& m = overall.at("peak_memory");
+  CHECK(m.at("cases") == 4);
+  CHECK(m.at("mae_fraction").get<double>() == doctest::Approx(mae).epsilon(1e-12));
+  CHECK(m.at("bias_fraction").get<double>() == doctest::Approx(bias).epsilon(1e-12));
+  CHECK(m.at("worst_case") == worst_id);
+  for (const json& g : result.at("groups")) {
+    if (g.at("name") == "vtrain") CHECK(g.at("peak_memory").is_null());
+  }
+  CHECK(r.out.find("Peak memory (the allocator's peak") != std::string::npos);
+  // The CSV carries the three columns last, empty where nothing was measured.
+  const std::string csv = read_text(o.csv);
+  CHECK(csv.substr(0, csv.find('\n')).ends_with(
+      ",not_expressible,measured_peak_memory_bytes,predicted_peak_memory_bytes,"
+      "memory_signed_error_fraction"));
+}
+
 TEST_CASE("validate-against predicts what simulate predicts for the same scenario") {
   TempDir dir;
   write_subset(dir.path());

@@ -118,6 +118,37 @@ TEST_CASE("validation file: measured.from must name the published figure it was 
                 "step time in seconds");
 }
 
+TEST_CASE("validation file: a measured peak memory names its published figure and unit") {
+  json doc = good_file();
+  auto& published = doc["cases"][0]["published"];
+  published["measured"]["memory_gb"] = 59;
+  published["measured"]["memory_gib"] = 59;
+  auto& measured = doc["cases"][0]["measured"];
+  measured["peak_memory_bytes"] = 59e9;
+  measured["memory_from"] = "/measured/memory_gb";
+  CHECK_MESSAGE(validate(doc).code == kExitOk, validate(doc).err);
+  measured["memory_from"] = "/measured/memory_gib";
+  check_problem(validate(doc),
+                "set.json: /cases/0/measured/memory_from: \"/measured/memory_gib\" in "
+                "\"published\" is 59 (63350767616 B), but measured.peak_memory_bytes is "
+                "59000000000 B");
+  measured["memory_from"] = "/measured/tflops_per_gpu";
+  check_problem(validate(doc),
+                "set.json: /cases/0/measured/memory_from: the key \"tflops_per_gpu\" does not "
+                "say that it is an amount of memory");
+  // A memory figure without its source, a source without the figure, and a zero: each reported.
+  measured.erase("memory_from");
+  check_problem(validate(doc), "set.json: /cases/0/measured/memory_from: required field is missing");
+  measured.erase("peak_memory_bytes");
+  measured["memory_from"] = "/measured/memory_gb";
+  check_problem(validate(doc),
+                "set.json: /cases/0/measured/memory_from: names the figure of peak_memory_bytes, "
+                "which is missing");
+  measured["peak_memory_bytes"] = 0;
+  check_problem(validate(doc),
+                "set.json: /cases/0/measured/peak_memory_bytes: expected a positive peak memory");
+}
+
 TEST_CASE("validation file: ids are unique; a case is a scenario or a reason, not both") {
   json doc = good_file();
   doc["cases"][1]["id"] = "t1_1.7B";
