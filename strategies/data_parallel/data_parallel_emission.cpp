@@ -11,7 +11,7 @@ double Builder::zero3_gathered_bytes() const {
   return elements * cost::bytes_per_element(sc_.training.precision) * (replicas_ - 1) / replicas_;
 }
 
-double Builder::zero3_resident_bytes(int layers, int l, bool backward) {
+double Builder::zero3_resident_bytes(int layers, int l, bool backward, bool after) {
   const auto& z3 = sc_.training.framework.zero3;
   if (z3.unit != Zero3Gather::kPerModule) return -1;
   auto it = zero3_resident_.find(layers);
@@ -21,19 +21,28 @@ double Builder::zero3_resident_bytes(int layers, int l, bool backward) {
              .emplace(layers, zero3_resident_elements(zero3_units_, layers, checkpointed, z3))
              .first;
   }
-  const auto& per_pass = backward ? it->second.backward : it->second.forward;
+  const Zero3Resident& r = it->second;
+  const auto& per_pass = after ? (backward ? r.backward_end : r.forward_end)
+                               : (backward ? r.backward : r.forward);
   return per_pass[static_cast<std::size_t>(l)] * cost::bytes_per_element(sc_.training.precision) *
          (replicas_ - 1) / replicas_;
 }
 
-void Builder::zero3_hold(int layers, int l, bool backward, OpId first, OpId last) {
+void Builder::zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId first,
+                         OpId last) {
   const double resident = zero3_resident_bytes(layers, l, backward);
   if (resident < 0) {  // per layer: the gathers allocated it; freed when the layer is done
     alloc(last, mem_zero3_, zero3_gathered_bytes(), false);
     return;
   }
-  alloc(first, mem_zero3_, resident, true);
-  alloc(last, mem_zero3_, resident, false);
+  if (zero3_carry_.size() < out_.devices.size()) zero3_carry_.resize(out_.devices.size(), 0.0);
+  double& carry = zero3_carry_[dev];
+  const double left = zero3_resident_bytes(layers, l, backward, true);
+  // The pass holds `resident` (what the previous pass left is part of it), then leaves `left`.
+  const auto bytes = [](double b) { return static_cast<std::int64_t>(b); };
+  out_.workload.set_memory(first, mem_zero3_, bytes(resident) - bytes(carry), 0);
+  out_.workload.set_memory(last, mem_zero3_, 0, bytes(left) - bytes(resident));
+  carry = left;
 }
 
 // One all-gather per unit (zero3_gather_units.hpp), queued in order on the dp stream; each may

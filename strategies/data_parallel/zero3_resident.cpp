@@ -65,6 +65,13 @@ Zero3Resident zero3_resident_elements(const std::vector<double>& units, int laye
   Zero3Resident out;
   out.forward.assign(static_cast<std::size_t>(layers), 0.0);
   out.backward.assign(static_cast<std::size_t>(layers), 0.0);
+  out.forward_end.assign(static_cast<std::size_t>(layers), 0.0);
+  out.backward_end.assign(static_cast<std::size_t>(layers), 0.0);
+  const auto pass_figure = [&](Zero3Resident& r, bool end, std::size_t pass) -> double& {
+    const std::size_t n = r.forward.size();
+    if (pass < n) return end ? r.forward_end[pass] : r.forward[pass];
+    return end ? r.backward_end[pass - n] : r.backward[pass - n];
+  };
   const auto fetch = [&](std::size_t module, double elements) {
     if (available[module]) return 0.0;
     available[module] = true;
@@ -88,9 +95,7 @@ Zero3Resident zero3_resident_elements(const std::vector<double>& units, int laye
       prefetching += fetch(next.module, next.elements);
       ++queue;
     }
-    auto& resident = use.pass < out.forward.size()
-                         ? out.forward[use.pass]
-                         : out.backward[use.pass - out.forward.size()];
+    double& resident = pass_figure(out, false, use.pass);
     resident = std::max(resident, available_elements);
     // Released after its use unless the prefetcher passed over a later use of it or it is used
     // again within the reuse distance (the coordinator's step counter is t + 1 here).
@@ -99,6 +104,9 @@ Zero3Resident zero3_resident_elements(const std::vector<double>& units, int laye
     if (!keep) {
       available[use.module] = false;
       available_elements -= use.elements;
+    }
+    if (t + 1 == trace.size() || trace[t + 1].pass != use.pass) {
+      pass_figure(out, true, use.pass) = available_elements;  // what the pass leaves gathered
     }
   }
   return out;

@@ -23,9 +23,10 @@
 // dtype's bytes, and by (dp - 1) / dp for what the gathering adds to the rank's own shard.
 // Invariants: every resident figure is at least the largest module used in that pass and at most
 // the sum of every module of the trace.
-// Not modelled: the embedding and head (the builder keeps them sharded), parameters that
-// several modules share, and the persistent tensors (kept whole on every rank; the builder adds
-// them to the weights).
+// Not modelled: the embedding and head (the builder keeps them sharded and gathers nothing for
+// them, so the trace leaves them out and its reuse distances are shorter by their elements:
+// 7.7e7 per pass for GPT-3 175B at tp 8), parameters that several modules share, and the
+// persistent tensors (kept whole on every rank; the builder adds them to the weights).
 
 #include <vector>
 
@@ -37,6 +38,11 @@ struct Zero3Resident {
   std::vector<double> forward;   // per layer of the stage: the most gathered during its forward
   std::vector<double> backward;  // per layer: the most gathered during its backward (with its
                                  // recompute when checkpointed)
+  // What stays gathered after the pass, until the next one starts (modules kept for their
+  // reuse or prefetched): held through what runs between passes (the head, the turn from the
+  // forward to the backward). Never more than the pass's own figure.
+  std::vector<double> forward_end;
+  std::vector<double> backward_end;
 };
 
 // `units`: elements gathered per module of one layer, in forward order (zero3_gather_units.hpp

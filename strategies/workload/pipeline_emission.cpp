@@ -214,13 +214,13 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
       std::vector<OpId> layer_first(ranks, kNone);
       emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first, layer_fwd_host);
-      for_each_rank([&](std::size_t k, int, int) {
+      for_each_rank([&](std::size_t k, int d, int r) {
         if (paci_mem) {
           if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
         } else {
           alloc(layer_first[k], mem_act_, act.stored, true);
         }
-        if (zero3) zero3_hold(lc, l, false, layer_first[k], chain[k]);
+        if (zero3) zero3_hold(index(stage, d, r), lc, l, false, layer_first[k], chain[k]);
         if (first[k] == kNone) first[k] = layer_first[k];
       });
       prev_layer_first = layer_first;
@@ -329,7 +329,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
         }
         if (!split_) alloc(chain[k], mem_act_, act.stored, false);
       }
-      if (zero3) zero3_hold(lc, l, true, layer_first[k], chain[k]);
+      if (zero3) zero3_hold(index(stage, d, r), lc, l, true, layer_first[k], chain[k]);
       if (first[k] == kNone) first[k] = layer_first[k];
       if (final_pass && !zero3 && !split_) {
         grad_ready_[index(stage, d, r)].emplace_back(

@@ -21,13 +21,13 @@
 #include "costmodel/model_state_memory.hpp"
 #include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/data_parallel/zero3_resident.hpp"
-#include "strategies/workload/communicators.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 #include "strategies/schedules/zero_bubble_search.hpp"
+#include "strategies/workload/communicators.hpp"
 #include "strategies/workload/rank_layout.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
@@ -152,11 +152,13 @@ class Builder {
   double zero3_gathered_bytes() const;
   // ZeRO-3 with per-module gathering: bytes a rank holds gathered beyond its own shard during
   // the forward (`backward` false) or the backward of the `l`-th of a virtual stage's `layers`
-  // layers, as DeepSpeed's coordinator keeps them (zero3_resident.hpp); per-layer gathering
-  // returns -1 (the gathers' own allocations are the resident memory).
-  double zero3_resident_bytes(int layers, int l, bool backward);
-  // ZeRO-3: the weights a layer pass holds gathered, from its first op's start to its end.
-  void zero3_hold(int layers, int l, bool backward, OpId first, OpId last);
+  // layers, or with `after` what that pass leaves gathered, as DeepSpeed's coordinator keeps
+  // them (zero3_resident.hpp); per-layer gathering returns -1 (the gathers' own allocations are
+  // the resident memory).
+  double zero3_resident_bytes(int layers, int l, bool backward, bool after = false);
+  // ZeRO-3: the weights a layer pass holds gathered on simulated device `dev`, from its first
+  // op's start to its end, and what it leaves gathered until that device's next layer pass.
+  void zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId first, OpId last);
   // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
   // gather may start once prefetch_after[k] has finished (one layer ahead).
   void zero3_gather(int stage, int mb, const std::string& where,
@@ -228,6 +230,7 @@ class Builder {
   const FrameworkSpec& fw_;
   const std::vector<double> zero3_units_;  // elements per ZeRO-3 all-gather of a layer pass
   std::map<int, Zero3Resident> zero3_resident_;  // per virtual stage's layer count
+  std::vector<double> zero3_carry_;  // per simulated device: bytes left gathered by its last pass
   std::vector<HostCursor> host_;  // per simulated device
   bool host_syncs_wait_ = true;   // false for dynamic schedules (see host_sync)
   std::map<std::pair<const std::vector<LayerStep>*, int>, std::vector<StepHost>> host_plans_;

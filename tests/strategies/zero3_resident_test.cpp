@@ -121,9 +121,10 @@ TEST_CASE("DeepSpeed's defaults on GPT-3 175B at tp 8: the bucket's window, then
 }
 
 TEST_CASE("a layer too large for the reuse distance: the module in use, nothing prefetched") {
-  // A 530B-class layer (hidden 20480, ffn 81920) at tp 1: every matrix is above max live
-  // (1e9) but QKV and the projection (1.26e9 and 4.2e8); fc1 in use (1.68e9) leaves
-  // max live - available < 0, so nothing is prefetched, and no module is reused within 1e9.
+  // A 530B-class layer (hidden 20480, ffn 81920) at tp 1: QKV 1.26e9, projection 4.2e8, fc1
+  // and fc2 1.68e9 elements; every matrix but the projection is above max live (1e9), so with
+  // one of them in use max live - available < 0 and nothing is prefetched, and no module is
+  // reused within 1e9 (fc1's next use lies behind fc2's 1.68e9).
   auto m = strat::find_model_preset("gpt3-175b")->spec;
   m.hidden = 20480;
   m.heads = 128;
@@ -189,4 +190,30 @@ TEST_CASE("the simulated step holds what DeepSpeed keeps: persistent tensors who
   const double gathered = category(b.memory[0], "zero-3 gathered weights");
   CHECK(gathered > 0);
   CHECK(gathered <= most * element * (dp - 1) / dp * (1 + 1e-12));
+}
+
+TEST_CASE("what a pass leaves gathered stays held through the head: the peak there shows it") {
+  // llama2-7b with a 128,256-token vocabulary, dp 8, ZeRO-3 gathered per module, full recompute,
+  // micro-batch 2: the peak is at the head, between the last layer's forward and its backward.
+  // The last layers' modules are reused within the reuse distance, so the replay leaves them
+  // gathered after the last forward, and the ledger holds exactly that at the peak.
+  auto sc = test::small_scenario(8, 1, 1, 32, 2);
+  sc.model.vocab = 128256;
+  sc.parallel.zero_stage = 3;
+  sc.training.recompute = cost::Recompute::kFull;
+  sc.training.framework.zero3 = strat::find_framework_preset("deepspeed")->spec.zero3;
+  const auto& z3 = sc.training.framework.zero3;
+  const auto units = strat::zero3_gather_units(sc.model, 1, z3);
+  const auto r = strat::zero3_resident_elements(units, sc.model.layers, true, z3);
+  const double left = r.forward_end.back();
+  REQUIRE(left > 0);
+  for (std::size_t l = 0; l < r.forward.size(); ++l) {
+    CHECK(r.forward_end[l] <= r.forward[l]);
+    CHECK(r.backward_end[l] <= r.backward[l]);
+  }
+  CHECK(r.backward_end.front() == 0);  // the micro-batch's trace ends: nothing stays
+  const auto report = test::simulate_report(sc);
+  const double element = 2, dp = 8;
+  CHECK(category(report.memory[0], "zero-3 gathered weights") ==
+        doctest::Approx(left * element * (dp - 1) / dp).epsilon(1e-9));
 }
