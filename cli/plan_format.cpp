@@ -85,7 +85,7 @@ ordered_json simulated_summary(const plan::Simulated& s) {
   j["simulated"] = ordered_json{{"step_time_s", s.report.step_time_s},
                                 {"tokens_per_s", s.report.tokens_per_s},
                                 {"mfu", s.report.mfu},
-                                {"peak_memory_bytes", s.peak_bytes},
+                                {"device_memory_bytes", s.peak_bytes},
                                 {"fits", s.fits},
                                 {"bubble_fraction", bubble_of(s.report)},
                                 {"exposed_comm_s", exposed_of(s.report)},

@@ -7,11 +7,11 @@
 #include "costmodel/non_tensor_memory.hpp"
 #include "planner/rules.hpp"
 #include "strategies/data_parallel/zero3_gather_units.hpp"
-#include "strategies/workload/communicators.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
+#include "strategies/workload/communicators.hpp"
 #include "strategies/workload/rank_layout.hpp"
 
 namespace parasim::plan {

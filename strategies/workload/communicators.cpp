@@ -12,6 +12,7 @@ std::vector<cost::GroupPlacement> device_communicators(const Scenario& sc, const
     if (g.size > 1) out.push_back(g);
   };
   add(layout.tp_group(stage, replica));
+  add(layout.model_parallel_group(replica, p.pp));
   add(layout.dp_group(stage, tp_rank));
   if (p.cp > 1) add(layout.replica_block_group(stage, replica - replica % p.cp, p.cp));
   if (p.pp > 1) {

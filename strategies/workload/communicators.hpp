@@ -6,16 +6,22 @@
 // the allocator (costmodel/non_tensor_memory.hpp).
 //
 // Per GPU at (stage, replica, tp rank), where `layout` sees dp x cp replicas:
-//   - its tensor-parallel group (tp > 1);
+//   - its tensor-parallel group (tp > 1), and with tp x pp > 1 the model-parallel group of every
+//     stage's tensor-parallel ranks, over which the optimizer all-reduces the gradient norm and
+//     the overflow flag (megatron/core/optimizer/clip_grads.py, clip_grad_norm_fp32, and
+//     optimizer.py, found_inf: group=model_parallel_group); a process group of its own, so a
+//     communicator of its own even when it has the tensor-parallel group's ranks;
 //   - its data-parallel group over the dp x cp replicas (Megatron's data-parallel group with
 //     context parallelism) and, with cp > 1, its context-parallel group;
 //   - with pp > 1, one pair per neighbouring stage it sends to or receives from (the previous
-//     and the next; with interleaving the last stage's chunks also feed the first);
+//     and the next; with interleaving the last stage's chunks also feed the first); a PyTorch
+//     that batches p2p on the pipeline group's own communicator (batch_isend_irecv) holds one
+//     communicator of pp GPUs instead, with about as many buffers [not checked here];
 //   - with pp > 1 and tied embeddings, the embedding group of the first and last stages
 //     (megatron/core/parallel_state.py, _EMBEDDING_GROUP).
 // Groups of one GPU are left out. Not modelled: further groups a framework builds but a step
-// does not use (Megatron's model-parallel and position-embedding groups, DeepSpeed's
-// expert groups), communicators NCCL shares through ncclCommSplit.
+// does not use (Megatron's position-embedding group, DeepSpeed's expert groups),
+// communicators NCCL shares through ncclCommSplit.
 
 #include <vector>
 

@@ -25,6 +25,10 @@ cost::GroupPlacement RankLayout::replica_block_group(int stage, int first, int c
   return placement(count, [&](int i) { return rank(stage, first + i, 0); });
 }
 
+cost::GroupPlacement RankLayout::model_parallel_group(int dp_rank, int pp) const {
+  return placement(tp_ * pp, [&](int i) { return rank(i / tp_, dp_rank, i % tp_); });
+}
+
 cost::GroupPlacement RankLayout::stage_pair(int a, int b, int dp_rank, int tp_rank) const {
   return placement(2, [&](int i) { return rank(i == 0 ? a : b, dp_rank, tp_rank); });
 }

@@ -28,6 +28,9 @@ class RankLayout {
   // `count` consecutive replicas from `first` (tp rank 0): a context-parallel group when the
   // layout's dp is dp x cp.
   cost::GroupPlacement replica_block_group(int stage, int first, int count) const;
+  // Every stage's tensor-parallel ranks of replica `dp_rank`, `pp` stages: Megatron's
+  // model-parallel group.
+  cost::GroupPlacement model_parallel_group(int dp_rank, int pp) const;
   // The two GPUs of (dp_rank, tp_rank) at stages `a` and `b`: a point-to-point pair.
   cost::GroupPlacement stage_pair(int a, int b, int dp_rank, int tp_rank) const;
   // Whether the pipeline hop from stage `from` to stage `to` of (dp_rank, tp_rank) leaves the node

@@ -5,34 +5,47 @@
 #include "costmodel/non_tensor_memory.hpp"
 #include "scenario_builder.hpp"
 #include "strategies/workload/communicators.hpp"
-#include "strategies/workload/workload_builder_impl.hpp"
 
 using namespace parasim;
 
 TEST_CASE("tp, dp and the pipeline neighbours; groups of one left out") {
   auto sc = test::small_scenario(2, 2, 4, 16, 1);  // 16 GPUs, 8 per node
-  const strat::RankLayout layout(strat::detail::replica_spec(sc.parallel), 8);
+  const strat::RankLayout layout(sc.parallel, 8);  // cp 1: the replicas are the dp ranks
   sc.model.tied_embeddings = false;
-  // A middle stage: tp pair, dp pair, the previous and the next stage.
+  // A middle stage: tp pair, model-parallel group (tp x pp = 8 GPUs: stages 0-1 on the first
+  // node, 2-3 on the second), dp pair, the previous and the next stage.
   auto mid = strat::device_communicators(sc, layout, 1, 0, 0);
-  CHECK(mid.size() == 4);
+  CHECK(mid.size() == 5);
   CHECK(mid[0] == cost::GroupPlacement{2, 2, 1});  // tp ranks 0 and 1 of one node
-  CHECK(mid[1].size == 2);                           // dp
+  CHECK(mid[1].size == 8);                           // model parallel: 4 stages x 2 tp ranks
+  CHECK(mid[1].nodes_spanned == 2);
+  CHECK(mid[2].size == 2);                           // dp
   // The first stage: no previous stage.
-  CHECK(strat::device_communicators(sc, layout, 0, 0, 0).size() == 3);
+  CHECK(strat::device_communicators(sc, layout, 0, 0, 0).size() == 4);
   // Interleaving: the first stage also receives from the last.
   sc.parallel.chunks = 2;
-  CHECK(strat::device_communicators(sc, layout, 0, 0, 0).size() == 4);
-  CHECK(strat::device_communicators(sc, layout, 3, 0, 0).size() == 4);
-  CHECK(strat::device_communicators(sc, layout, 1, 0, 0).size() == 4);
+  CHECK(strat::device_communicators(sc, layout, 0, 0, 0).size() == 5);
+  CHECK(strat::device_communicators(sc, layout, 3, 0, 0).size() == 5);
+  CHECK(strat::device_communicators(sc, layout, 1, 0, 0).size() == 5);
   // Tied embeddings: the first and last stages' embedding group.
   sc.parallel.chunks = 1;
   sc.model.tied_embeddings = true;
-  CHECK(strat::device_communicators(sc, layout, 0, 0, 0).size() == 4);
-  CHECK(strat::device_communicators(sc, layout, 1, 0, 0).size() == 4);
+  CHECK(strat::device_communicators(sc, layout, 0, 0, 0).size() == 5);
+  CHECK(strat::device_communicators(sc, layout, 1, 0, 0).size() == 5);
+  // Context parallelism: the cp group; the layout sees dp x cp replicas, cp ranks adjacent.
+  auto cp = test::small_scenario(2, 1, 1, 16, 1);
+  cp.parallel.cp = 2;
+  cp.training.attention = strat::AttentionKind::kFlash;
+  auto replicas = cp.parallel;
+  replicas.dp *= replicas.cp;
+  const strat::RankLayout cp_layout(replicas, 8);
+  const auto with_cp = strat::device_communicators(cp, cp_layout, 0, 1, 0);
+  REQUIRE(with_cp.size() == 2);
+  CHECK(with_cp[0].size == 4);  // dp x cp replicas
+  CHECK(with_cp[1] == cost::GroupPlacement{2, 2, 1});
   // One GPU: nothing.
   auto one = test::small_scenario(1, 1, 1, 4, 1);
-  const strat::RankLayout single(strat::detail::replica_spec(one.parallel), 1);
+  const strat::RankLayout single(one.parallel, 1);
   CHECK(strat::device_communicators(one, single, 0, 0, 0).empty());
 }
 
@@ -45,8 +58,10 @@ TEST_CASE("the report's device memory adds the CUDA context and the communicator
   const double tp = cost::nccl_communicator_bytes(f, {4, 4, 1}).value;
   const double dp = cost::nccl_communicator_bytes(f, {2, 2, 1}).value;
   CHECK(m.cuda_context_bytes == cost::kCudaContextBytes);
-  CHECK(m.nccl_buffer_bytes == tp + dp);
   CHECK(m.device_bytes == m.peak_bytes + m.cuda_context_bytes + m.nccl_buffer_bytes);
+  // tp 4 inside the node: its model-parallel group has the same ranks but is a group of its own.
+  const double mp = tp;
+  CHECK(m.nccl_buffer_bytes == tp + mp + dp);
   // Whether it fits is judged on the device's memory: a capacity between the allocator's peak
   // and the device's memory does not fit.
   sc.cluster.device.hbm_capacity = cost::Bytes{(m.peak_bytes + m.device_bytes) / 2};
