@@ -74,10 +74,17 @@ long long largest_stage_gradients(const Scenario& s) {
 }
 
 // ZeRO-3 gathered per module, as simulated (framework.hpp, Zero3Gathering; zero3_resident.hpp):
-// the coordinator's settings the step's memory and gathers were simulated with.
+// the coordinator's settings the step's memory and gathers were simulated with. Gathered per
+// layer (a framework other than DeepSpeed's): no gradient bucket buffer, as simulated.
 void map_zero3_gathering(const Scenario& s, ExportContext& c, Json& zero) {
   const auto& z3 = s.training.framework.zero3;
-  if (s.parallel.zero_stage != 3 || z3.unit != strat::Zero3Gather::kPerModule) return;
+  if (s.parallel.zero_stage != 3) return;
+  if (z3.unit != strat::Zero3Gather::kPerModule) {
+    // Simulated without DeepSpeed's bucket buffer: keep the trainer from allocating one of
+    // reduce_bucket_size elements (contiguous_gradients is on by default, config.py L95).
+    zero["contiguous_gradients"] = false;
+    return;
+  }
   zero["stage3_param_persistence_threshold"] = static_cast<long long>(z3.persistence_threshold);
   zero["stage3_prefetch_bucket_size"] = static_cast<long long>(z3.prefetch_bucket_size);
   zero["stage3_max_live_parameters"] = static_cast<long long>(z3.max_live_parameters);

@@ -141,8 +141,26 @@ TEST_CASE("a DeepSpeed ZeRO-3 step exports the coordinator settings it was simul
   CHECK(zero["contiguous_gradients"] == true);
   // Every key is one the DeepSpeed version targeted knows.
   const auto keys = key_list("deepspeed-0.19.8.txt");
-  for (const auto& [key, value] : zero.items()) {
+  for (const auto& item : zero.items()) {
+    const std::string key = item.key();  // not a structured binding: clang 14's doctest macros
     CAPTURE(key);
     CHECK(keys.count("zero_optimization." + key) == 1);
   }
+}
+
+TEST_CASE("a ZeRO-3 step simulated without DeepSpeed's bucket buffer exports contiguous_gradients off") {
+  // The default framework gathers per layer and keeps no bucket buffer; DeepSpeed would allocate
+  // reduce_bucket_size elements (here every gradient of the stage) unless told not to.
+  const std::string text = R"({"name": "z3", "model": "llama2-7b",
+      "cluster": {"preset": "dgx-h100", "nodes": 1},
+      "training": {"global_batch": 16, "micro_batch": 1},
+      "parallel": {"dp": 8, "zero_stage": 3}})";
+  const auto in = parasim::exporter::parse_export_input(text, "z3.json");
+  const Outcome o = run_export(in, {parasim::exporter::Target::kDeepSpeed, "", "deepspeed"}, false,
+                               false);
+  REQUIRE(o.result);
+  const json zero = json::parse(without_comments(o.result->text))["zero_optimization"];
+  CHECK(zero["contiguous_gradients"] == false);
+  CHECK(zero["overlap_comm"] == true);  // ZeRO-3 reduce-scatters layer by layer
+  CHECK_FALSE(zero.contains("stage3_prefetch_bucket_size"));
 }
