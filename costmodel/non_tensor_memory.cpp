@@ -18,7 +18,7 @@ NonTensorMemory non_tensor_memory(const CollectiveFabric& fabric,
                                   const std::vector<GroupPlacement>& communicators) {
   NonTensorMemory m;
   m.cuda_context = Bytes{kCudaContextBytes};
-  for (const auto& g : communicators) m.nccl_buffers = m.nccl_buffers + nccl_communicator_bytes(fabric, g);
+  for (const auto& g : communicators) m.nccl_buffers += nccl_communicator_bytes(fabric, g);
   return m;
 }
 

@@ -35,10 +35,9 @@ std::optional<std::string> non_empty_string(JsonObjectReader& r, std::string_vie
   return s;
 }
 
-// The time unit a key names as one of its words ("iteration_ms", "iteration_s_derived"): 1e-3
-// for ms, 1 for s; 0 when it names none (a rate such as "samples_per_gpu_per_s" names none).
-// The unit a key names as one of its words (`iteration_ms`, `memory_gb`): the factor to seconds
-// or to bytes, 0 when it names none; a word after "per" is a rate's, not the key's unit.
+// The unit a key names as one of its words (`iteration_ms`, `iteration_s_derived`,
+// `memory_gb`): the factor to seconds or to bytes, 0 when it names none; a word after "per" is a
+// rate's, not the key's unit ("samples_per_gpu_per_s" names no time).
 double unit_of(const std::string& key, const std::vector<std::pair<std::string, double>>& units) {
   std::string previous;
   std::size_t start = 0;
@@ -60,8 +59,9 @@ const std::vector<std::pair<std::string, double>> kTimeUnits{{"s", 1.0}, {"ms", 
 const std::vector<std::pair<std::string, double>> kMemoryUnits{
     {"gb", 1e9}, {"gib", 1073741824.0}, {"mb", 1e6}, {"mib", 1048576.0}, {"bytes", 1.0}};
 
-// A measured figure (`value` in seconds or bytes, as `units` say) against the figure `from`
-// names inside "published": `field` is measured's key the value came from, `what` its kind.
+// A measured figure (`value` in seconds or bytes, as the figure's `units` say) against the
+// figure `from` names inside "published": `field` is measured's key the value came from, `kind`
+// what it is (for messages).
 struct MeasuredFigure {
   const char* field;    // "step_time_s"
   const char* kind;     // "a time"
@@ -69,8 +69,8 @@ struct MeasuredFigure {
   const char* unit;     // "s"
   const std::vector<std::pair<std::string, double>>* units;
 };
-const MeasuredFigure kStepTime{"step_time_s", "a time", "_s or _ms (iteration_ms, iteration_s_derived)",
-                               "s", &kTimeUnits};
+const MeasuredFigure kStepTime{"step_time_s", "a time",
+                               "_s or _ms (iteration_ms, iteration_s_derived)", "s", &kTimeUnits};
 const MeasuredFigure kPeakMemory{"peak_memory_bytes", "an amount of memory",
                                  "_gb, _gib, _mb, _mib or _bytes (memory_gb)", "B", &kMemoryUnits};
 

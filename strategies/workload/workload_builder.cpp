@@ -73,8 +73,8 @@ void Builder::set_base_memory() {
       // data-parallel bucket's gradients, or all of the stage's with dp_bucket 0).
       const auto& z3 = sc_.training.framework.zero3;
       const double element = cost::bytes_per_element(sc_.training.precision);
-      weights += sc_.stage_layer_count(s) * zero3_persistent_elements(sc_.model, sc_.parallel.tp, z3) *
-                 element * (replicas_ - 1) / replicas_;
+      const double persistent = zero3_persistent_elements(sc_.model, sc_.parallel.tp, z3);
+      weights += sc_.stage_layer_count(s) * persistent * element * (replicas_ - 1) / replicas_;
       if (z3.contiguous_gradients) {
         const double bucket = sc_.parallel.dp_bucket.value > 0
                                   ? sc_.parallel.dp_bucket.value / sc_.training.gradient_bytes()
