@@ -155,14 +155,26 @@ TEST_CASE("report: the result JSON says whether each device fits in HBM") {
     "parallel": {"tp": 1, "pp": 2, "dp": 4}})");
   const Report small = simulate_file(tmp.path() / "small.json");
   const auto& peaks = small.json.at("peak_memory_bytes");
+  const auto& device = small.json.at("device_memory_bytes");
+  const auto& outside = small.json.at("non_tensor_memory_bytes");
   const double capacity = small.json.at("hbm_capacity_bytes").get<double>();
+  REQUIRE(device.size() == peaks.size());
+  REQUIRE(outside.size() == peaks.size());
   bool all = true;
   for (std::size_t d = 0; d < peaks.size(); ++d) {
-    const bool fits_d = peaks[d].get<double>() <= capacity;
+    // The device's memory: the allocator's peak, the CUDA context and the NCCL buffers.
+    const double context = outside[d].at("cuda_context").get<double>();
+    const double nccl = outside[d].at("nccl_buffers").get<double>();
+    CHECK(context == 400e6);
+    CHECK(nccl > 0);  // dp 4 and the pipeline pair
+    CHECK(device[d].get<double>() == peaks[d].get<double>() + context + nccl);
+    const bool fits_d = device[d].get<double>() <= capacity;
     CHECK(small.json.at("fits_in_hbm_per_device")[d] == fits_d);
     all = all && fits_d;
   }
   CHECK(small.json.at("fits_in_hbm") == all);
   CHECK(small.json.at("fits_in_hbm") == false);
   CHECK(small.text.find("DOES NOT FIT") != std::string::npos);
+  CHECK(small.text.find("outside the allocator (CUDA context 381.5 MiB, NCCL buffers") !=
+        std::string::npos);
 }

@@ -233,6 +233,34 @@ TEST_CASE("validate-against scores the peak memory where a case measured it") {
   CHECK(csv.substr(0, csv.find('\n')).ends_with(
       ",not_expressible,measured_peak_memory_bytes,predicted_peak_memory_bytes,"
       "memory_signed_error_fraction"));
+  // Rows: a case without a measured memory has its prediction alone, one with it all three.
+  const auto last_three = [](const std::string& line) {
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream in(line);
+    while (std::getline(in, field, ',')) fields.push_back(field);
+    if (!line.empty() && line.back() == ',') fields.push_back("");
+    REQUIRE(fields.size() >= 3);
+    return std::vector<std::string>(fields.end() - 3, fields.end());
+  };
+  std::istringstream rows(csv);
+  std::string row;
+  int with = 0, without = 0;
+  while (std::getline(rows, row)) {
+    if (row.rfind("vtrain,multi_0000,", 0) == 0) {
+      const auto t = last_three(row);
+      CHECK(t[0].empty());
+      CHECK_FALSE(t[1].empty());
+      CHECK(t[2].empty());
+      ++without;
+    }
+    if (row.rfind("zerobubble-main,main_1.5B_m24_1F1B,", 0) == 0) {
+      for (const std::string& f : last_three(row)) CHECK_FALSE(f.empty());
+      ++with;
+    }
+  }
+  CHECK(with == 1);
+  CHECK(without == 1);
 }
 
 TEST_CASE("validate-against predicts what simulate predicts for the same scenario") {
