@@ -122,17 +122,28 @@ TEST_CASE("the batch rules hold over a grid of degrees, batches and ZeRO stages"
   CHECK(cases > 50);
 }
 
-TEST_CASE("a DeepSpeed ZeRO-3 step exports the coordinator settings it was simulated with") {
-  const std::string text = R"({"name": "z3", "model": "llama2-7b",
-      "cluster": {"preset": "dgx-h100", "nodes": 1},
-      "training": {"global_batch": 16, "micro_batch": 1, "framework": {"preset": "deepspeed",
-                   "zero3": {"prefetch_bucket_size": 2e7, "max_reuse_distance": 0}}},
-      "parallel": {"dp": 8, "zero_stage": 3}})";
+namespace {
+
+// The zero_optimization section of the DeepSpeed export of llama2-7b on 8 H100s, dp 8, ZeRO-3,
+// with `framework` as the scenario's training.framework (empty: the default).
+json deepspeed_zero3_section(const std::string& framework) {
+  const std::string text = fmt::format(R"({{"name": "z3", "model": "llama2-7b",
+      "cluster": {{"preset": "dgx-h100", "nodes": 1}},
+      "training": {{"global_batch": 16, "micro_batch": 1{}}},
+      "parallel": {{"dp": 8, "zero_stage": 3}}}})",
+                                       framework.empty() ? "" : ", \"framework\": " + framework);
   const auto in = parasim::exporter::parse_export_input(text, "z3.json");
   const Outcome o = run_export(in, {parasim::exporter::Target::kDeepSpeed, "", "deepspeed"}, false,
                                false);
   REQUIRE(o.result);
-  const json zero = json::parse(without_comments(o.result->text))["zero_optimization"];
+  return json::parse(without_comments(o.result->text))["zero_optimization"];
+}
+
+}  // namespace
+
+TEST_CASE("a DeepSpeed ZeRO-3 step exports the coordinator settings it was simulated with") {
+  const json zero = deepspeed_zero3_section(
+      R"({"preset": "deepspeed", "zero3": {"prefetch_bucket_size": 2e7, "max_reuse_distance": 0}})");
   CHECK(zero["stage"] == 3);
   CHECK(zero["stage3_prefetch_bucket_size"] == 20000000);
   CHECK(zero["stage3_max_reuse_distance"] == 0);
@@ -151,15 +162,7 @@ TEST_CASE("a DeepSpeed ZeRO-3 step exports the coordinator settings it was simul
 TEST_CASE("a ZeRO-3 step simulated without DeepSpeed's bucket buffer exports contiguous_gradients off") {
   // The default framework gathers per layer and keeps no bucket buffer; DeepSpeed would allocate
   // reduce_bucket_size elements (here every gradient of the stage) unless told not to.
-  const std::string text = R"({"name": "z3", "model": "llama2-7b",
-      "cluster": {"preset": "dgx-h100", "nodes": 1},
-      "training": {"global_batch": 16, "micro_batch": 1},
-      "parallel": {"dp": 8, "zero_stage": 3}})";
-  const auto in = parasim::exporter::parse_export_input(text, "z3.json");
-  const Outcome o = run_export(in, {parasim::exporter::Target::kDeepSpeed, "", "deepspeed"}, false,
-                               false);
-  REQUIRE(o.result);
-  const json zero = json::parse(without_comments(o.result->text))["zero_optimization"];
+  const json zero = deepspeed_zero3_section("");
   CHECK(zero["contiguous_gradients"] == false);
   CHECK(zero["overlap_comm"] == true);  // ZeRO-3 reduce-scatters layer by layer
   CHECK_FALSE(zero.contains("stage3_prefetch_bucket_size"));
