@@ -179,7 +179,12 @@ MAPPING = {
             "the paper's first and last pipeline stages hold one fewer transformer layer "
             "(Table 3 note), written as parallel.stage_layers (EMIT_STAGE_LAYERS in this "
             "script)"),
-        "vocab": choice(50257, "not stated by the paper; GPT-2's vocabulary is assumed"),
+        "vocab": choice(
+            50257,
+            "not stated by the paper; the fork's example script of the paper's time "
+            "(examples/pretrain_zero_bubble.sh at 425b42e5, 2023-11-17) passes "
+            "--tokenizer-type GPTSentencePieceTokenizer with a tokenizer.model whose size it "
+            "does not state, so GPT-2's 50,257 is an assumption"),
         "learned_positions": choice(True, "GPT-3-like model on Megatron-LM"),
         "tied_embeddings": choice(True, "Megatron's GPT ties the output head to the embedding"),
         "dropout": choice(True, "Megatron's GPT defaults"),
