@@ -367,7 +367,10 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   // One micro-batch's items on this stage, every chunk (pipeline_emission.cpp, emit_item).
   auto forward = [&](int chunk) {
     const int vs = chunk * P + stage;
-    HostGpu m = actions_map(strat::item_start_host(fw, HostItem::kForward, vs > 0, launch), sync);
+    HostGpu m = actions_map(
+        strat::item_start_host(fw, HostItem::kForward, vs > 0, strat::loads_batch(fw, vs, last),
+                               launch),
+        sync);
     if (vs == 0) m = m.then(pr.embed.forward_map);
     m = m.then(layer_f);
     if (vs == last) m = m.then(pr.head.forward_map);
@@ -376,7 +379,8 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   auto backward = [&](int chunk, bool accumulate) {
     const int vs = chunk * P + stage;
     HostGpu m =
-        actions_map(strat::item_start_host(fw, HostItem::kBackward, vs < last, launch), sync);
+        actions_map(strat::item_start_host(fw, HostItem::kBackward, vs < last, false, launch),
+                    sync);
     if (vs == last) m = m.then(head_b);
     m = m.then(accumulate && !split ? layer_b_acc : layer_b);
     if (vs == 0) m = m.then(embed_b);
@@ -385,7 +389,8 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   auto weight_grad = [&](int chunk, bool accumulate) {
     const int vs = chunk * P + stage;
     HostGpu m =
-        actions_map(strat::item_start_host(fw, HostItem::kWeightGrad, false, launch), sync);
+        actions_map(strat::item_start_host(fw, HostItem::kWeightGrad, false, false, launch),
+                    sync);
     if (vs == last) m = m.then(pr.head.weight_grad_map);
     m = m.then(accumulate ? layer_w_acc : layer_w);
     if (vs == 0) m = m.then(pr.embed.weight_grad_map);

@@ -75,6 +75,10 @@ struct FrameworkCounts {
   bool grad_accumulation_first_micro_batch = false;
   int micro_batch_kernels = 0;       // data and mask kernels per micro-batch (host cost only)
   int forward_start_syncs = 0;       // at the start of each forward item (get_batch, timers)
+  // Where a forward's get_batch work (micro_batch_kernels, forward_start_syncs) runs: on every
+  // pipeline stage, or (false) only on the first and last virtual stage, the ones that read the
+  // data (the micro-batch's host cost, FrameworkHostCosts::micro_batch, is paid everywhere).
+  bool batch_on_every_stage = true;
   int forward_end_syncs = 0;         // at its end (timers)
   int backward_start_syncs = 0;
   int backward_end_syncs = 0;

@@ -79,6 +79,7 @@ void read_counts(JsonObjectReader& parent, cost::Diagnostics& d, FrameworkCounts
     JsonObjectReader r(*node, parent.child_path("micro_batch"), d);
     count(r, "kernels", c.micro_batch_kernels);
     count(r, "forward_start_syncs", c.forward_start_syncs);
+    assign(c.batch_on_every_stage, r.boolean("batch_on_every_stage", false));
     count(r, "forward_end_syncs", c.forward_end_syncs);
     count(r, "backward_start_syncs", c.backward_start_syncs);
     count(r, "backward_end_syncs", c.backward_end_syncs);

@@ -81,6 +81,11 @@ FrameworkSpec megatron_lm() {
   // copy), sizes_cuda.cpu(), and the batch's pageable .cuda() on TP rank 0
   // (megatron/core/tensor_parallel/data.py L38, L43, L86 @23.04).
   c.forward_start_syncs = 3;
+  // Since a0e190ca (2023-10-26, "Refactor dataset code and move to core"; in core_v0.5.0 and the
+  // Zero Bubble fork) pretrain_gpt.get_batch returns at once on a stage that is neither the
+  // first nor the last: no broadcast, no masks there. 23.04 .. 23.09 ran it on every stage
+  // (override "micro_batch": {"batch_on_every_stage": true}).
+  c.batch_on_every_stage = false;
   // _communicate ends with torch.cuda.synchronize() (core/pipeline_parallel/p2p_communication.py
   // L240 @23.04; kept under batch_p2p_sync=True, the default, in core_v0.5.0).
   c.p2p_syncs = 1;
@@ -218,6 +223,12 @@ FrameworkSpec megatron_deepspeed() {
   c.micro_batch_kernels = 8;
   // broadcast_data in get_batch (megatron/mpu/data.py L49, L54, L97 @c2402048).
   c.forward_start_syncs = 3;
+  // get_batch_pipe runs in the pipeline engine's LoadMicroBatch, which TrainSchedule issues on
+  // the first and last stage only (deepspeed/runtime/pipe/schedule.py, TrainSchedule.steps,
+  // @v0.8.3). (ThroughputTimer.start() in _exec_forward_pass does not sync there: the pipeline
+  // engine steps through _take_model_step, never tput_timer.stop(global_step=True), so its
+  // global_step_count stays below start_step; pipe/engine.py L631, L1160, utils/timer.py.)
+  c.batch_on_every_stage = false;
   c.p2p_syncs = 0;  // stream-ordered transfers, below
   // FP16_Optimizer.step (deepspeed/runtime/fp16/fused_optimizer.py @v0.8.3): each parameter's
   // gradient cast to fp32 (L279) and the updated fp16 parameter copied back (L319); the flat
@@ -266,6 +277,7 @@ FrameworkSpec deepspeed() {
   f.counts.layer_jit_calls = 0;
   f.counts.layer_syncs = 0;
   f.counts.forward_start_syncs = 1;  // ThroughputTimer.start() (runtime/engine.py L1841)
+  f.counts.batch_on_every_stage = true;  // the engine's forward on every stage (no pipe engine)
   f.counts.step_syncs = 7;           // the fp16 optimizer's 6 and ThroughputTimer.stop()
   f.fusions = KernelFusions{false, false, false, true};
   f.gradient_reduction = GradientReduction::kAfterBackward;  // allreduce_gradients at the boundary

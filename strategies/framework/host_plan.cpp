@@ -77,16 +77,18 @@ std::vector<StepHost> step_host_costs(const std::vector<LayerStep>& steps, HostC
   return out;
 }
 
-HostActions item_start_host(const FrameworkSpec& f, HostItem kind, bool receives,
+HostActions item_start_host(const FrameworkSpec& f, HostItem kind, bool receives, bool loads,
                             sim::Time launch) {
   const auto& c = f.counts;
   const auto& h = f.host;
   HostActions a;
   if (f.cuda_graphs && kind != HostItem::kOptimizer) a.add(launch, 0);  // the replay
   if (receives) a.add(h.collective_call, c.p2p_syncs);  // the receive's call; its wait: emit_p2p
-  if (kind == HostItem::kForward) {
+  if (kind == HostItem::kForward && loads) {
     a.add(h.micro_batch + eager_launches(c.micro_batch_kernels, h.forward_op_no_grad, launch),
           c.forward_start_syncs);
+  } else if (kind == HostItem::kForward) {
+    a.add(h.micro_batch, 0);
   } else if (kind == HostItem::kBackward) {
     a.add(sim::Time::zero(), c.backward_start_syncs);
   }

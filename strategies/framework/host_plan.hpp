@@ -77,11 +77,17 @@ struct HostActions {
 // weight-gradient pass or the optimizer item; whether it receives its input (a forward on a
 // virtual stage > 0, a backward below the last) or sends its output.
 enum class HostItem : std::uint8_t { kForward, kBackward, kWeightGrad, kOptimizer };
+// Whether virtual stage `vstage` (of 0 .. last_vstage) runs a forward's get_batch work
+// (FrameworkCounts::batch_on_every_stage).
+inline bool loads_batch(const FrameworkSpec& framework, int vstage, int last_vstage) {
+  return framework.counts.batch_on_every_stage || vstage == 0 || vstage == last_vstage;
+}
+
 // Before the item's steps: the CUDA-graph replay launch; the receive's call and p2p syncs; a
-// forward's micro-batch work (host loop, data and mask kernels) and start syncs; a backward's
-// start syncs.
+// forward's micro-batch work (host loop; where the stage `loads` the batch, the data and mask
+// kernels and the start syncs); a backward's start syncs.
 HostActions item_start_host(const FrameworkSpec& framework, HostItem kind, bool receives,
-                            sim::Time launch);
+                            bool loads, sim::Time launch);
 // After its steps: the end syncs, then the send's call.
 HostActions item_end_host(const FrameworkSpec& framework, HostItem kind, bool sends);
 // The step's host work before the optimizer's ops: the per-step loop and its eager launches

@@ -78,7 +78,8 @@ void Builder::host_item_start(std::size_t dev, const PipelineItem& item, OpId pr
   const int last_vstage = pp_ * chunks_ - 1;
   const bool receives = (item.kind == ItemKind::kForward && vstage > 0) ||
                         (item.kind == ItemKind::kBackward && vstage < last_vstage);
-  for (const HostAction& a : item_start_host(fw_, host_item(item.kind), receives,
+  const bool loads = loads_batch(fw_, vstage, last_vstage);
+  for (const HostAction& a : item_start_host(fw_, host_item(item.kind), receives, loads,
                                              costs_.device().kernel_launch_overhead)) {
     host_work(dev, a.work);
     host_sync(dev, previous_gpu, a.syncs);

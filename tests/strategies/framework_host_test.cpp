@@ -12,6 +12,7 @@
 #include "equal_stages.hpp"
 #include "scenario_builder.hpp"
 #include "strategies/framework/framework_presets.hpp"
+#include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
 
 using namespace parasim;
@@ -136,6 +137,44 @@ TEST_CASE("per preset, the layer's kernels and syncs are the ones docs/framework
     CHECK(syncs(layer.forward) == sc.training.framework.counts.layer_syncs);
     CHECK(kernels(layer.grad_accumulation) == w.grad_adds);
   }
+}
+
+TEST_CASE("get_batch's syncs run on every stage, or on the first and last virtual stage only") {
+  const int p = 4, m = 4, start_syncs = 2;  // interleaving wants m a multiple of p
+  for (const int chunks : {1, 2}) {
+    CAPTURE(chunks);
+    auto sc = test::equal_stage_scenario(
+        chunks == 1 ? strat::PipelineSchedule::kOneFOneB : strat::PipelineSchedule::kInterleaved,
+        p, m, 1, chunks);
+    sc.training.framework = strat::find_framework_preset("ideal")->spec;
+    auto& c = sc.training.framework.counts;
+    c.forward_start_syncs = start_syncs;
+    c.batch_on_every_stage = true;
+    const auto every = test::simulate_with(sc, std::make_shared<ConstantGemms>(Time::us(10)));
+    // Every forward item (m per chunk on every device) syncs: the mean per device.
+    CHECK(every.report.host_syncs_per_step == doctest::Approx(start_syncs * m * chunks));
+    c.batch_on_every_stage = false;
+    const auto ends = test::simulate_with(sc, std::make_shared<ConstantGemms>(Time::us(10)));
+    // Only virtual stage 0 (device 0's first chunk) and the last (device p-1's last chunk).
+    CHECK(ends.report.host_syncs_per_step == doctest::Approx(2.0 * start_syncs * m / p));
+  }
+  // The same rule as the builder's, for the screen (host_plan.hpp).
+  auto fw = strat::find_framework_preset("megatron-lm")->spec;
+  CHECK_FALSE(fw.counts.batch_on_every_stage);
+  CHECK(strat::loads_batch(fw, 0, 7));
+  CHECK_FALSE(strat::loads_batch(fw, 3, 7));
+  CHECK(strat::loads_batch(fw, 7, 7));
+  // (No receive here: megatron-lm's receive has its own sync, p2p_syncs.)
+  const auto middle = strat::item_start_host(fw, strat::HostItem::kForward, false, false,
+                                             Time::us(4));
+  for (const auto& a : middle) CHECK(a.syncs == 0);
+  const auto first = strat::item_start_host(fw, strat::HostItem::kForward, false, true,
+                                            Time::us(4));
+  int first_syncs = 0;
+  for (const auto& a : first) first_syncs += a.syncs;
+  CHECK(first_syncs == fw.counts.forward_start_syncs);
+  CHECK(strat::find_framework_preset("megatron-lm-2021")->spec.counts.batch_on_every_stage);
+  CHECK_FALSE(strat::find_framework_preset("megatron-deepspeed")->spec.counts.batch_on_every_stage);
 }
 
 TEST_CASE("data-parallel policies: after the backward the reduction waits for the whole backward") {
