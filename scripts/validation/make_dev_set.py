@@ -194,6 +194,14 @@ MAPPING = {
             "megatron-lm",
             "the Zero Bubble code is a fork of 2023-24 Megatron-LM (sail-sg/zero-bubble-"
             "pipeline-parallelism)"),
+        "zb_runtime_transfers": choice(
+            "stream-ordered for ZB-1p, ZB-2p and the all-reduce-sync ablation (framework "
+            "override pipeline_transfers); the preset's host-synchronized for 1F1B and 1F1B-I",
+            "with --enable-zero-bubble the fork runs its own runtime (schedules.py "
+            "get_forward_backward_func -> zb_schedules.py at 425b42e5), whose transfers are "
+            "batch_isend_irecv handles waited on before use, with no torch.cuda.synchronize(); "
+            "the baselines run Megatron's schedules, whose _communicate synchronizes the device "
+            "after batched transfers (p2p_communication.py, batch_p2p_sync)"),
         "measured": choice(
             "/derived/iteration_s_derived",
             "the paper prints samples per GPU per second; with dp = 1 one iteration is m x b "
@@ -322,16 +330,17 @@ def convert_megatron(case):
                 published=case)
 
 
-# Zero Bubble schedules: parasim's schedule and its optimizer post-validation (None: the
-# schedule's default), or the reason it is not expressible.
+# Zero Bubble schedules: parasim's schedule, its optimizer post-validation (None: the
+# schedule's default) and whether the fork's zero-bubble runtime runs it (its stream-ordered
+# transfers, the mapping's "zb_runtime_transfers" row), or the reason it is not expressible.
 ZB_SCHEDULES = {
-    "1F1B": ("1f1b", None),
-    "ZB-H1": ("zb-h1", None),
-    "ZB-H2": ("zb-h2", None),
-    "ZB-1p": ("zb-1p", True),
-    "ZB-2p": ("zb-2p", True),
-    "ZB-2p-allreduce-sync": ("zb-2p", False),
-    "1F1B-I": ("interleaved-1f1b", None),  # a chunk per layer: zb_interleaved_layers
+    "1F1B": ("1f1b", None, False),
+    "ZB-H1": ("zb-h1", None, True),
+    "ZB-H2": ("zb-h2", None, True),
+    "ZB-1p": ("zb-1p", True, True),
+    "ZB-2p": ("zb-2p", True, True),
+    "ZB-2p-allreduce-sync": ("zb-2p", False, True),
+    "1F1B-I": ("interleaved-1f1b", None, False),  # a chunk per layer: zb_interleaved_layers
 }
 ZB_NOT_EXPRESSIBLE = {
     "ZB-V": "ZB-V (the V-shaped zero-bubble schedule) is not modelled",
@@ -396,7 +405,10 @@ def convert_zerobubble(case):
                 "micro_batch": p["micro_batch_size"], "precision": value(src, "precision"),
                 "recompute": value(src, "recompute"), "attention": value(src, "attention"),
                 "framework": value(src, "framework")}
-    schedule, post_validation = ZB_SCHEDULES[sched]
+    schedule, post_validation, zb_runtime = ZB_SCHEDULES[sched]
+    if zb_runtime:
+        training["framework"] = {"preset": value(src, "framework"),
+                                 "pipeline_transfers": "stream-ordered"}
     chunks = None
     if sched == ZB_INTERLEAVED:
         chunks, stage_layers = zb_interleaved_layers(layers, pp)
