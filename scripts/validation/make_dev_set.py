@@ -195,8 +195,9 @@ MAPPING = {
             "the Zero Bubble code is a fork of 2023-24 Megatron-LM (sail-sg/zero-bubble-"
             "pipeline-parallelism)"),
         "zb_runtime_transfers": choice(
-            "stream-ordered for ZB-1p, ZB-2p and the all-reduce-sync ablation (framework "
-            "override pipeline_transfers); the preset's host-synchronized for 1F1B and 1F1B-I",
+            "stream-ordered for the zero-bubble schedules (ZB-H1, ZB-H2, ZB-1p, ZB-2p and the "
+            "all-reduce-sync ablation; framework override pipeline_transfers); the preset's "
+            "host-synchronized for 1F1B and 1F1B-I",
             "with --enable-zero-bubble the fork runs its own runtime (schedules.py "
             "get_forward_backward_func -> zb_schedules.py at 425b42e5), whose transfers are "
             "batch_isend_irecv handles waited on before use, with no torch.cuda.synchronize(); "

@@ -6,6 +6,7 @@
 
 #include "costmodel/cost_model.hpp"
 #include "costmodel/units.hpp"
+#include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
@@ -88,11 +89,12 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
       // (the layer's, the item's start and end, its receive); an asynchronous schedule's syncs
       // do not split its host ops (pipeline_emission.cpp, host_syncs_wait_).
       const auto& fc = sc.training.framework.counts;
+      const bool batch_syncs =
+          fc.forward_start_syncs > 0 && loads_batch(sc.training.framework, v, last);
       const double item_syncs =
           async ? 0.0
-                : (fc.forward_start_syncs > 0) + (fc.forward_end_syncs > 0) +
-                      (fc.backward_start_syncs > 0) + (fc.backward_end_syncs > 0) +
-                      2.0 * (fc.p2p_syncs > 0);
+                : batch_syncs + (fc.forward_end_syncs > 0) + (fc.backward_start_syncs > 0) +
+                      (fc.backward_end_syncs > 0) + 2.0 * (fc.p2p_syncs > 0);
       const double layer_syncs =
           async ? 0.0
                 : lc * (syncs_of(layer.forward) +

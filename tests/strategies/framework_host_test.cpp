@@ -157,6 +157,14 @@ TEST_CASE("get_batch's syncs run on every stage, or on the first and last virtua
     const auto ends = test::simulate_with(sc, std::make_shared<ConstantGemms>(Time::us(10)));
     // Only virtual stage 0 (device 0's first chunk) and the last (device p-1's last chunk).
     CHECK(ends.report.host_syncs_per_step == doctest::Approx(2.0 * start_syncs * m / p));
+    // Per device (the "ideal" framework has no other syncs): the end stages' devices sync as
+    // often as each other and as every device did before; the middle ones not at all.
+    const auto& dev = ends.built.devices;
+    REQUIRE(dev.size() == static_cast<std::size_t>(p));
+    CHECK(dev.front().host_syncs > 0);
+    CHECK(dev.back().host_syncs == dev.front().host_syncs);
+    CHECK(dev.front().host_syncs * chunks == every.built.devices.front().host_syncs);
+    for (std::size_t d = 1; d + 1 < dev.size(); ++d) CHECK(dev[d].host_syncs == 0);
   }
   // The same rule as the builder's, for the screen (host_plan.hpp).
   auto fw = strat::find_framework_preset("megatron-lm")->spec;
@@ -167,7 +175,13 @@ TEST_CASE("get_batch's syncs run on every stage, or on the first and last virtua
   // (No receive here: megatron-lm's receive has its own sync, p2p_syncs.)
   const auto middle = strat::item_start_host(fw, strat::HostItem::kForward, false, false,
                                              Time::us(4));
-  for (const auto& a : middle) CHECK(a.syncs == 0);
+  Time middle_work = Time::zero();
+  for (const auto& a : middle) {
+    CHECK(a.syncs == 0);
+    middle_work += a.work;
+  }
+  // The micro-batch's host loop is still paid there; get_batch's kernel launches are not.
+  CHECK(middle_work == fw.host.micro_batch);
   const auto first = strat::item_start_host(fw, strat::HostItem::kForward, false, true,
                                             Time::us(4));
   int first_syncs = 0;
