@@ -84,11 +84,11 @@ HostActions item_start_host(const FrameworkSpec& f, HostItem kind, bool receives
   HostActions a;
   if (f.cuda_graphs && kind != HostItem::kOptimizer) a.add(launch, 0);  // the replay
   if (receives) a.add(h.collective_call, c.p2p_syncs);  // the receive's call; its wait: emit_p2p
-  if (kind == HostItem::kForward && loads) {
-    a.add(h.micro_batch + eager_launches(c.micro_batch_kernels, h.forward_op_no_grad, launch),
-          c.forward_start_syncs);
-  } else if (kind == HostItem::kForward) {
-    a.add(h.micro_batch, 0);
+  if (kind == HostItem::kForward) {  // get_batch's kernels and syncs where it loads the batch
+    a.add(h.micro_batch +
+              (loads ? eager_launches(c.micro_batch_kernels, h.forward_op_no_grad, launch)
+                     : sim::Time::zero()),
+          loads ? c.forward_start_syncs : 0);
   } else if (kind == HostItem::kBackward) {
     a.add(sim::Time::zero(), c.backward_start_syncs);
   }

@@ -142,8 +142,8 @@ json deepspeed_zero3_section(const std::string& framework) {
 }  // namespace
 
 TEST_CASE("a DeepSpeed ZeRO-3 step exports the coordinator settings it was simulated with") {
-  const json zero = deepspeed_zero3_section(
-      R"({"preset": "deepspeed", "zero3": {"prefetch_bucket_size": 2e7, "max_reuse_distance": 0}})");
+  const json zero = deepspeed_zero3_section(R"({"preset": "deepspeed",
+      "zero3": {"prefetch_bucket_size": 2e7, "max_reuse_distance": 0}})");
   CHECK(zero["stage"] == 3);
   CHECK(zero["stage3_prefetch_bucket_size"] == 20000000);
   CHECK(zero["stage3_max_reuse_distance"] == 0);
