@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "costmodel/profile.hpp"
+#include "planner/cost_models.hpp"
 #include "planner/planner.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
@@ -34,16 +35,8 @@ void run(const char* label, const json& doc, int threads, int nodes = 0) {
   const json* search = doc.contains("search") ? &doc["search"] : nullptr;
   const auto t0 = std::chrono::steady_clock::now();
   const plan::SearchSpace space = plan::make_search_space(base, search, so, label);
-  std::set<int> gpus{base.cluster.total_gpus()};
-  for (const auto& l : space.layouts) gpus.insert(l.gpus);
-  std::vector<std::unique_ptr<cost::CostModel>> owned;
-  plan::CostModels costs;
-  for (int g : gpus) {
-    cost::ClusterSpec c = base.cluster;
-    c.nodes = std::max(1, g / c.gpus_per_node);
-    owned.push_back(std::make_unique<cost::CostModel>(cost::make_cost_model(c, nullptr)));
-    costs.by_gpus[g] = owned.back().get();
-  }
+  const plan::SpaceCostModels space_costs = plan::make_space_cost_models(base, space, nullptr);
+  const plan::CostModels& costs = space_costs.view;
   plan::PlanOptions o;
   o.threads = threads;
   const plan::PlanResult r = plan::run_plan(base, space, costs, o);

@@ -188,7 +188,7 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
       err << e.what();
       return kExitBadInput;
     } catch (const sim::TimeRangeError& e) {
-      err << o.check << ": " << e.what() << "\n";
+      err << cost::printable(o.check) << ": " << e.what() << "\n";
       return kExitBadInput;
     }
   }

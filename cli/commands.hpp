@@ -27,6 +27,11 @@ inline constexpr const char* kTimeRangeHint =
     "small, a latency far too large?)";
 
 // A command-line value that is wrong (exit 2); the message names the option and what it expects.
+// --allow-foreign-profile's help, the same for every command that takes --profile.
+inline constexpr const char* kForeignProfileHelp =
+    "Apply a measured profile to a scenario whose device it was not measured on (by default such "
+    "a profile, or one with a GEMM faster than the device's peak, is refused with exit code 2)";
+
 class CommandLineError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -35,6 +40,7 @@ class CommandLineError : public std::runtime_error {
 struct SimulateOptions {
   std::string scenario;
   std::string profile;  // empty: the analytical model with the scenario's hardware
+  bool allow_foreign_profile = false;  // --allow-foreign-profile (costmodel/profile_fit.hpp)
   std::string json;     // empty: none; "-": standard output (the text report then goes to stderr)
   std::string trace;    // Chrome trace path, empty for none
   std::string trace_ranks;   // --trace-ranks "0-7,64" (cli/trace_options.hpp); empty: all
@@ -56,6 +62,7 @@ struct CompareOptions {
   std::string optimizers;  // non-empty: compare optimizers NAME/SOLVER/PRECISION[/BLOCK[/SCALING]]
   int chunks = 2;         // v for interleaved-1f1b when the scenario does not set one
   std::string profile;
+  bool allow_foreign_profile = false;  // --allow-foreign-profile
   std::string json;       // "-": standard output
   std::string svg_dir;    // timeline and memory SVG per schedule
   strat::WorkloadLimits limits;  // per variant

@@ -10,8 +10,10 @@
 #include "cli/compare_variants.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
+#include "cli/output_folder.hpp"
 #include "cli/profile_notes.hpp"
 #include "costmodel/profile.hpp"
+#include "costmodel/profile_fit.hpp"
 #include "report/compare/compare_pictures.hpp"
 #include "report/compare/compare_row.hpp"
 #include "report/compare/compare_table.hpp"
@@ -19,7 +21,7 @@
 #include "report/report_format.hpp"
 #include "report/svg/svg_sweep.hpp"
 #include "sim/engine.hpp"
-#include "strategies/input/scenario_parser.hpp"
+#include "strategies/input/scenario_file.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -101,11 +103,18 @@ std::string sweep_svg(const strat::Scenario& base, const std::vector<CompareRow>
 
 int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   try {
+    // Wrong output paths fail before the work, not after it.
+    OutputFile json_file(o.json);
+    json_file.check_target();
+    check_outputs_not_inputs({&json_file}, {{o.scenario, "scenario"}, {o.profile, "profile"}});
+    OutputFolder svg_folder(o.svg_dir, "--svg");
+    if (!o.svg_dir.empty()) svg_folder.check();
     check_input_file(o.scenario);
     if (!o.profile.empty()) check_input_file(o.profile);
-    const strat::Scenario base = strat::load_scenario(o.scenario);
+    const strat::Scenario base = strat::load_scenario_file(o.scenario).scenario;
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
+    if (!o.profile.empty()) cost::check_profile_fits(profile, base.cluster, o.allow_foreign_profile);
     for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
     const cost::CostModel costs =
         cost::make_cost_model(base.cluster, o.profile.empty() ? nullptr : &profile);
@@ -134,7 +143,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<std::unique_ptr<OutputFile>> files;
     std::string pictures;
     if (!o.svg_dir.empty()) {
-      std::filesystem::create_directories(o.svg_dir);
+      svg_folder.create();  // removed again unless the outputs are committed
       const std::filesystem::path dir(o.svg_dir);
       if (!o.seq_lens.empty()) {
         files.push_back(std::make_unique<OutputFile>((dir / "memory-vs-sequence.svg").string()));
@@ -159,17 +168,17 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
                              o.svg_dir, pictures.empty() ? "" : "; renamed for the file system:",
                              pictures);
     }
-    OutputFile json_file(o.json);
     if (!o.json.empty()) json_file.stage(rows_json(base, rows));
     std::vector<OutputFile*> outputs{&json_file};  // all or none (output_file.hpp)
     for (auto& f : files) outputs.push_back(f.get());
     commit_outputs(outputs, out);
+    svg_folder.keep();
     std::ostream& text = json_file.is_stdout() ? err : out;
     const bool same_micro_batches = std::all_of(rows.begin(), rows.end(), [&](const CompareRow& row) {
       return row.variant.scenario.micro_batches() == base.micro_batches();
     });
-    text << fmt::format("parasim compare: {} ({} on {} x {}, pp {}, {})\n\n", base.name,
-                        base.model.name, count_of(base.cluster.nodes, "node"),
+    text << fmt::format("parasim compare: {} ({} on {} x {}, pp {}, {})\n\n",
+                        cost::printable(base.name), cost::printable(base.model.name), count_of(base.cluster.nodes, "node"),
                         count_of(base.cluster.gpus_per_node, "GPU"), base.parallel.pp,
                         same_micro_batches
                             ? fmt::format("{} per step", count_of(base.micro_batches(),
@@ -187,14 +196,14 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     err << e.what();
     return kExitBadInput;
   } catch (const sim::TimeRangeError& e) {
-    err << o.scenario << ": " << e.what() << kTimeRangeHint << "\n";
+    err << cost::printable(o.scenario) << ": " << e.what() << kTimeRangeHint << "\n";
     return kExitBadInput;
   } catch (const std::length_error& e) {
-    err << o.scenario << ": " << e.what() << "\n";
+    err << cost::printable(o.scenario) << ": " << e.what() << "\n";
     return std::string(e.what()).find("over the limit") != std::string::npos ? kExitBadInput
                                                                                : kExitFailure;
   } catch (const std::exception& e) {
-    err << o.scenario << ": " << e.what() << "\n";
+    err << cost::printable(o.scenario) << ": " << e.what() << "\n";
     return kExitFailure;
   }
 }

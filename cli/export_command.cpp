@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/output_file.hpp"
 #include "planner/export/export_context.hpp"
 #include "planner/export/exporter.hpp"
@@ -35,7 +36,8 @@ CLI::App* add_export_command(CLI::App& app, ExportCommandOptions& o) {
                   "Trainer version: megatron 0.19; deepspeed 0.19; torchtitan 0.3 or 0.2; "
                   "shampoo f60660661194 (Distributed Shampoo) or 4c98e6e7d8a5 (DASH) "
                   "(default: the first)")
-      ->type_name("V");
+      ->type_name("V")
+      ->check(non_empty("a version, e.g. 0.3"));
   cmd->add_option("--out", o.out,
                   "Write to FILE instead of standard output (only when the export succeeds)")
       ->type_name("FILE");
@@ -53,6 +55,7 @@ int run_export(const ExportCommandOptions& o, std::ostream& out, std::ostream& e
   try {
     OutputFile file(o.out.empty() ? "-" : o.out);
     file.check_target();
+    check_outputs_not_inputs({&file}, {{o.path, "input"}});
     exporter::ExportOptions options;
     if (!exporter::target_from_name(o.to, &options.target)) {
       throw CommandLineError("--to must be megatron, deepspeed, torchtitan or shampoo, not \"" +
@@ -90,7 +93,7 @@ int run_export(const ExportCommandOptions& o, std::ostream& out, std::ostream& e
     err << e.what();
     return kExitBadInput;
   } catch (const std::exception& e) {
-    err << o.path << ": " << e.what() << "\n";
+    err << cost::printable(o.path) << ": " << e.what() << "\n";
     return kExitFailure;
   }
 }

@@ -5,6 +5,7 @@
 //   PATH: /: cannot read: No such file or directory
 //   PATH: /: cannot read: Permission denied
 //   PATH: /: cannot read: it is a folder (expected a JSON file)
+//   PATH: /: cannot read: it is a FIFO (named pipe), which parasim does not read (expected ...)
 // (the "FILE: /json/path: message" form of every input problem; "/" is the whole file). A file
 // that opens is left to its parser, which reports what is wrong inside it.
 

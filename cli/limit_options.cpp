@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cli/option_checks.hpp"
 #include "costmodel/units.hpp"
 
 namespace parasim::cli {
@@ -18,7 +19,7 @@ void add_limit_options(CLI::App& command, strat::WorkloadLimits& limits) {
                       "(default {:.0f})",
                       defaults.max_ops))
       ->type_name("N")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_range(1, 1e18));
   command
       .add_option_function<std::string>(
           "--max-memory",
@@ -41,7 +42,7 @@ void add_limit_options(CLI::App& command, strat::WorkloadLimits& limits) {
                       "blocks over all stages (a small block_size on a large model; default {:.0f})",
                       defaults.max_shampoo_blocks))
       ->type_name("N")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_range(1, 1e18));
 }
 
 }  // namespace parasim::cli

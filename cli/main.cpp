@@ -10,6 +10,7 @@
 #include "cli/export_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/limit_options.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/validate_against_command.hpp"
 #include "cli/suggest.hpp"
 #include "cli/terminal_text.hpp"
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
                        "Cost-model profile JSON (docs/profile.md) overriding the hardware "
                        "figures and model efficiencies")
       ->type_name("FILE");
+  simulate->add_flag("--allow-foreign-profile", sim.allow_foreign_profile, kForeignProfileHelp);
   simulate->add_option("--json", sim.json,
                        "Write the result JSON to FILE, or to standard output with '-' (the text "
                        "report then goes to standard error)")
@@ -200,6 +202,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   compare->add_option("--profile", cmp.profile, "Cost-model profile JSON (docs/profile.md)");
+  compare->add_flag("--allow-foreign-profile", cmp.allow_foreign_profile, kForeignProfileHelp);
   compare->add_option("--json", cmp.json,
                       "Write {\"rows\": [...]} to FILE, or '-' for standard output: per variant its "
                       "label, axis, schedule, placement, layout, sequence length, optimizer and "
@@ -224,17 +227,21 @@ int main(int argc, char** argv) {
       ->required()
       ->type_name("FILE");
   plan->add_option("--profile", pl.profile, "Cost-model profile JSON (docs/profile.md)");
+  plan->add_flag("--allow-foreign-profile", pl.allow_foreign_profile, kForeignProfileHelp);
   plan->add_option("--out", pl.out, "Write the plan (docs/plan.md) to FILE: the winning scenario "
                                     "in full (parasim simulate FILE reproduces it), its figures, "
                                     "runners-up, rejects, provenance");
   plan->add_option("--json", pl.json, "Write every screened candidate with its estimate and the "
                                       "simulated ones with their full results to FILE ('-': "
                                       "standard output)");
-  plan->add_option("--keep", pl.keep, "With --json: only the best N screened candidates");
+  plan->add_option("--keep", pl.keep, "With --json: only the best N screened candidates")
+      ->check(CLI::Range(1.0, 1e12));
   plan->add_option("--search", pl.search, "KEY=V1,V2,... replaces one axis (keys in "
                                           "docs/planner.md); repeatable")
       ->type_name("KEY=VALUES");
-  plan->add_option("--gpus", pl.gpus, "Plan for N GPUs of the cluster instead of all of them");
+  plan->add_option("--gpus", pl.gpus, "Plan for N GPUs of the cluster instead of all of them "
+                                      "(replaces search.gpus)")
+      ->check(CLI::Range(1, 1 << 30));
   plan->add_flag("--allow-async", pl.allow_async,
                  "Also search asynchronous schedules (PipeDream, 2BW, PACI), which change the "
                  "training algorithm; the plan states the staleness accepted");
@@ -243,15 +250,19 @@ int main(int argc, char** argv) {
       ->default_val(0.05);
   plan->add_option("--top", pl.top, "Simulate the N best estimates (plus every estimate within "
                                     "10 % of the best)")
-      ->default_val(16);
+      ->default_val(16)
+      ->check(CLI::Range(1, 1 << 20));
   plan->add_option("--max-simulate", pl.max_simulate, "Simulate at most N candidates")
-      ->default_val(64);
+      ->default_val(64)
+      ->check(CLI::Range(1, 1 << 20));
   plan->add_option("--threads", pl.threads, "Threads per process (default: every core; under "
                                             "mpirun the screen's divided among a node's ranks); "
-                                            "the output is the same for any count");
+                                            "the output is the same for any count")
+      ->check(CLI::Range(1, 1024));
   plan->add_option("--max-candidates", pl.max_candidates,
                    "Refuse a space larger than N candidates (exit 2)")
-      ->default_val(1e8);
+      ->default_val(1e8)
+      ->check(parasim::cli::finite_range(1, 1e18));
   plan->add_flag("--timings", pl.timings, "Print the wall time of each tier");
 
   std::string validate_path;

@@ -11,8 +11,10 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "cli/commands.hpp"
+#include "cli/staged_files.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -175,6 +177,7 @@ void OutputFile::stage(std::string text) {
                       kExitFailure);
   }
   temp_path_ = name;
+  temp_slot_ = register_staged_file(temp_path_);
   // mkstemp creates the file 0600; give it the replaced file's bits, or what a new file gets.
   const mode_t mode = target_.exists ? (st.st_mode & 07777) : (0666 & ~current_umask());
   int error = write_all(fd, text);
@@ -188,6 +191,7 @@ void OutputFile::stage(std::string text) {
   if (error != 0) {
     std::remove(temp_path_.c_str());
     temp_path_.clear();
+    release_staged_file(std::exchange(temp_slot_, -1));
     throw OutputError("cannot write " + path_ + ": " + error_text(error), kExitFailure);
   }
 }
@@ -196,6 +200,27 @@ void OutputFile::commit(std::ostream& standard_output) { commit_outputs({this}, 
 
 OutputFile::~OutputFile() {
   if (!committed_ && !temp_path_.empty()) std::remove(temp_path_.c_str());
+  release_staged_file(temp_slot_);
+}
+
+void OutputFile::check_not_input(const std::string& input, std::string_view role) const {
+  const Target t = resolve();
+  if (t.mode != Mode::kReplace || input.empty()) return;
+  struct stat out_st {}, in_st {};
+  if (::stat(t.path.c_str(), &out_st) != 0 || ::stat(input.c_str(), &in_st) != 0) return;
+  if (out_st.st_dev == in_st.st_dev && out_st.st_ino == in_st.st_ino) {
+    throw OutputError("cannot write " + path_ + ": it is the command's " + std::string(role) +
+                          " (" + input + "), which the output would replace; choose another "
+                          "name",
+                      kExitBadInput);
+  }
+}
+
+void check_outputs_not_inputs(const std::vector<const OutputFile*>& outputs,
+                              const std::vector<std::pair<std::string, std::string>>& inputs) {
+  for (const OutputFile* f : outputs) {
+    for (const auto& [path, role] : inputs) f->check_not_input(path, role);
+  }
 }
 
 void commit_outputs(const std::vector<OutputFile*>& files, std::ostream& standard_output) {
@@ -233,10 +258,39 @@ void commit_outputs(const std::vector<OutputFile*>& files, std::ostream& standar
     places.emplace_back(place, f);
   }
 
+  // Outputs written in place are opened before anything is renamed: a FIFO that no process reads
+  // refuses a non-blocking open (ENXIO) instead of blocking the command after the files were
+  // put in place. The descriptors are written to last, in blocking mode.
+  struct Opened {
+    int fd = -1;
+    ~Opened() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+  std::vector<Opened> opened(active.size());
+  for (std::size_t i = 0; i < active.size(); ++i) {
+    const OutputFile* f = active[i];
+    if (f->target_.mode != Mode::kInPlace) continue;
+    const int fd = ::open(f->target_.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      const int error = errno;
+      throw OutputError("cannot write " + f->path_ + ": " +
+                            (error == ENXIO ? std::string("it is a FIFO that no process is reading "
+                                                          "(start its reader first)")
+                                            : error_text(error)) +
+                            "; no output was written",
+                        error == ENXIO ? kExitBadInput : kExitFailure);
+    }
+    opened[i].fd = fd;
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  }
+
   // Regular files first, each replaced file kept as a backup until everything is in place.
   struct Placed {
     OutputFile* file;
     std::string backup;  // empty: the file did not exist before
+    int backup_slot = -1;
   };
   std::vector<Placed> placed;
   auto roll_back = [&]() -> std::string {
@@ -250,6 +304,7 @@ void commit_outputs(const std::vector<OutputFile*>& files, std::ostream& standar
                    (it->backup.empty() ? "" : ", its old content is in " + it->backup);
       }
     }
+    for (const Placed& p : placed) release_staged_file(p.backup_slot);
     placed.clear();
     return trouble;
   };
@@ -262,11 +317,15 @@ void commit_outputs(const std::vector<OutputFile*>& files, std::ostream& standar
     if (f->target_.mode != Mode::kReplace) continue;
     const std::string& target = f->target_.path;
     std::string backup;
+    int backup_slot = -1;
     struct stat st {};
     if (::lstat(target.c_str(), &st) == 0) {
       backup = f->temp_path_ + ".old";
-      if (::link(target.c_str(), backup.c_str()) != 0 &&
-          ::rename(target.c_str(), backup.c_str()) != 0) {
+      // A hard-linked backup may go on a signal (the target still holds the content); one the
+      // old file was moved to may not.
+      if (::link(target.c_str(), backup.c_str()) == 0) {
+        backup_slot = register_staged_file(backup);
+      } else if (::rename(target.c_str(), backup.c_str()) != 0) {
         fail("cannot put " + f->path_ + " in place: cannot keep a backup of the old file (" +
              error_text(errno) + ")");
       }
@@ -274,19 +333,22 @@ void commit_outputs(const std::vector<OutputFile*>& files, std::ostream& standar
     if (::rename(f->temp_path_.c_str(), target.c_str()) != 0) {
       const int error = errno;
       if (!backup.empty() && ::rename(backup.c_str(), target.c_str()) != 0) {
+        release_staged_file(backup_slot);  // the backup holds the old content: keep it
         fail("cannot put " + f->path_ + " in place (" + error_text(error) + "), and its old " +
              "content is left in " + backup);
       }
+      release_staged_file(backup_slot);
       fail("cannot put " + f->path_ + " in place: " + error_text(error));
     }
     f->temp_path_.clear();
-    placed.push_back({f, backup});
+    release_staged_file(std::exchange(f->temp_slot_, -1));
+    placed.push_back({f, backup, backup_slot});
   }
   // Then the outputs written in place, standard output last.
-  for (OutputFile* f : active) {
+  for (std::size_t i = 0; i < active.size(); ++i) {
+    OutputFile* f = active[i];
     if (f->target_.mode == Mode::kInPlace) {
-      const int fd = ::open(f->target_.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-      if (fd < 0) fail("cannot write " + f->path_ + ": " + error_text(errno));
+      const int fd = std::exchange(opened[i].fd, -1);
       int error = write_all(fd, f->staged_text_);
       if (::close(fd) != 0 && error == 0) error = errno;
       if (error != 0) fail("cannot write " + f->path_ + ": " + error_text(error));
@@ -307,6 +369,7 @@ void commit_outputs(const std::vector<OutputFile*>& files, std::ostream& standar
   }
   for (const Placed& p : placed) {
     if (!p.backup.empty()) ::unlink(p.backup.c_str());
+    release_staged_file(p.backup_slot);
   }
   for (OutputFile* f : active) f->committed_ = true;
 }

@@ -22,8 +22,12 @@
 // Errors while writing (a full disk, /dev/full, a closed pipe) are OutputError with
 // kExitFailure, and nothing is left behind.
 //
+// A staged temporary file (and a backup kept while committing) is removed when SIGINT, SIGTERM
+// or SIGHUP ends the process (staged_files.hpp).
+//
 // Several outputs of one command go through commit_outputs(), which is all or none: every
-// target is checked first; regular files are renamed into place keeping a backup of each
+// target is checked first, and those written in place opened (a FIFO nobody reads is refused
+// with kExitBadInput before anything is put in place); regular files are renamed into place keeping a backup of each
 // replaced file (a hard link, else the old file moved aside) and the in-place writes come last;
 // when any step fails, every file renamed so far is put back as it was. Bytes already written to
 // a device or pipe cannot be taken back; they are written after every rename has succeeded.
@@ -32,14 +36,20 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include "costmodel/diagnostics.hpp"
 
 namespace parasim::cli {
 
 class OutputError : public std::runtime_error {
  public:
+  // The message names paths from the command line: printed printable() (a newline or U+202E in
+  // a file name is shown escaped).
   OutputError(const std::string& message, int exit_code)
-      : std::runtime_error(message), exit_code_(exit_code) {}
+      : std::runtime_error(cost::printable(message)), exit_code_(exit_code) {}
   // kExitBadInput: the path cannot take an output (fix the command line); kExitFailure: writing
   // failed.
   int exit_code() const { return exit_code_; }
@@ -66,6 +76,9 @@ class OutputFile {
   // Throws OutputError (kExitBadInput) naming the path when it cannot take an output; call it
   // before long work so that a wrong path fails at once.
   void check_target() const;
+  // Throws OutputError (kExitBadInput) when the output would replace `input` (the same file,
+  // through any name or link): `role` says which input ("scenario", "plan", "profile").
+  void check_not_input(const std::string& input, std::string_view role) const;
   // Stages `text`: into the temporary file for a regular file (OutputError with kExitFailure
   // when it cannot be written in full), in memory otherwise.
   void stage(std::string text);
@@ -89,8 +102,14 @@ class OutputFile {
   bool staged_ = false;
   std::string staged_text_;  // standard output, descriptor and in-place targets
   std::string temp_path_;    // regular files
+  int temp_slot_ = -1;       // its staged_files.hpp slot (removed on SIGINT/SIGTERM/SIGHUP)
   bool committed_ = false;
 };
+
+// check_not_input for every output and every (input path, role) pair given: an output may not
+// replace any of the command's inputs.
+void check_outputs_not_inputs(const std::vector<const OutputFile*>& outputs,
+                              const std::vector<std::pair<std::string, std::string>>& inputs);
 
 // Puts every staged output in place, all or none (see above); throws OutputError. Two outputs
 // naming the same place are refused (kExitBadInput) before anything is written.

@@ -24,8 +24,11 @@
 #include "cli/plan_format.hpp"
 #include "cli/profile_notes.hpp"
 #include "costmodel/profile.hpp"
+#include "costmodel/profile_fit.hpp"
+#include "planner/cost_models.hpp"
 #include "planner/planner.hpp"
-#include "strategies/input/scenario_parser.hpp"
+#include "sim/time.hpp"
+#include "strategies/input/scenario_file.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -72,38 +75,36 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     if (root) {  // the other ranks never touch the outputs
       json_file.check_target();
       plan_file.check_target();
+      check_outputs_not_inputs({&json_file, &plan_file},
+                               {{o.scenario, "scenario"}, {o.profile, "profile"}});
     }
     check_input_file(o.scenario);
     if (!o.profile.empty()) check_input_file(o.profile);
-    const strat::Scenario base = strat::load_scenario(o.scenario);
-    cost::Diagnostics read(o.scenario);
-    const auto file_text =
-        cost::read_input_file(o.scenario, cost::kMaxInputFileBytes, "scenario", read);
-    if (!file_text) throw cost::InputError(std::move(read));
-    const nlohmann::json document = nlohmann::json::parse(*file_text);
+    const strat::ScenarioFile scenario_file = strat::load_scenario_file(o.scenario);
+    const strat::Scenario& base = scenario_file.scenario;
+    const nlohmann::json& document = scenario_file.document;
     plan::SearchOptions so;
     so.allow_async = o.allow_async;
     so.gpus = o.gpus;
     so.max_candidates = o.max_candidates;
     so.flags = o.search;
     const nlohmann::json* search = document.contains("search") ? &document["search"] : nullptr;
-    const plan::SearchSpace space = plan::make_search_space(base, search, so, o.scenario);
+    const plan::SearchSpace space = [&] {
+      try {
+        return plan::make_search_space(base, search, so, o.scenario);
+      } catch (const cost::InputError& e) {  // a plan's search section lies under /scenario
+        if (!scenario_file.is_plan) throw;
+        throw strat::under_prefix(e, scenario_file.path_prefix);
+      }
+    }();
 
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
+    if (!o.profile.empty()) cost::check_profile_fits(profile, base.cluster, o.allow_foreign_profile);
     for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
-    std::set<int> gpu_counts;
-    for (const auto& l : space.layouts) gpu_counts.insert(l.gpus);
-    gpu_counts.insert(base.cluster.total_gpus());
-    std::vector<std::unique_ptr<cost::CostModel>> owned;
-    plan::CostModels costs;
-    for (int g : gpu_counts) {
-      cost::ClusterSpec cluster = base.cluster;
-      cluster.nodes = g >= cluster.gpus_per_node ? g / cluster.gpus_per_node : 1;
-      owned.push_back(std::make_unique<cost::CostModel>(
-          cost::make_cost_model(cluster, o.profile.empty() ? nullptr : &profile)));
-      costs.by_gpus[g] = owned.back().get();
-    }
+    const plan::SpaceCostModels space_costs =
+        plan::make_space_cost_models(base, space, o.profile.empty() ? nullptr : &profile);
+    const plan::CostModels& costs = space_costs.view;
 
     plan::PlanOptions po;
     po.top = o.top;
@@ -123,7 +124,7 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
       po.progress = [&err, start](const char* tier, std::uint64_t done, std::uint64_t total) {
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double eta = done > 0 ? elapsed * (static_cast<double>(total) / done - 1) : 0;
+        const double eta = done > 0 ? elapsed * (static_cast<double>(total) / static_cast<double>(done) - 1) : 0;
         err << fmt::format("\r  {} {} of {} (ETA {:.0f} s)   ", tier, done, total, eta)
             << std::flush;
       };
@@ -144,7 +145,8 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     if (!o.json.empty()) json_file.stage(candidates_json(base, r).dump(2) + "\n");
     if (r.ranked == 0) {
       out << text_out;
-      err << o.scenario << ": no feasible plan (see the rejects above); nothing written\n";
+      err << cost::printable(o.scenario)
+          << ": no feasible plan (see the rejects above); nothing written\n";
       return kExitFailure;
     }
     if (!o.out.empty()) {
@@ -165,8 +167,11 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
   } catch (const cost::InputError& e) {
     err << e.what();
     return stop(kExitBadInput);
+  } catch (const sim::TimeRangeError& e) {  // as simulate: the scenario's figures are wrong
+    err << cost::printable(o.scenario) << ": " << e.what() << kTimeRangeHint << "\n";
+    return stop(kExitBadInput);
   } catch (const std::exception& e) {
-    err << o.scenario << ": " << e.what() << "\n";
+    err << cost::printable(o.scenario) << ": " << e.what() << "\n";
     return stop(kExitFailure);
   }
 }

@@ -12,6 +12,7 @@ namespace parasim::cli {
 struct PlanCommandOptions {
   std::string scenario;
   std::string profile;
+  bool allow_foreign_profile = false;  // --allow-foreign-profile
   std::string json;       // --json FILE: screened candidates and the simulated ones
   std::string out;        // --out plan.json
   std::size_t keep = 0;   // --keep N: the best N screened candidates in --json (0: all)

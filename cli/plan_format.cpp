@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "costmodel/diagnostics.hpp"
 #include "planner/plan_scenario.hpp"
 #include "report/report_format.hpp"
 
@@ -115,8 +116,9 @@ ordered_json rejects_json(const plan::PlanResult& r) {
 std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult& r,
                              bool timings) {
   std::string out = fmt::format(
-      "{}: {} on {} x {} ({}), global batch {}, sequence {}\n", base.name, base.model.name,
-      base.cluster.nodes, base.cluster.gpus_per_node, base.cluster.device.name,
+      "{}: {} on {} x {} ({}), global batch {}, sequence {}\n", cost::printable(base.name),
+      cost::printable(base.model.name), base.cluster.nodes, base.cluster.gpus_per_node,
+      cost::printable(base.cluster.device.name),
       base.training.global_batch, base.model.seq_len);
   out += fmt::format("memory limit {:.1f} GiB per GPU (HBM {:.1f} GiB less the headroom)\n\n",
                      r.limit_bytes / kGiB, r.hbm_bytes / kGiB);
@@ -158,7 +160,7 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
           plan::describe(s.candidate), s.estimate.peak_bytes / kGiB, r.limit_bytes / kGiB);
     }
   }
-  const double rate = r.screen_seconds > 0 ? r.space_size / r.screen_seconds : 0;
+  const double rate = r.screen_seconds > 0 ? static_cast<double>(r.space_size) / r.screen_seconds : 0;
   int ran = 0;
   for (const auto& s : r.simulated) ran += s.ran ? 1 : 0;
   out += fmt::format("\nscreen: {} candidates, {} feasible; simulated {}\n", r.space_size,

@@ -11,8 +11,9 @@
 #include "cli/profile_notes.hpp"
 #include "cli/trace_options.hpp"
 #include "costmodel/profile.hpp"
+#include "costmodel/profile_fit.hpp"
 #include "costmodel/units.hpp"
-#include "planner/plan_scenario.hpp"
+#include "strategies/input/scenario_file.hpp"
 #include "report/report_format.hpp"
 #include "report/step_report.hpp"
 #include "sim/engine.hpp"
@@ -74,12 +75,17 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     }
     json_file.check_target();
     trace_file.check_target();
+    check_outputs_not_inputs({&json_file, &trace_file},
+                             {{o.scenario, "scenario"}, {o.profile, "profile"}});
     const TraceRequest trace_request = parse_trace_request(o);
     check_input_file(o.scenario);
     if (!o.profile.empty()) check_input_file(o.profile);
-    const strat::Scenario scenario = plan::load_scenario_or_plan(o.scenario);
+    const strat::Scenario scenario = strat::load_scenario_file(o.scenario).scenario;
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
+    if (!o.profile.empty()) {
+      cost::check_profile_fits(profile, scenario.cluster, o.allow_foreign_profile);
+    }
     for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
     const cost::CostModel costs =
         cost::make_cost_model(scenario.cluster, o.profile.empty() ? nullptr : &profile);
@@ -105,7 +111,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     commit_outputs({&trace_file, &json_file}, out);
     std::ostream& text = json_file.is_stdout() || trace_file.is_stdout() ? err : out;
     text << report_text;
-    if (!o.profile.empty()) text << "cost model: profile " << o.profile << "\n";
+    if (!o.profile.empty()) text << "cost model: profile " << cost::printable(o.profile) << "\n";
     for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
     if (!o.trace.empty()) {
       text << fmt::format("trace: {}, {} (open in https://ui.perfetto.dev)\n", o.trace,
@@ -122,14 +128,15 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     err << e.what();
     return kExitBadInput;
   } catch (const sim::TimeRangeError& e) {
-    err << o.scenario << ": " << e.what() << kTimeRangeHint << "\n";
+    err << cost::printable(o.scenario) << ": " << e.what() << kTimeRangeHint << "\n";
     return kExitBadInput;
   } catch (const sim::WorkloadError& e) {
-    err << o.scenario << ": internal error, the generated workload cannot run: " << e.what()
+    err << cost::printable(o.scenario)
+        << ": internal error, the generated workload cannot run: " << e.what()
         << "\n";
     return kExitFailure;
   } catch (const std::exception& e) {
-    err << o.scenario << ": " << e.what() << "\n";
+    err << cost::printable(o.scenario) << ": " << e.what() << "\n";
     return kExitFailure;
   }
 }
@@ -138,12 +145,13 @@ int run_validate(const std::string& path, std::ostream& out, std::ostream& err,
                  const strat::WorkloadLimits& limits, bool full) {
   try {
     check_input_file(path);
-    const strat::Scenario s = strat::load_scenario(path);
+    const strat::Scenario s = strat::load_scenario_file(path).scenario;
     cost::Diagnostics too_large(path);
     const auto e = strat::check_workload_limits(s, full, limits, too_large);
     if (!too_large.ok()) throw cost::InputError(std::move(too_large));
     out << fmt::format("{}: valid ({}, {} on {} x {} GPUs, dp {} tp {} pp {}, {} micro-batches)\n",
-                       path, s.name, s.model.name, s.cluster.nodes, s.cluster.gpus_per_node,
+                       cost::printable(path), cost::printable(s.name),
+                       cost::printable(s.model.name), s.cluster.nodes, s.cluster.gpus_per_node,
                        s.parallel.dp, s.parallel.tp, s.parallel.pp, s.micro_batches());
     out << fmt::format("  simulating it{}: about {} ops on {}, {} of memory\n",
                        full ? " with --full" : "", strat::format_count(e.ops),
@@ -154,7 +162,7 @@ int run_validate(const std::string& path, std::ostream& out, std::ostream& err,
     err << e.what();
     return kExitBadInput;
   } catch (const sim::TimeRangeError& e) {
-    err << path << ": " << e.what() << kTimeRangeHint << "\n";
+    err << cost::printable(path) << ": " << e.what() << kTimeRangeHint << "\n";
     return kExitBadInput;
   }
 }

@@ -2,31 +2,45 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
+#include "costmodel/invisible_controls.hpp"
+
 namespace parasim::cli {
 namespace {
 
 bool is_c0_to_escape(unsigned char c) { return c < 0x20 && c != '\n' && c != '\t'; }
-bool is_c1_continuation(unsigned char c) { return c >= 0x80 && c <= 0x9f; }
 
-// Appends the safe form of `text` to `out`; `pending_c2` carries a 0xC2 lead byte across calls.
-void append_safe(std::string_view text, bool& pending_c2, std::string& out) {
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (pending_c2) {
-      pending_c2 = false;
-      if (is_c1_continuation(c)) {
-        out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        continue;
-      }
-      out += '\xc2';
+// Appends the safe form of `text` to `out`. `pending` holds the bytes at the end of the previous
+// call that may begin an invisible control (cost::starts_invisible_control): they are decided
+// with the bytes that follow.
+void append_safe(std::string_view text, std::string& pending, std::string& out) {
+  std::string work;
+  if (!pending.empty()) {
+    work = pending;
+    work.append(text);
+    text = work;
+    pending.clear();
+  }
+  for (std::size_t i = 0; i < text.size();) {
+    const std::string_view rest = text.substr(i);
+    if (const cost::InvisibleControl control = cost::invisible_control_at(rest);
+        control.length > 0) {
+      out += fmt::format("\\u{:04x}", control.code_point);
+      i += control.length;
+      continue;
     }
-    if (c == 0xc2) {
-      pending_c2 = true;
-    } else if (is_c0_to_escape(c)) {
+    if (rest.size() < 3 && cost::starts_invisible_control(rest)) {
+      pending.assign(rest);  // wait for the next bytes
+      return;
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (is_c0_to_escape(c)) {
       out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
     } else {
-      out += ch;
+      out += text[i];
     }
+    ++i;
   }
 }
 
@@ -35,9 +49,9 @@ void append_safe(std::string_view text, bool& pending_c2, std::string& out) {
 std::string terminal_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  bool pending_c2 = false;
-  append_safe(text, pending_c2, out);
-  if (pending_c2) out += '\xc2';
+  std::string pending;
+  append_safe(text, pending, out);
+  out += pending;  // an incomplete sequence at the very end: not a control
   return out;
 }
 
@@ -49,7 +63,7 @@ bool TerminalSafeBuffer::put_raw(std::string_view bytes) {
 std::streamsize TerminalSafeBuffer::xsputn(const char* s, std::streamsize n) {
   std::string safe;
   safe.reserve(static_cast<std::size_t>(n));
-  append_safe(std::string_view(s, static_cast<std::size_t>(n)), pending_c2_, safe);
+  append_safe(std::string_view(s, static_cast<std::size_t>(n)), pending_, safe);
   return put_raw(safe) ? n : 0;
 }
 
@@ -60,9 +74,9 @@ TerminalSafeBuffer::int_type TerminalSafeBuffer::overflow(int_type c) {
 }
 
 int TerminalSafeBuffer::sync() {
-  if (pending_c2_) {
-    pending_c2_ = false;
-    if (!put_raw("\xc2")) return -1;
+  if (!pending_.empty()) {
+    const std::string bytes = std::exchange(pending_, std::string());
+    if (!put_raw(bytes)) return -1;
   }
   return target_->pubsync();
 }

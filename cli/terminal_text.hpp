@@ -3,10 +3,13 @@
 // echoed in error messages) may hold escape sequences that a terminal would obey (colours,
 // cursor moves, a window title, a rewritten line). They are shown escaped instead:
 //   C0 controls other than newline and tab (ESC, CR, BEL, BS, ...) as \xNN (ESC -> \x1b);
-//   C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F; U+009B is a one-byte CSI) as \u0080..\u009f.
+//   C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F; U+009B is a one-byte CSI) and the
+//   bidirectional formatting characters (U+202E and the others of costmodel/invisible_controls.hpp)
+//   as \uXXXX.
 // Everything else, other UTF-8 and DEL included, passes unchanged. JSON never holds raw C0
-// controls, and \u009b is a valid JSON escape, so JSON passing through stays valid JSON with the
-// same value.
+// controls, and \u009b or \u202e are valid JSON escapes, so JSON passing through stays valid
+// JSON with the same value. A newline stays a newline here: in a name or a path it is escaped
+// where that text is read (the parser refuses it in a name; diagnostics print paths printable()).
 //
 // main() puts every byte the commands write to std::cout and std::cerr through
 // TerminalSafeBuffer: the one place that covers every command and message. terminal_safe() is
@@ -34,7 +37,7 @@ class TerminalSafeBuffer : public std::streambuf {
  private:
   bool put_raw(std::string_view bytes);
   std::streambuf* target_;
-  bool pending_c2_ = false;  // a 0xC2 lead byte seen at the end of the previous write
+  std::string pending_;  // the start of an invisible control at the end of the previous write
 };
 
 }  // namespace parasim::cli

@@ -6,12 +6,15 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
 #include "costmodel/diagnostics.hpp"
 #include "costmodel/profile.hpp"
+#include "costmodel/profile_fit.hpp"
 #include "report/validation/validation_file.hpp"
 #include "report/validation/validation_format.hpp"
 #include "report/validation/validation_guard.hpp"
@@ -45,7 +48,8 @@ CLI::App* add_validate_against_command(CLI::App& app, ValidateAgainstOptions& va
                   "Cost-model profile JSON (docs/profile.md) for every case, instead of the "
                   "analytical model and of the profiles validation files name for their "
                   "machines")
-      ->check(CLI::ExistingFile);
+      ->type_name("FILE");
+  cmd->add_flag("--allow-foreign-profile", va.allow_foreign_profile, kForeignProfileHelp);
   cmd->add_option("--threads", va.threads,
                   "Cases simulated at once; the output is the same for any count (default: the "
                   "cores)")
@@ -89,7 +93,20 @@ int run_validate_against(const ValidateAgainstOptions& o, std::ostream& out, std
       err << "--json - and --csv - would both write to standard output; give one a file\n";
       return kExitBadInput;
     }
+    // Wrong output paths fail before the work, naming the output, not the input.
+    OutputFile json_file(o.json);
+    OutputFile csv_file(o.csv);
+    json_file.check_target();
+    csv_file.check_target();
+    check_outputs_not_inputs({&json_file, &csv_file},
+                             {{o.path, "validation file"}, {o.profile, "profile"},
+                              {o.guard, "guard"}});
+    if (!o.profile.empty()) check_input_file(o.profile);
+    if (!o.guard.empty()) check_input_file(o.guard);
     const std::vector<ValidationFile> files = load_validation_set(o.path);
+    for (const ValidationFile& f : files) {
+      check_outputs_not_inputs({&json_file, &csv_file}, {{f.path, "validation file"}});
+    }
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
     std::optional<Guard> guard;
@@ -97,12 +114,21 @@ int run_validate_against(const ValidateAgainstOptions& o, std::ostream& out, std
 
     const auto selection = select_cases(files, o.filter);
     if (selection.empty()) {
-      err << fmt::format("{}: no case's id, family or file name contains \"{}\"\n", o.path,
-                         o.filter);
+      err << fmt::format("{}: no case's id, family or file name contains \"{}\"\n",
+                         cost::printable(o.path), cost::printable(o.filter));
       return kExitBadInput;
+    }
+    if (!o.profile.empty()) {  // once per device, before any case runs
+      std::set<std::string> devices;
+      for (const auto& [f, i] : selection) {
+        const auto& c = files[f].cases[i];
+        if (!c.expressible() || !devices.insert(c.scenario->cluster.device.name).second) continue;
+        cost::check_profile_fits(profile, c.scenario->cluster, o.allow_foreign_profile);
+      }
     }
     RunOptions run_options;
     run_options.profile = o.profile.empty() ? nullptr : &profile;
+    run_options.allow_foreign_profile = o.allow_foreign_profile;
     run_options.threads = o.threads;
     if (o.progress) {
       run_options.progress = [&err](std::size_t done, std::size_t total) {
@@ -124,18 +150,16 @@ int run_validate_against(const ValidateAgainstOptions& o, std::ostream& out, std
     }
 
     // Everything is computed; stage the outputs, then put them in place together.
-    OutputFile json_file(o.json);
-    OutputFile csv_file(o.csv);
     if (!o.json.empty()) json_file.stage(results_to_json(context).dump(1) + "\n");
     if (!o.csv.empty()) csv_file.stage(results_to_csv(context));
-    json_file.check_target();
-    csv_file.check_target();
-    if (!o.json.empty()) json_file.commit(out);
-    if (!o.csv.empty()) csv_file.commit(out);
+    commit_outputs({&json_file, &csv_file}, out);
     std::ostream& text = json_file.is_stdout() || csv_file.is_stdout() ? err : out;
     text << summary;
     for (const std::string& w : run.warnings) err << "warning: " << w << "\n";
     return verdict.passed ? kExitOk : kExitFailure;
+  } catch (const OutputError& e) {
+    err << e.what() << "\n";
+    return e.exit_code();
   } catch (const ValidationInputError& e) {
     err << e.what();
     return kExitBadInput;
@@ -146,7 +170,7 @@ int run_validate_against(const ValidateAgainstOptions& o, std::ostream& out, std
     err << e.what();
     return e.exit_code();
   } catch (const std::exception& e) {
-    err << o.path << ": " << e.what() << "\n";
+    err << cost::printable(o.path) << ": " << e.what() << "\n";
     return kExitFailure;
   }
 }

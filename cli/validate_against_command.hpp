@@ -20,6 +20,7 @@ struct ValidateAgainstOptions {
   std::string json;     // empty: none; "-": standard output (the summary then goes to stderr)
   std::string csv;      // the same
   std::string profile;  // empty: the analytical model with each scenario's hardware
+  bool allow_foreign_profile = false;  // --allow-foreign-profile
   int threads = 1;
   std::string filter;     // only cases whose id, family or file name contains it
   int worst = 10;         // worst cases listed

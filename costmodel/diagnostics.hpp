@@ -13,35 +13,15 @@ struct Problem {
   std::string message;    // what was expected and what was found
 };
 
-// `text` with ASCII control characters (below 0x20, and 0x7F) as \xHH and the UTF-8 encoding
-// of the C1 controls (U+0080 to U+009F) as \u00HH; everything else unchanged.
-inline std::string printable(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else if (c == 0xc2 && i + 1 < text.size() &&
-               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-      const auto d = static_cast<unsigned char>(text[++i]);
-      out += "\\u00";
-      out += kHex[d >> 4];
-      out += kHex[d & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+// `text` with ASCII control characters (below 0x20, and 0x7F) as \xHH and the invisible
+// controls of invisible_controls.hpp (C1 controls, bidirectional formatting characters such as
+// U+202E) as \uXXXX; everything else unchanged. Applied twice it changes nothing more.
+std::string printable(std::string_view text);
 
 class Diagnostics {
  public:
-  explicit Diagnostics(std::string file) : file_(std::move(file)) {}
+  // The file name is kept printable() too: a path may hold a newline or U+202E.
+  explicit Diagnostics(std::string file) : file_(printable(file)) {}
 
   // Control characters in the path or the message (an unknown key's bytes, quoted input) are
   // written as \xHH (C1 controls in UTF-8 as \u00HH), so that a problem stays one line and

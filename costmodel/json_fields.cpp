@@ -1,10 +1,13 @@
 #include "costmodel/json_fields.hpp"
 
-#include <algorithm>
-#include <filesystem>
+#include <fcntl.h>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <vector>
 
 namespace parasim::cost {
@@ -43,29 +46,89 @@ std::string file_too_large_message(std::size_t size, std::size_t max_bytes, std:
 
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
                                            std::string_view kind, Diagnostics& diagnostics) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diagnostics.add("", fmt::format("cannot open the {} file (does it exist and is it readable?)", kind));
+  // Opened without waiting (a FIFO with no writer would block a plain open) and judged by what
+  // was opened (fstat), so a file swapped after a check cannot slip past it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    diagnostics.add("", fmt::format("cannot open the {} file: {} (does it exist and is it "
+                                    "readable?)",
+                                    kind, std::strerror(errno)));
     return std::nullopt;
   }
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    diagnostics.add("", fmt::format("not a regular file (expected a {} JSON file)", kind));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    diagnostics.add("", fmt::format("not a regular file: it is {} (expected a {} JSON file)",
+                                    file_kind_text(st.st_mode), kind));
     return std::nullopt;
   }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
+  const auto size = static_cast<std::size_t>(st.st_size);
   if (size > max_bytes) {
     diagnostics.add("", file_too_large_message(size, max_bytes, kind));
     return std::nullopt;
   }
-  in.seekg(0);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return std::move(buf).str();
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      diagnostics.add("", fmt::format("cannot read the {} file: {}", kind, std::strerror(errno)));
+      return std::nullopt;
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) {  // grew while being read
+      diagnostics.add("", file_too_large_message(text.size(), max_bytes, kind));
+      return std::nullopt;
+    }
+  }
+  return text;
+}
+
+const char* file_kind_text(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a folder";
+    case S_IFIFO: return "a FIFO (named pipe), which parasim does not read";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
+std::size_t json_nesting_depth(std::string_view text, std::size_t stop_above) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > stop_above) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 std::optional<nlohmann::json> parse_json_document(std::string_view text, Diagnostics& diagnostics) {
+  if (json_nesting_depth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+    diagnostics.add("", fmt::format("JSON nested more than {} levels deep, the limit (a scenario "
+                                    "nests fewer than 10)",
+                                    kMaxJsonDepth));
+    return std::nullopt;
+  }
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {

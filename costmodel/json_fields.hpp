@@ -105,16 +105,30 @@ inline constexpr sim::Time kMaxPerEventDuration = sim::Time::seconds(1);
 inline constexpr std::size_t kMaxInputFileBytes = std::size_t{16} << 20;
 
 // Reads the whole file at `path`, a `kind` such as "scenario" or "profile" for the messages. On
-// failure (cannot open, not a regular file, over `max_bytes`) adds one problem at "/" and returns
-// std::nullopt; the size is checked before anything is read.
+// failure (cannot open, not a regular file: a folder, a FIFO, a device, over `max_bytes`) adds
+// one problem at "/" and returns std::nullopt; the file is opened without blocking and judged
+// by what was opened, and its size is checked before anything is read, so no input can hang
+// the reader or make it read without bound.
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
                                            std::string_view kind, Diagnostics& diagnostics);
+
+// "a folder", "a FIFO (named pipe), which parasim does not read", ...: a stat mode's file kind.
+const char* file_kind_text(unsigned mode);
+
+// The deepest nesting of arrays and objects in a JSON text (strings skipped), counting stops once
+// past `stop_above`. Linear, no recursion.
+std::size_t json_nesting_depth(std::string_view text, std::size_t stop_above);
+
+// The deepest nesting any input may have: the readers and re-serialisers of nlohmann::json
+// recurse once per level, so a document 100,000 levels deep would overflow the stack. A
+// scenario nests fewer than 10 levels, a validation file with its scenarios fewer than 15.
+inline constexpr std::size_t kMaxJsonDepth = 64;
 
 // The problem of a text over `max_bytes`, as read_input_file words it (for parsers given text).
 std::string file_too_large_message(std::size_t size, std::size_t max_bytes, std::string_view kind);
 
-// Parses a whole input file as JSON. On failure adds one problem at "/" ("invalid JSON at byte N:
-// ..." for a syntax error, "invalid JSON: a number beyond the range of a double ..." for a literal
+// Parses a whole input file as JSON. On failure adds one problem at "/" (nested deeper than
+// kMaxJsonDepth; "invalid JSON at byte N: ..." for a syntax error, "invalid JSON: a number beyond the range of a double ..." for a literal
 // such as 9e308, which nlohmann::json refuses with out_of_range rather than parse_error) and
 // returns std::nullopt; it never throws a JSON exception.
 std::optional<nlohmann::json> parse_json_document(std::string_view text, Diagnostics& diagnostics);

@@ -76,8 +76,8 @@ Profile parse_profile(const std::string& text, const std::string& file_name,
 //                 set explicitly;
 //   overlap       CostModel's overlap slowdowns (median over the points of overlapped / alone);
 //   solvers       CostModel::measured_solver_time.
-// Adds a warning when the provenance device differs from the cluster's device name (compared
-// case-insensitively).
+// Adds a warning when the provenance device is another model than the cluster's device
+// (profile_fit.hpp, device_model; the commands refuse such a profile unless allowed).
 CostModel make_cost_model(const ClusterSpec& cluster, const Profile* profile);
 
 }  // namespace parasim::cost

@@ -1,24 +1,12 @@
 // make_cost_model (profile.hpp): a profile's overrides and measured tables into a CostModel.
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
-
 #include "costmodel/measured_gemm_model.hpp"
 #include "costmodel/measured_scalars.hpp"
 #include "costmodel/profile.hpp"
+#include "costmodel/profile_fit.hpp"
 
 namespace parasim::cost {
-namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-}  // namespace
 
 CostModel make_cost_model(const ClusterSpec& cluster, const Profile* profile) {
   if (profile == nullptr) return CostModel(cluster);
@@ -29,7 +17,7 @@ CostModel make_cost_model(const ClusterSpec& cluster, const Profile* profile) {
 
   auto warnings = std::make_shared<CostWarnings>();
   const std::string& measured_on = t.provenance.device;
-  if (!measured_on.empty() && lower(measured_on) != lower(c.device.name)) {
+  if (!measured_on.empty() && device_model(measured_on) != device_model(c.device.name)) {
     warnings->add(
         fmt::format("the profile was measured on \"{}\" but the cluster's device is "
                     "\"{}\"",

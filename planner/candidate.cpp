@@ -2,14 +2,27 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
 
+cost::ClusterSpec cluster_for_gpus(const cost::ClusterSpec& base, int gpus) {
+  cost::ClusterSpec c = base;
+  const int gpn = base.gpus_per_node;
+  if (gpn > 0 && gpus >= gpn) {
+    c.nodes = gpus / gpn;
+  } else {
+    c.nodes = 1;
+    c.gpus_per_node = std::max(1, gpus);
+  }
+  return c;
+}
+
 strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c) {
   strat::Scenario s = base;
-  const int gpn = base.cluster.gpus_per_node;
-  s.cluster.nodes = gpn > 0 && c.gpus >= gpn ? c.gpus / gpn : 1;
+  s.cluster = cluster_for_gpus(base.cluster, c.gpus);
   auto& p = s.parallel;
   p.dp = c.dp;
   p.tp = c.tp;

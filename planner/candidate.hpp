@@ -26,9 +26,19 @@ struct Candidate {
   int block_size = 1024;  // Shampoo/DASH max_preconditioner_dim
 };
 
-// The base scenario with the candidate's fields (cluster nodes = gpus / gpus_per_node); the
+// The base cluster cut to `gpus` of its GPUs: whole nodes (nodes = gpus / gpus_per_node) or, for
+// fewer GPUs than a node holds, one node of `gpus` GPUs (`plan --gpus 4` on 8-GPU nodes).
+cost::ClusterSpec cluster_for_gpus(const cost::ClusterSpec& base, int gpus);
+
+// The base scenario with the candidate's fields (its cluster cluster_for_gpus(c.gpus)); the
 // stages even (stage_layers cleared); optimizer post-validation as set only for the zero-bubble
 // schedules (else the schedule's default).
+// cluster_for_gpus(base.cluster, c.gpus).gpus_per_node without copying the cluster.
+inline int node_size(const strat::Scenario& base, const Candidate& c) {
+  const int gpn = base.cluster.gpus_per_node;
+  return c.gpus >= gpn ? gpn : c.gpus;
+}
+
 strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c);
 // Whether the candidate runs with optimizer post-validation (apply_candidate's rule, without
 // building the scenario): strat::post_validation of apply_candidate(base, c).parallel.

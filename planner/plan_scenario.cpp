@@ -10,10 +10,12 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   json s = document;
   s.erase("search");
   s["description"] = "Planned by parasim plan from " + base.source_file + ": " + describe(c) + ".";
-  const int gpn = base.cluster.gpus_per_node;
-  const int nodes = c.gpus >= gpn ? c.gpus / gpn : 1;
+  const cost::ClusterSpec cluster = cluster_for_gpus(base.cluster, c.gpus);
   if (s["cluster"].is_string()) s["cluster"] = json{{"preset", s["cluster"]}};
-  s["cluster"]["nodes"] = nodes;
+  s["cluster"]["nodes"] = cluster.nodes;
+  if (cluster.gpus_per_node != base.cluster.gpus_per_node) {
+    s["cluster"]["gpus_per_node"] = cluster.gpus_per_node;  // part of one node
+  }
   json& p = s["parallel"];
   if (!p.is_object()) p = json::object();
   p["dp"] = c.dp;
@@ -38,25 +40,6 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
     }
   }
   return s;
-}
-
-strat::Scenario load_scenario_or_plan(const std::string& path, const strat::ScenarioLimits& limits) {
-  cost::Diagnostics d(path);
-  const auto text = cost::read_input_file(path, limits.max_file_bytes, "scenario", d);
-  if (!text) throw cost::InputError(std::move(d));
-  const json doc = json::parse(*text, nullptr, false);
-  if (doc.is_object() && doc.contains("parasim_plan")) {
-    if (!doc["parasim_plan"].is_number_integer() || doc["parasim_plan"].get<long long>() != 1) {
-      d.add("/parasim_plan", "expected 1 (this parasim reads plan files of version 1)");
-      throw cost::InputError(std::move(d));
-    }
-    if (!doc.contains("scenario") || !doc["scenario"].is_object()) {
-      d.add("/scenario", "expected the planned scenario (an object)");
-      throw cost::InputError(std::move(d));
-    }
-    return strat::parse_scenario(doc["scenario"].dump(), path + " (/scenario)", limits);
-  }
-  return strat::parse_scenario(*text, path, limits);
 }
 
 }  // namespace parasim::plan

@@ -1,13 +1,13 @@
 #pragma once
-// parasim::plan scenario files — a candidate written out as a scenario, and `simulate` reading a
-// plan file (docs/plan.md).
+// parasim::plan scenario files — a candidate written out as a scenario (docs/plan.md).
 //
 // The written scenario is the user's scenario document with the searched fields set: the whole
 // "parallel" section written out (every searched key, the others kept as the user gave them),
 // "training" micro_batch, recompute and attention, "optimizer" name, stacking and block size,
 // "cluster" nodes (gpus / gpus_per_node); "search" removed. Model and cluster keep the user's
 // form (a preset stays a preset), so `parasim simulate plan.json` parses exactly the question
-// that was planned and reproduces the plan's figures.
+// that was planned and reproduces the plan's figures. Plan files are read back by
+// strategies/input/scenario_file.hpp, as every command reads them.
 
 #include <string>
 
@@ -21,10 +21,5 @@ namespace parasim::plan {
 
 nlohmann::json scenario_json(const nlohmann::json& document, const strat::Scenario& base,
                              const Candidate& c);
-
-// A scenario file, or a plan file ({"parasim_plan": 1, "scenario": {...}}) whose scenario is
-// parsed (its problems reported under /scenario). Throws cost::InputError.
-strat::Scenario load_scenario_or_plan(const std::string& path,
-                                      const strat::ScenarioLimits& limits = {});
 
 }  // namespace parasim::plan

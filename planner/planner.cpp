@@ -6,10 +6,10 @@
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include "sim/engine.hpp"
+#include "sim/worker_threads.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
@@ -141,10 +141,7 @@ ScreenTally screen_share(const strat::Scenario& base, const SearchSpace& space,
       next.store(blocks);  // past every share's last block
     }
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t);
-  worker(0);
-  for (auto& t : pool) t.join();
+  sim::run_workers(threads, worker);
   if (error) std::rethrow_exception(error);
   ScreenTally tally;
   for (const ScreenTally& a : tallies) tally.merge(a);
@@ -228,7 +225,6 @@ std::optional<PlanResult> run_plan_shared(const strat::Scenario& base, const Sea
   const int threads = std::max(1, o.simulate_threads > 0 ? o.simulate_threads : o.threads);
   std::mutex error_mutex;
   std::exception_ptr error;
-  std::vector<std::thread> pool;
 
   // The simulate tier.
   const auto t1 = Clock::now();
@@ -256,9 +252,7 @@ std::optional<PlanResult> run_plan_shared(const strat::Scenario& base, const Sea
       next_sim.store(chosen.size());
     }
   };
-  for (int t = 1; t < threads; ++t) pool.emplace_back(sim_worker, t);
-  sim_worker(0);
-  for (auto& t : pool) t.join();
+  sim::run_workers(threads, sim_worker);
   if (error) std::rethrow_exception(error);
   {
     const Candidate own = candidate_of(base);

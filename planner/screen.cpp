@@ -152,7 +152,7 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
   if (it != programs_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
   const cost::CostModel& costs = costs_.at(c.gpus);
-  const strat::RankLayout layout(replica_spec(c), base_.cluster.gpus_per_node);
+  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
   const cost::GroupPlacement tp_group = layout.tp_group(0, 0);
   const cost::GroupPlacement cp_group = layout.replica_block_group(0, 0, c.cp);
   const strat::LayerProgram layer = strat::transformer_layer_program(sc, costs);
@@ -176,7 +176,7 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
 
 double Screen::p2p_time(const Candidate& c) {
   if (c.pp == 1) return 0;
-  const strat::RankLayout layout(replica_spec(c), base_.cluster.gpus_per_node);
+  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
   const bool inter = layout.pipeline_link(0, 1, 0, 0) == cost::LinkClass::kInterNode;
   const ScreenKey key{{c.gpus, c.tp, c.cp, c.micro_batch, inter}};
   auto it = p2p_.find(key);
@@ -200,7 +200,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   if (it != stages_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
   const cost::CostModel& costs = costs_.at(c.gpus);
-  const strat::RankLayout layout(replica_spec(c), base_.cluster.gpus_per_node);
+  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
   const int replicas = c.dp * c.cp;
   const int layers = base_.model.layers / c.pp;
   const bool mixed = base_.training.precision != cost::Dtype::kFp32;
@@ -299,7 +299,7 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
   auto it = zero3_.find(key);
   if (it != zero3_.end()) return it->second;
   const cost::CostModel& costs = costs_.at(c.gpus);
-  const strat::RankLayout layout(replica_spec(c), base_.cluster.gpus_per_node);
+  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
   const double params = strat::layer_params_per_tp_rank(base_.model, c.tp);
   std::pair<double, double> t{0, 0};
   if (c.dp * c.cp > 1) {

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
@@ -21,12 +24,87 @@ constexpr const char* kKeys[] = {"gpus",       "dp",          "tp",         "pp"
                                  "tp_placement", "optimizer", "block_size", "max_staleness",
                                  "allow_async", "tp_across_nodes"};
 
+// The divisors of n up to cap, ascending (trial division to the square root).
 std::vector<int> divisors(long long n, long long cap) {
+  std::vector<int> low, high;
+  for (long long d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    if (d <= cap) low.push_back(static_cast<int>(d));
+    if (d != n / d && n / d <= cap) high.push_back(static_cast<int>(n / d));
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+// Every whole number that divides at least one of `counts`, ascending: for each d, its multiples
+// up to the largest count (a harmonic sum, whatever the number of counts).
+std::vector<int> divisors_of_any(const std::vector<int>& counts) {
+  int largest = 0;
+  for (int g : counts) largest = std::max(largest, g);
+  std::vector<bool> is_count(static_cast<std::size_t>(largest) + 1, false);
+  for (int g : counts) is_count[static_cast<std::size_t>(g)] = true;
   std::vector<int> out;
-  for (long long d = 1; d <= n && d <= cap; ++d) {
-    if (n % d == 0) out.push_back(static_cast<int>(d));
+  for (int d = 1; d <= largest; ++d) {
+    for (int k = d; k <= largest; k += d) {
+      if (is_count[static_cast<std::size_t>(k)]) {
+        out.push_back(d);
+        break;
+      }
+    }
   }
   return out;
+}
+
+// The layouts dp x tp x pp x cp = g for every g of `gpus`, each degree from its list, in the
+// lists' order (g, then tp, pp, cp), enumerated over the divisors of g only, so that long lists
+// cost nothing where they do not divide. Stops once more than `limit` layouts are found (the
+// caller refuses the space): the work is bounded by the limit, not by the lists' product.
+std::vector<Layout> enumerate_layouts(const std::vector<int>& gpus, const std::vector<int>& dps,
+                                      const std::vector<int>& tps, const std::vector<int>& pps,
+                                      const std::vector<int>& cps, std::uint64_t limit,
+                                      bool* over_limit) {
+  auto positions = [](const std::vector<int>& list) {
+    std::unordered_map<int, std::size_t> at;
+    for (std::size_t i = 0; i < list.size(); ++i) at.emplace(list[i], i);
+    return at;
+  };
+  const auto tp_at = positions(tps), pp_at = positions(pps), cp_at = positions(cps);
+  const std::unordered_set<int> dp_set(dps.begin(), dps.end());
+  // The divisors of g that `at` lists, in the list's order.
+  auto listed = [](const std::vector<int>& divs, const std::unordered_map<int, std::size_t>& at) {
+    std::vector<std::pair<std::size_t, int>> found;
+    for (int x : divs) {
+      if (auto it = at.find(x); it != at.end()) found.emplace_back(it->second, x);
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<int> out;
+    for (const auto& entry : found) out.push_back(entry.second);
+    return out;
+  };
+  std::vector<Layout> layouts;
+  *over_limit = false;
+  for (int g : gpus) {
+    const std::vector<int> divs = divisors(g, g);
+    const std::vector<int> tp_list = listed(divs, tp_at), pp_list = listed(divs, pp_at),
+                           cp_list = listed(divs, cp_at);
+    for (int tp : tp_list) {
+      for (int pp : pp_list) {
+        if ((g / tp) % pp != 0) continue;
+        for (int cp : cp_list) {
+          const long long tpc = static_cast<long long>(tp) * pp * cp;
+          if (g % tpc != 0) continue;
+          const int dp = static_cast<int>(g / tpc);
+          if (dp_set.count(dp) == 0) continue;
+          if (layouts.size() >= limit) {
+            *over_limit = true;
+            return layouts;
+          }
+          layouts.push_back(Layout{g, dp, tp, pp, cp});
+        }
+      }
+    }
+  }
+  return layouts;
 }
 
 // A --search value: whole numbers and booleans as JSON numbers and booleans, else strings.
@@ -39,6 +117,12 @@ json flag_value(const std::string& token) {
   }
   return token;
 }
+
+// At most this many layouts (gpus, dp, tp, pp, cp) in one space: 20 bytes each.
+constexpr std::uint64_t kMaxLayouts = std::uint64_t{1} << 22;
+
+// At most this many problems from one axis list (each value of a long list could be one).
+constexpr std::size_t kMaxProblems = 20;
 
 struct Specs {
   std::map<std::string, std::pair<json, std::string>> by_key;  // key -> (value, path)
@@ -63,8 +147,10 @@ class AxisReader {
     if (v.is_object()) {
       std::optional<long long> mn, mx;
       for (const auto& [k, x] : v.items()) {
-        if ((k != "min" && k != "max") || !x.is_number_integer()) {
-          d_.add(path + "/" + k, "expected \"min\" or \"max\" with a whole number");
+        if ((k != "min" && k != "max") || !in_range(x, lo, hi)) {
+          d_.add(path + "/" + k, fmt::format("expected \"min\" or \"max\" with a whole number "
+                                             "from {} to {}",
+                                             lo, hi));
           continue;
         }
         (k == "min" ? mn : mx) = x.get<long long>();
@@ -87,15 +173,24 @@ class AxisReader {
     std::vector<int> out;
     const json list = v.is_array() ? v : json::array({v});
     if (list.empty()) d_.add(path, "empty list: give at least one value");
+    const auto range = static_cast<std::uint64_t>(hi - lo) + 1;
+    if (list.size() > range) {  // refused before any value is looked at
+      d_.add(path, fmt::format("{} values, more than the {} whole numbers from {} to {} the axis "
+                               "can take",
+                               list.size(), range, lo, hi));
+      return out;
+    }
+    std::unordered_set<int> seen;
     for (std::size_t i = 0; i < list.size(); ++i) {
       const json& x = list[i];
       const std::string at = v.is_array() ? fmt::format("{}/{}", path, i) : path;
-      if (!x.is_number_integer() || x.get<long long>() < lo || x.get<long long>() > hi) {
+      if (!in_range(x, lo, hi)) {
         d_.add(at, fmt::format("expected a whole number from {} to {}", lo, hi));
+        if (d_.problems().size() >= kMaxProblems) return out;  // a million bad values: enough said
         continue;
       }
       const int n = x.get<int>();
-      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+      if (seen.insert(n).second) out.push_back(n);
     }
     return out;
   }
@@ -109,6 +204,11 @@ class AxisReader {
     const json list = v.is_array() ? v : json::array({v});
     std::vector<std::string> out;
     if (list.empty()) d_.add(spec->second, "empty list: give at least one value");
+    if (list.size() > allowed.size()) {  // refused before any value is looked at
+      d_.add(spec->second, fmt::format("{} values, more than the {} the axis has ({})",
+                                       list.size(), allowed.size(), join_names(allowed)));
+      return out;
+    }
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string at = v.is_array() ? fmt::format("{}/{}", spec->second, i) : spec->second;
       const json& x = list[i];
@@ -120,6 +220,14 @@ class AxisReader {
       if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
     }
     return out;
+  }
+
+  // A JSON whole number in [lo, hi]; an unsigned value above the signed range
+  // (18446744073709551615) is out of range, not wrapped.
+  static bool in_range(const json& x, long long lo, long long hi) {
+    if (x.is_number_unsigned()) return x.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) &&
+                                       x.get<std::uint64_t>() >= static_cast<std::uint64_t>(lo);
+    return x.is_number_integer() && x.get<long long>() >= lo && x.get<long long>() <= hi;
   }
 
   static std::string join(const std::vector<int>& v) {
@@ -229,7 +337,7 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
     }
     specs.by_key[key] = {list, "--search " + key};
   }
-  if (options.gpus > 0 && specs.by_key.count("gpus") == 0) {
+  if (options.gpus > 0) {  // the flag wins over search.gpus, as --search flags do
     specs.by_key["gpus"] = {json::array({options.gpus}), "--gpus"};
   }
   AxisReader r(specs, d);
@@ -264,21 +372,20 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   }
 
   const std::vector<int> gpus = r.integers("gpus", {cluster_gpus}, 1, base.cluster.total_gpus());
+  std::vector<int> partial_nodes;
   for (int g : gpus) {
-    if (g > gpn && g % gpn != 0) {
-      d.add(r.find("gpus") ? r.find("gpus")->second : "/search/gpus",
-            fmt::format("{} GPUs is not a whole number of nodes of {} GPUs", g, gpn));
-    }
+    if (g > gpn && g % gpn != 0) partial_nodes.push_back(g);
   }
-  long long all_divisors_of = 0;
-  for (int g : gpus) all_divisors_of = std::max<long long>(all_divisors_of, g);
-  std::vector<int> any;  // divisors of any GPU count
-  for (int g : gpus) {
-    for (int x : divisors(g, g)) {
-      if (std::find(any.begin(), any.end(), x) == any.end()) any.push_back(x);
-    }
+  if (!partial_nodes.empty()) {
+    d.add(r.find("gpus") ? r.find("gpus")->second : "/search/gpus",
+          partial_nodes.size() == 1
+              ? fmt::format("{} GPUs is not a whole number of nodes of {} GPUs",
+                            partial_nodes.front(), gpn)
+              : fmt::format("{} of the GPU counts (the first {}) are not whole numbers of nodes "
+                            "of {} GPUs",
+                            partial_nodes.size(), partial_nodes.front(), gpn));
   }
-  std::sort(any.begin(), any.end());
+  const std::vector<int> any = divisors_of_any(gpus);  // divisors of any GPU count
   std::vector<int> tp_default;
   for (int x : any) {
     if (s.tp_across_nodes || x <= gpn) tp_default.push_back(x);
@@ -287,23 +394,6 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   const auto tps = r.integers("tp", tp_default, 1, 1 << 12);
   const auto pps = r.integers("pp", any, 1, 1 << 12);
   const auto cps = r.integers("cp", any, 1, 1 << 12);
-  for (int g : gpus) {
-    for (int tp : tps) {
-      for (int pp : pps) {
-        for (int cp : cps) {
-          const long long tpc = static_cast<long long>(tp) * pp * cp;
-          if (g % tpc != 0) continue;
-          const int dp = static_cast<int>(g / tpc);
-          if (std::find(dps.begin(), dps.end(), dp) == dps.end()) continue;
-          s.layouts.push_back(Layout{g, dp, tp, pp, cp});
-        }
-      }
-    }
-  }
-  if (s.layouts.empty() && d.ok()) {
-    d.add("/search", "no dp x tp x pp x cp of the given degrees uses the GPUs asked for ("
-                     + AxisReader::join(gpus) + ")");
-  }
   for (const auto& name : r.names("sequence_parallel", {"false", "true"}, {"false", "true"})) {
     s.sequence_parallel.push_back(name == "true");
   }
@@ -385,6 +475,34 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
       o.block_size = b;
       s.optimizers.push_back(o);
       if (o.kind == strat::OptimizerKind::kAdamW) break;  // block size is Shampoo's
+    }
+  }
+  // The layouts last: the other axes' product bounds how many may be enumerated.
+  if (d.ok()) {
+    s.layouts.push_back(Layout{});  // one stand-in layout: the product of the other axes
+    const double others = static_cast<double>(s.size());
+    s.layouts.clear();
+    const double fit = std::floor(options.max_candidates / std::max(1.0, others));
+    const auto limit = static_cast<std::uint64_t>(std::min(fit, static_cast<double>(kMaxLayouts)));
+    bool over = false;
+    s.layouts = enumerate_layouts(gpus, dps, tps, pps, cps, limit, &over);
+    if (fit < 1) {
+      d.add("/search", fmt::format("the axes other than the layout already make {} candidates, "
+                                   "over the limit of {} (--max-candidates); narrow an axis with "
+                                   "/search or --search",
+                                   others, options.max_candidates));
+    } else if (over) {
+      d.add("/search",
+            fmt::format("more than {} layouts of dp x tp x pp x cp, which with the other axes' {} "
+                        "values is over the limit of {} candidates (--max-candidates){}; narrow "
+                        "gpus, dp, tp, pp or cp",
+                        limit, others, options.max_candidates,
+                        fit > static_cast<double>(kMaxLayouts)
+                            ? fmt::format(" or of {} layouts", kMaxLayouts)
+                            : std::string()));
+    } else if (s.layouts.empty()) {
+      d.add("/search", "no dp x tp x pp x cp of the given degrees uses the GPUs asked for (" +
+                           AxisReader::join(gpus) + ")");
     }
   }
   if (d.ok() && static_cast<double>(s.size()) > options.max_candidates) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "costmodel/diagnostics.hpp"
 #include "costmodel/units.hpp"
 #include "report/number_text.hpp"
 
@@ -26,11 +27,14 @@ void line(std::string& out, fmt::format_string<Args...> format, Args&&... args) 
 // The text report's sections, in the order printed, each ending with its blank line but the last.
 void header_section(std::string& o, const strat::Scenario& sc, const strat::StepReport& r) {
   const auto& p = sc.parallel;
-  line(o, "parasim simulate: {}", r.scenario);
-  line(o, "  model {} ({:.2f} B parameters), {} layers, sequence {}", sc.model.name,
-       static_cast<double>(sc.model.total_params()) / 1e9, sc.model.layers, sc.model.seq_len);
-  line(o, "  cluster {}: {} x {} = {} x {}", sc.cluster.name, count_of(sc.cluster.nodes, "node"),
-       count_of(sc.cluster.gpus_per_node, "GPU"), r.total_gpus, sc.cluster.device.name);
+  // Names come from the file: one line each, whatever they hold (cost::printable).
+  line(o, "parasim simulate: {}", cost::printable(r.scenario));
+  line(o, "  model {} ({:.2f} B parameters), {} layers, sequence {}",
+       cost::printable(sc.model.name), static_cast<double>(sc.model.total_params()) / 1e9,
+       sc.model.layers, sc.model.seq_len);
+  line(o, "  cluster {}: {} x {} = {} x {}", cost::printable(sc.cluster.name),
+       count_of(sc.cluster.nodes, "node"), count_of(sc.cluster.gpus_per_node, "GPU"),
+       r.total_gpus, cost::printable(sc.cluster.device.name));
   line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, ZeRO {}, recompute {}, {}{}", p.dp,
        p.tp, p.tp_placement == strat::TpPlacement::kTsp ? " (TSP)" : "", p.pp,
        p.cp > 1 ? fmt::format(" cp {}{}", p.cp, p.cp_allgather ? " (all-gather)" : " (ring)")

@@ -216,25 +216,7 @@ std::string stem_of(const std::string& path) {
 // Reads a whole file or reports why not; nullopt on failure.
 std::optional<std::string> read_file(const std::string& path, const ValidationLimits& limits,
                                      Diagnostics& d) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    d.add("", "cannot open the file (does it exist and is it readable?)");
-    return std::nullopt;
-  }
-  const auto size = fs::file_size(path, ec);
-  if (!ec && size > limits.max_file_bytes) {
-    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a validation file",
-                          size, limits.max_file_bytes));
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    d.add("", "cannot open the file (does it exist and is it readable?)");
-    return std::nullopt;
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  return cost::read_input_file(path, limits.max_file_bytes, "validation", d);
 }
 
 // The file's "profile", resolved against the folder of the validation file at `path`; its
@@ -264,13 +246,9 @@ ValidationFile parse_validation_file(std::string_view text, const std::string& p
                           text.size(), limits.max_file_bytes));
     throw cost::InputError(std::move(d));
   }
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    d.add("", fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
-    throw cost::InputError(std::move(d));
-  }
+  const std::optional<json> document = cost::parse_json_document(text, d);
+  if (!document) throw cost::InputError(std::move(d));
+  const json& root = *document;
   ValidationFile out;
   out.path = path;
   out.name = stem_of(path);
@@ -334,13 +312,9 @@ std::vector<ValidationFile> load_validation_set(const std::string& file_or_folde
       const auto text = read_file(path, limits, d);
       if (!text) throw cost::InputError(std::move(d));
       if (folder) {  // skip JSON files that are not validation files (guard.json, ...)
-        json root;
-        try {
-          root = json::parse(*text);
-        } catch (const json::parse_error&) {
-          // parse_validation_file reports it with the byte
-        }
-        if (root.is_object() && !root.contains("parasim_validation")) continue;
+        Diagnostics ignored(path);  // parse_validation_file reports what is wrong
+        const std::optional<json> root = cost::parse_json_document(*text, ignored);
+        if (root && root->is_object() && !root->contains("parasim_validation")) continue;
       }
       files.push_back(parse_validation_file(*text, path, limits));
     } catch (const cost::InputError& e) {

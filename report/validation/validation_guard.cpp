@@ -52,26 +52,12 @@ const GroupStats* find_group(const std::vector<GroupStats>& groups, GroupScope s
 
 Guard load_guard(const std::string& path) {
   Diagnostics d(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    d.add("", "cannot open the file (does it exist and is it readable?)");
-    throw cost::InputError(std::move(d));
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  if (text.size() > kMaxGuardBytes) {
-    d.add("", fmt::format("file is {} bytes, over the limit of {} bytes for a guard", text.size(),
-                          kMaxGuardBytes));
-    throw cost::InputError(std::move(d));
-  }
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    d.add("", fmt::format("invalid JSON at byte {}: {}", e.byte, e.what()));
-    throw cost::InputError(std::move(d));
-  }
+  const std::optional<std::string> text =
+      cost::read_input_file(path, kMaxGuardBytes, "validation guard", d);
+  if (!text) throw cost::InputError(std::move(d));
+  const std::optional<json> document = cost::parse_json_document(*text, d);
+  if (!document) throw cost::InputError(std::move(d));
+  const json& root = *document;
   Guard g;
   g.path = path;
   JsonObjectReader r(root, "", d);

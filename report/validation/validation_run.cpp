@@ -9,10 +9,11 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "report/step_report.hpp"
+#include "costmodel/profile_fit.hpp"
 #include "sim/engine.hpp"
+#include "sim/worker_threads.hpp"
 #include "sim/time.hpp"
 
 namespace parasim::validation {
@@ -25,8 +26,10 @@ struct Outcome {
   bool input_failure = true;  // the failure is the input's (exit 2), not parasim's (exit 1)
 };
 
-void simulate(const ValidationCase& c, const cost::Profile* profile, Outcome& out) {
+void simulate(const ValidationCase& c, const cost::Profile* profile, bool allow_foreign,
+              Outcome& out) {
   const strat::Scenario& scenario = *c.scenario;
+  if (profile != nullptr) cost::check_profile_fits(*profile, scenario.cluster, allow_foreign);
   const cost::CostModel costs = cost::make_cost_model(scenario.cluster, profile);
   const strat::BuiltWorkload built = strat::build_workload(scenario, costs, {});
   const sim::SimResult sim_result = sim::Engine(built.workload, {}).run();
@@ -64,11 +67,14 @@ void run_one(const ValidationFile& file, const ValidationCase& c, const RunOptio
   const std::string where = fmt::format("{}: /cases/{}: case \"{}\": ", file.path, c.index, c.id);
   try {
     if (c.expressible()) {
-      simulate(c, options.profile != nullptr ? options.profile : file.profile.get(), out);
+      simulate(c, options.profile != nullptr ? options.profile : file.profile.get(),
+               options.allow_foreign_profile, out);
     } else {
       out.result.measured_s =
           c.measured_step_time_s.value_or(std::numeric_limits<double>::quiet_NaN());
     }
+  } catch (const cost::InputError& e) {  // the profile does not describe the case's device
+    out.failure = where + "its profile does not fit:\n" + e.what();
   } catch (const sim::TimeRangeError& e) {
     out.failure = where + e.what() + "; check the scenario's and the profile's hardware figures\n";
   } catch (const std::length_error& e) {
@@ -117,10 +123,7 @@ RunOutput run_cases(const std::vector<ValidationFile>& files,
     }
   };
   const int threads = std::max(1, options.threads);
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  sim::run_workers(threads, [&worker](int) { worker(); });
 
   RunOutput out;
   std::string failures;

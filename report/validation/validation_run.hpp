@@ -64,6 +64,7 @@ struct RunOptions {
   // For every case, instead of its file's own profile (ValidationFile::profile); nullptr: each
   // file's profile, or the analytical model for a file without one.
   const cost::Profile* profile = nullptr;
+  bool allow_foreign_profile = false;  // apply a profile to another device (profile_fit.hpp)
   int threads = 1;
   // Called after each case with (done, total), from worker threads one at a time.
   std::function<void(std::size_t, std::size_t)> progress;

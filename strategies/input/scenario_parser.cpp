@@ -137,11 +137,21 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
                                           : LowRankVariant::kCola;
     }
     l.finish();
+    // One way of saying the rank: two at once would leave one silently unused.
+    const int ways = (rank ? 1 : 0) + (ratio ? 1 : 0) + (attn || mlp ? 1 : 0);
+    if (ways > 1) {
+      d.add(l.path(), "the rank is given more than one way: keep one of \"rank\" (both groups), "
+                      "\"rank_ratio\" (rank over hidden), or \"attn_rank\" with \"mlp_rank\"");
+    } else if ((attn.has_value()) != (mlp.has_value())) {
+      d.add(l.path(), fmt::format("\"{}\" without \"{}\": give both group ranks, or \"rank\" "
+                                  "for both",
+                                  attn ? "attn_rank" : "mlp_rank", attn ? "mlp_rank" : "attn_rank"));
+    }
     const int by_ratio = ratio ? static_cast<int>(std::lround(*ratio * m.hidden)) : 0;
     const int both = rank ? static_cast<int>(*rank) : by_ratio;
     m.low_rank.attn_rank = attn ? static_cast<int>(*attn) : both;
     m.low_rank.mlp_rank = mlp ? static_cast<int>(*mlp) : both;
-    if (!m.low_rank.enabled() && l.valid()) {
+    if (ways == 0 && !m.low_rank.enabled() && l.valid()) {
       d.add(l.path(), "expected \"rank\", \"rank_ratio\", or both \"attn_rank\" and "
                               "\"mlp_rank\"");
     }
@@ -440,7 +450,12 @@ Scenario parse_scenario(std::string_view text, const std::string& file_name,
   }
   const std::optional<json> document = cost::parse_json_document(text, d);
   if (!document) throw cost::InputError(std::move(d));
-  const json& root = *document;
+  return parse_scenario_document(*document, file_name, limits);
+}
+
+Scenario parse_scenario_document(const nlohmann::json& root, const std::string& file_name,
+                                 const ScenarioLimits& limits) {
+  Diagnostics d(file_name);
   Scenario s;
   s.source_file = file_name;
   JsonObjectReader r(root, "", d);

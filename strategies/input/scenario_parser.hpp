@@ -25,6 +25,9 @@ struct ScenarioLimits {
 // Parses `text` read from `file_name` (used in messages only). Throws cost::InputError.
 Scenario parse_scenario(std::string_view text, const std::string& file_name,
                         const ScenarioLimits& limits = {});
+// The same for a document already parsed (a plan's embedded scenario; scenario_file.hpp).
+Scenario parse_scenario_document(const nlohmann::json& document, const std::string& file_name,
+                                 const ScenarioLimits& limits = {});
 
 // The cross-field rules of a Scenario built or changed in code (for example `parasim compare`
 // switching schedules): every violation goes into `diagnostics`, with the JSON path to change.

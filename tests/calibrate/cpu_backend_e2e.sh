@@ -38,8 +38,13 @@ PY
 echo "--- parasim simulate --profile"
 scenario="$source_dir/scenarios/gpt2-medium-gpipe.json"
 "$parasim" simulate "$scenario" --json "$work/plain.json" > /dev/null
-"$parasim" simulate "$scenario" --profile "$work/p.json" --json "$work/profiled.json" \
-  > "$work/profiled.txt" 2> "$work/profiled.err"
+# A CPU's profile on a GPU scenario is refused (exit 2) unless allowed.
+if "$parasim" simulate "$scenario" --profile "$work/p.json" > /dev/null 2> "$work/foreign.err"; then
+  echo "a CPU profile was applied to a GPU scenario without --allow-foreign-profile"; exit 1
+fi
+grep -q "/provenance/backend: the profile was measured by the cpu backend" "$work/foreign.err"
+"$parasim" simulate "$scenario" --profile "$work/p.json" --allow-foreign-profile \
+  --json "$work/profiled.json" > "$work/profiled.txt" 2> "$work/profiled.err"
 grep -q "cost model: profile" "$work/profiled.txt"
 python3 - "$work/plain.json" "$work/profiled.json" <<'PY'
 import json, sys

@@ -417,7 +417,7 @@ TEST_CASE("simulate --profile with an incomplete calibration: one warning saying
   TempDir tmp;
   const std::string partial = tmp.file("partial.json");
   write_text(partial, R"({"parasim_profile": 2,
-      "provenance": {"backend": "cpu", "device": "test CPU"}, "complete": false,
+      "provenance": {"backend": "cuda", "device": "NVIDIA H100 80GB HBM3"}, "complete": false,
       "measurements": {"norms": [{"rows": 4096, "hidden": 4096, "fused_statistic": false,
                                   "bytes": 134234112, "median_s": 0.001, "p20_s": 0.001,
                                   "p80_s": 0.001, "samples": 5}]}})");

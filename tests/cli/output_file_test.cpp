@@ -9,8 +9,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -225,6 +227,29 @@ TEST_CASE("commit_outputs: a failed rename puts back every file placed before it
   CHECK(read_text(second) == "second, new\n");
   CHECK(tmp.entries() == std::vector<std::string>{"first.json", "sub"});
   CHECK(fs::directory_iterator(tmp.path() / "sub")->path().filename() == "second.json");
+}
+
+TEST_CASE("a staged output is removed when SIGINT, SIGTERM or SIGHUP ends the command") {
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    CAPTURE(signal_number);
+    TempDir tmp;
+    const std::string target = tmp.file("r.json");
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {  // stages an output as a command does, then is interrupted before commit
+      for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, SIG_DFL);  // a process's start
+      OutputFile file(target);
+      file.stage("{}\n");
+      ::raise(signal_number);
+      ::_exit(0);  // not reached: the signal's default action ends the process
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == signal_number);
+    const std::vector<std::string> left = tmp.entries();
+    CHECK_MESSAGE(left.empty(), "left behind: " << (left.empty() ? "" : left.front()));
+  }
 }
 
 }  // namespace parasim::cli

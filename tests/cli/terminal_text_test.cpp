@@ -47,3 +47,19 @@ TEST_CASE("JSON through TerminalSafeBuffer stays valid JSON with the same value"
   CHECK(target.str().find("\xc2\x9b") == std::string::npos);
   CHECK(nlohmann::json::parse(target.str()) == j);
 }
+
+TEST_CASE("bidirectional formatting characters are escaped, split across writes included") {
+  // U+202E RLO, U+2066 LRI, U+200F RLM, U+061C ALM; U+2010 (a hyphen, E2 80 90) stays.
+  CHECK(terminal_safe("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x8f" "d\xd8\x9c" "e") ==
+        "a\\u202eb\\u2066c\\u200fd\\u061ce");
+  CHECK(terminal_safe("x\xe2\x80\x90y") == "x\xe2\x80\x90y");
+  CHECK(terminal_safe("ends \xe2\x80") == "ends \xe2\x80");
+  std::ostringstream target;
+  TerminalSafeBuffer buffer(target.rdbuf());
+  std::ostream out(&buffer);
+  out << "a\xe2";
+  out << "\x80";
+  out << "\xae" "b \xe2";
+  out << "\x86\x92" << '\n';  // U+2192 (an arrow) is not a control: written as it came
+  CHECK(target.str() == "a\\u202eb \xe2\x86\x92\n");
+}

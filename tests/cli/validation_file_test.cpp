@@ -260,7 +260,7 @@ TEST_CASE("a folder: other JSON files are skipped; none at all, or a missing pat
   o.path = dir.file("missing.json");
   std::ostringstream out3, err3;
   CHECK(run_validate_against(o, out3, err3) == kExitBadInput);
-  CHECK(err3.str().find("missing.json: /: cannot open the file") != std::string::npos);
+  CHECK(err3.str().find("missing.json: /: cannot open the validation file") != std::string::npos);
 }
 
 }  // namespace

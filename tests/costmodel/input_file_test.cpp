@@ -1,6 +1,7 @@
 // Reading input files (costmodel/json_fields.hpp): the size cap shared by scenarios and profiles,
 // refused before reading; JSON the library cannot hold reported as a problem, never thrown.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <string>
 
@@ -64,6 +65,42 @@ TEST_CASE("parse_json_document reports what nlohmann::json throws, at the root")
   Diagnostics fine("x.json");
   CHECK(parse_json_document("1.7e308", fine));
   CHECK(fine.ok());
+}
+
+TEST_CASE("read_input_file refuses a FIFO without waiting for a writer, and other non-files") {
+  test::TempDir tmp;
+  const std::string fifo = tmp.file("f.json");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  Diagnostics d("f");
+  CHECK(!read_input_file(fifo, 100, "scenario", d));  // returns at once: nothing writes it
+  REQUIRE(d.problems().size() == 1);
+  CHECK(d.problems()[0].message ==
+        "not a regular file: it is a FIFO (named pipe), which parasim does not read (expected a "
+        "scenario JSON file)");
+  Diagnostics dev("n");
+  CHECK(!read_input_file("/dev/null", 100, "profile", dev));
+  REQUIRE(dev.problems().size() == 1);
+  CHECK(dev.problems()[0].message.find("a character device") != std::string::npos);
+}
+
+TEST_CASE("json_nesting_depth counts arrays and objects outside strings, exactly") {
+  CHECK(json_nesting_depth("1", 64) == 0);
+  CHECK(json_nesting_depth("{}", 64) == 1);
+  CHECK(json_nesting_depth(R"({"a": [1, {"b": []}]})", 64) == 4);
+  CHECK(json_nesting_depth(R"(["[[[[", "\"[[", {}])", 64) == 2);  // brackets in strings skipped
+  CHECK(json_nesting_depth(std::string(1000, '['), 10) == 11);    // stops once past the limit
+}
+
+TEST_CASE("parse_json_document refuses nesting past kMaxJsonDepth at the root, and takes 64") {
+  const auto nested = [](std::size_t n) { return std::string(n, '[') + std::string(n, ']'); };
+  Diagnostics fine("ok.json");
+  CHECK(parse_json_document(nested(kMaxJsonDepth), fine));
+  CHECK(fine.ok());
+  Diagnostics deep("deep.json");
+  CHECK(!parse_json_document(nested(100000), deep));
+  REQUIRE(deep.problems().size() == 1);
+  CHECK(deep.problems()[0].json_path.empty());
+  CHECK(deep.problems()[0].message.find("JSON nested more than 64 levels deep") == 0);
 }
 
 }  // namespace parasim::cost

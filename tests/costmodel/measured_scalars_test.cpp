@@ -97,12 +97,12 @@ TEST_CASE("Overlap slowdowns: median ratio overlapped / alone, at least 1") {
 TEST_CASE("make_cost_model: the measured GEMM model only with GEMM points; device name check") {
   Profile p;
   p.measured.launch_overhead = mt(4e-6);
-  p.measured.provenance.device = "NVIDIA H100 80GB HBM3";
+  p.measured.provenance.device = "NVIDIA A100-SXM4-80GB";  // another model (applied as allowed)
   const CostModel roofline = make_cost_model(h100(), &p);
   CHECK(dynamic_cast<const RooflineGemmModel*>(&roofline.gemm_model()) != nullptr);
-  CHECK(has_warning(roofline.warnings(), "measured on \"NVIDIA H100 80GB HBM3\""));
+  CHECK(has_warning(roofline.warnings(), "measured on \"NVIDIA A100-SXM4-80GB\""));
 
-  p.measured.provenance.device = "h100-sxm5-80GB";  // the preset's name, other case: no warning
+  p.measured.provenance.device = "NVIDIA H100 80GB HBM3";  // CUDA's name of the model: no warning
   p.measured.gemm.push_back({{1024, 1024, 1024, 1, Dtype::kBf16}, false, false, mt(1e-5)});
   const CostModel measured = make_cost_model(h100(), &p);
   CHECK(dynamic_cast<const MeasuredGemmModel*>(&measured.gemm_model()) != nullptr);

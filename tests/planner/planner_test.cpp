@@ -13,6 +13,7 @@
 #include "cli/plan_format.hpp"
 #include "costmodel/profile.hpp"
 #include "planner/plan_scenario.hpp"
+#include "planner/cost_models.hpp"
 #include "planner/planner.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
@@ -47,7 +48,7 @@ json llama_document() {
 
 struct Setup {
   strat::Scenario base;
-  std::vector<std::unique_ptr<cost::CostModel>> owned;
+  SpaceCostModels owned;
   CostModels costs;
   SearchSpace space;
 };
@@ -61,14 +62,8 @@ std::unique_ptr<Setup> setup(const json& doc, const std::vector<std::string>& fl
   so.allow_async = allow_async;
   const json* search = doc.contains("search") ? &doc["search"] : nullptr;
   s->space = make_search_space(s->base, search, so, "test.json");
-  std::set<int> gpus{s->base.cluster.total_gpus()};
-  for (const auto& l : s->space.layouts) gpus.insert(l.gpus);
-  for (int g : gpus) {
-    cost::ClusterSpec c = s->base.cluster;
-    c.nodes = std::max(1, g / c.gpus_per_node);
-    s->owned.push_back(std::make_unique<cost::CostModel>(cost::make_cost_model(c, nullptr)));
-    s->costs.by_gpus[g] = s->owned.back().get();
-  }
+  s->owned = make_space_cost_models(s->base, s->space, nullptr);
+  s->costs = s->owned.view;
   return s;
 }
 
@@ -289,7 +284,8 @@ TEST_CASE("bad search sections are refused with their path and nothing is writte
   o.progress = false;
   std::ostringstream out, err;
   CHECK(cli::run_plan_command(o, out, err) == cli::kExitBadInput);
-  CHECK(err.str().find(": /search: the space has") != std::string::npos);
+  CHECK(err.str().find(": /search: ") != std::string::npos);
+  CHECK(err.str().find("over the limit of 1000") != std::string::npos);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "cli/plan_format.hpp"
 #include "costmodel/profile.hpp"
+#include "planner/cost_models.hpp"
 #include "planner/planner.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
@@ -38,20 +39,14 @@ struct Fixture {
   json document = json::parse(kDocument);
   strat::Scenario base = strat::parse_scenario(document.dump(), "share.json");
   SearchSpace space;
-  std::vector<std::unique_ptr<cost::CostModel>> owned;
+  SpaceCostModels owned;
   CostModels costs;
   PlanOptions options;
 
   Fixture() {
     space = make_search_space(base, &document["search"], SearchOptions{}, "share.json");
-    std::set<int> gpus{base.cluster.total_gpus()};
-    for (const auto& l : space.layouts) gpus.insert(l.gpus);
-    for (int g : gpus) {
-      cost::ClusterSpec c = base.cluster;
-      c.nodes = std::max(1, g / c.gpus_per_node);
-      owned.push_back(std::make_unique<cost::CostModel>(cost::make_cost_model(c, nullptr)));
-      costs.by_gpus[g] = owned.back().get();
-    }
+    owned = make_space_cost_models(base, space, nullptr);
+    costs = owned.view;
     options.threads = 1;
     options.keep_all = true;  // the merged --json list too
   }
