@@ -263,6 +263,19 @@ int main(int argc, char** argv) {
                    "Refuse a space larger than N candidates (exit 2)")
       ->default_val(1e8)
       ->check(parasim::cli::finite_range(1, 1e18));
+  plan->add_option("--for", pl.trainer,
+                   "Plan only what TRAINER runs as exported (megatron: megatron-core 0.19.2, "
+                   "deepspeed: DeepSpeed 0.19.8, torchtitan: torchtitan 0.3.0), simulated with "
+                   "its defaults where the scenario does not choose (its framework preset, its "
+                   "gradient precision); also the scenario's search.trainer")
+      ->type_name("TRAINER")
+      ->check(CLI::IsMember({"megatron", "deepspeed", "torchtitan"}));
+  plan->add_option("--tie", pl.tie_percent,
+                   "Rows within PERCENT of the winner's step time are marked as a tie (default: "
+                   "parasim's step-time error for the regime, docs/validation.md: 7.2 multi-node, "
+                   "23.8 on one node; 0: off)")
+      ->type_name("PERCENT")
+      ->check(parasim::cli::finite_range(0, 100));
   plan->add_flag("--timings", pl.timings, "Print the wall time of each tier");
 
   std::string validate_path;

@@ -26,7 +26,11 @@
 #include "costmodel/profile.hpp"
 #include "costmodel/profile_fit.hpp"
 #include "planner/cost_models.hpp"
+#include "planner/feasibility.hpp"
+#include "planner/plan_question.hpp"
+#include "planner/plan_scenario.hpp"
 #include "planner/planner.hpp"
+#include "planner/trainer_filter.hpp"
 #include "sim/time.hpp"
 #include "strategies/input/scenario_file.hpp"
 
@@ -48,6 +52,40 @@ plan::SpaceShare space_share(const calib::ProcessGroup* group) {
   share.size = group->size();
   share.gather = [group](const std::string& bytes) { return group->gather(bytes); };
   return share;
+}
+
+// The table's annotations: the trainer asked for and its defaults, or which trainers run each
+// row shown; the tie tolerance.
+PlanAnnotations annotations(const plan::PlanQuestion& q, const plan::PlanResult& r,
+                            const PlanCommandOptions& o, const strat::ScenarioFile& file) {
+  PlanAnnotations a;
+  a.trainer_label = q.trainer_label;
+  a.defaults = q.defaults;
+  if (q.trainer && r.yours && r.yours->ran) {
+    const auto differences = plan::export_differences(q.base, *q.trainer);
+    if (!differences.empty()) {
+      a.yours_refused = differences.front().path + ": " + differences.front().feature;
+      if (differences.size() > 1) {
+        a.yours_refused += fmt::format(" (and {} more)", differences.size() - 1);
+      }
+    }
+  }
+  if (!q.trainer) {
+    if (r.yours && r.yours->ran) {
+      a.yours_runs_on = trainer_letters(plan::trainers_running(q.document, file.file));
+    }
+    for (int i = 0; i < std::min(r.ranked, 10); ++i) {
+      const plan::Candidate& c = r.simulated[static_cast<std::size_t>(i)].screened.candidate;
+      a.runs_on.push_back(trainer_letters(
+          plan::trainers_running(plan::scenario_json(q.document, q.base, c), file.file)));
+    }
+  }
+  if (o.tie_percent >= 0) {
+    a.tie = {o.tie_percent / 100, "", "--tie"};
+  } else if (r.ranked > 0) {
+    a.tie = plan::model_error(q.base, r.simulated.front().screened.candidate.gpus);
+  }
+  return a;
 }
 
 int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ostream& out,
@@ -80,9 +118,13 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     }
     check_input_file(o.scenario);
     if (!o.profile.empty()) check_input_file(o.profile);
-    const strat::ScenarioFile scenario_file = strat::load_scenario_file(o.scenario);
-    const strat::Scenario& base = scenario_file.scenario;
-    const nlohmann::json& document = scenario_file.document;
+    strat::ScenarioLimits limits;
+    limits.layout_optional = true;  // no "parallel": the planner chooses, no "yours" row
+    const strat::ScenarioFile scenario_file = strat::load_scenario_file(o.scenario, limits);
+    const plan::PlanQuestion question = plan::plan_question(
+        scenario_file, plan::requested_trainer(o.trainer, scenario_file), limits);
+    const strat::Scenario& base = question.base;
+    const nlohmann::json& document = question.document;
     plan::SearchOptions so;
     so.allow_async = o.allow_async;
     so.gpus = o.gpus;
@@ -118,6 +160,8 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     po.simulate_threads = o.threads > 0 ? o.threads : cores;
     po.keep_all = !o.json.empty();
     po.keep = o.keep;
+    po.trainer = question.trainer;
+    po.yours = base.layout_given;
     const bool terminal = root && o.progress && isatty(STDERR_FILENO) == 1;
     const auto start = std::chrono::steady_clock::now();
     if (terminal) {
@@ -141,17 +185,28 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     const plan::PlanResult& r = *shared;
     if (terminal) err << "\r" << std::string(60, ' ') << "\r" << std::flush;
 
-    const std::string text_out = format_plan_text(base, r, o.timings);
+    const std::string text_out =
+        format_plan_text(base, r, o.timings, annotations(question, r, o, scenario_file));
     if (!o.json.empty()) json_file.stage(candidates_json(base, r).dump(2) + "\n");
     if (r.ranked == 0) {
       out << text_out;
-      err << cost::printable(o.scenario)
-          << ": no feasible plan (see the rejects above); nothing written\n";
+      const int gpus = space.layouts.empty() ? base.cluster.total_gpus() : space.layouts.front().gpus;
+      const std::vector<int> nearest =
+          r.feasible == 0 && r.rejects.closest_memory.empty()
+              ? plan::nearest_valid_gpus(base, search, so, gpus, question.trainer)
+              : std::vector<int>{};
+      err << cost::printable(o.scenario) << ": " << plan::infeasible_line(r, gpus, nearest)
+          << "; nothing written\n";
       return kExitFailure;
     }
     if (!o.out.empty()) {
-      PlanProvenance p{PARASIM_VERSION, o.profile, costs.at(base.cluster.total_gpus()).device().name,
-                       o.command_line};
+      PlanProvenance p{PARASIM_VERSION,
+                       o.profile,
+                       costs.at(base.cluster.total_gpus()).device().name,
+                       o.command_line,
+                       question.trainer ? exporter::target_name(*question.trainer) : "",
+                       question.trainer_label,
+                       question.defaults};
       plan_file.stage(plan_file_json(document, base, r, p).dump(2) + "\n");
     }
     commit_outputs({&json_file, &plan_file}, out);

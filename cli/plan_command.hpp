@@ -24,6 +24,8 @@ struct PlanCommandOptions {
   bool allow_async = false;
   double max_candidates = 1e8;
   std::vector<std::string> search;  // --search KEY=V1,V2
+  std::string trainer;              // --for megatron|deepspeed|torchtitan (empty: search.trainer)
+  double tie_percent = -1;          // --tie PERCENT (below 0: the model's error, planner/ties.hpp)
   std::string command_line;         // for provenance
   bool progress = true;             // on a terminal only
   bool timings = false;             // --timings: wall time of each tier

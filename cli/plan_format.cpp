@@ -32,18 +32,25 @@ double bubble_of(const strat::StepReport& r) {
   return b;
 }
 
-std::string row(const std::string& rank, const plan::Simulated& s, double limit) {
+std::string row(const std::string& rank, const plan::Simulated& s, double limit,
+                const std::string& tie, const std::string& runs_on) {
   const plan::Candidate& c = s.screened.candidate;
   const strat::StepReport& r = s.report;
   return fmt::format(
       "{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9.3f} {:>11.0f} {:>5.1f}% "
-      "{:>7.1f} {:>7.1f} {:>6.1f}% {:>8.3f} {:>5} {:>9.3f}\n",
+      "{:>7.1f} {:>7.1f} {:>6.1f}% {:>8.3f} {:>5} {:>9.3f} {:>3}  {}",
       rank, fmt::format("{}/{}/{}/{}", c.dp, c.tp, c.pp, c.cp), c.chunks,
       strat::schedule_name(c.schedule), c.micro_batch, cost::recompute_name(c.recompute),
       c.zero_stage, c.sequence_parallel ? "on" : "off",
       c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused", r.step_time_s, r.tokens_per_s,
       100 * r.mfu, s.peak_bytes / kGiB, (limit - s.peak_bytes) / kGiB, 100 * bubble_of(r),
-      exposed_of(r), staleness_of(s), s.screened.estimate.step_s);
+      exposed_of(r), staleness_of(s), s.screened.estimate.step_s, tie, runs_on);
+}
+
+// A line without trailing spaces (the last columns may be empty).
+std::string line_of(std::string text) {
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text + "\n";
 }
 
 ordered_json estimate_json(const plan::Estimate& e) {
@@ -73,7 +80,9 @@ ordered_json candidate_json(const plan::Candidate& c) {
                       {"tp_placement", strat::tp_placement_name(c.placement)},
                       {"optimizer", strat::optimizer_name(c.optimizer)},
                       {"stacking", strat::stacking_name(c.stacking)},
-                      {"block_size", c.block_size}};
+                      {"block_size", c.block_size},
+                      {"first_stage_layers", c.first_stage_layers},
+                      {"last_stage_layers", c.last_stage_layers}};
 }
 
 ordered_json simulated_summary(const plan::Simulated& s) {
@@ -113,28 +122,85 @@ ordered_json rejects_json(const plan::PlanResult& r) {
 
 }  // namespace
 
+std::string trainer_letters(const std::vector<exporter::Target>& trainers) {
+  std::string out;
+  for (exporter::Target t : trainers) {
+    const char letter = t == exporter::Target::kMegatron    ? 'M'
+                        : t == exporter::Target::kDeepSpeed ? 'D'
+                                                            : 'T';
+    out += (out.empty() ? "" : " ") + std::string(1, letter);
+  }
+  return out.empty() ? "-" : out;
+}
+
 std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult& r,
-                             bool timings) {
+                             bool timings, const PlanAnnotations& notes) {
   std::string out = fmt::format(
       "{}: {} on {} x {} ({}), global batch {}, sequence {}\n", cost::printable(base.name),
       cost::printable(base.model.name), base.cluster.nodes, base.cluster.gpus_per_node,
       cost::printable(base.cluster.device.name),
       base.training.global_batch, base.model.seq_len);
-  out += fmt::format("memory limit {:.1f} GiB per GPU (HBM {:.1f} GiB less the headroom)\n\n",
+  out += fmt::format("memory limit {:.1f} GiB per GPU (HBM {:.1f} GiB less the headroom)\n",
                      r.limit_bytes / kGiB, r.hbm_bytes / kGiB);
+  if (!notes.trainer_label.empty()) {
+    out += fmt::format("for {}: only what it runs, as its exporter writes it (parasim export "
+                       "--to needs no --allow-approximate)\n",
+                       notes.trainer_label);
+    for (const std::string& d : notes.defaults) out += "  its default: " + d + "\n";
+  }
+  out += "\n";
+  const bool runs_on = notes.trainer_label.empty();
   out += fmt::format(
       "{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} {:>11} {:>6} {:>7} "
-      "{:>7} {:>7} {:>8} {:>5} {:>9}\n",
+      "{:>7} {:>7} {:>8} {:>5} {:>9} {:>3}  {}",
       "rank", "dp/tp/pp/cp", "v", "schedule", "mb", "recompute", "ZeRO", "SP", "attn", "step s",
-      "tokens/s", "MFU", "peak", "free", "bubble", "exposed", "stale", "screen s");
-  out += fmt::format("{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} {:>11} "
-                     "{:>6} {:>7} {:>7} {:>7} {:>8} {:>5} {:>9}\n",
-                     "", "", "", "", "", "", "", "", "", "", "", "", "GiB", "GiB", "", "comm s", "",
-                     "");
-  if (r.yours && r.yours->ran) out += row("yours", *r.yours, r.limit_bytes);
+      "tokens/s", "MFU", "peak", "free", "bubble", "exposed", "stale", "screen s", "tie",
+      runs_on ? "runs on" : "");
+  out = line_of(std::move(out));
+  out += line_of(fmt::format("{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} "
+                             "{:>11} {:>6} {:>7} {:>7} {:>7} {:>8} {:>5} {:>9}",
+                             "", "", "", "", "", "", "", "", "", "", "", "", "GiB", "GiB", "",
+                             "comm s", "", ""));
+  if (r.yours && r.yours->ran) {
+    out += line_of(row("yours", *r.yours, r.limit_bytes, "", runs_on ? notes.yours_runs_on : ""));
+  }
   const int shown = std::min(r.ranked, 10);
+  std::vector<plan::Candidate> ranked;
+  std::vector<double> steps;
+  for (int i = 0; i < r.ranked; ++i) {
+    ranked.push_back(r.simulated[static_cast<std::size_t>(i)].screened.candidate);
+    steps.push_back(r.simulated[static_cast<std::size_t>(i)].report.step_time_s);
+  }
+  const plan::Tie tie = plan::tie_with_winner(ranked, steps, notes.tie.fraction);
+  auto tied = [&tie](int i) {
+    return std::find(tie.rows.begin(), tie.rows.end(), i) != tie.rows.end();
+  };
   for (int i = 0; i < shown; ++i) {
-    out += row(std::to_string(i + 1), r.simulated[static_cast<std::size_t>(i)], r.limit_bytes);
+    const std::string letters =
+        runs_on && static_cast<std::size_t>(i) < notes.runs_on.size() ? notes.runs_on[i] : "";
+    out += line_of(row(std::to_string(i + 1), r.simulated[static_cast<std::size_t>(i)],
+                       r.limit_bytes, tied(i) ? "=" : "", letters));
+  }
+  if (!notes.yours_refused.empty() && r.yours && r.yours->ran) {
+    out += fmt::format("yours: {} does not run it as written: {}\n", notes.trainer_label,
+                       notes.yours_refused);
+  }
+  if (runs_on && shown > 0) {
+    out += "runs on: the trainers that run the row as planned, with their defaults (M megatron, "
+           "D deepspeed, T torchtitan; plan --for TRAINER keeps only its own)\n";
+  }
+  if (!tie.rows.empty()) {
+    std::string list;
+    for (int i : tie.rows) list += (list.empty() ? "" : ", ") + std::to_string(i + 1);
+    const plan::Candidate& s = ranked[static_cast<std::size_t>(tie.simplest)];
+    out += fmt::format(
+        "tie (=): rows {} are within {:.1f} % of the winner, the model's error {} ({}): parasim "
+        "cannot rank them; the simplest is row {} ({} parallel dimension{} beside dp{}, {} "
+        "chunk{})\n",
+        list, 100 * notes.tie.fraction, notes.tie.regime.empty() ? "" : "for " + notes.tie.regime + " runs",
+        notes.tie.source, tie.simplest + 1, plan::parallel_dimensions(s),
+        plan::parallel_dimensions(s) == 1 ? "" : "s", s.cp > 1 ? ", with cp" : ", no cp", s.chunks,
+        s.chunks == 1 ? "" : "s");
   }
   if (r.ranked > 0) {
     const plan::Simulated& w = r.simulated.front();
@@ -210,6 +276,11 @@ ordered_json plan_file_json(const nlohmann::json& document, const strat::Scenari
                              {"screen_max_abs_error", r.max_abs_error},
                              {"spearman", r.spearman},
                              {"accepted_staleness", staleness_of(w)}};
+  if (!p.trainer.empty()) {
+    j["for_trainer"] = ordered_json{{"trainer", p.trainer},
+                                    {"version", p.trainer_label},
+                                    {"defaults", p.trainer_defaults}};
+  }
   j["provenance"] = ordered_json{{"parasim_version", p.version},
                                  {"profile", p.profile.empty() ? "analytical" : p.profile},
                                  {"device", p.device},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "strategies/input/stage_split.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
@@ -18,6 +19,21 @@ cost::ClusterSpec cluster_for_gpus(const cost::ClusterSpec& base, int gpus) {
     c.gpus_per_node = std::max(1, gpus);
   }
   return c;
+}
+
+std::vector<int> uneven_stage_layers(int layers, const Candidate& c, bool* valid) {
+  *valid = true;
+  const bool edges = c.first_stage_layers > 0 || c.last_stage_layers > 0;
+  if (!edges && layers % (c.pp * c.chunks) == 0) return {};
+  *valid = false;
+  if (c.chunks != 1 || c.pp < 2) return {};
+  auto count = [](int n) { return n > 0 ? std::optional<int>(n) : std::nullopt; };
+  std::vector<int> split =
+      edges ? strat::edge_stage_layers(layers, c.pp, count(c.first_stage_layers),
+                                       count(c.last_stage_layers))
+            : strat::balanced_edge_split(layers, c.pp);
+  *valid = !split.empty();
+  return split;
 }
 
 strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c) {
@@ -37,7 +53,8 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   // (simulated as is for the "yours" row). Optimizer post-validation applies to the
   // zero-bubble schedules only: the scenario's setting is kept for them, the schedule's default
   // (pipeline_schedule.hpp, post_validation) otherwise.
-  p.stage_layers.clear();
+  bool valid = true;
+  p.stage_layers = uneven_stage_layers(base.model.layers, c, &valid);
   if (!strat::splits_weight_gradient(c.schedule)) p.optimizer_post_validation.reset();
   s.training.micro_batch = c.micro_batch;
   s.training.recompute = c.recompute;
@@ -71,6 +88,11 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.optimizer = s.optimizer.kind;
   c.stacking = s.optimizer.stacking;
   c.block_size = s.optimizer.block_size;
+  // Its own stage_layers are simulated as written (the "yours" row); as a candidate, the edges.
+  if (!s.parallel.stage_layers.empty() && s.parallel.chunks == 1 && s.parallel.pp > 1) {
+    c.first_stage_layers = s.parallel.stage_layers.front();
+    c.last_stage_layers = s.parallel.stage_layers.back();
+  }
   return c;
 }
 
@@ -83,6 +105,8 @@ std::string describe(const Candidate& c) {
   out += fmt::format(" mb {} rc {} ZeRO {}", c.micro_batch, cost::recompute_name(c.recompute),
                      c.zero_stage);
   if (c.attention == strat::AttentionKind::kFlash) out += " flash";
+  if (c.first_stage_layers > 0) out += fmt::format(" first {}", c.first_stage_layers);
+  if (c.last_stage_layers > 0) out += fmt::format(" last {}", c.last_stage_layers);
   if (c.placement != strat::TpPlacement::kMegatron) {
     out += fmt::format(" {}", strat::tp_placement_name(c.placement));
   }

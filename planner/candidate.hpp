@@ -5,6 +5,7 @@
 // `simulate` would run.
 
 #include <string>
+#include <vector>
 
 #include "strategies/input/scenario.hpp"
 
@@ -24,7 +25,16 @@ struct Candidate {
   strat::OptimizerKind optimizer = strat::OptimizerKind::kAdamW;
   strat::Stacking stacking = strat::Stacking::kNone;
   int block_size = 1024;  // Shampoo/DASH max_preconditioner_dim
+  // Megatron-LM's first and last stage layer counts (0: that edge takes the even share); with
+  // both 0 and pp not dividing the layers, the balanced edge split (strategies/input/
+  // stage_split.hpp). One model chunk per stage whenever the stages are uneven.
+  int first_stage_layers = 0, last_stage_layers = 0;
 };
+
+// The candidate's layers per pipeline stage when they are uneven (first/last counts, or the
+// balanced split when pp does not divide the layers; chunks 1 only), empty when even; `valid`
+// false when no split exists (the rules reject it: kLayers).
+std::vector<int> uneven_stage_layers(int layers, const Candidate& c, bool* valid);
 
 // The base cluster cut to `gpus` of its GPUs: whole nodes (nodes = gpus / gpus_per_node) or, for
 // fewer GPUs than a node holds, one node of `gpus` GPUs (`plan --gpus 4` on 8-GPU nodes).

@@ -1,6 +1,7 @@
 #include "planner/plan_scenario.hpp"
 
 #include "costmodel/json_fields.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
 
@@ -27,6 +28,13 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   p["chunks"] = c.chunks;
   p["zero_stage"] = c.zero_stage;
   p["tp_placement"] = strat::tp_placement_name(c.placement);
+  // The stages as the candidate splits them (the user's own split was the "yours" row's).
+  p.erase("stage_layers");
+  p.erase("first_stage_layers");
+  p.erase("last_stage_layers");
+  if (c.first_stage_layers > 0) p["first_stage_layers"] = c.first_stage_layers;
+  if (c.last_stage_layers > 0) p["last_stage_layers"] = c.last_stage_layers;
+  if (!strat::splits_weight_gradient(c.schedule)) p.erase("optimizer_post_validation");
   json& t = s["training"];
   t["micro_batch"] = c.micro_batch;
   t["recompute"] = cost::recompute_name(c.recompute);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "planner/trainer_filter.hpp"
 #include "sim/engine.hpp"
 #include "sim/worker_threads.hpp"
 #include "strategies/input/scenario_parser.hpp"
@@ -93,10 +94,8 @@ namespace {
 ScreenTally screen_share(const strat::Scenario& base, const SearchSpace& space,
                          const CostModels& costs, const PlanOptions& o, const SpaceShare& share,
                          const TallyBounds& bounds, double limit_bytes) {
-  const strat::PipelineSchedule first_schedule = space.schedules.front();
+  const SpaceFacts facts = space_facts(space);
   const int threads = std::max(1, o.threads);
-  const bool none_searched = std::find(space.recomputes.begin(), space.recomputes.end(),
-                                       cost::Recompute::kNone) != space.recomputes.end();
   const std::uint64_t total = space.size();
   const std::uint64_t blocks = SpaceShare::blocks(total);
   const std::uint64_t share_total = share.candidates_of_share(total);
@@ -108,6 +107,8 @@ ScreenTally screen_share(const strat::Scenario& base, const SearchSpace& space,
     try {
       ScreenTally& a = tallies[static_cast<std::size_t>(id)];
       Screen screen(base, costs);
+      std::optional<TrainerFilter> trainer;
+      if (o.trainer) trainer.emplace(base, *o.trainer);
       for (;;) {
         const std::uint64_t block = share.block(next.fetch_add(1));
         if (block >= blocks) break;
@@ -117,8 +118,8 @@ ScreenTally screen_share(const strat::Scenario& base, const SearchSpace& space,
           Screened s;
           s.index = i;
           s.candidate = space.decode(i);
-          const Reason r = check_reason(base, s.candidate, first_schedule, space.max_staleness,
-                                        none_searched);
+          Reason r = check_reason(base, s.candidate, facts);
+          if (r == Reason::kOk && trainer && !trainer->accepts(s.candidate)) r = Reason::kTrainer;
           if (r != Reason::kOk) {
             ++a.counts[static_cast<std::size_t>(r)];
             continue;
@@ -254,7 +255,7 @@ std::optional<PlanResult> run_plan_shared(const strat::Scenario& base, const Sea
   };
   sim::run_workers(threads, sim_worker);
   if (error) std::rethrow_exception(error);
-  {
+  if (o.yours) {
     const Candidate own = candidate_of(base);
     Screen screen(base, costs);
     Screened s;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/export/export_types.hpp"
 #include "planner/rules.hpp"
 #include "planner/screen.hpp"
 #include "planner/screen_tally.hpp"
@@ -40,6 +41,9 @@ struct PlanOptions {
   int simulate_threads = 0;   // the simulate tier's (0: threads)
   bool keep_all = false;      // keep every feasible screened candidate (for --json)
   std::size_t keep = 0;       // with keep_all: at most this many (0: all), best first
+  bool yours = true;           // simulate the scenario's own layout (false: it has none)
+  // plan --for: only what this trainer runs (trainer_filter.hpp); `base` carries its defaults.
+  std::optional<exporter::Target> trainer;
   // Called now and then with (screened, total) and (simulated, to simulate); may be empty.
   std::function<void(const char* tier, std::uint64_t done, std::uint64_t total)> progress;
 };

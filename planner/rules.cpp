@@ -1,5 +1,6 @@
 #include "planner/rules.hpp"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -42,7 +43,8 @@ const char* reason_text(Reason r) {
   switch (r) {
     case Reason::kOk: return "valid";
     case Reason::kHeads: return "tp does not divide the heads or kv heads";
-    case Reason::kLayers: return "pp x chunks does not divide the layers";
+    case Reason::kLayers:
+      return "no split of the layers: pp x chunks does not divide them, and no edge split";
     case Reason::kChunks: return "chunks > 1 without interleaved-1f1b";
     case Reason::kInterleavedBatch: return "interleaved-1f1b: micro-batches not a multiple of pp";
     case Reason::kAsync: return "asynchronous schedule with dp > 1, ZeRO or not adamw";
@@ -63,6 +65,7 @@ const char* reason_text(Reason r) {
     case Reason::kMemory: return "peak memory over HBM x (1 - headroom) (screen)";
     case Reason::kSimulatedMemory: return "peak memory over HBM x (1 - headroom) (simulated)";
     case Reason::kValidate: return "rejected by validate";
+    case Reason::kTrainer: return "the trainer (plan --for) cannot run it";
     case Reason::kCount: break;
   }
   return "?";
@@ -73,8 +76,21 @@ int closed_form_staleness(PipelineSchedule s, int pp, int micro_batches) {
   return staleness != nullptr ? staleness(pp, micro_batches) : 0;
 }
 
-Reason check_reason(const strat::Scenario& base, const Candidate& c,
-                    PipelineSchedule first_schedule, int max_staleness, bool none_searched) {
+SpaceFacts space_facts(const SearchSpace& space) {
+  SpaceFacts f;
+  f.first_schedule = space.schedules.front();
+  f.max_staleness = space.max_staleness;
+  const auto& r = space.recomputes;
+  f.none_searched = std::find(r.begin(), r.end(), cost::Recompute::kNone) != r.end();
+  const auto& s = space.schedules;
+  f.one_f_one_b_searched = std::find(s.begin(), s.end(), PipelineSchedule::kOneFOneB) != s.end();
+  return f;
+}
+
+Reason check_reason(const strat::Scenario& base, const Candidate& c, const SpaceFacts& facts) {
+  const PipelineSchedule first_schedule = facts.first_schedule;
+  const int max_staleness = facts.max_staleness;
+  const bool none_searched = facts.none_searched;
   const auto& m = base.model;
   const auto& t = base.training;
   const int gpn = base.cluster.gpus_per_node;
@@ -82,6 +98,12 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c,
   const bool zero_bubble = strat::splits_weight_gradient(c.schedule);  // zb-h1/h2, zb-1p/2p
   const bool async = strat::is_asynchronous(c.schedule);
   if (c.pp == 1 && c.schedule != first_schedule) return Reason::kDuplicate;
+  // Interleaving one chunk is 1F1B's layout and order; only Megatron's interleaved warm-up
+  // (2 (P - s - 1) forwards, pipeline_schedule.cpp) would hold more activations: one row, 1f1b's.
+  if (c.pp > 1 && c.schedule == PipelineSchedule::kInterleaved && c.chunks == 1 &&
+      facts.one_f_one_b_searched) {
+    return Reason::kDuplicate;
+  }
   // FlashAttention stores nothing the attention core's selective recompute would drop, so the
   // two runs are the same (activation_memory.hpp); kept only when "none" is not searched.
   if (none_searched && c.attention == strat::AttentionKind::kFlash &&
@@ -89,7 +111,9 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c,
     return Reason::kDuplicate;
   }
   if (m.heads % c.tp != 0 || m.kv_heads % c.tp != 0) return Reason::kHeads;
-  if (c.pp > m.layers || m.layers % (c.pp * c.chunks) != 0) return Reason::kLayers;
+  bool split_exists = true;
+  uneven_stage_layers(m.layers, c, &split_exists);
+  if (c.pp > m.layers || !split_exists) return Reason::kLayers;
   if (c.chunks > 1 && c.schedule != PipelineSchedule::kInterleaved) return Reason::kChunks;
   const long long per_step = static_cast<long long>(c.micro_batch) * c.dp;
   if (t.global_batch % per_step != 0 || t.global_batch / per_step > (1 << 16)) {
@@ -108,7 +132,7 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c,
   }
   if (low_rank && c.placement == TpPlacement::kMegatron) return Reason::kPlacement;
   if (c.placement == TpPlacement::kTsp) {
-    if (low_rank || c.sequence_parallel || c.cp > 1 || c.attention != strat::AttentionKind::kFlash ||
+    if (c.tp == 1 || low_rank || c.sequence_parallel || c.cp > 1 || c.attention != strat::AttentionKind::kFlash ||
         m.seq_len % c.tp != 0 || c.zero_stage == 3 || zero_bubble ||
         c.recompute == cost::Recompute::kSelective) {
       return Reason::kPlacement;

@@ -7,13 +7,16 @@
 // candidate of several spaces, that check_reason() == kOk exactly when check_scenario() finds no
 // problem. The planner also runs check_scenario itself on every candidate it simulates, so a
 // rule added to the parser later (a new schedule's) is enforced there even before it is
-// restated here. Two reasons are the planner's own: kDuplicate (pp = 1 makes every schedule the
-// same: only the first of the axis is kept; with FlashAttention selective recompute is the same
-// run as none, kept only when none is not searched) and kStaleness (above search.max_staleness).
+// restated here. Three reasons are the planner's own: kDuplicate (pp = 1 makes every schedule the
+// same: only the first of the axis is kept; interleaved-1f1b with one chunk is the 1F1B layout,
+// kept as 1f1b when that is searched; with FlashAttention selective recompute is the same run as
+// none, kept only when none is not searched), kStaleness (above search.max_staleness) and
+// kTrainer (plan --for: the trainer's exporter refuses it).
 
 #include <cstdint>
 
 #include "planner/candidate.hpp"
+#include "planner/search_space.hpp"
 #include "strategies/input/scenario.hpp"
 
 namespace parasim::plan {
@@ -41,16 +44,24 @@ enum class Reason : std::uint8_t {
   kMemory,           // peak memory over HBM x (1 - headroom)
   kSimulatedMemory,  // the simulation's peak over the limit (the screen's floor was under it)
   kValidate,         // check_scenario found a problem the fast rules do not restate
+  kTrainer,          // the trainer of plan --for cannot run it (trainer_filter.hpp)
   kCount
 };
 // "tp must divide heads", ... (for the rejects table).
 const char* reason_text(Reason r);
 
+// What check_reason needs to know of the space: the duplicates it drops are dropped in favour of
+// a candidate the space also holds.
+struct SpaceFacts {
+  strat::PipelineSchedule first_schedule = strat::PipelineSchedule::kOneFOneB;  // kept at pp 1
+  int max_staleness = -1;            // search.max_staleness (-1: not stated)
+  bool none_searched = true;         // recompute "none" is on the axis
+  bool one_f_one_b_searched = true;  // 1f1b is on the axis
+};
+SpaceFacts space_facts(const SearchSpace& space);
+
 // First rule the candidate breaks, kOk when none (memory is the screen's, not checked here).
-// `first_schedule`: the first schedule of the space's axis (the one kept when pp = 1).
-Reason check_reason(const strat::Scenario& base, const Candidate& c,
-                    strat::PipelineSchedule first_schedule, int max_staleness,
-                    bool none_searched = true);
+Reason check_reason(const strat::Scenario& base, const Candidate& c, const SpaceFacts& facts);
 
 // Staleness a schedule accepts in closed form: the most optimizer updates a micro-batch's
 // backward may see after its forward (pipedream P-1, pipedream-2bw 1, paci ceil((P-1)/m)); 0

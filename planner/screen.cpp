@@ -193,16 +193,22 @@ double Screen::p2p_time(const Candidate& c) {
   return p2p_.emplace(key, t).first->second;
 }
 
+int Screen::stage_layers(const Candidate& c, int stage) const {
+  bool valid = true;
+  const std::vector<int> split = uneven_stage_layers(base_.model.layers, c, &valid);
+  return split.empty() ? base_.model.layers / c.pp : split[static_cast<std::size_t>(stage)];
+}
+
 const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp * 4096 + c.cp, c.zero_stage, optimizer_code(c),
-                       c.block_size, stage}};
+                       c.block_size, stage, stage_layers(c, stage)}};
   auto it = stages_.find(key);
   if (it != stages_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
   const cost::CostModel& costs = costs_.at(c.gpus);
   const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
   const int replicas = c.dp * c.cp;
-  const int layers = base_.model.layers / c.pp;
+  const int layers = stage_layers(c, stage);
   const bool mixed = base_.training.precision != cost::Dtype::kFp32;
   const double layer_params = strat::layer_params_per_tp_rank(base_.model, c.tp);
   const double params =
@@ -339,8 +345,9 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   const int P = c.pp, v = c.chunks;
   const int kind = stage == 0 ? 0 : stage == P - 1 ? 2 : 1;
   const bool split = strat::splits_weight_gradient(c.schedule);
+  const int layers = stage_layers(c, stage) / v;  // per virtual stage
   ScreenKey key = programs_key(c);
-  key.v[8] = static_cast<std::int64_t>(P) * 64 + v;
+  key.v[8] = (static_cast<std::int64_t>(P) * 64 + v) * 8192 + layers;
   key.v[9] = kind * 2 + (split ? 1 : 0);
   key.v[10] = micro_batches;
   key.v[11] = c.zero_stage == 3 ? static_cast<std::int64_t>(c.dp) * c.cp : 0;
@@ -349,7 +356,6 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   const strat::FrameworkSpec& fw = base_.training.framework;
   const double sync = seconds(fw.host.sync);
   const sim::Time launch = costs_.at(c.gpus).device().kernel_launch_overhead;
-  const int layers = base_.model.layers / (P * v);
   const int last = P * v - 1;
   // ZeRO-3: the layer's weights arrive on the dp stream; what the gather takes beyond the
   // layer's compute delays it (screen.hpp).
@@ -424,7 +430,6 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
 Estimate Screen::estimate(const Candidate& c) {
   const Programs& pr = programs(c);
   const int P = c.pp;
-  const int L = base_.model.layers / P;
   const int m = base_.training.global_batch / (c.micro_batch * c.dp);
   const int v = c.chunks;
   const bool split = strat::splits_weight_gradient(c.schedule);
@@ -483,6 +488,7 @@ Estimate Screen::estimate(const Candidate& c) {
   const double sync = seconds(base_.training.framework.host.sync);
   for (const auto& s : stages) {
     const StageStatic& st = stage_static(c, s.stage);
+    const int L = stage_layers(c, s.stage);
     // Ends of the last backward: stage 0 at the pipeline's end, later stages one backward and
     // transfer earlier each (flush schedules).
     const double end = async || post_validation ? pipeline : pipeline - s.stage * (b + p2p);
@@ -531,7 +537,9 @@ Estimate Screen::estimate(const Candidate& c) {
     const double logits = static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp *
                           base_.model.vocab / c.tp *
                           (cost::bytes_per_element(base_.training.precision) + 4.0);
-    auto kept = [&](int stage) { return L * pr.stored + (stage == P - 1 ? logits : 0.0); };
+    auto kept = [&](int stage) {
+      return stage_layers(c, stage) * pr.stored + (stage == P - 1 ? logits : 0.0);
+    };
     const double m_b = std::max(kept(0), kept(std::min(1, P - 1)));
     const double limit = strat::searched_memory_multiple(c.schedule) * P * m_b;
     e.schedule_refused = kept(0) > limit || kept(P - 1) > limit;
@@ -539,7 +547,8 @@ Estimate Screen::estimate(const Candidate& c) {
   const double busy = m * max_fbw;
   e.bubble_fraction = pipeline > 0 ? std::max(0.0, 1.0 - busy / pipeline) : 0.0;
   e.exposed_comm_s =
-      m * (L * (pr.layer.forward_comm + pr.layer.backward_comm)) + hops + exposed_dp;
+      m * (stage_layers(c, 0) * (pr.layer.forward_comm + pr.layer.backward_comm)) + hops +
+      exposed_dp;
   const double replicas = static_cast<double>(c.dp) * c.cp;
   const double flops = m * replicas * c.tp *
                        (static_cast<double>(base_.model.layers) * pr.model_flops + pr.embed_flops +

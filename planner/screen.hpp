@@ -141,6 +141,9 @@ class Screen {
   StagePasses stage_passes(const Candidate& c, const Programs& pr, int stage, int micro_batches,
                            double zero3_forward, double zero3_backward);
   double p2p_time(const Candidate& c);
+  // Layers on `stage` in all: layers / pp with even stages, the candidate's edge split otherwise
+  // (candidate.hpp, uneven_stage_layers; a middle stage stands for every one between).
+  int stage_layers(const Candidate& c, int stage) const;
   const StageStatic& stage_static(const Candidate& c, int stage);
   // ZeRO-3: one layer's weight all-gather and gradient reduce-scatter.
   std::pair<double, double> zero3_times(const Candidate& c);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "strategies/input/stage_split.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
@@ -21,8 +22,9 @@ using nlohmann::json;
 constexpr const char* kKeys[] = {"gpus",       "dp",          "tp",         "pp",
                                  "cp",         "sequence_parallel", "chunks", "schedule",
                                  "micro_batch", "recompute",  "zero_stage", "attention",
-                                 "tp_placement", "optimizer", "block_size", "max_staleness",
-                                 "allow_async", "tp_across_nodes"};
+                                 "tp_placement", "optimizer", "block_size", "first_stage_layers",
+                                 "last_stage_layers", "max_staleness", "allow_async",
+                                 "tp_across_nodes"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
 std::vector<int> divisors(long long n, long long cap) {
@@ -258,7 +260,8 @@ std::uint64_t SearchSpace::size() const {
   std::uint64_t n = 1;
   for (std::size_t k : {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
                         micro_batches.size(), recomputes.size(), zero_stages.size(),
-                        attentions.size(), placements.size(), optimizers.size()}) {
+                        attentions.size(), placements.size(), optimizers.size(),
+                        edge_layers.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -274,6 +277,9 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
     return i;
   };
   // Fastest-varying first.
+  const auto& [first, last] = edge_layers[take(edge_layers.size())];
+  c.first_stage_layers = first;
+  c.last_stage_layers = last;
   const OptimizerChoice& o = optimizers[take(optimizers.size())];
   c.optimizer = o.kind;
   c.stacking = o.stacking;
@@ -292,6 +298,13 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
   c.tp = l.tp;
   c.pp = l.pp;
   c.cp = l.cp;
+  if (first == 0 && last == 0 && c.pp > 1 && c.chunks == 1 && layers % c.pp != 0) {
+    const std::vector<int> split = strat::balanced_edge_split(layers, c.pp);
+    if (!split.empty()) {  // the counts, so that the candidate says what it runs
+      c.first_stage_layers = split.front();
+      c.last_stage_layers = split.back();
+    }
+  }
   return c;
 }
 
@@ -305,7 +318,7 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
       d.add("/search", "expected an object of axis names to values");
     } else {
       for (const auto& [key, value] : search->items()) {
-        if (key == "$comment") continue;
+        if (key == "$comment" || key == "trainer") continue;  // trainer: plan_question.hpp
         if (known.count(key) == 0) {
           d.add("/search/" + key, fmt::format("unknown search key; known keys: {}",
                                               AxisReader::join_names({std::begin(kKeys), std::end(kKeys)})));
@@ -475,6 +488,15 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
       o.block_size = b;
       s.optimizers.push_back(o);
       if (o.kind == strat::OptimizerKind::kAdamW) break;  // block size is Shampoo's
+    }
+  }
+  s.layers = m.layers;
+  {
+    const auto firsts = r.integers("first_stage_layers", {0}, 1, m.layers);
+    const auto lasts = r.integers("last_stage_layers", {0}, 1, m.layers);
+    s.edge_layers.clear();
+    for (int f : firsts) {
+      for (int l : lasts) s.edge_layers.emplace_back(f, l);
     }
   }
   // The layouts last: the other axes' product bounds how many may be enumerated.

@@ -21,13 +21,16 @@
 // a list of values, or {"min": A, "max": B} keeping the default values in [A, B]. Keys: gpus,
 // dp, tp, pp, cp, sequence_parallel, chunks, schedule, micro_batch, recompute, zero_stage,
 // attention, tp_placement, optimizer ("shampoo", "dash-layer", "dash-gpu"), block_size,
-// max_staleness (a number: async schedules allowed), allow_async, tp_across_nodes.
+// first_stage_layers, last_stage_layers (Megatron-LM's edge stage counts; by default the stages
+// are even, or balanced with fewer layers on the first and last when pp does not divide the
+// layers), max_staleness (a number: async schedules allowed), allow_async, tp_across_nodes.
 // Unknown keys, empty lists, values out of range and contradictory ranges are InputErrors
 // naming the JSON path (/search/KEY; flags: --search KEY); a space over max_candidates is
 // refused at /search.
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -67,6 +70,10 @@ class SearchSpace {
   std::vector<strat::AttentionKind> attentions;
   std::vector<strat::TpPlacement> placements;
   std::vector<OptimizerChoice> optimizers;
+  // Megatron-LM's first/last stage layer counts (0: the even share; both 0 with pp not dividing
+  // the layers: the balanced edge split, resolved into the counts when decoded).
+  std::vector<std::pair<int, int>> edge_layers{{0, 0}};
+  int layers = 0;  // the model's, for the balanced split
   bool tp_across_nodes = false;
   bool async_allowed = false;
   int max_staleness = -1;  // -1: not stated

@@ -164,6 +164,9 @@ struct Scenario {
   TrainingSpec training;
   ParallelSpec parallel;
   OptimizerSpec optimizer;
+  // False when `plan` read it without a "parallel" section (ScenarioLimits::layout_optional):
+  // the layout is the planner's to choose, and the scenario has no "yours" row.
+  bool layout_given = true;
 
   // Micro-batches per pipeline per step: global_batch / (micro_batch * dp).
   // GPUs holding the same weights of a stage: data-parallel and context-parallel ranks.

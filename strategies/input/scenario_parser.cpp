@@ -467,15 +467,23 @@ Scenario parse_scenario_document(const nlohmann::json& root, const std::string& 
   if (const json* c = r.child("cluster", true)) read_cluster(*c, d, limits, s.cluster);
   if (const json* t = r.child("training", true)) read_training(*t, d, s.training);
   EdgeStageLayers edge;
-  if (const json* p = r.child("parallel", true)) {
+  const auto parallel = root.is_object() ? root.find("parallel") : root.end();
+  const bool no_layout = limits.layout_optional && root.is_object() &&
+                         (parallel == root.end() || (parallel->is_object() && parallel->empty()));
+  if (no_layout) {
+    r.child("parallel", false);
+    s.layout_given = false;
+    s.parallel.dp = std::max(1, s.cluster.total_gpus());
+    s.parallel.dp_bucket = framework_bucket(s.training);
+  } else if (const json* p = r.child("parallel", true)) {
     read_parallel(*p, d, limits, s.parallel, edge);
     if (!p->is_object() || !p->contains("dp_bucket")) s.parallel.dp_bucket = framework_bucket(s.training);
   }
   if (const json* o = r.child("optimizer", false)) read_optimizer(*o, d, s.optimizer);
   r.child("search", false);  // `parasim plan`'s axes (planner/search_space.hpp); simulate ignores it
   r.finish();
-  if (d.ok()) resolve_stage_layers(edge, d, s);
-  if (d.ok()) check_scenario_rules(s, d, limits);
+  if (d.ok() && s.layout_given) resolve_stage_layers(edge, d, s);
+  if (d.ok() && s.layout_given) check_scenario_rules(s, d, limits);
   if (!d.ok()) throw cost::InputError(std::move(d));
   if (s.name.empty()) s.name = file_name;
   return s;

@@ -20,6 +20,9 @@ struct ScenarioLimits {
   int max_layers = 4096;
   int max_gpus = 1 << 20;                   // 1,048,576 GPUs
   int max_micro_batches = 1 << 16;
+  // `parasim plan`: a missing or empty "parallel" section is the planner's to choose; the scenario
+  // is then read with dp = every GPU, no layout rule checked, and Scenario::layout_given false.
+  bool layout_optional = false;
 };
 
 // Parses `text` read from `file_name` (used in messages only). Throws cost::InputError.

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "strategies/input/stage_split.hpp"
+
 namespace parasim::strat {
 
 using cost::Diagnostics;
@@ -69,7 +71,12 @@ void resolve_stage_layers(const EdgeStageLayers& edge, Diagnostics& d, Scenario&
   const long long first = edge.first.value_or(0), last = edge.last.value_or(0);
   const int middle = p.pp - (edge.first ? 1 : 0) - (edge.last ? 1 : 0);
   const long long rest = s.model.layers - first - last;
-  if (rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && (rest < middle || rest % middle))) {
+  auto count = [](const std::optional<std::int64_t>& v) {
+    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  };
+  std::vector<int> split = edge_stage_layers(s.model.layers, p.pp, count(edge.first),
+                                             count(edge.last));
+  if (split.empty()) {
     d.add(at, fmt::format("{} layers less {}{}{} leave {} for the other {} stage{}: they must "
                           "share them evenly, at least one each",
                           s.model.layers, edge.first ? fmt::format("{} on the first", first) : "",
@@ -78,10 +85,7 @@ void resolve_stage_layers(const EdgeStageLayers& edge, Diagnostics& d, Scenario&
                           middle, middle == 1 ? "" : "s"));
     return;
   }
-  const int each = middle > 0 ? static_cast<int>(rest / middle) : 0;
-  p.stage_layers.assign(static_cast<std::size_t>(p.pp), each);
-  if (edge.first) p.stage_layers.front() = static_cast<int>(first);
-  if (edge.last) p.stage_layers.back() = static_cast<int>(last);
+  p.stage_layers = std::move(split);
 }
 
 }  // namespace parasim::strat

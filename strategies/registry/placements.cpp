@@ -30,6 +30,16 @@ void tsp_requirements(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
+// With tp 1 there is nothing to fold: the layout is the plain one, and one layout has one cost.
+void tsp_needs_tensor_parallelism(const Scenario& s, cost::Diagnostics& d) {
+  if (s.parallel.tp == 1) {
+    d.add("/parallel/tp_placement",
+          "tsp folds sequence and tensor parallelism on tp ranks: with tp 1 there is nothing to "
+          "fold, the layout is the plain one (\"megatron\"); set tp > 1 or the megatron "
+          "placement");
+  }
+}
+
 void tsp_buckets_divide_kv_heads(const Scenario& s, cost::Diagnostics& d) {
   const auto& m = s.model;
   const auto& p = s.parallel;
@@ -138,7 +148,8 @@ std::vector<Entry> placement_entries() {
   buckets.meaning = "K/V of a round's head shard gathered in this many buckets";
   buckets.when_not_taken = tsp_buckets_need_tsp;
   tsp.parameters = {buckets};
-  tsp.rules = {tsp_requirements, tsp_buckets_divide_kv_heads, tsp_ring_on_rails};
+  tsp.rules = {tsp_needs_tensor_parallelism, tsp_requirements, tsp_buckets_divide_kv_heads,
+               tsp_ring_on_rails};
   tsp.builder =
       "tsp_layer.cpp: tsp_layer_program; tsp_vocab.cpp: tsp_embedding_program, tsp_head_program";
   tsp.traits = PlacementTraits{.id = TpPlacement::kTsp, .folds_sequence = true};

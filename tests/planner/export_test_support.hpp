@@ -3,6 +3,7 @@
 // the hand-written plan), one export of them, the key lists of scripts/export/keys and a reader
 // of argument lists.
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,6 +14,8 @@
 #include "../support/test_support.hpp"
 #include "costmodel/diagnostics.hpp"
 #include "planner/export/exporter.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace parasim::test {
 
@@ -116,5 +119,87 @@ inline std::string without_comments(const std::string& text) {
   }
   return out;
 }
+
+// The key list of a target (dash: the DASH library for the shampoo target).
+
+inline std::string list_file(const TargetCase& t, bool dash) {
+  switch (t.target) {
+    case exporter::Target::kMegatron:
+      return "megatron-core-0.19.2.txt";
+    case exporter::Target::kDeepSpeed:
+      return "deepspeed-0.19.8.txt";
+    case exporter::Target::kTorchtitan:
+      return t.version == "0.2" ? "torchtitan-0.2.2.txt" : "torchtitan-0.3.0.txt";
+    case exporter::Target::kShampoo:
+      return dash ? "dash-4c98e6e7d8a5.txt" : "distributed-shampoo-f60660661194.txt";
+  }
+  return "";
+}
+
+inline void json_paths(const nlohmann::json& j, const std::string& prefix, std::vector<std::string>& out) {
+  for (const auto& [k, v] : j.items()) {
+    const std::string path = prefix.empty() ? k : prefix + "." + k;
+    out.push_back(path);
+    if (v.is_object() && path != "optimizer.params") json_paths(v, path, out);
+  }
+}
+
+inline void shampoo_keys(const nlohmann::json& call, std::vector<std::string>& out) {
+  const std::string cls = call["class"];
+  out.push_back(cls);
+  for (const auto& [k, v] : call["kwargs"].items()) {
+    out.push_back(cls + "." + k);
+    if (v.is_object()) shampoo_keys(v, out);
+    if (v.is_string() && v.get<std::string>().rfind("Dash", 0) == 0) out.push_back(v);
+  }
+}
+
+// The keys of one export's text, in the form of the lists.
+inline std::vector<std::string> emitted_keys(const TargetCase& t, const std::string& text) {
+  std::vector<std::string> keys;
+  switch (t.target) {
+    case exporter::Target::kMegatron:
+      for (const auto& [flag, value] : arg_lines(text)) keys.push_back(flag);
+      break;
+    case exporter::Target::kDeepSpeed:
+      json_paths(nlohmann::json::parse(without_comments(text)), "", keys);
+      break;
+    case exporter::Target::kTorchtitan:
+      if (t.version == "0.2") {
+        json_paths(nlohmann::json::parse(text), "", keys);
+        keys.erase(
+            std::remove_if(keys.begin(), keys.end(),
+                           [](const std::string& k) { return k.find('.') == std::string::npos; }),
+            keys.end());
+        break;
+      }
+      for (auto [flag, value] : arg_lines(text)) {
+        if (flag.rfind("--", 0) != 0) {
+          keys.push_back(flag);  // activation-checkpoint:MODE
+          continue;
+        }
+        std::string key = flag.substr(2);
+        const auto dot = key.find('.');
+        if (key.compare(dot + 1, 3, "no-") == 0) key.erase(dot + 1, 3);
+        for (char& ch : key) ch = ch == '-' ? '_' : ch;
+        keys.push_back(key);
+      }
+      break;
+    case exporter::Target::kShampoo:
+      shampoo_keys(nlohmann::json::parse(text)["optimizer"], keys);
+      break;
+  }
+  return keys;
+}
+
+inline std::vector<std::string> unknown_keys(const std::vector<std::string>& keys,
+                                      const std::set<std::string>& list) {
+  std::vector<std::string> unknown;
+  for (const std::string& k : keys) {
+    if (list.count(k) == 0) unknown.push_back(k);
+  }
+  return unknown;
+}
+
 
 }  // namespace parasim::test

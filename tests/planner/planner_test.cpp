@@ -75,7 +75,9 @@ TEST_CASE("the fast rules accept exactly what validate accepts") {
     int checked = 0, valid = 0;
     for (std::uint64_t i = 0; i < s->space.size(); ++i) {
       const Candidate c = s->space.decode(i);
-      const Reason r = check_reason(s->base, c, s->space.schedules.front(), -1, false);
+      SpaceFacts facts = space_facts(s->space);
+      facts.none_searched = false;  // flash + selective kept: validate accepts it
+      const Reason r = check_reason(s->base, c, facts);
       if (planner_own(r)) continue;
       cost::Diagnostics d("x");
       strat::check_scenario(apply_candidate(s->base, c), d);
@@ -98,7 +100,7 @@ std::optional<Simulated> exhaustive_best(const Setup& s, double limit, int* feas
     Screened sc;
     sc.index = i;
     sc.candidate = s.space.decode(i);
-    if (check_reason(s.base, sc.candidate, s.space.schedules.front(), s.space.max_staleness) !=
+    if (check_reason(s.base, sc.candidate, space_facts(s.space)) !=
         Reason::kOk) {
       continue;
     }
@@ -160,7 +162,7 @@ TEST_CASE("the memory floor never rejects a candidate the simulation says fits")
     Screened sc;
     sc.index = i;
     sc.candidate = s->space.decode(i);
-    if (check_reason(s->base, sc.candidate, s->space.schedules.front(), -1) != Reason::kOk) continue;
+    if (check_reason(s->base, sc.candidate, space_facts(s->space)) != Reason::kOk) continue;
     sc.estimate = screen.estimate(sc.candidate);
     if (sc.estimate.peak_bytes <= limit) continue;
     ++rejected;
@@ -203,7 +205,7 @@ TEST_CASE("screen and simulation agree within 5 % where nothing overlaps") {
       Screened sc;
       sc.index = i;
       sc.candidate = s->space.decode(i);
-      if (check_reason(s->base, sc.candidate, s->space.schedules.front(), -1) != Reason::kOk) {
+      if (check_reason(s->base, sc.candidate, space_facts(s->space)) != Reason::kOk) {
         continue;
       }
       sc.estimate = screen.estimate(sc.candidate);

@@ -55,7 +55,7 @@ struct Fixture {
 // Everything a user sees of a plan but the wall times.
 std::string outputs(const Fixture& f, const PlanResult& r) {
   const cli::PlanProvenance p{"test", "", "H100", "parasim plan share.json"};
-  return cli::format_plan_text(f.base, r, false) + cli::candidates_json(f.base, r).dump() +
+  return cli::format_plan_text(f.base, r, false, {}) + cli::candidates_json(f.base, r).dump() +
          cli::plan_file_json(f.document, f.base, r, p).dump();
 }
 

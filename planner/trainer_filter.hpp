@@ -1,0 +1,66 @@
+#pragma once
+// parasim::plan::TrainerFilter — `parasim plan --for TRAINER` (megatron, deepspeed, torchtitan):
+// the space holds only what that trainer, at the version the exports target, can run: its
+// schedules, ZeRO/FSDP modes and their combinations with pipelining, TP placements, recompute
+// modes, attention kernels. One truth: a candidate is the trainer's when the trainer's own
+// exporter (planner/export/) writes it with no difference (no --allow-approximate needed), so the
+// planner and `parasim export` can never disagree.
+//
+// The export of a candidate depends on these of its fields (memoised on them, per thread): the
+// tp, pp and cp degrees, whether there are replicas (dp x cp > 1), sequence parallelism, chunks,
+// schedule, recompute, ZeRO stage, attention, placement and optimizer implementation; never on
+// the micro-batch or the dp degree itself. tests/planner/trainer_filter_test.cpp checks, for
+// every candidate of several spaces, that the memoised answer is the exporter's.
+//
+// The base scenario is the one with the trainer's defaults (planner/export/trainer_defaults.hpp).
+// What no layout changes (the model, the optimizer, the precision) is refused up front:
+// fixed_refusals() lists it, and `plan --for` stops with those reasons (exit 2).
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/candidate.hpp"
+#include "planner/export/export_types.hpp"
+#include "planner/screen.hpp"
+#include "strategies/input/scenario.hpp"
+
+namespace parasim::plan {
+
+class TrainerFilter {
+ public:
+  TrainerFilter(const strat::Scenario& base, exporter::Target trainer)
+      : base_(base), trainer_(trainer) {}
+
+  // Whether the trainer runs the candidate as planned.
+  bool accepts(const Candidate& c);
+
+ private:
+  const strat::Scenario& base_;
+  exporter::Target trainer_;
+  std::unordered_map<ScreenKey, bool, ScreenKeyHash> cache_;
+};
+
+// The differences of the trainer's export of `scenario` (the scenario as given, its own layout).
+std::vector<exporter::Difference> export_differences(const strat::Scenario& scenario,
+                                                     exporter::Target trainer);
+
+// The differences no candidate of the planner's space can remove: those outside the searched
+// fields (the parallel section, the micro-batch, recompute, attention, the optimizer's
+// implementation) and the framework's data-parallel reduction. Empty: some layout may run.
+std::vector<exporter::Difference> fixed_refusals(const strat::Scenario& base,
+                                                 exporter::Target trainer);
+
+// The trainers (megatron, deepspeed, torchtitan) that run the scenario `document` describes as it
+// is, each with its defaults where the document does not choose (as `plan --for` simulates it):
+// the table's "runs on" column without --for. `file` names it in nothing but messages.
+std::vector<exporter::Target> trainers_running(const nlohmann::json& document,
+                                               const std::string& file);
+
+// "megatron", "deepspeed", "torchtitan": the trainers `plan --for` takes.
+inline constexpr exporter::Target kTrainers[] = {
+    exporter::Target::kMegatron, exporter::Target::kDeepSpeed, exporter::Target::kTorchtitan};
+
+}  // namespace parasim::plan
