@@ -8,6 +8,8 @@
 // Usage: parasim_planner_bench [--threads N] [a|b]
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -71,12 +73,37 @@ json read_json(const std::string& path) {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: parasim_planner_bench [--threads N] [a|b|ab]\n"
+    "  the planner's screen and simulate tiers on the reference searches, figures printed:\n"
+    "  a   GPT-3 175B on 1,024 A100s (scenarios/gpt3-175b-1024gpu.json), the default space\n"
+    "  b   MT-NLG 530B on up to 4,096 A100s, a Calculon-sized space\n"
+    "  --threads N   screen threads (default: every core)\n";
+
 int main(int argc, char** argv) {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string which = "ab";
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else which = argv[i];
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "--threads" && i + 1 < argc) {
+      char* end = nullptr;
+      const long n = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || n < 1 || n > 1024) {
+        std::fprintf(stderr, "parasim_planner_bench: --threads takes 1 to 1024, got \"%s\"\n%s",
+                     argv[i], kUsage);
+        return 2;
+      }
+      threads = static_cast<int>(n);
+    } else if (arg == "a" || arg == "b" || arg == "ab") {
+      which = arg;
+    } else {
+      std::fprintf(stderr, "parasim_planner_bench: unknown argument \"%s\"\n%s", argv[i], kUsage);
+      return 2;
+    }
   }
   if (which.find('a') != std::string::npos) {
     run("(a) GPT-3 175B, 1024 A100, default space",

@@ -152,13 +152,14 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       std::vector<std::string> labels;
       for (const auto& row : rows) labels.push_back(row.variant.label);
       const std::vector<std::string> stems = picture_stems(labels);
+      const double span = shared_span_s(rows);  // one time axis for every variant
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (!rows[i].ran()) continue;
         const std::string stem = (dir / stems[i]).string();
         files.push_back(std::make_unique<OutputFile>(stem + "-timeline.svg"));
-        files.back()->stage(compare_timeline_svg(rows[i]));
+        files.back()->stage(compare_timeline_svg(rows[i], span));
         files.push_back(std::make_unique<OutputFile>(stem + "-memory.svg"));
-        files.back()->stage(compare_memory_svg(rows[i]));
+        files.back()->stage(compare_memory_svg(rows[i], span));
         if (stems[i] != labels[i]) {
           pictures += fmt::format("  {}: {}-timeline.svg, {}-memory.svg\n", labels[i], stems[i],
                                   stems[i]);

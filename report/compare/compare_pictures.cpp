@@ -45,12 +45,56 @@ std::string variant_summary(const CompareVariant& v) {
   return text;
 }
 
-// One lane per stage (its first simulated device): every pipeline item as a box.
-std::string compare_timeline_svg(const CompareRow& row) {
+BoxKind comm_box_kind(strat::CommKind k) {
+  switch (k) {
+    case strat::CommKind::kTensorParallel: return BoxKind::kTensorComm;
+    case strat::CommKind::kPipeline: return BoxKind::kPipelineComm;
+    case strat::CommKind::kDataParallel: return BoxKind::kDataComm;
+    case strat::CommKind::kContextParallel: return BoxKind::kContextComm;
+  }
+  return BoxKind::kComm;
+}
+
+double shared_span_s(const std::vector<CompareRow>& rows) {
+  double span = 0;
+  for (const auto& row : rows) {
+    if (row.ran()) span = std::max(span, row.result.makespan.to_seconds());
+  }
+  return span;
+}
+
+// Per stage (its first simulated device): a lane of pipeline items and optimizer kernels, and a
+// lane of its collectives and transfers.
+std::string compare_timeline_svg(const CompareRow& row, double span_s) {
   const auto& built = row.built;
   const auto& r = row.report;
-  std::vector<TimelineLane> lanes(static_cast<std::size_t>(built.shape.stages));
-  for (std::size_t s = 0; s < lanes.size(); ++s) lanes[s].name = fmt::format("stage {}", s);
+  const auto& w = built.workload;
+  const std::size_t stages = static_cast<std::size_t>(built.shape.stages);
+  std::vector<TimelineLane> lanes(2 * stages);
+  for (std::size_t s = 0; s < stages; ++s) {
+    lanes[2 * s].name = fmt::format("stage {}", s);
+    lanes[2 * s + 1].name = fmt::format("stage {} comm", s);
+  }
+  // The device each stage is drawn for, and its lanes.
+  std::vector<int> lane_of_device(built.devices.size(), -1);
+  for (std::size_t d = 0; d < built.devices.size(); ++d) {
+    const auto& dev = built.devices[d];
+    if (dev.dp_rank == 0 && dev.tp_rank == 0) lane_of_device[d] = 2 * dev.stage;
+  }
+  for (sim::OpId o = 0; o < w.op_count(); ++o) {
+    const sim::Op& op = w.op(o);
+    if (w.is_host(o)) continue;
+    const int lane = lane_of_device[w.device_of(o)];
+    if (lane < 0) continue;
+    const double start = row.result.op_start[o].to_seconds(), end = row.result.op_end[o].to_seconds();
+    if (op.kind == sim::OpKind::kGroupMember) {
+      lanes[static_cast<std::size_t>(lane + 1)].boxes.push_back(
+          TimelineBox{start, end, comm_box_kind(built.groups[op.group].kind), w.op_name(o)});
+    } else if (op.category == built.optimizer_category) {
+      lanes[static_cast<std::size_t>(lane)].boxes.push_back(
+          TimelineBox{start, end, BoxKind::kOptimizer, w.op_name(o)});
+    }
+  }
   for (const auto& span : built.spans) {
     if (built.devices[span.device].dp_rank != 0 || built.devices[span.device].tp_rank != 0) continue;
     const char* letter = span.kind == strat::ItemKind::kForward      ? "F"
@@ -63,7 +107,8 @@ std::string compare_timeline_svg(const CompareRow& row) {
     if (built.shape.chunks > 1 && span.kind != strat::ItemKind::kOptimizer) {
       label += fmt::format(".{}", span.chunk);
     }
-    lanes[static_cast<std::size_t>(built.devices[span.device].stage)].boxes.push_back(
+    if (span.kind == strat::ItemKind::kOptimizer) continue;  // its kernels are drawn above
+    lanes[static_cast<std::size_t>(2 * built.devices[span.device].stage)].boxes.push_back(
         TimelineBox{row.result.op_start[span.first].to_seconds(),
                     row.result.op_end[span.last].to_seconds(), box_kind(span.kind), label});
   }
@@ -83,12 +128,17 @@ std::string compare_timeline_svg(const CompareRow& row) {
                      false});
     marks.push_back({r.window_end_s, r.simulated_time_s, "after the window, excluded", true});
   }
+  // Boxes in time order within a lane (the narrow-box merging reads them so).
+  for (auto& lane : lanes) {
+    std::stable_sort(lane.boxes.begin(), lane.boxes.end(),
+                     [](const TimelineBox& a, const TimelineBox& b) { return a.start_s < b.start_s; });
+  }
   return svg_timeline(fmt::format("{}: {} ({}; {})", r.scenario, row.variant.label,
                                   variant_summary(row.variant), run),
-                      lanes, row.result.makespan.to_seconds(), marks);
+                      lanes, span_s > 0 ? span_s : row.result.makespan.to_seconds(), marks);
 }
 
-std::string compare_memory_svg(const CompareRow& row) {
+std::string compare_memory_svg(const CompareRow& row, double span_s) {
   std::vector<MemorySeries> series;
   std::vector<int> series_of_device(row.built.devices.size(), -1);
   for (std::size_t d = 0; d < row.built.devices.size(); ++d) {
@@ -108,7 +158,7 @@ std::string compare_memory_svg(const CompareRow& row) {
                                 "drawn)",
                                 row.report.scenario, row.variant.label,
                                 variant_summary(row.variant)),
-                    series, row.result.makespan.to_seconds(),
+                    series, span_s > 0 ? span_s : row.result.makespan.to_seconds(),
                     row.variant.scenario.cluster.device.hbm_capacity.value);
 }
 

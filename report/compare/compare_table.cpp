@@ -28,7 +28,21 @@ double peak_of(const strat::StepReport& r) {
 std::string compare_table(const std::vector<CompareRow>& rows) {
   std::string o;
   const auto first_ran = std::find_if(rows.begin(), rows.end(), [](const CompareRow& r) { return r.ran(); });
-  const double base = first_ran->report.tokens_per_s;
+  // Speedups are within one sequence length (--seq-lens repeats the variants at several): over
+  // the first variant that applies at the row's own length.
+  auto base_of = [&rows](const CompareRow& row) {
+    for (const auto& r : rows) {
+      if (r.ran() && r.variant.scenario.model.seq_len == row.variant.scenario.model.seq_len) {
+        return &r;
+      }
+    }
+    return &row;
+  };
+  bool several_lengths = false;
+  for (const auto& row : rows) {
+    several_lengths = several_lengths || (row.ran() && row.variant.scenario.model.seq_len !=
+                                                           first_ran->variant.scenario.model.seq_len);
+  }
   std::size_t w = 17;  // the variant column fits the longest label
   for (const auto& row : rows) w = std::max(w, row.variant.label.size());
   o += fmt::format("{:<{}} {:>13} {:>8} {:>9} {:>9} {:>15} {:>9} {:>9}\n", "variant", w,
@@ -51,11 +65,14 @@ std::string compare_table(const std::vector<CompareRow>& rows) {
     for (int v : r.weight_versions) versions = std::max(versions, v);
     if (!r.fits_in_hbm) ++too_big;
     o += fmt::format("{:<{}} {:>13} {:>7.3f}x {:>8.1f}% {:>8.1f}% {:>10.2f} GiB{} {:>9} {:>9}\n",
-                     row.variant.label, w, readable_count(r.tokens_per_s), r.tokens_per_s / base,
+                     row.variant.label, w, readable_count(r.tokens_per_s),
+                     r.tokens_per_s / base_of(row)->report.tokens_per_s,
                      100 * mean_bubble, 100 * max_of(r.bubble_fraction), peak_of(r) / kGiB,
                      r.fits_in_hbm ? " " : "*", stale, versions);
   }
-  if (first_ran != rows.begin()) {
+  if (several_lengths) {
+    o += "speedup: over the first variant that applies at the same sequence length\n";
+  } else if (first_ran != rows.begin()) {
     o += fmt::format("speedup: over {}, the first variant that applies\n", first_ran->variant.label);
   }
   if (too_big > 0) {

@@ -26,13 +26,18 @@ struct KindStyle {
   bool white_text;
 };
 
-// Okabe-Ito: blue, bluish green, orange, vermillion, grey, reddish purple.
+// Okabe-Ito: blue, bluish green, orange, vermillion, grey, reddish purple for the compute kinds;
+// the communication kinds in sky blue, yellow, black-grey and a dark purple, distinct from them.
 constexpr std::array<KindStyle, kBoxKinds> kKindStyles{{
     {"forward", "#0072B2", true},
     {"backward", "#009E73", false},
     {"weight gradient", "#E69F00", false},
     {"optimizer", "#D55E00", false},
     {"communication", "#999999", false},
+    {"tp communication", "#56B4E9", false},
+    {"pp transfer", "#F0E442", false},
+    {"dp communication", "#555555", true},
+    {"cp communication", "#882255", true},
     {"other", "#CC79A7", false},
 }};
 

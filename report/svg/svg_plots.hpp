@@ -32,8 +32,19 @@
 
 namespace parasim::cli {
 
-enum class BoxKind { kForward, kBackward, kWeightGrad, kOptimizer, kComm, kOther };
-inline constexpr int kBoxKinds = 6;
+enum class BoxKind {
+  kForward,
+  kBackward,
+  kWeightGrad,
+  kOptimizer,
+  kComm,          // communication of no kind below
+  kTensorComm,    // tensor-parallel collectives (and a placement's own: BOOST's, TSP's rounds)
+  kPipelineComm,  // pipeline transfers
+  kDataComm,      // data-parallel reductions and gathers (ZeRO)
+  kContextComm,   // context-parallel K/V passing
+  kOther
+};
+inline constexpr int kBoxKinds = 10;
 
 // Legend name ("forward", ..., "communication", "other") and fill colour ("#RRGGBB", Okabe-Ito).
 std::string_view box_kind_name(BoxKind kind);

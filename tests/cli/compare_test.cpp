@@ -363,6 +363,42 @@ TEST_CASE("compare --svg: BOOST's placements have their own titles, async timeli
         std::string::npos);
 }
 
+TEST_CASE("compare --svg: each picture shows what its comparison is about, on one time axis") {
+  TempDir tmp;
+  // --optimizers: the optimizer step's own kernels are drawn (the inverse roots, the update's
+  // all-gather), not an empty lane.
+  CompareOptions o;
+  o.scenario = (kScenarios / "dash-llama-953m.json").string();
+  o.optimizers = "adamw,shampoo/coupled-newton/fp32/1024";
+  o.svg_dir = tmp.file("opt");
+  REQUIRE(compare(o).code == kExitOk);
+  const std::string adamw = read_text(tmp.path() / "opt" / "adamw-timeline.svg");
+  const std::string shampoo =
+      read_text(tmp.path() / "opt" / "shampoo_coupled-newton_fp32_1024-timeline.svg");
+  CHECK(adamw.find("<title>adamw step ") != std::string::npos);
+  CHECK(shampoo.find("<title>inverse roots") != std::string::npos);
+  CHECK(shampoo.find(">optimizer</text>") != std::string::npos);       // in the legend
+  CHECK(shampoo.find(">dp communication</text>") != std::string::npos);
+  // One axis: both pictures span the longer run (Shampoo's), so AdamW's ends early.
+  auto span_of = [](const std::string& svg) {
+    const auto at = svg.find("span ");
+    return svg.substr(at, svg.find(" s -->", at) - at);
+  };
+  CHECK(span_of(adamw) == span_of(shampoo));
+  // --placements: every placement's collectives are drawn on the stage's comm lane.
+  CompareOptions p;
+  p.scenario = (kScenarios / "boost-7b-tp4.json").string();
+  p.placements = "megatron,btp";
+  p.svg_dir = tmp.file("place");
+  REQUIRE(compare(p).code == kExitOk);
+  for (const char* name : {"megatron-timeline.svg", "btp-timeline.svg"}) {
+    const std::string svg = read_text(tmp.path() / "place" / name);
+    CAPTURE(name);
+    CHECK(svg.find(">stage 0 comm</text>") != std::string::npos);
+    CHECK(svg.find(">tp communication</text>") != std::string::npos);
+  }
+}
+
 TEST_CASE("compare: the optimizer step is the simulate figure, the sum of its parts") {
   TempDir tmp;
   SimulateOptions s;

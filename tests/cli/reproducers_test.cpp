@@ -379,4 +379,34 @@ TEST_CASE("reproducer 9: a foreign profile or a GEMM faster than the peak is ref
   CHECK_MESSAGE(contains(output, cpu + ": /provenance/backend"), output.substr(0, 600));
 }
 
+TEST_CASE("reproducer 18: parasim_planner_bench --help prints its usage and runs nothing") {
+  const fs::path bench = fs::path(PARASIM_BINARY_DIR) / "benchmarks" / "parasim_planner_bench";
+  if (!fs::exists(bench)) {
+    MESSAGE("no parasim_planner_bench in this build: skipped");
+    return;
+  }
+  auto [code, output] = run_shell(shell_quote(bench.string()) + " --help 2>&1");
+  CHECK(code == 0);
+  CHECK(output.rfind("usage: parasim_planner_bench", 0) == 0);
+  CHECK(output.find("screen:") == std::string::npos);  // no search ran
+  std::tie(code, output) = run_shell(shell_quote(bench.string()) + " --threads 0 2>&1");
+  CHECK(code == 2);
+  CHECK(output.find("--threads takes 1 to 1024") != std::string::npos);
+}
+
+TEST_CASE("reproducer 16: compare --seq-lens speedups are relative within one length") {
+  const auto [code, output] =
+      parasim("compare " + quoted(kSourceDir / "scenarios" / "tsp-7b-mi300x.json") +
+              " --layouts tsp,tp --seq-lens 16384,65536");
+  REQUIRE_MESSAGE(code == 0, output);
+  // Each length's first row is its own base.
+  for (const char* label : {"tsp@16K", "tsp@64K"}) {
+    const auto at = output.find(std::string("\n") + label);
+    REQUIRE(at != std::string::npos);
+    CHECK_MESSAGE(output.substr(at, 60).find("1.000x") != std::string::npos, output);
+  }
+  CHECK(output.find("speedup: over the first variant that applies at the same sequence length") !=
+        std::string::npos);
+}
+
 }  // namespace parasim::cli

@@ -171,7 +171,7 @@ TEST_CASE("svg timeline: colours differ per kind and each kind present is drawn 
     boxes.push_back(box(k * 0.1, k * 0.1 + 0.05, kind, "op"));
   }
   CHECK(colours.size() == static_cast<std::size_t>(parasim::cli::kBoxKinds));
-  const std::string svg = svg_timeline("kinds", {{"lane", boxes}}, 0.6);
+  const std::string svg = svg_timeline("kinds", {{"lane", boxes}}, 0.1 * parasim::cli::kBoxKinds);
   check_document(svg);
   for (int k = 0; k < parasim::cli::kBoxKinds; ++k) {
     const auto kind = static_cast<BoxKind>(k);
