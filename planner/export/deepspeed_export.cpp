@@ -140,6 +140,22 @@ void map_reduction(const Scenario& s, ExportContext& c, Json& zero) {
     }
     return;
   }
+  if (p.zero_stage == 3) {
+    // parasim reduce-scatters ZeRO-3's gradients layer by layer (zero3_reduce) and holds a
+    // bucket buffer of one layer's gradients (workload_builder.cpp): DeepSpeed does the same with
+    // a bucket of exactly one layer's gradients, flushed when the next layer's first gradient
+    // would overflow it (stage3.py reduce_independent_p_g_buckets_and_remove_grads).
+    const long long layer = static_cast<long long>(
+        std::ceil(strat::layer_params_per_tp_rank(s.model, p.tp)));
+    zero["overlap_comm"] = true;
+    zero["reduce_bucket_size"] = layer;
+    zero["allgather_bucket_size"] = layer;
+    c.mapped("/parallel/dp_bucket",
+             "zero_optimization.reduce_bucket_size: one layer's gradients (ZeRO-3 reduce-scatters "
+             "layer by layer, as simulated; the scenario's bucket does not apply to ZeRO-3)");
+    cover_framework_reduction(s, c, "zero_optimization.overlap_comm, reduce_bucket_size");
+    return;
+  }
   zero["overlap_comm"] = overlapped;
   zero["reduce_bucket_size"] = elements;
   zero["allgather_bucket_size"] = elements;
@@ -227,10 +243,27 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
 
 void map_training(const Scenario& s, ExportContext& c, Json& j) {
   const auto& t = s.training;
-  j["train_batch_size"] = t.global_batch;
+  if (s.parallel.tp > 1) {
+    // AutoTP: DeepSpeedConfig's batch check (runtime/config.py _batch_assertion: train_batch ==
+    // micro x accumulation x world_size) counts the data-parallel ranks with an mpu but every
+    // rank without one (world_size = dist.get_world_size(), L456-471), and DeepSpeed supports
+    // both launches. Left out, train_batch_size is derived from the other two, which hold
+    // either way.
+    c.mapped("/training/global_batch",
+             "train_micro_batch_size_per_gpu x gradient_accumulation_steps x the data-parallel "
+             "ranks (train_batch_size left for DeepSpeed to derive)");
+    c.note(fmt::format(
+        "train_batch_size is not written: with AutoTP (tensor_parallel.autotp_size {}) DeepSpeed "
+        "derives it as micro x accumulation x its world size, the data-parallel size {} when the "
+        "launcher passes an mpu, every rank ({}) without one; either way each step trains {} "
+        "sequences",
+        s.parallel.tp, s.parallel.dp, s.cluster.total_gpus(), t.global_batch));
+  } else {
+    j["train_batch_size"] = t.global_batch;
+    c.mapped("/training/global_batch", "train_batch_size");
+  }
   j["train_micro_batch_size_per_gpu"] = t.micro_batch;
   j["gradient_accumulation_steps"] = accumulation_steps(s);
-  c.mapped("/training/global_batch", "train_batch_size");
   c.mapped("/training/micro_batch", "train_micro_batch_size_per_gpu, gradient_accumulation_steps");
   if (t.precision == cost::Dtype::kBf16) j["bf16"] = Json{{"enabled", true}};
   if (t.precision == cost::Dtype::kFp16) j["fp16"] = Json{{"enabled", true}};
@@ -238,6 +271,21 @@ void map_training(const Scenario& s, ExportContext& c, Json& j) {
            t.precision == cost::Dtype::kFp32 ? "fp32 (no section)" : "bf16/fp16.enabled");
   if (t.precision == cost::Dtype::kFp32) {
     c.unused("/training/grad_precision", "fp32 training");
+  } else if (t.fp32_gradients && s.parallel.zero_stage == 0) {
+    // DeepSpeed 0.19.8 builds no optimizer for a model dtype with another gradient dtype without
+    // ZeRO: engine.py _do_optimizer_sanity_check raises NotImplementedError("unsupported mix of
+    // model_dtype=... and grad_accum_dtype=...") past the ZeRO branch (L2312-2323); ZeRO 1-3
+    // accumulate in fp32 (BF16_Optimizer at stage 1, the ZeRO optimizers above).
+    const std::string dtype = cost::dtype_name(t.precision);
+    j["data_types"] = Json{{"grad_accum_dtype", dtype}};
+    j["communication_data_type"] = dtype;
+    c.cannot("/training/grad_precision",
+             fmt::format("fp32 gradient accumulation of {} training without ZeRO (DeepSpeed "
+                         "0.19.8's engine raises NotImplementedError for that mix)",
+                         dtype),
+             "deepspeed with ZeRO 1-3, megatron (--accumulate-allreduce-grads-in-fp32), "
+             "torchtitan",
+             fmt::format("{} gradients (data_types.grad_accum_dtype {})", dtype, dtype));
   } else {
     const std::string dtype = t.fp32_gradients ? "fp32" : cost::dtype_name(t.precision);
     j["data_types"] = Json{{"grad_accum_dtype", dtype}};
@@ -320,9 +368,10 @@ Rendered write_deepspeed(const Scenario& s, const ExportOptions& o, ExportContex
   map_parallel(s, c, j);
   map_model(s, c);
   map_optimizer(s, c, j);
-  // DeepSpeed reads the file with hjson (runtime/config.py DeepSpeedConfig), so `//` comments
-  // are accepted there; --json keeps strict JSON.
-  return {j.dump(2) + "\n", o.json ? "" : "// ", false};
+  // Plain JSON always: DeepSpeed reads hjson, but HF Trainer and Accelerate json.load the same
+  // file. The header rides in "_parasim", a key DeepSpeedConfig ignores.
+  (void)o;
+  return {j.dump(2) + "\n", "", false, "_parasim"};
 }
 
 }  // namespace parasim::exporter

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "planner/export/deepspeed_export.hpp"
 #include "planner/export/export_context.hpp"
 #include "planner/export/megatron_export.hpp"
@@ -28,6 +30,24 @@ std::string header(const ExportInput& in, const std::string& label, const Render
   return out + (r.header_always ? "\n" : "");
 }
 
+// A JSON body with the header as its `embed_key` object: what was exported, for what, the notes
+// and every difference written closest (--allow-approximate).
+std::string embedded_header(const ExportInput& in, const std::string& label, const Rendered& r,
+                            const ExportContext& c) {
+  nlohmann::ordered_json body = nlohmann::ordered_json::parse(r.body);
+  nlohmann::ordered_json notes = nlohmann::ordered_json::array();
+  for (const std::string& n : c.notes()) notes.push_back(n);
+  nlohmann::ordered_json approximate = nlohmann::ordered_json::array();
+  for (const Difference& d : c.differences()) approximate.push_back(difference_text(d, label));
+  body[r.embed_key] = nlohmann::ordered_json{
+      {"exported_by", fmt::format("parasim export of scenario \"{}\"{}", in.scenario.name,
+                                  in.is_plan ? " (from a plan)" : "")},
+      {"target", label},
+      {"notes", notes},
+      {"approximate", approximate}};
+  return body.dump(2) + "\n";
+}
+
 }  // namespace
 
 ExportResult export_scenario(const ExportInput& input, const ExportOptions& options) {
@@ -50,6 +70,7 @@ ExportResult export_scenario(const ExportInput& input, const ExportOptions& opti
       r = write_shampoo(s, options, c);
       break;
   }
+  if (!r.embed_key.empty()) return c.finish(embedded_header(input, version.label, r, c));
   return c.finish(header(input, version.label, r, c) + r.body);
 }
 

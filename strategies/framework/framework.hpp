@@ -151,7 +151,8 @@ struct Zero3Gathering {
   double max_reuse_distance = 0;
   // ZeRO-3 copies gradients into one bucket buffer allocated once and kept for the run
   // (DeepSpeed's contiguous_gradients: a training-dtype buffer of reduce_bucket_size elements,
-  // stage3.py; its size is the data-parallel bucket, parallel.dp_bucket).
+  // stage3.py; one layer's gradients, the unit ZeRO-3 reduce-scatters, as the DeepSpeed export
+  // writes reduce_bucket_size).
   bool contiguous_gradients = false;
 };
 

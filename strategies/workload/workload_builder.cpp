@@ -76,10 +76,10 @@ void Builder::set_base_memory() {
       const double persistent = zero3_persistent_elements(sc_.model, sc_.parallel.tp, z3);
       weights += sc_.stage_layer_count(s) * persistent * element * (replicas_ - 1) / replicas_;
       if (z3.contiguous_gradients) {
-        const double bucket = sc_.parallel.dp_bucket.value > 0
-                                  ? sc_.parallel.dp_bucket.value / sc_.training.gradient_bytes()
-                                  : params;
-        gradients += bucket * element;
+        // ZeRO-3's gradients are reduce-scattered layer by layer (zero3_reduce): the buffer
+        // holds one layer's, as DeepSpeed's with reduce_bucket_size of one layer (the bucket the
+        // DeepSpeed export writes; the scenario's dp_bucket does not apply to ZeRO-3).
+        gradients += layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) * element;
       }
     }
     w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(weights));

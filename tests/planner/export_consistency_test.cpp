@@ -33,13 +33,20 @@ void check_megatron(const parasim::strat::Scenario& s, const std::string& text) 
   CHECK(global / (micro * dp) == s.micro_batches());
 }
 
+// DeepSpeedConfig's _batch_assertion: train_batch == micro x gas x world_size, world_size the
+// data-parallel ranks with an mpu and every rank without one (runtime/config.py). With AutoTP
+// (tp > 1) the export leaves train_batch_size for DeepSpeed to derive, which holds for both; the
+// data-parallel count gives the scenario's global batch.
 void check_deepspeed(const parasim::strat::Scenario& s, const std::string& text) {
   const json j = json::parse(without_comments(text));
   const long long micro = j["train_micro_batch_size_per_gpu"];
   const long long gas = j["gradient_accumulation_steps"];
-  const long long batch = j["train_batch_size"];
-  CHECK(batch == micro * gas * s.parallel.dp);
-  CHECK(batch == s.training.global_batch);
+  CHECK(micro * gas * s.parallel.dp == s.training.global_batch);
+  if (s.parallel.tp > 1) {
+    CHECK_FALSE(j.contains("train_batch_size"));
+  } else {
+    CHECK(j["train_batch_size"].get<long long>() == s.training.global_batch);
+  }
 }
 
 void check_torchtitan(const parasim::strat::Scenario& s, long long local, long long global,

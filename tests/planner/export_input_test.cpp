@@ -93,7 +93,11 @@ TEST_CASE("parasim export: --out only on success, exit 2 for a refusal or a bad 
   o.allow_approximate = true;
   std::ostringstream out3, err3;
   CHECK(parasim::cli::run_export(o, out3, err3) == 0);
-  CHECK(read_text(o.out).rfind("// parasim export of scenario", 0) == 0);
+  // Plain JSON (HF Trainer and Accelerate json.load it): the header is the _parasim key.
+  const auto written = nlohmann::json::parse(read_text(o.out));
+  CHECK(written.at("_parasim").at("exported_by").get<std::string>().rfind(
+            "parasim export of scenario", 0) == 0);
+  CHECK_FALSE(written.at("_parasim").at("approximate").empty());
   CHECK(err3.str().find("parasim export: approximate: /parallel/sequence_parallel") !=
         std::string::npos);
 

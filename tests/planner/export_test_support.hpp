@@ -161,9 +161,12 @@ inline std::vector<std::string> emitted_keys(const TargetCase& t, const std::str
     case exporter::Target::kMegatron:
       for (const auto& [flag, value] : arg_lines(text)) keys.push_back(flag);
       break;
-    case exporter::Target::kDeepSpeed:
-      json_paths(nlohmann::json::parse(without_comments(text)), "", keys);
+    case exporter::Target::kDeepSpeed: {
+      nlohmann::json j = nlohmann::json::parse(without_comments(text));
+      j.erase("_parasim");  // parasim's own notes, a key DeepSpeed ignores (deepspeed_export.cpp)
+      json_paths(j, "", keys);
       break;
+    }
     case exporter::Target::kTorchtitan:
       if (t.version == "0.2") {
         json_paths(nlohmann::json::parse(text), "", keys);
