@@ -55,6 +55,7 @@ ExportResult export_scenario(const ExportInput& input, const ExportOptions& opti
   const bool dash = s.optimizer.kind == strat::OptimizerKind::kDash;
   const TargetVersion& version = resolve_version(options.target, options.version, dash);
   ExportContext c(input.file, input.path_prefix, version.label, options.allow_approximate);
+  c.note("written for " + version.label + ": every key is one that version's own source accepts");
   Rendered r;
   switch (options.target) {
     case Target::kMegatron:

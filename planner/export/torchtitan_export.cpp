@@ -425,6 +425,11 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
     if (recompute == "selective") out.set("activation_checkpoint", "selective_ac_option", "op");
   }
   map_optimizer(s, c, out, version);
+  c.note(version == "0.3.0"
+             ? "torchtitan's main branch after 0.3.0 no longer takes training.local_batch_size, "
+               "training.global_batch_size, training.seq_len or "
+               "parallelism.pipeline_parallel_microbatch_size: run this with the 0.3.0 release"
+             : "torchtitan 0.2.2's TOML job file (--job.config_file)");
   if (version == "0.2.2") {
     c.note("run: torchrun ... -m torchtitan.train --job.config_file FILE");
     if (o.json) {
@@ -445,9 +450,15 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
       a.add("--" + st.section + "." + st.key, flag_value(st.value));
     }
   }
-  // tyro reads a subcommand after the parent's flags.
+  // The policy is a tyro subcommand: it must be the last word. tyro (1.0.17, torchtitan 0.3.0's)
+  // reads every word after a subcommand as the subcommand's own and rejects the trainer's flags
+  // there (exit 2; checked with ConfigManager.parse_args), so a user's own flags go before it.
   a.add("activation-checkpoint:" + recompute);
   c.note("run: torchrun ... -m torchtitan.train --module llama3 --config FUNCTION $(cat FILE)");
+  c.note("activation-checkpoint:" + recompute +
+         " is a subcommand and must stay the last word: torchtitan 0.3.0 (tyro) rejects any flag "
+         "after it, so put flags of your own before it: ... $(sed '$d' FILE) --training.steps N "
+         "$(tail -n 1 FILE)");
   if (o.json) return {a.json_list(), "", false};
   return {a.lines(), "# ", false};
 }

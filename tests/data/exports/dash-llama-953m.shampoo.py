@@ -1,4 +1,5 @@
 # parasim export of scenario "dash-llama-953m" for DASH (IST-DASLab/ISTA-DASLab-Optimizers 4c98e6e7d8a5)
+# note: written for DASH (IST-DASLab/ISTA-DASLab-Optimizers 4c98e6e7d8a5): every key is one that version's own source accepts
 # note: the step was simulated with the framework megatron-lm (Megatron-LM 23.04 .. core_v0.5.0, --transformer-impl local); the optimizer's constructor does not depend on it
 # note: the scenario has no learning rate or weight decay: DASH's training script defaults are written (src/config/config.py: --lr 1e-3, --weight_decay 0.1); set them
 
