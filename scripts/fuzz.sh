@@ -2,12 +2,16 @@
 # Builds the libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan, -DPARASIM_FUZZ=ON) into
 # ./build-fuzz and runs each for RUNS executions (default 1,000,000), printing per harness the
 # executions done, the seconds taken and whether it crashed. Exit status 1 when one crashed.
-#   scripts/fuzz.sh [RUNS] [HARNESS...]      HARNESS: scenario_parser_fuzz, profile_parser_fuzz
+#   scripts/fuzz.sh [RUNS] [HARNESS...]      HARNESS: scenario_parser_fuzz, profile_parser_fuzz,
+#                                            plan_file_fuzz, validation_file_fuzz,
+#                                            search_section_fuzz
 # Environment: CXX (default clang++, else clang++-14), FUZZ_JOBS (build jobs, default 2),
 # FUZZ_WORK (corpus and logs, default build-fuzz/work). A crash leaves its input as
 # FUZZ_WORK/<harness>/crash-*: copy it to tests/fuzz/crashes/ with what it shows.
 # Seeds: scenarios/, tests/data/bad/ (scenario parser); scenarios/profiles/, tests/data/bad-profile/
-# (profile parser). tests/fuzz/crashes/ is never a seed. A known crash still open (listed in
+# (profile parser); those and tests/data/plan-*.json (plan files); tests/fuzz/seeds/validation/
+# (validation files: the development set's are larger than a fuzz input); tests/fuzz/seeds/search/
+# (search sections). tests/fuzz/crashes/ is never a seed. A known crash still open (listed in
 # tests/fuzz/crashes/README.md) can be stepped over so the run goes on past it:
 #   PARASIM_FUZZ_KNOWN=json-number-overflow,control-characters-in-messages scripts/fuzz.sh
 # A dictionary of every JSON key and unit word in the seeds (tokens the parsers look for) is
@@ -17,7 +21,8 @@ cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 shift || true
 harnesses=("$@")
-((${#harnesses[@]})) || harnesses=(scenario_parser_fuzz profile_parser_fuzz)
+((${#harnesses[@]})) || harnesses=(scenario_parser_fuzz profile_parser_fuzz plan_file_fuzz
+                                   validation_file_fuzz search_section_fuzz)
 cxx=${CXX:-$(command -v clang++ || command -v clang++-14)}
 work=${FUZZ_WORK:-build-fuzz/work}
 
@@ -33,7 +38,11 @@ seeds_of() {
   case $1 in
     scenario_parser_fuzz) echo scenarios tests/data/bad ;;
     profile_parser_fuzz) echo scenarios/profiles tests/data/bad-profile ;;
-    *) echo "unknown harness $1 (scenario_parser_fuzz or profile_parser_fuzz)" >&2; exit 2 ;;
+    plan_file_fuzz) echo scenarios tests/data/bad tests/fuzz/seeds/plan ;;
+    validation_file_fuzz) echo tests/fuzz/seeds/validation ;;
+    search_section_fuzz) echo tests/fuzz/seeds/search ;;
+    *) echo "unknown harness $1 (scenario_parser_fuzz, profile_parser_fuzz, plan_file_fuzz," \
+            "validation_file_fuzz or search_section_fuzz)" >&2; exit 2 ;;
   esac
 }
 
