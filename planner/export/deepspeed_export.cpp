@@ -185,7 +185,18 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
            fmt::format("DeepSpeed's data-parallel size is the mpu's (world / (tp x pp) = {}) or "
                        "the world size without one",
                        p.dp));
-  if (p.tp > 1) {
+  if (p.tp > 1 && p.pp > 1) {
+    // AutoTP beside a PipelineModule does not start in 0.19.8: the engine broadcasts the
+    // parameters over AutoTP's data-parallel groups, which span the pipeline's stages, and the
+    // collective is mismatched (engine.py _broadcast_model, L2050-2061; scripts/check-exports.sh
+    // runs it: gloo aborts).
+    j["tensor_parallel"] = Json{{"autotp_size", p.tp}};
+    c.cannot("/parallel/tp",
+             fmt::format("tensor parallelism (AutoTP, {} ranks) beside pipeline parallelism "
+                         "(DeepSpeed 0.19.8's engine cannot start that pair)",
+                         p.tp),
+             "megatron, torchtitan", "tensor_parallel.autotp_size with the pipeline (fails)");
+  } else if (p.tp > 1) {
     j["tensor_parallel"] = Json{{"autotp_size", p.tp}};
     c.mapped("/parallel/tp", "tensor_parallel.autotp_size");
   } else {
