@@ -1,5 +1,6 @@
 // parasim: simulate and plan parallel training of large models. See `parasim --help`.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -8,12 +9,12 @@
 
 #include "cli/commands.hpp"
 #include "cli/export_command.hpp"
-#include "cli/plan_command.hpp"
 #include "cli/limit_options.hpp"
 #include "cli/option_checks.hpp"
-#include "cli/validate_against_command.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/suggest.hpp"
 #include "cli/terminal_text.hpp"
+#include "cli/validate_against_command.hpp"
 
 namespace {
 
@@ -87,6 +88,8 @@ class TerminalSafeStreams {
   ~TerminalSafeStreams() {
     std::cout.flush();
     std::cerr.flush();
+    out_.finish();
+    err_.finish();
     std::cout.rdbuf(old_out_);
     std::cerr.rdbuf(old_err_);
   }
@@ -101,6 +104,10 @@ class TerminalSafeStreams {
 
 int main(int argc, char** argv) {
   using namespace parasim::cli;
+  // A reader that went away (`parasim simulate --json - | head -c1`, a FIFO whose reader exited)
+  // is a write error the commands report and clean up after (output_file.hpp: nothing left
+  // behind), not a signal that ends the process halfway through a commit.
+  std::signal(SIGPIPE, SIG_IGN);
   // Every byte the commands print passes the terminal-safe filter (terminal_text.hpp).
   const TerminalSafeStreams safe_streams;
   CLI::App app{

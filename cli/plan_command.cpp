@@ -139,6 +139,7 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
         throw strat::under_prefix(e, scenario_file.path_prefix);
       }
     }();
+    plan::refuse_fixed(question, space, scenario_file);
 
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
@@ -190,12 +191,17 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     if (!o.json.empty()) json_file.stage(candidates_json(base, r).dump(2) + "\n");
     if (r.ranked == 0) {
       out << text_out;
-      const int gpus = space.layouts.empty() ? base.cluster.total_gpus() : space.layouts.front().gpus;
+      std::vector<int> gpus;  // the GPU counts searched, in order
+      for (const plan::Layout& l : space.layouts) {
+        if (std::find(gpus.begin(), gpus.end(), l.gpus) == gpus.end()) gpus.push_back(l.gpus);
+      }
+      if (gpus.empty()) gpus.push_back(base.cluster.total_gpus());
       const std::vector<int> nearest =
-          r.feasible == 0 && r.rejects.closest_memory.empty()
-              ? plan::nearest_valid_gpus(base, search, so, gpus, question.trainer)
+          r.feasible == 0 && r.rejects.closest_memory.empty() && gpus.size() == 1
+              ? plan::nearest_valid_gpus(base, search, so, gpus.front(), question.trainer)
               : std::vector<int>{};
-      err << cost::printable(o.scenario) << ": " << plan::infeasible_line(r, gpus, nearest)
+      err << cost::printable(o.scenario) << ": "
+          << plan::infeasible_line(r, gpus, nearest, question.trainer_label)
           << "; nothing written\n";
       return kExitFailure;
     }

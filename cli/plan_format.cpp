@@ -32,19 +32,27 @@ double bubble_of(const strat::StepReport& r) {
   return b;
 }
 
+// The stage split column: "-" for even stages, "first/last" for an edge split ("0" where that
+// edge takes the even share), "own" for the scenario's own split.
+std::string edges_of(const plan::Candidate& c) {
+  if (c.own_stage_layers) return "own";
+  if (c.first_stage_layers == 0 && c.last_stage_layers == 0) return "-";
+  return fmt::format("{}/{}", c.first_stage_layers, c.last_stage_layers);
+}
+
 std::string row(const std::string& rank, const plan::Simulated& s, double limit,
                 const std::string& tie, const std::string& runs_on) {
   const plan::Candidate& c = s.screened.candidate;
   const strat::StepReport& r = s.report;
   return fmt::format(
-      "{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9.3f} {:>11.0f} {:>5.1f}% "
-      "{:>7.1f} {:>7.1f} {:>6.1f}% {:>8.3f} {:>5} {:>9.3f} {:>3}  {}",
-      rank, fmt::format("{}/{}/{}/{}", c.dp, c.tp, c.pp, c.cp), c.chunks,
+      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9.3f} {:>11.0f} "
+      "{:>5.1f}% {:>7.1f} {:>7.1f} {:>6.1f}% {:>8.3f} {:>5} {:>9.3f} {:>3}  {}",
+      rank, fmt::format("{}/{}/{}/{}", c.dp, c.tp, c.pp, c.cp), c.chunks, edges_of(c),
       strat::schedule_name(c.schedule), c.micro_batch, cost::recompute_name(c.recompute),
       c.zero_stage, c.sequence_parallel ? "on" : "off",
-      c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused", r.step_time_s, r.tokens_per_s,
-      100 * r.mfu, s.peak_bytes / kGiB, (limit - s.peak_bytes) / kGiB, 100 * bubble_of(r),
-      exposed_of(r), staleness_of(s), s.screened.estimate.step_s, tie, runs_on);
+      c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused", r.step_time_s,
+      r.tokens_per_s, 100 * r.mfu, s.peak_bytes / kGiB, (limit - s.peak_bytes) / kGiB,
+      100 * bubble_of(r), exposed_of(r), staleness_of(s), s.screened.estimate.step_s, tie, runs_on);
 }
 
 // A line without trailing spaces (the last columns may be empty).
@@ -64,25 +72,26 @@ ordered_json estimate_json(const plan::Estimate& e) {
 }
 
 ordered_json candidate_json(const plan::Candidate& c) {
-  return ordered_json{{"gpus", c.gpus},
-                      {"dp", c.dp},
-                      {"tp", c.tp},
-                      {"pp", c.pp},
-                      {"cp", c.cp},
-                      {"sequence_parallel", c.sequence_parallel},
-                      {"chunks", c.chunks},
-                      {"schedule", strat::schedule_name(c.schedule)},
-                      {"micro_batch", c.micro_batch},
-                      {"recompute", cost::recompute_name(c.recompute)},
-                      {"zero_stage", c.zero_stage},
-                      {"attention",
-                       c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused"},
-                      {"tp_placement", strat::tp_placement_name(c.placement)},
-                      {"optimizer", strat::optimizer_name(c.optimizer)},
-                      {"stacking", strat::stacking_name(c.stacking)},
-                      {"block_size", c.block_size},
-                      {"first_stage_layers", c.first_stage_layers},
-                      {"last_stage_layers", c.last_stage_layers}};
+  return ordered_json{
+      {"gpus", c.gpus},
+      {"dp", c.dp},
+      {"tp", c.tp},
+      {"pp", c.pp},
+      {"cp", c.cp},
+      {"sequence_parallel", c.sequence_parallel},
+      {"chunks", c.chunks},
+      {"schedule", strat::schedule_name(c.schedule)},
+      {"micro_batch", c.micro_batch},
+      {"recompute", cost::recompute_name(c.recompute)},
+      {"zero_stage", c.zero_stage},
+      {"attention", c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused"},
+      {"tp_placement", strat::tp_placement_name(c.placement)},
+      {"optimizer", strat::optimizer_name(c.optimizer)},
+      {"stacking", strat::stacking_name(c.stacking)},
+      {"block_size", c.block_size},
+      {"first_stage_layers", c.first_stage_layers},
+      {"last_stage_layers", c.last_stage_layers},
+      {"own_stage_layers", c.own_stage_layers}};
 }
 
 ordered_json simulated_summary(const plan::Simulated& s) {
@@ -151,16 +160,16 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
   out += "\n";
   const bool runs_on = notes.trainer_label.empty();
   out += fmt::format(
-      "{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} {:>11} {:>6} {:>7} "
-      "{:>7} {:>7} {:>8} {:>5} {:>9} {:>3}  {}",
-      "rank", "dp/tp/pp/cp", "v", "schedule", "mb", "recompute", "ZeRO", "SP", "attn", "step s",
-      "tokens/s", "MFU", "peak", "free", "bubble", "exposed", "stale", "screen s", "tie",
+      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} {:>11} {:>6} "
+      "{:>7} {:>7} {:>7} {:>8} {:>5} {:>9} {:>3}  {}",
+      "rank", "dp/tp/pp/cp", "v", "edges", "schedule", "mb", "recompute", "ZeRO", "SP", "attn",
+      "step s", "tokens/s", "MFU", "peak", "free", "bubble", "exposed", "stale", "screen s", "tie",
       runs_on ? "runs on" : "");
   out = line_of(std::move(out));
-  out += line_of(fmt::format("{:>5}  {:>15}  {:>2}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} "
-                             "{:>11} {:>6} {:>7} {:>7} {:>7} {:>8} {:>5} {:>9}",
-                             "", "", "", "", "", "", "", "", "", "", "", "", "GiB", "GiB", "",
-                             "comm s", "", ""));
+  out += line_of(fmt::format(
+      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} "
+      "{:>9} {:>11} {:>6} {:>7} {:>7} {:>7} {:>8} {:>5} {:>9}",
+      "", "", "", "", "", "", "", "", "", "", "", "", "", "GiB", "GiB", "", "comm s", "", ""));
   if (r.yours && r.yours->ran) {
     out += line_of(row("yours", *r.yours, r.limit_bytes, "", runs_on ? notes.yours_runs_on : ""));
   }
@@ -171,7 +180,16 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
     ranked.push_back(r.simulated[static_cast<std::size_t>(i)].screened.candidate);
     steps.push_back(r.simulated[static_cast<std::size_t>(i)].report.step_time_s);
   }
-  const plan::Tie tie = plan::tie_with_winner(ranked, steps, notes.tie.fraction);
+  // The tie over the rows shown; rows past the table within the same margin are counted.
+  const plan::Tie tie = plan::tie_with_winner(
+      std::vector<plan::Candidate>(ranked.begin(), ranked.begin() + shown),
+      std::vector<double>(steps.begin(), steps.begin() + shown), notes.tie.fraction);
+  int tied_beyond = 0;
+  for (int i = shown; i < r.ranked && !tie.rows.empty(); ++i) {
+    if (steps[static_cast<std::size_t>(i)] <= steps.front() * (1 + notes.tie.fraction)) {
+      ++tied_beyond;
+    }
+  }
   auto tied = [&tie](int i) {
     return std::find(tie.rows.begin(), tie.rows.end(), i) != tie.rows.end();
   };
@@ -193,14 +211,17 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
     std::string list;
     for (int i : tie.rows) list += (list.empty() ? "" : ", ") + std::to_string(i + 1);
     const plan::Candidate& s = ranked[static_cast<std::size_t>(tie.simplest)];
+    if (tied_beyond > 0) {
+      list += fmt::format(" (and {} more ranked below the table)", tied_beyond);
+    }
+    const std::string regime = notes.tie.regime.empty() ? "" : "for " + notes.tie.regime + " runs";
     out += fmt::format(
         "tie (=): rows {} are within {:.1f} % of the winner, the model's error {} ({}): parasim "
-        "cannot rank them; the simplest is row {} ({} parallel dimension{} beside dp{}, {} "
+        "cannot rank them; the simplest shown is row {} ({} parallel dimension{} beside dp{}, {} "
         "chunk{})\n",
-        list, 100 * notes.tie.fraction, notes.tie.regime.empty() ? "" : "for " + notes.tie.regime + " runs",
-        notes.tie.source, tie.simplest + 1, plan::parallel_dimensions(s),
-        plan::parallel_dimensions(s) == 1 ? "" : "s", s.cp > 1 ? ", with cp" : ", no cp", s.chunks,
-        s.chunks == 1 ? "" : "s");
+        list, 100 * notes.tie.fraction, regime, notes.tie.source, tie.simplest + 1,
+        plan::parallel_dimensions(s), plan::parallel_dimensions(s) == 1 ? "" : "s",
+        s.cp > 1 ? ", with cp" : ", no cp", s.chunks, s.chunks == 1 ? "" : "s");
   }
   if (r.ranked > 0) {
     const plan::Simulated& w = r.simulated.front();

@@ -16,22 +16,24 @@ struct Slot {
   std::atomic<bool> used{false};
   char path[kPathBytes] = {};
 };
+// The handler reads `used` without a lock: it must not be a hidden mutex.
+static_assert(std::atomic<bool>::is_always_lock_free);
 
-Slot g_slots[kStagedSlots];
-std::mutex g_register_mutex;  // registrations only; the handler takes no lock
+Slot staged_slots[kStagedSlots];
+std::mutex staged_mutex;  // registrations only; the handler takes no lock
 
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 constexpr int kSignalCount = sizeof kSignals / sizeof kSignals[0];
 // The action each signal had before ours: run after the files are removed (the default action
 // ends the process; a handler installed before parasim's, a test runner's, gets the signal).
-struct sigaction g_previous[kSignalCount];
+struct sigaction previous_actions[kSignalCount];
 
 extern "C" void remove_staged_and_reraise(int signal_number) {
-  for (Slot& slot : g_slots) {
+  for (Slot& slot : staged_slots) {
     if (slot.used.load(std::memory_order_acquire)) ::unlink(slot.path);
   }
   for (int i = 0; i < kSignalCount; ++i) {
-    if (kSignals[i] == signal_number) ::sigaction(signal_number, &g_previous[i], nullptr);
+    if (kSignals[i] == signal_number) ::sigaction(signal_number, &previous_actions[i], nullptr);
   }
   ::raise(signal_number);
 }
@@ -48,7 +50,7 @@ void install_handlers() {
     action.sa_handler = remove_staged_and_reraise;
     sigemptyset(&action.sa_mask);
     for (int other : kSignals) sigaddset(&action.sa_mask, other);
-    ::sigaction(kSignals[i], &action, &g_previous[i]);
+    ::sigaction(kSignals[i], &action, &previous_actions[i]);
   }
 }
 
@@ -56,10 +58,10 @@ void install_handlers() {
 
 int register_staged_file(const std::string& path) {
   if (path.size() >= kPathBytes) return -1;
-  const std::lock_guard<std::mutex> lock(g_register_mutex);
+  const std::lock_guard<std::mutex> lock(staged_mutex);
   install_handlers();
   for (int i = 0; i < kStagedSlots; ++i) {
-    Slot& slot = g_slots[i];
+    Slot& slot = staged_slots[i];
     if (slot.used.load(std::memory_order_relaxed)) continue;
     std::memcpy(slot.path, path.c_str(), path.size() + 1);
     slot.used.store(true, std::memory_order_release);
@@ -70,8 +72,8 @@ int register_staged_file(const std::string& path) {
 
 void release_staged_file(int slot) {
   if (slot < 0 || slot >= kStagedSlots) return;
-  const std::lock_guard<std::mutex> lock(g_register_mutex);
-  g_slots[slot].used.store(false, std::memory_order_release);
+  const std::lock_guard<std::mutex> lock(staged_mutex);
+  staged_slots[slot].used.store(false, std::memory_order_release);
 }
 
 }  // namespace parasim::cli

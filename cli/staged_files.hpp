@@ -5,9 +5,15 @@
 // `simulate --json r.json --trace t.json` leaves nothing behind. The handler is installed at a
 // registration where it is not already in place (a signal the process ignores stays ignored),
 // and after removing the files it restores the action it replaced and re-raises the signal: the
-// default action ends the process, so the exit status says which signal ended the command. Paths live in fixed slots and are removed with unlink,
-// so the handler does only async-signal-safe work; past kStagedSlots files at once, a path is
-// simply not covered (the command's own clean-up still removes it).
+// default action ends the process, so the exit status says which signal ended the command.
+// Paths live in fixed slots and are removed with unlink, so the handler does only
+// async-signal-safe work; past kStagedSlots files at once, a path is simply not covered (the
+// command's own clean-up still removes it).
+//
+// Limit: a signal in the moment between the renames of a multi-file commit (commit_outputs)
+// leaves the files renamed so far new and the others old, and their backups removed: the
+// all-or-none promise holds for failures, not for a signal inside that window. SIGPIPE is
+// ignored by main(), so a closed pipe is a write error with a full roll-back instead.
 
 #include <string>
 

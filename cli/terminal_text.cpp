@@ -12,8 +12,8 @@ namespace {
 bool is_c0_to_escape(unsigned char c) { return c < 0x20 && c != '\n' && c != '\t'; }
 
 // Appends the safe form of `text` to `out`. `pending` holds the bytes at the end of the previous
-// call that may begin an invisible control (cost::starts_invisible_control): they are decided
-// with the bytes that follow.
+// call that may begin a multi-byte sequence (an invisible control, or any UTF-8 character cut
+// between two writes): they are decided with the bytes that follow.
 void append_safe(std::string_view text, std::string& pending, std::string& out) {
   std::string work;
   if (!pending.empty()) {
@@ -30,18 +30,31 @@ void append_safe(std::string_view text, std::string& pending, std::string& out) 
       i += control.length;
       continue;
     }
-    if (rest.size() < 3 && cost::starts_invisible_control(rest)) {
+    const cost::Utf8Step step = cost::utf8_step(rest);
+    if (step.kind == cost::Utf8Step::kIncomplete) {
       pending.assign(rest);  // wait for the next bytes
       return;
     }
     const auto c = static_cast<unsigned char>(text[i]);
-    if (is_c0_to_escape(c)) {
+    if (step.kind == cost::Utf8Step::kInvalid) {
       out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+      ++i;
+    } else if (is_c0_to_escape(c)) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+      ++i;
     } else {
-      out += text[i];
+      out.append(rest.substr(0, step.length));
+      i += step.length;
     }
-    ++i;
   }
+}
+
+// The bytes left pending at the very end of the text: a sequence that never completed, escaped.
+void finish_pending(std::string& pending, std::string& out) {
+  for (const char ch : pending) {
+    out += fmt::format("\\x{:02x}", static_cast<unsigned>(static_cast<unsigned char>(ch)));
+  }
+  pending.clear();
 }
 
 }  // namespace
@@ -51,7 +64,7 @@ std::string terminal_safe(std::string_view text) {
   out.reserve(text.size());
   std::string pending;
   append_safe(text, pending, out);
-  out += pending;  // an incomplete sequence at the very end: not a control
+  finish_pending(pending, out);
   return out;
 }
 
@@ -74,11 +87,16 @@ TerminalSafeBuffer::int_type TerminalSafeBuffer::overflow(int_type c) {
 }
 
 int TerminalSafeBuffer::sync() {
-  if (!pending_.empty()) {
-    const std::string bytes = std::exchange(pending_, std::string());
-    if (!put_raw(bytes)) return -1;
-  }
+  // Pending bytes stay pending: std::cerr syncs after every insertion, and a control written in
+  // two insertions must still be seen whole (finish() writes what is left at the end).
   return target_->pubsync();
+}
+
+bool TerminalSafeBuffer::finish() {
+  if (pending_.empty()) return true;
+  std::string safe;
+  finish_pending(pending_, safe);
+  return put_raw(safe) && target_->pubsync() == 0;
 }
 
 }  // namespace parasim::cli

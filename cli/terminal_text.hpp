@@ -5,7 +5,7 @@
 //   C0 controls other than newline and tab (ESC, CR, BEL, BS, ...) as \xNN (ESC -> \x1b);
 //   C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F; U+009B is a one-byte CSI) and the
 //   bidirectional formatting characters (U+202E and the others of costmodel/invisible_controls.hpp)
-//   as \uXXXX.
+//   as \uXXXX; a byte that is not part of valid UTF-8 (a lone 0x9b, Latin-1 text) as \xNN.
 // Everything else, other UTF-8 and DEL included, passes unchanged. JSON never holds raw C0
 // controls, and \u009b or \u202e are valid JSON escapes, so JSON passing through stays valid
 // JSON with the same value. A newline stays a newline here: in a name or a path it is escaped
@@ -28,6 +28,9 @@ std::string terminal_safe(std::string_view text);
 class TerminalSafeBuffer : public std::streambuf {
  public:
   explicit TerminalSafeBuffer(std::streambuf* target) : target_(target) {}
+  // Writes out what is still pending at the end of the output (an unfinished multi-byte
+  // sequence, escaped); false when the target refused it.
+  bool finish();
 
  protected:
   int_type overflow(int_type c) override;
@@ -37,7 +40,7 @@ class TerminalSafeBuffer : public std::streambuf {
  private:
   bool put_raw(std::string_view bytes);
   std::streambuf* target_;
-  std::string pending_;  // the start of an invisible control at the end of the previous write
+  std::string pending_;  // the start of a multi-byte sequence at the end of the previous write
 };
 
 }  // namespace parasim::cli

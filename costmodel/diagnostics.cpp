@@ -21,8 +21,13 @@ std::string printable(std::string_view text) {
                control.length > 0) {
       out += fmt::format("\\u{:04x}", control.code_point);
       i += control.length;
-    } else {
-      out += static_cast<char>(c);
+    } else if (const Utf8Step step = utf8_step(text.substr(i)); step.kind == Utf8Step::kValid) {
+      out.append(text.substr(i, step.length));
+      i += step.length;
+    } else {  // not UTF-8 (cut off at the end, or no valid sequence): the byte escaped
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
       ++i;
     }
   }

@@ -38,4 +38,32 @@ bool starts_invisible_control(std::string_view text) {
   return false;
 }
 
+Utf8Step utf8_step(std::string_view text) {
+  if (text.empty()) return {Utf8Step::kIncomplete, 0};
+  const unsigned char a = byte(text, 0);
+  if (a < 0x80) return {Utf8Step::kValid, 1};
+  // The sequence length and the range of the second byte (RFC 3629, section 4).
+  std::size_t n = 0;
+  unsigned char low = 0x80, high = 0xbf;
+  if (a >= 0xc2 && a <= 0xdf) {
+    n = 2;
+  } else if (a >= 0xe0 && a <= 0xef) {
+    n = 3;
+    if (a == 0xe0) low = 0xa0;
+    if (a == 0xed) high = 0x9f;
+  } else if (a >= 0xf0 && a <= 0xf4) {
+    n = 4;
+    if (a == 0xf0) low = 0x90;
+    if (a == 0xf4) high = 0x8f;
+  } else {
+    return {Utf8Step::kInvalid, 1};
+  }
+  for (std::size_t i = 1; i < n; ++i) {
+    if (i == text.size()) return {Utf8Step::kIncomplete, i};
+    const unsigned char c = byte(text, i);
+    if (c < (i == 1 ? low : 0x80) || c > (i == 1 ? high : 0xbf)) return {Utf8Step::kInvalid, 1};
+  }
+  return {Utf8Step::kValid, n};
+}
+
 }  // namespace parasim::cost

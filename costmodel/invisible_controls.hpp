@@ -7,7 +7,9 @@
 //   U+200F RLM, U+202A..U+202E (LRE, RLE, PDF, LRO, RLO) and U+2066..U+2069 (LRI, RLI, FSI,
 //   PDI), the "Trojan Source" characters (CVE-2021-42574).
 // The C0 controls are single bytes and are handled by each caller's own rule. printable()
-// (diagnostics.hpp) and the terminal filter (cli/terminal_text.hpp) both write these as \uXXXX.
+// (diagnostics.hpp) and the terminal filter (cli/terminal_text.hpp) both write these as \uXXXX,
+// and a byte that is not part of valid UTF-8 (a lone 0x9b, a one-byte CSI to some terminals;
+// Latin-1 text) as \xNN (utf8_step).
 
 #include <cstddef>
 #include <cstdint>
@@ -26,5 +28,15 @@ InvisibleControl invisible_control_at(std::string_view text);
 // Whether `text` (shorter than any encoding above) is the start of one: a writer that sees it
 // at the end of a chunk waits for the next bytes before deciding.
 bool starts_invisible_control(std::string_view text);
+
+// The UTF-8 sequence `text` starts with (RFC 3629: no overlong forms, no surrogates, at most
+// U+10FFFF): valid with its length in bytes (1 for ASCII); incomplete, a valid start cut off by
+// the end of `text` (a writer waits for the next bytes); invalid, its first byte belongs to no
+// valid sequence here (show it escaped). An empty `text` is incomplete.
+struct Utf8Step {
+  enum Kind : std::uint8_t { kValid, kIncomplete, kInvalid } kind = kInvalid;
+  std::size_t length = 0;
+};
+Utf8Step utf8_step(std::string_view text);
 
 }  // namespace parasim::cost

@@ -3,22 +3,43 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <tuple>
+#include <utility>
 
 #include "strategies/input/stage_split.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
 
+namespace {
+
+// GPUs per node and nodes of `gpus` GPUs of a cluster of `gpn`-GPU nodes.
+std::pair<int, int> node_shape(int gpn, int gpus) {
+  if (gpn > 0 && gpus >= gpn) return {gpn, gpus / gpn};
+  return {std::max(1, gpus), 1};
+}
+
+}  // namespace
+
+std::size_t CandidateHash::operator()(const Candidate& c) const {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::int64_t x : {c.gpus, c.dp, c.tp, c.pp, c.cp, c.chunks, c.micro_batch, c.zero_stage,
+                         static_cast<int>(c.schedule), static_cast<int>(c.recompute),
+                         c.first_stage_layers, c.last_stage_layers}) {
+    h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
+  }
+  return static_cast<std::size_t>(h);
+}
+
 cost::ClusterSpec cluster_for_gpus(const cost::ClusterSpec& base, int gpus) {
   cost::ClusterSpec c = base;
-  const int gpn = base.gpus_per_node;
-  if (gpn > 0 && gpus >= gpn) {
-    c.nodes = gpus / gpn;
-  } else {
-    c.nodes = 1;
-    c.gpus_per_node = std::max(1, gpus);
-  }
+  std::tie(c.gpus_per_node, c.nodes) = node_shape(base.gpus_per_node, gpus);
   return c;
+}
+
+int node_size(const strat::Scenario& base, const Candidate& c) {
+  return node_shape(base.cluster.gpus_per_node, c.gpus).first;
 }
 
 std::vector<int> uneven_stage_layers(int layers, const Candidate& c, bool* valid) {
@@ -49,12 +70,12 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.schedule = c.schedule;
   p.zero_stage = c.zero_stage;
   p.tp_placement = c.placement;
-  // The planner searches even stages: the scenario's own stage_layers belong to its layout
-  // (simulated as is for the "yours" row). Optimizer post-validation applies to the
-  // zero-bubble schedules only: the scenario's setting is kept for them, the schedule's default
-  // (pipeline_schedule.hpp, post_validation) otherwise.
+  // The planner searches even stages and edge splits; the scenario's own stage_layers belong to
+  // its layout (the "yours" row). Optimizer post-validation applies to the zero-bubble schedules
+  // only: the scenario's setting is kept for them, the schedule's default (pipeline_schedule.hpp,
+  // post_validation) otherwise.
   bool valid = true;
-  p.stage_layers = uneven_stage_layers(base.model.layers, c, &valid);
+  if (!c.own_stage_layers) p.stage_layers = uneven_stage_layers(base.model.layers, c, &valid);
   if (!strat::splits_weight_gradient(c.schedule)) p.optimizer_post_validation.reset();
   s.training.micro_batch = c.micro_batch;
   s.training.recompute = c.recompute;
@@ -88,10 +109,18 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.optimizer = s.optimizer.kind;
   c.stacking = s.optimizer.stacking;
   c.block_size = s.optimizer.block_size;
-  // Its own stage_layers are simulated as written (the "yours" row); as a candidate, the edges.
-  if (!s.parallel.stage_layers.empty() && s.parallel.chunks == 1 && s.parallel.pp > 1) {
-    c.first_stage_layers = s.parallel.stage_layers.front();
-    c.last_stage_layers = s.parallel.stage_layers.back();
+  // Its own stage_layers: as first/last counts when they are an edge split (so that the yours
+  // row meets the same candidate of the space), else kept as written.
+  const auto& own = s.parallel.stage_layers;
+  if (!own.empty()) {
+    const bool even = std::all_of(own.begin(), own.end(), [&](int n) { return n == own.front(); });
+    if (s.parallel.chunks == 1 && s.parallel.pp > 1 && !even &&
+        strat::edge_stage_layers(s.model.layers, s.parallel.pp, own.front(), own.back()) == own) {
+      c.first_stage_layers = own.front();
+      c.last_stage_layers = own.back();
+    } else if (!even) {
+      c.own_stage_layers = true;
+    }
   }
   return c;
 }
@@ -107,6 +136,7 @@ std::string describe(const Candidate& c) {
   if (c.attention == strat::AttentionKind::kFlash) out += " flash";
   if (c.first_stage_layers > 0) out += fmt::format(" first {}", c.first_stage_layers);
   if (c.last_stage_layers > 0) out += fmt::format(" last {}", c.last_stage_layers);
+  if (c.own_stage_layers) out += " own stages";
   if (c.placement != strat::TpPlacement::kMegatron) {
     out += fmt::format(" {}", strat::tp_placement_name(c.placement));
   }

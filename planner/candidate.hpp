@@ -29,6 +29,16 @@ struct Candidate {
   // both 0 and pp not dividing the layers, the balanced edge split (strategies/input/
   // stage_split.hpp). One model chunk per stage whenever the stages are uneven.
   int first_stage_layers = 0, last_stage_layers = 0;
+  // The "yours" row of a scenario whose parallel.stage_layers are no edge split ([9, 7, 8, 8]):
+  // its stages are the base scenario's as written, which first/last cannot express.
+  bool own_stage_layers = false;
+
+  bool operator==(const Candidate&) const = default;
+};
+
+// A hash of the fields that usually tell candidates apart (equality compares them all).
+struct CandidateHash {
+  std::size_t operator()(const Candidate& c) const;
 };
 
 // The candidate's layers per pipeline stage when they are uneven (first/last counts, or the
@@ -40,15 +50,13 @@ std::vector<int> uneven_stage_layers(int layers, const Candidate& c, bool* valid
 // fewer GPUs than a node holds, one node of `gpus` GPUs (`plan --gpus 4` on 8-GPU nodes).
 cost::ClusterSpec cluster_for_gpus(const cost::ClusterSpec& base, int gpus);
 
-// The base scenario with the candidate's fields (its cluster cluster_for_gpus(c.gpus)); the
-// stages even (stage_layers cleared); optimizer post-validation as set only for the zero-bubble
-// schedules (else the schedule's default).
-// cluster_for_gpus(base.cluster, c.gpus).gpus_per_node without copying the cluster.
-inline int node_size(const strat::Scenario& base, const Candidate& c) {
-  const int gpn = base.cluster.gpus_per_node;
-  return c.gpus >= gpn ? gpn : c.gpus;
-}
+// GPUs per node of cluster_for_gpus(base.cluster, c.gpus), without copying the cluster.
+int node_size(const strat::Scenario& base, const Candidate& c);
 
+// The base scenario with the candidate's fields (its cluster cluster_for_gpus(c.gpus)); the
+// stages even, or the candidate's edge split (uneven_stage_layers), or the base's own with
+// own_stage_layers; optimizer post-validation as set only for the zero-bubble schedules (else the
+// schedule's default).
 strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c);
 // Whether the candidate runs with optimizer post-validation (apply_candidate's rule, without
 // building the scenario): strat::post_validation of apply_candidate(base, c).parallel.

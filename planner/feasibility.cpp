@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "planner/rules.hpp"
 #include "planner/trainer_filter.hpp"
 
@@ -50,7 +52,9 @@ bool has_valid(const strat::Scenario& base, const nlohmann::json* search, Search
     probe.schedule = facts.first_schedule;
     probe.placement = strat::TpPlacement::kMegatron;
     probe.first_stage_layers = probe.last_stage_layers = 0;
-    if (layout_reason(check_reason(base, probe, facts))) continue;
+    const Reason why = check_reason(base, probe, facts);
+    // No balanced split of the layers may still leave a searched edge split.
+    if (layout_reason(why) && why != Reason::kLayers) continue;
     for (std::uint64_t i = l * per_layout; i < (l + 1) * per_layout && scanned < scan_limit;
          ++i, ++scanned) {
       const Candidate c = space.decode(i);
@@ -67,15 +71,18 @@ std::vector<int> nearest_valid_gpus(const strat::Scenario& base, const nlohmann:
                                     const SearchOptions& options, int requested,
                                     std::optional<exporter::Target> trainer, int each_side,
                                     std::uint64_t scan_limit) {
-  const int gpn = base.cluster.gpus_per_node;
+  const int gpn = std::max(1, base.cluster.gpus_per_node);
   const int total = base.cluster.total_gpus();
+  // The counts a plan may ask for (cluster_for_gpus): part of one node, or whole nodes.
+  auto next = [gpn](int g, int sign) {
+    if (sign > 0) return g < gpn ? g + 1 : (g / gpn + 1) * gpn;
+    if (g <= gpn) return g - 1;
+    return g % gpn == 0 ? g - gpn : (g / gpn) * gpn;
+  };
   std::vector<int> out;
-  // Whole nodes below and above (one node's count when it is below a node).
-  const int step = std::max(1, gpn);
   for (int sign : {-1, +1}) {
-    int g = requested >= gpn ? (requested / step) * step : requested;
-    if (sign > 0 || g == requested) g += sign * step;
-    for (int k = 0; k < each_side && g >= 1 && g <= total; ++k, g += sign * step) {
+    int g = next(requested, sign);
+    for (int k = 0; k < each_side && g >= 1 && g <= total; ++k, g = next(g, sign)) {
       if (has_valid(base, search, options, g, trainer, scan_limit)) {
         out.push_back(g);
         break;
@@ -85,18 +92,41 @@ std::vector<int> nearest_valid_gpus(const strat::Scenario& base, const nlohmann:
   return out;
 }
 
-std::string infeasible_line(const PlanResult& r, int gpus, const std::vector<int>& nearest) {
-  std::size_t top = 0;
-  for (std::size_t k = 1; k < r.rejects.counts.size(); ++k) {
-    if (static_cast<Reason>(k) == Reason::kDuplicate) continue;  // not a reason against a plan
-    if (top == 0 || r.rejects.counts[k] > r.rejects.counts[top]) top = k;
+std::string infeasible_line(const PlanResult& r, const std::vector<int>& gpus,
+                            const std::vector<int>& nearest, const std::string& trainer) {
+  auto count = [&r](Reason k) { return r.rejects.counts[static_cast<std::size_t>(k)]; };
+  std::string of_gpus;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    of_gpus += (i == 0 ? "" : i + 1 == gpus.size() ? " or " : ", ") + std::to_string(gpus[i]);
   }
   std::string why;
   if (r.feasible > 0 || !r.rejects.closest_memory.empty()) {
-    why = "every layout that passes the rules is over the memory limit";
+    why = r.feasible > 0 && count(Reason::kSimulatedMemory) == 0 && count(Reason::kValidate) > 0
+              ? "every candidate the screen let through failed the scenario's own checks"
+              : "every layout that passes the rules is over the memory limit";
+  } else if (count(Reason::kTrainer) > 0) {
+    why = fmt::format(
+        "{} candidates of {} GPUs pass the rules, but {} runs none of them as "
+        "planned (export one with --allow-approximate to see what it refuses)",
+        count(Reason::kTrainer), of_gpus, trainer.empty() ? "the trainer" : trainer);
   } else {
-    why = fmt::format("no layout of {} GPUs passes the rules (most rejected: {})", gpus,
-                      top == 0 ? "none" : reason_text(static_cast<Reason>(top)));
+    // The three rules that rejected the most candidates, with their counts.
+    std::vector<std::size_t> order;
+    for (std::size_t k = 1; k < r.rejects.counts.size(); ++k) {
+      const auto reason = static_cast<Reason>(k);
+      if (reason == Reason::kDuplicate || reason == Reason::kTrainer) continue;
+      if (r.rejects.counts[k] > 0) order.push_back(k);
+    }
+    std::stable_sort(order.begin(), order.end(), [&r](std::size_t a, std::size_t b) {
+      return r.rejects.counts[a] > r.rejects.counts[b];
+    });
+    std::string most;
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, order.size()); ++i) {
+      most += fmt::format("{}{} ({})", i == 0 ? "" : "; ",
+                          reason_text(static_cast<Reason>(order[i])), r.rejects.counts[order[i]]);
+    }
+    why = fmt::format("no layout of {} GPUs passes the rules{}", of_gpus,
+                      most.empty() ? "" : " (most rejected: " + most + ")");
   }
   std::string where;
   if (!nearest.empty()) {

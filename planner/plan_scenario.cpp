@@ -28,8 +28,9 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   p["chunks"] = c.chunks;
   p["zero_stage"] = c.zero_stage;
   p["tp_placement"] = strat::tp_placement_name(c.placement);
-  // The stages as the candidate splits them (the user's own split was the "yours" row's).
-  p.erase("stage_layers");
+  // The stages as the candidate splits them (the user's own split is the "yours" row's, kept
+  // when the candidate is that row with a split first/last cannot express).
+  if (!c.own_stage_layers) p.erase("stage_layers");
   p.erase("first_stage_layers");
   p.erase("last_stage_layers");
   if (c.first_stage_layers > 0) p["first_stage_layers"] = c.first_stage_layers;

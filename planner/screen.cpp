@@ -193,10 +193,24 @@ double Screen::p2p_time(const Candidate& c) {
   return p2p_.emplace(key, t).first->second;
 }
 
-int Screen::stage_layers(const Candidate& c, int stage) const {
+const std::vector<int>& Screen::stage_split(const Candidate& c) {
+  const ScreenKey key{
+      {c.pp, c.chunks, c.first_stage_layers, c.last_stage_layers, c.own_stage_layers ? 1 : 0}};
+  auto it = splits_.find(key);
+  if (it != splits_.end()) return it->second;
   bool valid = true;
-  const std::vector<int> split = uneven_stage_layers(base_.model.layers, c, &valid);
-  return split.empty() ? base_.model.layers / c.pp : split[static_cast<std::size_t>(stage)];
+  std::vector<int> split = c.own_stage_layers ? base_.parallel.stage_layers
+                                              : uneven_stage_layers(base_.model.layers, c, &valid);
+  return splits_.emplace(key, std::move(split)).first->second;
+}
+
+int Screen::stage_layers(const Candidate& c, int stage) {
+  const std::vector<int>& split = stage_split(c);
+  if (split.empty()) return base_.model.layers / c.pp;
+  if (!c.own_stage_layers || c.chunks == 1) return split[static_cast<std::size_t>(stage)];
+  int n = 0;  // the base's own split over virtual stages: this stage's chunks together
+  for (int k = 0; k < c.chunks; ++k) n += split[static_cast<std::size_t>(k * c.pp + stage)];
+  return n;
 }
 
 const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
@@ -546,9 +560,11 @@ Estimate Screen::estimate(const Candidate& c) {
   }
   const double busy = m * max_fbw;
   e.bubble_fraction = pipeline > 0 ? std::max(0.0, 1.0 - busy / pipeline) : 0.0;
+  int most_layers = 0;  // the busiest stage's blocking collectives
+  for (int stage = 0; stage < P; ++stage)
+    most_layers = std::max(most_layers, stage_layers(c, stage));
   e.exposed_comm_s =
-      m * (stage_layers(c, 0) * (pr.layer.forward_comm + pr.layer.backward_comm)) + hops +
-      exposed_dp;
+      m * (most_layers * (pr.layer.forward_comm + pr.layer.backward_comm)) + hops + exposed_dp;
   const double replicas = static_cast<double>(c.dp) * c.cp;
   const double flops = m * replicas * c.tp *
                        (static_cast<double>(base_.model.layers) * pr.model_flops + pr.embed_flops +

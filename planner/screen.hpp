@@ -142,8 +142,11 @@ class Screen {
                            double zero3_forward, double zero3_backward);
   double p2p_time(const Candidate& c);
   // Layers on `stage` in all: layers / pp with even stages, the candidate's edge split otherwise
-  // (candidate.hpp, uneven_stage_layers; a middle stage stands for every one between).
-  int stage_layers(const Candidate& c, int stage) const;
+  // (candidate.hpp, uneven_stage_layers), the base's own stages for the yours row
+  // (own_stage_layers); a middle stage stands for every one between.
+  int stage_layers(const Candidate& c, int stage);
+  // The stage split of the candidate (empty: even), computed once per split.
+  const std::vector<int>& stage_split(const Candidate& c);
   const StageStatic& stage_static(const Candidate& c, int stage);
   // ZeRO-3: one layer's weight all-gather and gradient reduce-scatter.
   std::pair<double, double> zero3_times(const Candidate& c);
@@ -165,6 +168,7 @@ class Screen {
   std::unordered_map<ScreenKey, StageStatic, ScreenKeyHash> stages_;
   std::unordered_map<ScreenKey, std::pair<double, double>, ScreenKeyHash> zero3_;
   std::unordered_map<ScreenKey, StagePasses, ScreenKeyHash> passes_;
+  std::unordered_map<ScreenKey, std::vector<int>, ScreenKeyHash> splits_;
 };
 
 }  // namespace parasim::plan

@@ -123,7 +123,8 @@ json flag_value(const std::string& token) {
 // At most this many layouts (gpus, dp, tp, pp, cp) in one space: 20 bytes each.
 constexpr std::uint64_t kMaxLayouts = std::uint64_t{1} << 22;
 
-// At most this many problems from one axis list (each value of a long list could be one).
+// At most this many problems from one axis list (each value of a long list could be one): the
+// rest of that list is not looked at.
 constexpr std::size_t kMaxProblems = 20;
 
 struct Specs {
@@ -176,19 +177,20 @@ class AxisReader {
     const json list = v.is_array() ? v : json::array({v});
     if (list.empty()) d_.add(path, "empty list: give at least one value");
     const auto range = static_cast<std::uint64_t>(hi - lo) + 1;
-    if (list.size() > range) {  // refused before any value is looked at
-      d_.add(path, fmt::format("{} values, more than the {} whole numbers from {} to {} the axis "
-                               "can take",
-                               list.size(), range, lo, hi));
+    if (const std::uint64_t n = distinct_values(list, range); n > range) {
+      d_.add(path, fmt::format("more than {} different values, the {} whole numbers from {} to "
+                               "{} the axis can take",
+                               range, range, lo, hi));
       return out;
     }
     std::unordered_set<int> seen;
+    std::size_t problems = 0;
     for (std::size_t i = 0; i < list.size(); ++i) {
       const json& x = list[i];
       const std::string at = v.is_array() ? fmt::format("{}/{}", path, i) : path;
       if (!in_range(x, lo, hi)) {
         d_.add(at, fmt::format("expected a whole number from {} to {}", lo, hi));
-        if (d_.problems().size() >= kMaxProblems) return out;  // a million bad values: enough said
+        if (++problems >= kMaxProblems) return out;  // a million bad values: enough said
         continue;
       }
       const int n = x.get<int>();
@@ -206,9 +208,9 @@ class AxisReader {
     const json list = v.is_array() ? v : json::array({v});
     std::vector<std::string> out;
     if (list.empty()) d_.add(spec->second, "empty list: give at least one value");
-    if (list.size() > allowed.size()) {  // refused before any value is looked at
-      d_.add(spec->second, fmt::format("{} values, more than the {} the axis has ({})",
-                                       list.size(), allowed.size(), join_names(allowed)));
+    if (distinct_values(list, allowed.size()) > allowed.size()) {
+      d_.add(spec->second, fmt::format("more than {} different values, the {} the axis has ({})",
+                                       allowed.size(), allowed.size(), join_names(allowed)));
       return out;
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -222,6 +224,17 @@ class AxisReader {
       if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
     }
     return out;
+  }
+
+  // The different values of `list`, counted up to limit + 1 (a long list of repeats passes; a
+  // long list of different values is refused without reading it all).
+  static std::uint64_t distinct_values(const json& list, std::uint64_t limit) {
+    std::set<std::string> seen;
+    for (const json& x : list) {
+      seen.insert(x.dump());
+      if (seen.size() > limit) break;
+    }
+    return seen.size();
   }
 
   // A JSON whole number in [lo, hi]; an unsigned value above the signed range
@@ -349,6 +362,10 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
       start = comma + 1;
     }
     specs.by_key[key] = {list, "--search " + key};
+  }
+  if (options.gpus > 0 && specs.by_key.count("gpus") > 0 &&
+      specs.by_key["gpus"].second == "--search gpus") {
+    d.add("--gpus", "the GPU count is given twice, by --gpus and by --search gpus=: give one");
   }
   if (options.gpus > 0) {  // the flag wins over search.gpus, as --search flags do
     specs.by_key["gpus"] = {json::array({options.gpus}), "--gpus"};

@@ -1,10 +1,12 @@
 #pragma once
 // parasim::plan ties — plans whose step times parasim cannot tell apart, and the simplest of them.
 //
-// The tolerance: how close two plans' step times may be before parasim cannot tell them apart: the model's own step-time error in the scenario's regime, as the development set
-// measures it (docs/validation.md, the table of families; `parasim validate-against
-// scenarios/validation`). The planner marks rows within it of the winner as a tie and names the
-// simplest of them (plan_format.cpp); `plan --tie PERCENT` replaces it.
+// The tolerance: how close two plans' step times may be before parasim cannot tell them apart:
+// the model's own step-time error in the scenario's regime, as the development set measures it
+// (docs/validation.md, the table of families; `parasim validate-against scenarios/validation`).
+// The planner marks the rows of its table within it of the winner as a tie, names the simplest
+// of them and counts the ranked rows below the table that tie too (plan_format.cpp);
+// `plan --tie PERCENT` replaces it.
 //
 //   multi-node   7.20 %   family vtrain-multi-node (55 runs, tp x pp x dp over several nodes);
 //                         megatron-table1, the other multi-node family, is 6.79 %: the larger is
@@ -15,7 +17,6 @@
 // re-recorded validation table and this one cannot drift apart.
 
 #include <string>
-
 #include <vector>
 
 #include "planner/candidate.hpp"

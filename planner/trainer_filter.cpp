@@ -1,9 +1,11 @@
 #include "planner/trainer_filter.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include "planner/export/exporter.hpp"
 #include "planner/export/trainer_defaults.hpp"
+#include "planner/rules.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::plan {
@@ -33,14 +35,16 @@ std::vector<exporter::Difference> export_differences(const strat::Scenario& scen
   return exporter::export_scenario(input, options).differences;
 }
 
+// The candidate with the fields no export's acceptance depends on cleared (trainer_filter.hpp).
+Candidate filter_key(Candidate c) {
+  c.gpus = 0;
+  c.micro_batch = 0;
+  c.dp = c.dp * c.cp > 1 ? 2 : 1;
+  return c;
+}
+
 bool TrainerFilter::accepts(const Candidate& c) {
-  const ScreenKey key{{c.tp, c.pp, c.cp, c.dp * c.cp > 1 ? 1 : 0, c.sequence_parallel ? 1 : 0,
-                       c.chunks, static_cast<std::int64_t>(c.schedule),
-                       static_cast<std::int64_t>(c.recompute), c.zero_stage,
-                       static_cast<std::int64_t>(c.attention),
-                       static_cast<std::int64_t>(c.placement),
-                       static_cast<std::int64_t>(c.optimizer) * 64 +
-                           static_cast<std::int64_t>(c.stacking)}};
+  const Candidate key = filter_key(c);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const bool ok = export_differences(apply_candidate(base_, c), trainer_).empty();
   cache_.emplace(key, ok);
@@ -48,10 +52,33 @@ bool TrainerFilter::accepts(const Candidate& c) {
 }
 
 std::vector<exporter::Difference> fixed_refusals(const strat::Scenario& base,
+                                                 const SearchSpace& space,
                                                  exporter::Target trainer) {
   std::vector<exporter::Difference> fixed;
   for (exporter::Difference& d : export_differences(base, trainer)) {
     if (!layout_path(d.path)) fixed.push_back(std::move(d));
+  }
+  if (fixed.empty() || space.size() == 0) return fixed;
+  // Probes: from each of up to 256 evenly spaced indices, the first candidate that passes the
+  // rules (at most 4096 looked at from each).
+  constexpr std::uint64_t kProbes = 256, kLookahead = 4096;
+  const SpaceFacts facts = space_facts(space);
+  const std::uint64_t total = space.size();
+  const std::uint64_t stride = std::max<std::uint64_t>(1, total / kProbes);
+  std::unordered_map<Candidate, bool, CandidateHash> seen;
+  for (std::uint64_t start = 0; start < total && !fixed.empty(); start += stride) {
+    for (std::uint64_t i = start; i < std::min(total, start + kLookahead); ++i) {
+      const Candidate c = space.decode(i);
+      if (check_reason(base, c, facts) != Reason::kOk) continue;
+      if (seen.emplace(filter_key(c), true).second) {
+        const auto probe = export_differences(apply_candidate(base, c), trainer);
+        std::erase_if(fixed, [&](const exporter::Difference& d) {
+          return std::none_of(probe.begin(), probe.end(),
+                              [&](const exporter::Difference& p) { return p.path == d.path; });
+        });
+      }
+      break;
+    }
   }
   return fixed;
 }

@@ -6,25 +6,25 @@
 // exporter (planner/export/) writes it with no difference (no --allow-approximate needed), so the
 // planner and `parasim export` can never disagree.
 //
-// The export of a candidate depends on these of its fields (memoised on them, per thread): the
-// tp, pp and cp degrees, whether there are replicas (dp x cp > 1), sequence parallelism, chunks,
-// schedule, recompute, ZeRO stage, attention, placement and optimizer implementation; never on
-// the micro-batch or the dp degree itself. tests/planner/trainer_filter_test.cpp checks, for
-// every candidate of several spaces, that the memoised answer is the exporter's.
+// The answer is memoised per thread on the whole candidate but for the fields no exporter's
+// acceptance depends on: the GPU count, the micro-batch and the dp degree (only whether there are
+// replicas, dp x cp > 1). A field added to Candidate is part of the key unless it is cleared in
+// filter_key(). tests/planner/plan_for_trainer_test.cpp checks, for every candidate of several
+// spaces (uneven stages included), that the memoised answer is the exporter's.
 //
 // The base scenario is the one with the trainer's defaults (planner/export/trainer_defaults.hpp).
 // What no layout changes (the model, the optimizer, the precision) is refused up front:
 // fixed_refusals() lists it, and `plan --for` stops with those reasons (exit 2).
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "planner/candidate.hpp"
 #include "planner/export/export_types.hpp"
 #include "planner/screen.hpp"
+#include "planner/search_space.hpp"
 #include "strategies/input/scenario.hpp"
 
 namespace parasim::plan {
@@ -40,17 +40,23 @@ class TrainerFilter {
  private:
   const strat::Scenario& base_;
   exporter::Target trainer_;
-  std::unordered_map<ScreenKey, bool, ScreenKeyHash> cache_;
+  std::unordered_map<Candidate, bool, CandidateHash> cache_;
 };
 
 // The differences of the trainer's export of `scenario` (the scenario as given, its own layout).
 std::vector<exporter::Difference> export_differences(const strat::Scenario& scenario,
                                                      exporter::Target trainer);
 
-// The differences no candidate of the planner's space can remove: those outside the searched
-// fields (the parallel section, the micro-batch, recompute, attention, the optimizer's
-// implementation) and the framework's data-parallel reduction. Empty: some layout may run.
+// The differences no candidate of `space` removes: those outside the searched fields (the
+// parallel section, the micro-batch, recompute, attention, the optimizer's implementation, the
+// framework's data-parallel reduction) that the export of every probe candidate still has. The
+// probes are candidates that pass the rules, sampled over the whole space (up to 256, each the
+// first that passes from an evenly spaced index), so that a setting refused with one ZeRO stage
+// or pipeline depth and accepted with another (DeepSpeed's fp32 gradients of bf16 training,
+// torchtitan's CUDA graphs) is left to the filter. With no probe, every such difference of
+// `base` itself. Empty: some layout may run.
 std::vector<exporter::Difference> fixed_refusals(const strat::Scenario& base,
+                                                 const SearchSpace& space,
                                                  exporter::Target trainer);
 
 // The trainers (megatron, deepspeed, torchtitan) that run the scenario `document` describes as it

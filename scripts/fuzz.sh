@@ -9,7 +9,7 @@
 # FUZZ_WORK (corpus and logs, default build-fuzz/work). A crash leaves its input as
 # FUZZ_WORK/<harness>/crash-*: copy it to tests/fuzz/crashes/ with what it shows.
 # Seeds: scenarios/, tests/data/bad/ (scenario parser); scenarios/profiles/, tests/data/bad-profile/
-# (profile parser); those and tests/data/plan-*.json (plan files); tests/fuzz/seeds/validation/
+# (profile parser); those and tests/fuzz/seeds/plan/ (plan files); tests/fuzz/seeds/validation/
 # (validation files: the development set's are larger than a fuzz input); tests/fuzz/seeds/search/
 # (search sections). tests/fuzz/crashes/ is never a seed. A known crash still open (listed in
 # tests/fuzz/crashes/README.md) can be stepped over so the run goes on past it:

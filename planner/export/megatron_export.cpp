@@ -341,8 +341,8 @@ Rendered write_megatron(const Scenario& s, const ExportOptions& o, ExportContext
       fmt::format("run: WORLD_SIZE={} processes of pretrain_gpt.py with these arguments, "
                   "e.g. torchrun ... pretrain_gpt.py $(cat FILE)",
                   s.cluster.total_gpus()));
-  if (o.json) return {a.json_list(), "", false};
-  return {a.lines(), "# ", false};
+  if (o.json) return {a.json_list(), "", false, ""};
+  return {a.lines(), "# ", false, ""};
 }
 
 }  // namespace parasim::exporter

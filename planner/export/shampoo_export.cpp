@@ -206,7 +206,7 @@ Rendered write_shampoo(const Scenario& s, const ExportOptions& o, ExportContext&
   c.mapped("/optimizer/allow_tf32", "torch.backends.cuda.matmul.allow_tf32");
   if (o.json) {
     Json j{{"optimizer", top}, {"torch", torch_settings}};
-    return {j.dump(2) + "\n", "", false};
+    return {j.dump(2) + "\n", "", false, ""};
   }
   std::string py = "import torch\n";
   py += is_dash
@@ -218,7 +218,7 @@ Rendered write_shampoo(const Scenario& s, const ExportOptions& o, ExportContext&
   py += "\n";
   if (opt.allow_tf32) py += "torch.backends.cuda.matmul.allow_tf32 = True\n\n";
   py += "optimizer = " + python(top, 0) + "\n";
-  return {py, "# ", true};
+  return {py, "# ", true, ""};
 }
 
 }  // namespace parasim::exporter

@@ -435,9 +435,9 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
     if (o.json) {
       nlohmann::ordered_json j;
       for (const Setting& st : out.items()) j[st.section][st.key] = st.value;
-      return {j.dump(2) + "\n", "", false};
+      return {j.dump(2) + "\n", "", false, ""};
     }
-    return {toml_text(out), "# ", true};
+    return {toml_text(out), "# ", true, ""};
   }
   ArgList a;
   for (const Setting& st : out.items()) {
@@ -457,10 +457,10 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   c.note("run: torchrun ... -m torchtitan.train --module llama3 --config FUNCTION $(cat FILE)");
   c.note("activation-checkpoint:" + recompute +
          " is a subcommand and must stay the last word: torchtitan 0.3.0 (tyro) rejects any flag "
-         "after it, so put flags of your own before it: ... $(sed '$d' FILE) --training.steps N "
-         "$(tail -n 1 FILE)");
-  if (o.json) return {a.json_list(), "", false};
-  return {a.lines(), "# ", false};
+         "after it, so put flags of your own before it: ... $(grep -v '^#' FILE | sed '$d') "
+         "--training.steps N $(tail -n 1 FILE)");
+  if (o.json) return {a.json_list(), "", false, ""};
+  return {a.lines(), "# ", false, ""};
 }
 
 }  // namespace parasim::exporter

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "strategies/input/scenario.hpp"
+
 namespace parasim::exporter {
 namespace {
 
@@ -41,9 +43,9 @@ json with_trainer_defaults(const json& document, Target trainer,
                            std::vector<std::string>* changes) {
   const TrainerDefaults& d = trainer_defaults(trainer);
   json out = document;
-  if (!out.is_object()) return out;
+  // A missing or malformed training section is left as it is, for the parser to name.
+  if (!out.is_object() || !out.contains("training") || !out["training"].is_object()) return out;
   json& training = out["training"];
-  if (!training.is_object()) return out;
   const std::string label = target_name(trainer);
   const std::string preset = framework_preset_of(training);
   const auto& family = d.framework_family;
@@ -59,7 +61,7 @@ json with_trainer_defaults(const json& document, Target trainer,
     const std::string precision =
         training.contains("precision") && training["precision"].is_string()
             ? training["precision"].get<std::string>()
-            : "bf16";
+            : cost::dtype_name(strat::TrainingSpec{}.precision);  // the scenario's default
     const bool fp32 = (precision == "bf16" && d.fp32_gradients_with_bf16) ||
                       (precision == "fp16" && d.fp32_gradients_with_fp16);
     if (fp32) {

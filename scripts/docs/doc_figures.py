@@ -938,10 +938,16 @@ def plan_rows(text):
     """The ranked table's rows of a plan by their first column ("yours", "1", ...): step s,
     MFU."""
     rows = {}
+    step = mfu = None
     for line in text.splitlines():
         words = line.split()
-        if len(words) > 12 and (words[0] == "yours" or words[0].isdigit()) and "/" in words[1]:
-            rows[words[0]] = {"step": float(words[9]), "mfu": words[11]}
+        if words[:1] == ["rank"] and "step" in words and "MFU" in words:
+            # The header spells "step s" in two words: the columns after it sit one to the left.
+            step, mfu = words.index("step"), words.index("MFU") - 1
+            continue
+        if (step is not None and len(words) > mfu and (words[0] == "yours" or words[0].isdigit())
+                and "/" in words[1]):
+            rows[words[0]] = {"step": float(words[step]), "mfu": words[mfu]}
     return rows
 
 

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "../support/test_support.hpp"
@@ -443,7 +445,9 @@ std::pair<int, std::string> run_parasim(const std::string& args) {
 }  // namespace
 
 TEST_CASE("compare --help describes every axis") {
-  const auto [code, help] = run_parasim("compare --help");
+  int code = 0;
+  std::string help;
+  std::tie(code, help) = run_parasim("compare --help");
   CHECK(code == 0);
   for (const char* text : {"--schedules", "--placements", "--layouts", "--seq-lens",
                            "--optimizers", "not applicable", "pp = 1", "--svg", "--json"}) {

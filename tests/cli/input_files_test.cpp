@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "../support/test_support.hpp"
@@ -183,15 +184,21 @@ TEST_CASE("process: the limit options parse on simulate, compare and validate") 
   const std::string scenario = "'" + kScenario.string() + "'";
   CHECK(run_parasim("validate " + scenario + " --max-ops 1e9 --max-memory 64GiB "
                     "--max-shampoo-blocks 1e8").first == 0);
-  const auto [code, out] = run_parasim("validate --full " + scenario + " --max-memory '1 MiB'");
+  int code = 0;
+  std::string out;
+  std::tie(code, out) = run_parasim("validate --full " + scenario + " --max-memory '1 MiB'");
   CHECK(code == 2);
   CHECK(out.find("over the limit of 1.000 MiB (--max-memory raises it)") != std::string::npos);
-  const auto [bad, why] = run_parasim("simulate " + scenario + " --max-memory 12X");
+  int bad = 0;
+  std::string why;
+  std::tie(bad, why) = run_parasim("simulate " + scenario + " --max-memory 12X");
   CHECK(bad == 2);
   CHECK(why.find("--max-memory") != std::string::npos);
   CHECK(run_parasim("simulate " + scenario + " --max-ops 0").first == 2);
   CHECK(run_parasim("compare " + scenario + " --schedules 1f1b --max-ops 100").first == 2);
-  const auto [help_code, help] = run_parasim("simulate --help");
+  int help_code = 0;
+  std::string help;
+  std::tie(help_code, help) = run_parasim("simulate --help");
   CHECK(help_code == 0);
   for (const char* option : {"--max-ops", "--max-memory", "--max-shampoo-blocks"}) {
     CHECK(help.find(option) != std::string::npos);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -327,6 +328,38 @@ TEST_CASE("process: --json to a character device leaves the device; a full one i
   CHECK_MESSAGE(report_output.find("cannot write standard output") != std::string::npos,
                 report_output);
   CHECK(is_device(full));
+}
+
+TEST_CASE("process: a reader that goes away is a write error, not SIGPIPE; nothing is left") {
+  // The trace (megabytes) to a FIFO whose reader reads one byte and leaves, the JSON to a file
+  // that exists: exit 1 with a message, the file put back as it was, no staged or backup file
+  // left (SIGPIPE ended the command with 141 and left the backup behind). The reader is blocked
+  // in its open long before the simulation ends, so the FIFO has a reader when it is opened.
+  TempDir tmp;
+  const std::string fifo = tmp.file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string json = tmp.file("r.json");
+  write_text(json, "old\n");
+  const std::string scenario = shell_quote(kScenario.string());
+  int code = 0;
+  std::string output;
+  const std::string script = "head -c 1 " + shell_quote(fifo) + " > /dev/null & " +
+                             parasim_command() + " simulate " + scenario + " --json " +
+                             shell_quote(json) + " --trace " + shell_quote(fifo) +
+                             " 2>&1; echo \"exit $?\"; wait";
+  std::tie(code, output) = run_shell("bash -c " + shell_quote(script));
+  CHECK_MESSAGE(output.find("exit 1\n") != std::string::npos, output);
+  CHECK(output.find("exit 141") == std::string::npos);
+  std::vector<std::string> left = tmp.entries();
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"pipe", "r.json"});
+  CHECK(read_text(json) == "old\n");
+  // Standard output into a pipe that closes: exit 1 (the message on standard error), not 141.
+  const std::string piped = parasim_command() + " simulate " + scenario +
+                            " --trace - 2>/dev/null | head -c 1 > /dev/null; "
+                            "echo \"exit ${PIPESTATUS[0]}\"";
+  std::tie(code, output) = run_shell("bash -c " + shell_quote(piped));
+  CHECK_MESSAGE(output.find("exit 1") != std::string::npos, output);
 }
 
 }  // namespace parasim::cli

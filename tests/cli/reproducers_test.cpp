@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "../support/test_support.hpp"
@@ -59,7 +60,9 @@ TEST_CASE("reproducer 1 and 10: option values out of range are exit 2 naming the
     std::string command = form;
     command.replace(command.find("{}"), 2, s);
     CAPTURE(command);
-    const auto [code, output] = parasim(command);
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = parasim(command);
     CHECK(code == kExitBadInput);
     CHECK_MESSAGE(contains(output, option), output);
   }
@@ -74,11 +77,15 @@ TEST_CASE("reproducer 1: threads the system refuses leave the plan to the thread
   // asked for are refused (std::system_error), and the plan is the same as with one thread.
   const std::string plan = shell_quote(kExecutable.string()) + " plan " + quoted(kCustom) +
                            " --top 2 --search pp=1,2 --search micro_batch=1 ";
-  const auto [code, output] =
+  int code = 0;
+  std::string output;
+  std::tie(code, output) =
       run_shell("bash -c " + shell_quote("ulimit -v 1048576; timeout 60 " + plan +
                                          "--threads 1024") + " 2>&1");
   CHECK_MESSAGE(code == 0, output);
-  const auto [one_code, one] = run_shell(plan + "--threads 1 2>&1");
+  int one_code = 0;
+  std::string one;
+  std::tie(one_code, one) = run_shell(plan + "--threads 1 2>&1");
   CHECK(one_code == 0);
   CHECK(output.substr(0, output.find("time:")) == one.substr(0, one.find("time:")));
 }
@@ -91,11 +98,15 @@ TEST_CASE("reproducer 2: a plan file nested 100,000 deep is refused at its root,
                        std::string(n, ']') + "}}");
   for (const char* command : {"simulate", "validate", "plan", "compare"}) {
     CAPTURE(command);
-    const auto [code, output] = parasim(std::string(command) + " " + shell_quote(deep));
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = parasim(std::string(command) + " " + shell_quote(deep));
     CHECK(code == kExitBadInput);
     CHECK_MESSAGE(contains(output, deep + ": /: JSON nested more than 64 levels deep"), output);
   }
-  const auto [code, output] = parasim("export " + shell_quote(deep) + " --to megatron");
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = parasim("export " + shell_quote(deep) + " --to megatron");
   CHECK(code == kExitBadInput);
   CHECK(contains(output, "nested more than 64 levels deep"));
 }
@@ -112,7 +123,9 @@ TEST_CASE("reproducer 3: a FIFO as any input is refused at once, naming it") {
         "validate-against " + f, "compare " + s + " --profile " + f}) {
     CAPTURE(command);
     const auto start = std::chrono::steady_clock::now();
-    const auto [code, output] = parasim(command);
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = parasim(command);
     CHECK(code == kExitBadInput);
     CHECK_MESSAGE(contains(output, fifo + ": /:"), output);
     CHECK_MESSAGE(contains(output, "FIFO"), output);
@@ -130,20 +143,24 @@ TEST_CASE("reproducer 4: long search lists are refused before any work, the quad
                  too_many = nlohmann::json::array();
   for (int g = 8; g <= 1048576; g += 8) gpus.push_back(g);
   for (int m = 1; m <= 1000000; ++m) micro.push_back(m);
-  for (int t = 0; t < 5000; ++t) too_many.push_back(1);
+  for (int t = 1; t <= 5000; ++t) too_many.push_back(t);
   const std::pair<nlohmann::json, std::string> cases[] = {
       {{{"gpus", gpus}}, "/search: more than"},
       {{{"micro_batch", micro}}, "/search: the axes other than the layout already make"},
-      {{{"tp", too_many}}, "/search/tp: 5000 values, more than the 4096 whole numbers"},
+      {{{"tp", too_many}}, "/search/tp: more than 4096 different values, the 4096 whole numbers"},
       {{{"tp", {{"min", 18446744073709551615ULL}}}}, "/search/tp/min: expected \"min\" or \"max\""},
   };
-  for (const auto& [search, message] : cases) {
+  for (const auto& entry : cases) {
+    const nlohmann::json& search = entry.first;
+    const std::string& message = entry.second;
     s["search"] = search;
     const std::string path = tmp.file("huge.json");
     write_text(path, s.dump());
     CAPTURE(message);
     const auto start = std::chrono::steady_clock::now();
-    const auto [code, output] = parasim("plan " + shell_quote(path));
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = parasim("plan " + shell_quote(path));
     CHECK(code == kExitBadInput);
     CHECK_MESSAGE(contains(output, message), output.substr(0, 500));
     // Generous for sanitizer builds; the release build answers in about half a second.
@@ -158,7 +175,9 @@ TEST_CASE("reproducer 5: --gpus wins over search.gpus") {
                  {"recompute", {"full"}}, {"zero_stage", {1}}};
   const std::string path = tmp.file("s.json");
   write_text(path, s.dump());
-  const auto [code, output] = parasim("plan " + shell_quote(path) + " --gpus 4 --top 1");
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = parasim("plan " + shell_quote(path) + " --gpus 4 --top 1");
   CHECK_MESSAGE(code == 0, output);
   // The winner's layout column: dp/tp/pp/cp multiplying to 4.
   CHECK_MESSAGE(contains(output, "\n    1  "), output);
@@ -181,7 +200,9 @@ TEST_CASE("reproducer 7: an output onto the command's own input is exit 2, the i
         "plan " + q + " --out " + q + " --top 1", "plan " + q + " --json " + shell_quote(link),
         "export " + q + " --to megatron --out " + q, "compare " + q + " --json " + q}) {
     CAPTURE(command);
-    const auto [code, output] = parasim(command);
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = parasim(command);
     CHECK(code == kExitBadInput);
     CHECK_MESSAGE(contains(output, "it is the command's"), output);
     CHECK(read_text(s) == original);
@@ -194,7 +215,9 @@ TEST_CASE("reproducer 8: a FIFO output nobody reads is refused before any output
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const std::string json = tmp.file("r.json");
   const auto start = std::chrono::steady_clock::now();
-  const auto [code, output] = parasim("simulate " + quoted(kScenario) + " --json " +
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = parasim("simulate " + quoted(kScenario) + " --json " +
                                       shell_quote(json) + " --trace " + shell_quote(fifo));
   CHECK(code == kExitBadInput);
   CHECK_MESSAGE(contains(output, "it is a FIFO that no process is reading"), output);
@@ -207,7 +230,9 @@ TEST_CASE("reproducer 11: 9e308 in a validation file or a guard is exit 2 naming
   TempDir tmp;
   const std::string v = tmp.file("v.json");
   write_text(v, R"({"parasim_validation": 1, "source": "x", "cases": [{"measured": 9e308}]})");
-  auto [code, output] = parasim("validate-against " + shell_quote(v));
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = parasim("validate-against " + shell_quote(v));
   CHECK(code == kExitBadInput);
   CHECK_MESSAGE(contains(output, v + ": /: invalid JSON: a number beyond the range"), output);
   // The same file inside a folder: named by its path in the folder.
@@ -238,14 +263,18 @@ TEST_CASE("reproducer 12: exit codes as the README states them") {
        {tmp.path().string(), read_only, tmp.file("missing/x.csv")}) {
     for (const char* option : {"--json", "--csv"}) {
       CAPTURE(target);
-      const auto [code, output] =
+      int code = 0;
+      std::string output;
+      std::tie(code, output) =
           parasim("validate-against " + validation + " " + option + " " + shell_quote(target));
       CHECK(code == kExitBadInput);
       CHECK_MESSAGE(contains(output, "cannot write " + target), output);
     }
   }
   // compare --svg onto a file: exit 2 in parasim's words; a failing compare leaves no folder.
-  auto [code, output] = parasim("compare " + quoted(kScenario) + " --svg " +
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = parasim("compare " + quoted(kScenario) + " --svg " +
                                 shell_quote(read_only));
   CHECK(code == kExitBadInput);
   CHECK_MESSAGE(contains(output, "cannot write into --svg " + read_only + ": it is a file"),
@@ -291,14 +320,18 @@ TEST_CASE("reproducer 13: a newline or U+202E in a name or an input path is prin
   const std::string odd = tmp.file("odd\nname\xe2\x80\xae.json");
   write_text(odd, s.dump());
   for (const char* command : {"simulate", "validate"}) {
-    const auto [code, output] = parasim(std::string(command) + " " + shell_quote(odd));
+    int code = 0;
+    std::string output;
+    std::tie(code, output) = parasim(std::string(command) + " " + shell_quote(odd));
     CAPTURE(command);
     CHECK(code == 0);
     CHECK(output.find("\xe2\x80\xae") == std::string::npos);
     CHECK_FALSE(contains(output, "\nstep time 0.001 s"));
     CHECK_MESSAGE(contains(output, "fake\\x0astep time 0.001 s\\u202e"), output.substr(0, 400));
   }
-  const auto [code, output] = parasim("simulate " + shell_quote(odd + "-missing"));
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = parasim("simulate " + shell_quote(odd + "-missing"));
   CHECK(code == kExitBadInput);
   CHECK_MESSAGE(contains(output, "odd\\x0aname\\u202e.json-missing: /: cannot read"), output);
 }
@@ -306,7 +339,9 @@ TEST_CASE("reproducer 13: a newline or U+202E in a name or an input path is prin
 TEST_CASE("reproducer 14: validate and plan read the plan files simulate and export read") {
   TempDir tmp;
   const std::string plan_file = (kSourceDir / "tests" / "data" / "plan-llama2-7b.json").string();
-  auto [code, output] = parasim("validate " + shell_quote(plan_file));
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = parasim("validate " + shell_quote(plan_file));
   CHECK_MESSAGE(code == 0, output);
   std::tie(code, output) = parasim("plan " + shell_quote(plan_file) + " --top 1 --search pp=1");
   CHECK_MESSAGE(code == 0, output);
@@ -359,18 +394,24 @@ TEST_CASE("reproducer 9: a foreign profile or a GEMM faster than the peak is ref
   for (const auto& [path, message] : refused) {
     for (const char* command : {"simulate ", "compare ", "plan "}) {
       CAPTURE(command);
-      auto [code, output] = parasim(command + s + " --profile " + shell_quote(path) + " --top 1");
+      int code = 0;
+      std::string output;
+      std::tie(code, output) = parasim(command + s + " --profile " + shell_quote(path) + " --top 1");
       if (std::string(command) != "plan ") {
         std::tie(code, output) = parasim(command + s + " --profile " + shell_quote(path));
       }
       CHECK(code == kExitBadInput);
       CHECK_MESSAGE(contains(output, path + ": " + message), output.substr(0, 600));
     }
-    auto [code, output] =
+    int code = 0;
+    std::string output;
+    std::tie(code, output) =
         parasim("simulate " + s + " --profile " + shell_quote(path) + " --allow-foreign-profile");
     CHECK_MESSAGE(code == 0, output.substr(0, 600));
   }
-  auto [code, output] = parasim("simulate " + s + " --profile " + shell_quote(same));
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = parasim("simulate " + s + " --profile " + shell_quote(same));
   CHECK_MESSAGE(code == 0, output.substr(0, 600));
   std::tie(code, output) = parasim("validate-against " +
                                    quoted(kSourceDir / "scenarios" / "validation") +
@@ -385,7 +426,9 @@ TEST_CASE("reproducer 18: parasim_planner_bench --help prints its usage and runs
     MESSAGE("no parasim_planner_bench in this build: skipped");
     return;
   }
-  auto [code, output] = run_shell(shell_quote(bench.string()) + " --help 2>&1");
+  int code = 0;
+  std::string output;
+  std::tie(code, output) = run_shell(shell_quote(bench.string()) + " --help 2>&1");
   CHECK(code == 0);
   CHECK(output.rfind("usage: parasim_planner_bench", 0) == 0);
   CHECK(output.find("screen:") == std::string::npos);  // no search ran
@@ -395,7 +438,9 @@ TEST_CASE("reproducer 18: parasim_planner_bench --help prints its usage and runs
 }
 
 TEST_CASE("reproducer 16: compare --seq-lens speedups are relative within one length") {
-  const auto [code, output] =
+  int code = 0;
+  std::string output;
+  std::tie(code, output) =
       parasim("compare " + quoted(kSourceDir / "scenarios" / "tsp-7b-mi300x.json") +
               " --layouts tsp,tp --seq-lens 16384,65536");
   REQUIRE_MESSAGE(code == 0, output);

@@ -21,7 +21,29 @@ TEST_CASE("terminal_safe escapes C0 and C1 controls and keeps the rest") {
   // Other UTF-8 (U+00A0 and up, here "é", "µ", "→") and DEL pass unchanged.
   CHECK(terminal_safe("caf\xc3\xa9 1 \xc2\xb5s \xe2\x86\x92 \x7f") ==
         "caf\xc3\xa9 1 \xc2\xb5s \xe2\x86\x92 \x7f");
-  CHECK(terminal_safe("ends with a lead byte \xc2") == "ends with a lead byte \xc2");
+  // A lead byte that never completes, a lone C1 byte (0x9b: CSI to some terminals) and Latin-1
+  // text are not UTF-8: each byte escaped.
+  CHECK(terminal_safe("ends with a lead byte \xc2") == "ends with a lead byte \\xc2");
+  CHECK(terminal_safe("/tmp/\x9b"
+                      "31mX.json") == "/tmp/\\x9b31mX.json");
+  CHECK(terminal_safe("caf\xe9") == "caf\\xe9");
+  CHECK(terminal_safe("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a surrogate: not UTF-8
+}
+
+TEST_CASE("a control split over two insertions of a unit-buffered stream is still escaped") {
+  std::ostringstream target;
+  TerminalSafeBuffer buffer(target.rdbuf());
+  std::ostream err(&buffer);
+  err << std::unitbuf;  // as std::cerr: a sync after every insertion
+  err << "x\xe2\x80";
+  err << "\xae"
+         "y";
+  err << "\xc3";
+  err << "\xa9";
+  CHECK(target.str() == "x\\u202ey\xc3\xa9");
+  err << "\xe2";
+  buffer.finish();  // the end of the output: what never completed is escaped
+  CHECK(target.str() == "x\\u202ey\xc3\xa9\\xe2");
 }
 
 TEST_CASE("TerminalSafeBuffer filters a stream, a C2 lead byte split across writes included") {
@@ -53,7 +75,7 @@ TEST_CASE("bidirectional formatting characters are escaped, split across writes 
   CHECK(terminal_safe("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x8f" "d\xd8\x9c" "e") ==
         "a\\u202eb\\u2066c\\u200fd\\u061ce");
   CHECK(terminal_safe("x\xe2\x80\x90y") == "x\xe2\x80\x90y");
-  CHECK(terminal_safe("ends \xe2\x80") == "ends \xe2\x80");
+  CHECK(terminal_safe("ends \xe2\x80") == "ends \\xe2\\x80");
   std::ostringstream target;
   TerminalSafeBuffer buffer(target.rdbuf());
   std::ostream out(&buffer);

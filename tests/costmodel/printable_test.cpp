@@ -16,4 +16,12 @@ TEST_CASE("printable escapes newlines, C1 controls and U+202E; applied twice it 
   CHECK(d.to_string() == shown + ": /name: x\\x0ay\n");
 }
 
+TEST_CASE("printable escapes bytes that are not UTF-8: a lone 0x9b, Latin-1, a cut sequence") {
+  CHECK(printable("/tmp/\x9b"
+                  "31mX.json") == "/tmp/\\x9b31mX.json");
+  CHECK(printable("caf\xe9") == "caf\\xe9");
+  CHECK(printable("cut \xe2\x86") == "cut \\xe2\\x86");
+  CHECK(printable("\xf0\x9f\x98\x80 ok") == "\xf0\x9f\x98\x80 ok");  // U+1F600 stays
+}
+
 }  // namespace parasim::cost

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/plan_command.hpp"
 #include "plan_run.hpp"
+#include "planner/candidate.hpp"
 #include "planner/rules.hpp"
 #include "planner/search_space.hpp"
 #include "strategies/input/scenario_parser.hpp"
@@ -109,7 +110,7 @@ TEST_CASE("ties within the model's error are marked, the simplest named; --tie 0
                            "runs (docs/validation.md: family vtrain-multi-node, MAE 7.20 %)") !=
                     std::string::npos,
                 r.out);
-  CHECK(r.out.find("the simplest is row ") != std::string::npos);
+  CHECK(r.out.find("the simplest shown is row ") != std::string::npos);
 }
 
 TEST_CASE("an infeasible search says why in one line and names the nearest feasible GPU counts") {
@@ -124,6 +125,48 @@ TEST_CASE("an infeasible search says why in one line and names the nearest feasi
   CHECK_MESSAGE(r.err.find("nearest GPU counts with a layout that passes the rules: 656, 672") !=
                     std::string::npos,
                 r.err);
+}
+
+TEST_CASE("below one node the nearest GPU counts are parts of a node") {
+  // 3 GPUs: no tp divides the 8 kv heads into 3 with pp 1 and cp 1; 2 and 4 do.
+  const PlanRun r = plan_document(llama70b(8, 512), {"pp=1", "cp=1"}, "", 3);
+  CHECK(r.code == cli::kExitFailure);
+  CHECK_MESSAGE(r.err.find("nearest GPU counts with a layout that passes the rules: 2, 4") !=
+                    std::string::npos,
+                r.err);
+}
+
+TEST_CASE("the infeasible line names the rules that rejected the most, with their counts") {
+  // A micro-batch of 3 divides no batch of 512: the batch rule is among the reasons named.
+  const PlanRun r = plan_document(llama70b(8, 512), {"micro_batch=3"});
+  CHECK(r.code == cli::kExitFailure);
+  CHECK_MESSAGE(
+      r.err.find("global batch not a multiple of micro-batch x dp (") != std::string::npos, r.err);
+}
+
+TEST_CASE("--gpus and --search gpus= together are refused; a list of repeats is one value") {
+  PlanRun r = plan_document(llama70b(8, 512), {"gpus=64", "pp=1"}, "", 64);
+  CHECK(r.code == cli::kExitBadInput);
+  CHECK_MESSAGE(r.err.find("--gpus: the GPU count is given twice") != std::string::npos, r.err);
+  r = plan_document(llama70b(8, 512), {"zero_stage=1,1,1,1,1", "pp=2", "micro_batch=1"});
+  CHECK_MESSAGE(r.code == cli::kExitOk, r.err);
+}
+
+TEST_CASE("a yours row with a split first/last cannot express keeps it, in the screen too") {
+  json doc =
+      json::parse(test::read_text(test::kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json"));
+  doc["parallel"] = {{"dp", 2}, {"tp", 1}, {"pp", 4}, {"stage_layers", {9, 7, 8, 8}}};
+  const strat::Scenario s = strat::parse_scenario_document(doc, "s.json");
+  const Candidate c = candidate_of(s);
+  CHECK(c.own_stage_layers);
+  CHECK(describe(c).find("own stages") != std::string::npos);
+  CHECK(apply_candidate(s, c).parallel.stage_layers == std::vector<int>{9, 7, 8, 8});
+  // An edge split is first/last, the candidate the space holds; an even one is nothing.
+  doc["parallel"]["stage_layers"] = {7, 9, 9, 7};
+  const Candidate edges = candidate_of(strat::parse_scenario_document(doc, "s.json"));
+  CHECK_FALSE(edges.own_stage_layers);
+  CHECK(edges.first_stage_layers == 7);
+  CHECK(edges.last_stage_layers == 7);
 }
 
 }  // namespace parasim::plan
