@@ -13,10 +13,17 @@ void list_presets(std::ostream& out) {
   out << "Model presets (scenario key \"model\")\n";
   for (const auto& p : strat::model_presets()) {
     const auto& m = p.spec;
-    out << fmt::format("  {:<14} {:>7.2f} B params, {} layers, hidden {}, {} heads ({} kv), "
+    // A mixture of experts: its active count and experts (the dense ffn is its first layers').
+    const std::string experts =
+        m.moe.enabled()
+            ? fmt::format(" ({:.2f} B active), {} experts of {} top-{}",
+                          static_cast<double>(m.active_params()) / 1e9, m.moe.experts,
+                          m.moe.expert_ffn_hidden, m.moe.top_k)
+            : std::string();
+    out << fmt::format("  {:<14} {:>7.2f} B params{}, {} layers, hidden {}, {} heads ({} kv), "
                        "ffn {}, vocab {}, seq {}\n",
-                       p.name, static_cast<double>(m.total_params()) / 1e9, m.layers, m.hidden,
-                       m.heads, m.kv_heads, m.ffn_hidden, m.vocab, m.seq_len);
+                       p.name, static_cast<double>(m.total_params()) / 1e9, experts, m.layers,
+                       m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.vocab, m.seq_len);
     out << fmt::format("  {:<14} {}\n  {:<14} source: {}\n", "", p.description, "", p.source);
   }
   out << "\nCluster presets (scenario key \"cluster\"; figures are datasheet figures unless the "

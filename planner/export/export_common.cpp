@@ -67,6 +67,13 @@ void cover_placements(const strat::Scenario& s, ExportContext& c) {
   } else {
     c.unused("/model/low_rank", "dense model");
   }
+  // The scenario parser refuses these until the builder prices them (scenario_parser.cpp), so
+  // an export never meets them set.
+  c.unused("/model/moe", "dense model");
+  c.unused("/model/mla", "grouped-query attention");
+  c.unused("/model/mtp_layers", "no multi-token prediction");
+  c.unused("/model/head_dim", "hidden / heads");
+  c.unused("/model/qk_norm", "no query/key norm");
   if (p.tp_placement == strat::TpPlacement::kMegatron) {
     c.mapped("/parallel/tp_placement", "Megatron-style tensor parallelism (the trainers' own)");
   } else {

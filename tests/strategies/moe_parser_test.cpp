@@ -1,0 +1,79 @@
+// model.moe, model.mla and the other model keys of the mixture-of-experts presets, as the
+// scenario parser reads them: every problem with its JSON path, at once.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costmodel/diagnostics.hpp"
+#include "strategies/input/scenario_parser.hpp"
+
+namespace parasim::strat {
+namespace {
+
+std::vector<cost::Problem> problems_of(const std::string& model) {
+  const std::string text = R"({"model": )" + model +
+                           R"(, "cluster": "dgx-h100", "training": {"global_batch": 8,
+      "micro_batch": 1}, "parallel": {"dp": 8}})";
+  try {
+    parse_scenario(text, "moe.json");
+  } catch (const cost::InputError& e) {
+    return e.diagnostics().problems();
+  }
+  FAIL("expected cost::InputError");
+  return {};
+}
+
+bool has_problem(const std::vector<cost::Problem>& problems, std::string_view path,
+                 std::string_view substring) {
+  return std::any_of(problems.begin(), problems.end(), [&](const cost::Problem& p) {
+    return p.json_path == path && p.message.find(substring) != std::string::npos;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("model.moe: every problem of the section at once, with its path") {
+  const auto p = problems_of(R"({"preset": "llama2-7b", "moe": {"experts": 4, "top_k": 6,
+      "expert_ffn_hidden": 1024, "router": "softmax", "load_balancing": "expert_bias",
+      "capacity_factor": 0.5, "first_dense_layers": 32, "routers": 1}})");
+  CHECK(has_problem(p, "/model/moe/top_k", "top_k (6) must not exceed the experts (4)"));
+  CHECK(has_problem(p, "/model/moe/load_balancing", "set \"router\": \"sigmoid\""));
+  CHECK(has_problem(p, "/model/moe/capacity_factor", "expected 0 (dropless) or a factor"));
+  CHECK(has_problem(p, "/model/moe/first_dense_layers", "leaves none of the 32 layers"));
+  CHECK(has_problem(p, "/model/moe/routers", "did you mean"));
+}
+
+TEST_CASE("model.moe without a preset needs its three sizes") {
+  const auto p = problems_of(R"({"preset": "llama2-7b", "moe": {"shared_experts": 1}})");
+  CHECK(has_problem(p, "/model/moe/experts", "required"));
+  CHECK(has_problem(p, "/model/moe/top_k", "required"));
+  CHECK(has_problem(p, "/model/moe/expert_ffn_hidden", "required"));
+}
+
+TEST_CASE("experts beside low-rank linears are refused") {
+  const auto p = problems_of(R"({"preset": "llama2-7b", "low_rank": {"rank": 64},
+      "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 1024}})");
+  CHECK(has_problem(p, "/model/moe", "give one of \"moe\" and \"low_rank\""));
+}
+
+TEST_CASE("what the builder does not price yet is refused, never simulated as dense") {
+  CHECK(has_problem(problems_of(R"("deepseek-v3")"), "/model",
+                    "\"moe\" (preset deepseek-v3) is described"));
+  CHECK(has_problem(problems_of(R"("qwen3-30b-a3b")"), "/model", "\"qk_norm\""));
+  CHECK(has_problem(problems_of(R"({"preset": "llama2-7b", "moe": {"experts": 8, "top_k": 2,
+      "expert_ffn_hidden": 1024}})"),
+                    "/model/moe", "not simulated yet"));
+  CHECK(has_problem(problems_of(R"({"preset": "llama2-7b", "mla": {"kv_lora_rank": 512,
+      "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}})"),
+                    "/model/mla", "not simulated yet"));
+  // A head width that equals hidden / heads changes nothing and is accepted.
+  const std::string same = R"({"model": {"preset": "llama2-7b", "head_dim": 128},
+      "cluster": "dgx-h100", "training": {"global_batch": 8, "micro_batch": 1},
+      "parallel": {"dp": 8}})";
+  CHECK(parse_scenario(same, "same.json").model.head_dim() == 128);
+}
+
+}  // namespace parasim::strat
