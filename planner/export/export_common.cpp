@@ -67,9 +67,21 @@ void cover_placements(const strat::Scenario& s, ExportContext& c) {
   } else {
     c.unused("/model/low_rank", "dense model");
   }
+  // Experts: simulated, not yet written for any trainer (docs/moe.md).
+  if (s.model.moe.enabled()) {
+    c.cannot("/model/moe", "a mixture of experts", "not written by parasim's exporters yet",
+             "the dense model of the same attention");
+    for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher"}) {
+      c.part_of_refused(path, "the experts' layout (see /model/moe)");
+    }
+  } else {
+    c.unused("/model/moe", "dense model");
+    for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher"}) {
+      c.unused(path, "dense model: no experts to lay out");
+    }
+  }
   // The scenario parser refuses these until the builder prices them (scenario_parser.cpp), so
   // an export never meets them set.
-  c.unused("/model/moe", "dense model");
   c.unused("/model/mla", "grouped-query attention");
   c.unused("/model/mtp_layers", "no multi-token prediction");
   c.unused("/model/head_dim", "hidden / heads");

@@ -51,6 +51,8 @@ BoxKind comm_box_kind(strat::CommKind k) {
     case strat::CommKind::kPipeline: return BoxKind::kPipelineComm;
     case strat::CommKind::kDataParallel: return BoxKind::kDataComm;
     case strat::CommKind::kContextParallel: return BoxKind::kContextComm;
+    case strat::CommKind::kExpertParallel:
+      return BoxKind::kComm;
   }
   return BoxKind::kComm;
 }

@@ -22,14 +22,13 @@ double Builder::zero3_resident_bytes(int layers, int l, bool backward, bool afte
              .first;
   }
   const Zero3Resident& r = it->second;
-  const auto& per_pass = after ? (backward ? r.backward_end : r.forward_end)
-                               : (backward ? r.backward : r.forward);
+  const auto& per_pass =
+      after ? (backward ? r.backward_end : r.forward_end) : (backward ? r.backward : r.forward);
   return per_pass[static_cast<std::size_t>(l)] * cost::bytes_per_element(sc_.training.precision) *
          (replicas_ - 1) / replicas_;
 }
 
-void Builder::zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId first,
-                         OpId last) {
+void Builder::zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId first, OpId last) {
   const double resident = zero3_resident_bytes(layers, l, backward);
   if (resident < 0) {  // per layer: the gathers allocated it; freed when the layer is done
     alloc(last, mem_zero3_, zero3_gathered_bytes(), false);
@@ -56,13 +55,13 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
   for (double elements : zero3_units_) {
     const double unit_bytes = elements * element_bytes;
     for (int r = 0; r < tp_sim_; ++r) {
-      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
-                                          cost::Bytes{unit_bytes}, layout_.dp_group(stage, r));
+      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{unit_bytes},
+                                          layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
-      const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
-                                             where + "zero3 all-gather", cat_dp_, mb,
-                                             CommKind::kDataParallel, replicas_);
+      const sim::GroupId g =
+          emit_collective(members, &DeviceStreams::dp, plan, where + "zero3 all-gather", cat_dp_,
+                          mb, CommKind::kDataParallel, replicas_);
       for (int d = 0; d < dp_sim_; ++d) {
         const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
         const OpId op = w.members(g)[static_cast<std::size_t>(d)];
@@ -78,7 +77,6 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
   }
 }
 
-
 void Builder::zero3_reduce(int stage, int mb, const std::string& where,
                            const std::vector<OpId>& chain) {
   auto& w = out_.workload;
@@ -89,9 +87,9 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
                                         cost::Bytes{grad_bytes}, layout_.dp_group(stage, r));
     std::vector<std::size_t> members;
     for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
-    const sim::GroupId g = emit_collective(members, &DeviceStreams::dp, plan,
-                                           where + "zero3 reduce-scatter", cat_dp_, mb,
-                                           CommKind::kDataParallel, replicas_);
+    const sim::GroupId g =
+        emit_collective(members, &DeviceStreams::dp, plan, where + "zero3 reduce-scatter", cat_dp_,
+                        mb, CommKind::kDataParallel, replicas_);
     for (int d = 0; d < dp_sim_; ++d) {
       w.add_dependency(chain[static_cast<std::size_t>(d * tp_sim_ + r)],
                        w.members(g)[static_cast<std::size_t>(d)]);
@@ -99,24 +97,24 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
   }
 }
 
-
 sim::Time Builder::stage_optimizer_time(int stage) const {
   const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
-  const double params = sc_.stage_layer_count(stage) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
-                        embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
-  const double updated = sc_.parallel.zero_stage >= 1 ? params / replicas_ : params;
+  const LayerParams params = stage_params(stage);
+  const double edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
+  const double updated = sc_.parallel.zero_stage >= 1
+                             ? params.dense / replicas_ + params.expert / edp
+                             : params.total();
   return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_);
 }
-
 
 void Builder::emit_data_parallel(int stage) {
   auto& w = out_.workload;
   const int zero = sc_.parallel.zero_stage;
   const double grad_elem = sc_.training.gradient_bytes();
-  const auto reduce = zero >= 1 ? cost::CollectiveKind::kReduceScatter
-                                : cost::CollectiveKind::kAllReduce;
-  const double stage_params = sc_.stage_layer_count(stage) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
-                              embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
+  const auto reduce =
+      zero >= 1 ? cost::CollectiveKind::kReduceScatter : cost::CollectiveKind::kAllReduce;
+  const LayerParams held = stage_params(stage);
+  const double stage_params = held.dense;  // the experts' are reduced apart (emit_expert_buckets)
   const sim::Time step_time = stage_optimizer_time(stage);
   const bool after_backward = fw_.gradient_reduction == GradientReduction::kAfterBackward;
   const auto& counts = fw_.counts;
@@ -131,19 +129,28 @@ void Builder::emit_data_parallel(int stage) {
   auto reduce_kernels = [&](std::size_t dev, sim::LabelId label, int passes, int kernels,
                             double bytes, int index) {
     const sim::Time body = costs_.memory_bound_body(cost::Bytes{2.0 * bytes * passes});
-    const OpId op = w.add_compute(streams_[dev].compute, body + gap * kernels, label,
-                                  cat_dp_, index);
+    const OpId op =
+        w.add_compute(streams_[dev].compute, body + gap * kernels, label, cat_dp_, index);
     host_issue(dev, op, StepHost{per_op, per_op * kernels},
                sim::Time::ps(body.picoseconds() / kernels) + gap, false);
     return op;
   };
+  // What each device's optimizer step waits for, by [tp rank][dp rank]; the host step opens on
+  // every device first, since an expert group spans tp ranks when etp < tp.
+  std::vector<std::vector<std::vector<OpId>>> all_waits(static_cast<std::size_t>(tp_sim_),
+                                                        std::vector<std::vector<OpId>>(dp_sim_));
   for (int r = 0; r < tp_sim_; ++r) {
-    std::vector<std::vector<OpId>> waits(static_cast<std::size_t>(dp_sim_));
     for (int d = 0; d < dp_sim_; ++d) {
       const std::size_t dev = index(stage, d, r);
       host_begin(dev, "host step", -1);
-      waits[static_cast<std::size_t>(d)].push_back(final_backward_[dev]);
+      all_waits[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)].push_back(
+          final_backward_[dev]);
     }
+  }
+  emit_expert_buckets(stage, all_waits);
+  std::vector<std::vector<OpId>> all_steps(static_cast<std::size_t>(tp_sim_));  // [r][d]
+  for (int r = 0; r < tp_sim_; ++r) {
+    std::vector<std::vector<OpId>>& waits = all_waits[static_cast<std::size_t>(r)];
     const auto& chunks = grad_ready_[index(stage, 0, r)];
     double bucket = 0;
     int bucket_index = 0;
@@ -157,11 +164,11 @@ void Builder::emit_data_parallel(int stage) {
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan,
-                                     zero >= 1 ? "grad reduce-scatter" : "grad all-reduce",
-                                     cat_dp_, bucket_index, CommKind::kDataParallel, replicas_);
+                                     zero >= 1 ? "grad reduce-scatter" : "grad all-reduce", cat_dp_,
+                                     bucket_index, CommKind::kDataParallel, replicas_);
       // The bucket's share of the stage's parameter tensors (copy-back kernels).
-      const int bucket_tensors = std::max(
-          1, static_cast<int>(std::lround(tensors * bucket / (stage_params * grad_elem))));
+      const int bucket_tensors =
+          std::max(1, static_cast<int>(std::lround(tensors * bucket / (stage_params * grad_elem))));
       for (int d = 0; d < dp_sim_; ++d) {
         const std::size_t dev = index(stage, d, r);
         const OpId member = w.members(g)[static_cast<std::size_t>(d)];
@@ -179,12 +186,13 @@ void Builder::emit_data_parallel(int stage) {
           w.add_dependency(flatten, member);
           wait.push_back(flatten);
         }
-        if (after_backward) host_issue(dev, member, StepHost{fw_.host.collective_call,
-                                                             fw_.host.collective_call},
-                                       sim::Time::zero(), true);
+        if (after_backward)
+          host_issue(dev, member, StepHost{fw_.host.collective_call, fw_.host.collective_call},
+                     sim::Time::zero(), true);
         wait.push_back(member);
         if (counts.reduce_copy_back && zero == 0) {
-          const OpId copy = reduce_kernels(dev, copy_label, 1, bucket_tensors, bucket, bucket_index);
+          const OpId copy =
+              reduce_kernels(dev, copy_label, 1, bucket_tensors, bucket, bucket_index);
           w.add_dependency(member, copy);
           wait.push_back(copy);
         }
@@ -218,8 +226,8 @@ void Builder::emit_data_parallel(int stage) {
     std::vector<OpId> steps;
     for (int d = 0; d < dp_sim_; ++d) {
       const std::size_t dev = index(stage, d, r);
-      const OpId op = w.add_compute(streams_[dev].compute, step_time, w.intern("adamw step"),
-                                    cat_opt_);
+      const OpId op =
+          w.add_compute(streams_[dev].compute, step_time, w.intern("adamw step"), cat_opt_);
       for (OpId m : waits[static_cast<std::size_t>(d)]) w.add_dependency(m, op);
       host_optimizer(dev, stage, waits[static_cast<std::size_t>(d)], {op});
       steps.push_back(op);
@@ -233,17 +241,98 @@ void Builder::emit_data_parallel(int stage) {
           layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
-      const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather",
-                                     cat_dp_, -1, CommKind::kDataParallel, replicas_);
+      const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather", cat_dp_,
+                                     -1, CommKind::kDataParallel, replicas_);
       for (int d = 0; d < dp_sim_; ++d) {
         const OpId member = w.members(g)[static_cast<std::size_t>(d)];
         w.add_dependency(steps[static_cast<std::size_t>(d)], member);
         host_issue(index(stage, d, r), member,
-                   StepHost{fw_.host.collective_call, fw_.host.collective_call},
-                   sim::Time::zero(), true);
+                   StepHost{fw_.host.collective_call, fw_.host.collective_call}, sim::Time::zero(),
+                   true);
       }
     }
+    all_steps[static_cast<std::size_t>(r)] = steps;
+  }
+  if (sc_.optimizer.kind != OptimizerKind::kAdamW) return;  // emit_shampoo closed the host ops
+  if (zero >= 1 && zero <= 2) emit_expert_param_gather(stage, all_steps);
+  for (int r = 0; r < tp_sim_; ++r) {
     for (int d = 0; d < dp_sim_; ++d) host_close(index(stage, d, r));
+  }
+}
+
+// The local experts' gradients, reduced over the expert data-parallel group in buckets of their
+// own (Megatron's DDP keeps expert parameters in separate buffers), each bucket after its last
+// layer's backward; each group once, from its first simulated member.
+void Builder::emit_expert_buckets(int stage, std::vector<std::vector<std::vector<OpId>>>& waits) {
+  const int edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
+  if (edp == 1 || expert_grad_ready_[index(stage, 0, 0)].empty()) return;
+  auto& w = out_.workload;
+  const int zero = sc_.parallel.zero_stage;
+  const auto reduce =
+      zero >= 1 ? cost::CollectiveKind::kReduceScatter : cost::CollectiveKind::kAllReduce;
+  const double grad_elem = sc_.training.gradient_bytes();
+  const double cap = sc_.parallel.dp_bucket.value;
+  for (int d = 0; d < dp_sim_; ++d) {
+    for (int r = 0; r < tp_sim_; ++r) {
+      const std::vector<std::size_t> members = expert_data_members(stage, d, r);
+      if (members.front() != index(stage, d, r)) continue;
+      const cost::GroupPlacement place = expert_data_placement(stage, d, r);
+      const auto& chunks = expert_grad_ready_[members.front()];
+      double bucket = 0;
+      for (std::size_t c = 0; c < chunks.size(); ++c) {
+        bucket += chunks[c].second * grad_elem;
+        if (!((cap > 0 && bucket >= cap) || c + 1 == chunks.size())) continue;
+        const auto plan = costs_.collective(reduce, cost::Bytes{bucket}, place);
+        const auto g =
+            emit_collective(members, &DeviceStreams::dp, plan,
+                            zero >= 1 ? "expert grad reduce-scatter" : "expert grad all-reduce",
+                            cat_dp_, -1, CommKind::kDataParallel, edp);
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          const std::size_t dev = members[i];
+          const OpId member = w.members(g)[i];
+          w.add_dependency(expert_grad_ready_[dev][c].first, member);
+          if (fw_.gradient_reduction == GradientReduction::kAfterBackward) {
+            w.add_dependency(final_backward_[dev], member);
+            host_issue(dev, member, StepHost{fw_.host.collective_call, fw_.host.collective_call},
+                       sim::Time::zero(), true);
+          }
+          waits[static_cast<std::size_t>(out_.devices[dev].tp_rank)]
+               [static_cast<std::size_t>(out_.devices[dev].dp_rank)]
+                   .push_back(member);
+        }
+        bucket = 0;
+      }
+    }
+  }
+}
+
+// ZeRO 1-2: the updated local experts all-gathered back over the expert data-parallel group.
+void Builder::emit_expert_param_gather(int stage, const std::vector<std::vector<OpId>>& steps) {
+  const int edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
+  const double experts = stage_params(stage).expert;
+  if (edp == 1 || experts == 0) return;
+  auto& w = out_.workload;
+  for (int d = 0; d < dp_sim_; ++d) {
+    for (int r = 0; r < tp_sim_; ++r) {
+      const std::vector<std::size_t> members = expert_data_members(stage, d, r);
+      if (members.front() != index(stage, d, r)) continue;
+      const auto plan =
+          costs_.collective(cost::CollectiveKind::kAllGather,
+                            cost::Bytes{experts * cost::bytes_per_element(sc_.training.precision)},
+                            expert_data_placement(stage, d, r));
+      const auto g = emit_collective(members, &DeviceStreams::dp, plan, "expert param all-gather",
+                                     cat_dp_, -1, CommKind::kDataParallel, edp);
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        const std::size_t dev = members[i];
+        const auto& at = out_.devices[dev];
+        w.add_dependency(
+            steps[static_cast<std::size_t>(at.tp_rank)][static_cast<std::size_t>(at.dp_rank)],
+            w.members(g)[i]);
+        host_issue(dev, w.members(g)[i],
+                   StepHost{fw_.host.collective_call, fw_.host.collective_call}, sim::Time::zero(),
+                   true);
+      }
+    }
   }
 }
 
@@ -264,9 +353,9 @@ void Builder::emit_shampoo(int stage, int r, const std::vector<std::vector<OpId>
     std::vector<OpId> parts;
     // The parts' times already hold their eager host loop (optimizer_shampoo.hpp); the
     // framework's host issues them after its per-step work and syncs.
-    for (const auto& [label, time] : {std::pair{"factor update", c.factor_update},
-                                      std::pair{"inverse roots", c.inverse_roots},
-                                      std::pair{"precondition and grafting", c.precondition}}) {
+    for (const auto& [label, time] :
+         {std::pair{"factor update", c.factor_update}, std::pair{"inverse roots", c.inverse_roots},
+          std::pair{"precondition and grafting", c.precondition}}) {
       const OpId op = w.add_compute(streams_[dev].compute, time, w.intern(label), cat_opt_);
       w.add_dependency(prev, op);
       if (first) {
@@ -283,8 +372,8 @@ void Builder::emit_shampoo(int stage, int r, const std::vector<std::vector<OpId>
     for (int d = 0; d < dp_sim_; ++d) host_close(index(stage, d, r));
     return;
   }
-  const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
-                                      cost::Bytes{c.update_bytes}, layout_.dp_group(stage, r));
+  const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{c.update_bytes},
+                                      layout_.dp_group(stage, r));
   std::vector<std::size_t> members;
   for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
   const auto g = emit_collective(members, &DeviceStreams::dp, plan, "optimizer update all-gather",
@@ -293,7 +382,8 @@ void Builder::emit_shampoo(int stage, int r, const std::vector<std::vector<OpId>
     const OpId member = w.members(g)[static_cast<std::size_t>(d)];
     w.add_dependency(last[static_cast<std::size_t>(d)], member);
     host_issue(index(stage, d, r), member,
-               StepHost{fw_.host.collective_call, fw_.host.collective_call}, sim::Time::zero(), true);
+               StepHost{fw_.host.collective_call, fw_.host.collective_call}, sim::Time::zero(),
+               true);
     host_close(index(stage, d, r));
   }
 }

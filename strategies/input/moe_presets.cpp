@@ -25,8 +25,7 @@ ModelSpec moe_body(std::string name, int layers, int hidden, int heads, int kv_h
   return m;
 }
 
-MoeSpec routed(int experts, int top_k, int expert_ffn, RouterScore score,
-               LoadBalancing balancing) {
+MoeSpec routed(int experts, int top_k, int expert_ffn, RouterScore score, LoadBalancing balancing) {
   MoeSpec moe;
   moe.experts = experts;
   moe.top_k = top_k;

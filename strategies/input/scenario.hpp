@@ -79,6 +79,12 @@ struct TrainingSpec {
   FrameworkSpec framework = default_framework();
 };
 
+// How tokens travel to their experts and back (Megatron-core's --moe-token-dispatcher-type):
+// all-to-all over the expert-parallel group of each token's k copies, or an all-gather of every
+// token over the expert-tensor x expert-parallel group with a reduce-scatter back.
+enum class MoeDispatcher { kAllToAll, kAllGather };
+const char* moe_dispatcher_name(MoeDispatcher d);
+
 struct ParallelSpec {
   int dp = 1;
   int tp = 1;
@@ -117,6 +123,15 @@ struct ParallelSpec {
   // Gradient reduction bucket; a scenario that gives none gets its framework's
   // (FrameworkSpec::gradient_bucket; 0: every gradient of a stage in one bucket).
   cost::Bytes dp_bucket{0};
+  // Mixture of experts, laid out as Megatron-core's MoE parallel folding (arXiv 2504.14960):
+  // attention runs on tp x cp x dp, the experts on etp x ep x edp over the same GPUs of a stage
+  // (edp = tp cp dp / (etp ep)); each rank holds experts / ep of them, each split over etp.
+  int ep = 1;
+  int etp = 0;  // 0: tp (Megatron-core's default for --expert-tensor-parallel-size)
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
+  int expert_tp() const { return etp > 0 ? etp : tp; }
+  // Expert data-parallel ranks: the GPUs of a stage holding the same experts.
+  int edp() const { return tp * cp * dp / (expert_tp() * ep); }
 };
 
 // AdamW; Distributed Shampoo (blocks processed one by one; Shi et al. 2023, arXiv 2309.06497);

@@ -80,8 +80,8 @@ void refuse_unsimulated(const ModelSpec& m, const std::string& path, bool by_nam
   const bool head_dim_differs =
       m.explicit_head_dim > 0 && m.heads > 0 && m.explicit_head_dim * m.heads != m.hidden;
   for (const auto& [used, key] :
-       {std::pair{m.moe.enabled(), "moe"}, std::pair{m.mla.enabled(), "mla"},
-        std::pair{m.mtp_layers > 0, "mtp_layers"}, std::pair{head_dim_differs, "head_dim"},
+       {std::pair{m.mla.enabled(), "mla"}, std::pair{m.mtp_layers > 0, "mtp_layers"},
+        std::pair{head_dim_differs, "head_dim"},
         std::pair{m.qk_norm != QkNorm::kNone, "qk_norm"}}) {
     if (used) {
       d.add(by_name ? path : path + "/" + key,
@@ -386,6 +386,11 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   assign(p.lowrank_checkpointing, r.boolean("lowrank_checkpointing", false));
   if (const Entry* z = chosen_zero_stage(r)) p.zero_stage = std::get<ShardingTraits>(z->traits).zero_stage;
   assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
+  assign(p.ep, registered_integer(r, "/parallel/ep"));
+  assign(p.etp, registered_integer(r, "/parallel/etp"));
+  if (const Entry* e = chosen_by_value(r, d, EntryKind::kDispatcher, false)) {
+    p.moe_dispatcher = std::get<DispatcherTraits>(e->traits).id;
+  }
   r.finish();
 }
 
@@ -467,6 +472,10 @@ const char* tp_placement_name(TpPlacement p) {
     case TpPlacement::kTsp: return "tsp";
   }
   return "?";
+}
+
+const char* moe_dispatcher_name(MoeDispatcher d) {
+  return d == MoeDispatcher::kAllGather ? "allgather" : "alltoall";
 }
 
 const char* schedule_name(PipelineSchedule s) { return schedule_entry(s).name.c_str(); }

@@ -52,7 +52,9 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
 
   // Step counts of the layer programs (their times do not matter here).
   const cost::CostModel costs(sc.cluster);
-  const LayerProgram layer = transformer_layer_program(sc, costs);
+  // With experts, an MoE layer's (it has every step a dense layer has, and the experts' more).
+  const LayerProgram layer = transformer_layer_program(
+      sc, costs, sc.model.moe.enabled() ? LayerKind::kMoe : LayerKind::kDense);
   const LayerProgram embed = embedding_program(sc, costs);
   const LayerProgram head = head_program(sc, costs);
   const bool split = splits_weight_gradient(p.schedule);
@@ -121,8 +123,14 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
       const double optimizer = sc.optimizer.kind == OptimizerKind::kAdamW ? 1 : 3;
       const bool overflow_check =
           sc.training.precision == cost::Dtype::kFp16 && fc.fp16_step_syncs_per_tensor > 0;
-      per_device += steps.total * (per_bucket * buckets + optimizer + (sc.replicas() > 1 ? 1 : 0) +
-                                   (overflow_check ? 1 : 0) + step_host);
+      // The experts' own buckets over the expert data-parallel group (and their gather).
+      const double expert_buckets =
+          sc.model.moe.enabled() && p.edp() > 1
+              ? (p.dp_bucket.value <= 0 ? 1.0 : static_cast<double>(sc.stage_layer_count(s))) + 1
+              : 0.0;
+      per_device +=
+          steps.total * (per_bucket * buckets + expert_buckets + optimizer +
+                         (sc.replicas() > 1 ? 1 : 0) + (overflow_check ? 1 : 0) + step_host);
     }
     e.ops += per_device * per_stage;
   }

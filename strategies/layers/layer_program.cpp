@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "strategies/layers/attention_core.hpp"
+#include "strategies/layers/layer_kernels.hpp"
 #include "strategies/layers/low_rank_layer.hpp"
+#include "strategies/layers/moe_layer.hpp"
 #include "strategies/layers/step_writer.hpp"
 #include "strategies/layers/tsp_layer.hpp"
 #include "strategies/layers/tsp_vocab.hpp"
@@ -15,11 +17,6 @@ namespace {
 using namespace detail;
 using cost::CollectiveKind;
 using cost::Flops;
-
-// Elementwise bytes over the hidden state of this rank (sequence-sharded with SP).
-double hidden_bytes(const Dims& x) {
-  return x.act(x.tokens() * x.h) / (x.sp ? x.t : 1.0);
-}
 
 // The K/V block one context-parallel rank holds: K and V of its s/cp tokens, its heads.
 double kv_block_bytes(const Dims& x) { return x.act(2 * x.tokens() * x.kv * x.d / x.t); }
@@ -96,41 +93,6 @@ void cp_attention_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>&
   out.back().compute.label = "attn ring join";
   out.back().after = {previous_compute, dkv};
 }
-
-// Bias-dropout-add after a row-parallel linear (Megatron's bias_dropout_add_fused_train, one
-// TorchScript-fused kernel; with --no-bias-dropout-fusion torch's x + bias, dropout and the
-// residual add apart).
-void bias_dropout_add(StepWriter& w, const Dims& x) {
-  const double hb = hidden_bytes(x);
-  if (x.fusions.bias_dropout_add) {
-    w.memory(3 * hb);
-    return;
-  }
-  if (x.bias) w.memory(2 * hb);                 // x + bias
-  if (x.dropout) w.memory(2 * hb + hb / x.e);   // dropout: read, write, a 1-byte mask
-  w.memory(3 * hb);                             // residual + out
-}
-
-// Its backward: the gradient through the dropout mask (one kernel either way), then the bias
-// gradient, a reduction over the tokens (the expand's backward, sum_to_size).
-void bias_dropout_add_backward(StepWriter& w, const Dims& x) {
-  w.memory(3 * hidden_bytes(x));
-  if (x.bias) w.memory(hidden_bytes(x));
-}
-
-// apex's fused LayerNorm / RMSNorm backward (layer_norm_cuda_kernel.cu: cuComputePartGradGammaBeta,
-// cuComputeGradGammaBeta, cuComputeGradInput): partial weight gradients (read the input and the
-// gradient), their reduction (partials only, counted as no bytes), the input gradient (read both,
-// write).
-void norm_backward(StepWriter& w, const Dims& x) {
-  w.memory(2 * hidden_bytes(x));
-  w.memory(0);
-  w.memory(3 * hidden_bytes(x));
-}
-
-// The residual stream's gradient, summed where the hidden state had two consumers (the norm and
-// the residual add): autograd's InputBuffer adds them.
-void residual_gradient_add(StepWriter& w, const Dims& x) { w.memory(3 * hidden_bytes(x)); }
 
 // Bytes of this rank's QKV output (the QKV GEMM's [tokens x (a + 2 kv) d / t]).
 double qkv_bytes(const Dims& x) { return x.act(x.tokens() * (x.a + 2 * x.kv) * x.d / x.t); }
@@ -245,6 +207,19 @@ void as_recompute(std::vector<LayerStep>& steps) {
   }
 }
 
+// Korthikanti's terms up to the MLP (the attention block and the pre-MLP norm's input), as
+// cost::activation_bytes_per_layer counts them.
+double attention_activation_bytes(const cost::ActivationShape& shape, cost::Recompute kept) {
+  double total = 0;
+  for (const auto& term : cost::activation_terms_per_layer(shape)) {
+    if (!(kept == cost::Recompute::kSelective && term.attention_core)) {
+      total += (term.sharded_by_tp || shape.sequence_parallel) ? term.bytes / shape.tp : term.bytes;
+    }
+    if (term.name == std::string("ln2 input")) break;
+  }
+  return total;
+}
+
 }  // namespace
 
 std::vector<LayerStep> noop_layer_steps(const Scenario& sc, const cost::CostModel& costs) {
@@ -278,20 +253,35 @@ std::vector<LayerStep> grad_accumulation_steps(const Scenario& sc, const cost::C
   return out;
 }
 
-LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel& costs) {
+LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel& costs,
+                                       LayerKind kind) {
   if (sc.model.low_rank.enabled()) return low_rank_layer_program(sc, costs);
   if (sc.parallel.tp_placement == TpPlacement::kTsp) return tsp_layer_program(sc, costs);
   const Dims x = dims_of(sc);
+  const bool moe = kind == LayerKind::kMoe;
+  const MoeDims md = moe ? moe_dims_of(sc) : MoeDims{};
+  auto mlp_fwd = [&](StepWriter& sw, std::vector<LayerStep>& out) {
+    if (moe)
+      moe_block_forward(sw, x, md, out);
+    else
+      mlp_forward(sw, x, out);
+  };
+  auto mlp_bwd = [&](StepWriter& sw, std::vector<LayerStep>& out) {
+    if (moe)
+      moe_block_backward(sw, x, md, out);
+    else
+      mlp_backward(sw, x, out);
+  };
   StepWriter w(costs, sc.training.precision);
   LayerProgram p;
   attention_forward(w, x, p.forward);
-  mlp_forward(w, x, p.forward);
+  mlp_fwd(w, p.forward);
   const auto recompute = sc.training.recompute;
   if (recompute == cost::Recompute::kFull) {
     p.backward = p.forward;
     as_recompute(p.backward);
   }
-  mlp_backward(w, x, p.backward);
+  mlp_bwd(w, p.backward);
   attention_backward(w, x, recompute == cost::Recompute::kSelective && !x.flash, p.backward);
   // The same backward with the weight gradients split off (zero-bubble B and W).
   {
@@ -302,7 +292,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
       p.backward_input = p.forward;
       as_recompute(p.backward_input);
     }
-    mlp_backward(split, x, p.backward_input);
+    mlp_bwd(split, p.backward_input);
     attention_backward(split, x, recompute == cost::Recompute::kSelective && !x.flash,
                        p.backward_input);
     weights.label = "wgrad";
@@ -311,9 +301,20 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
     p.weight_grad.push_back(step);
   }
   p.grad_accumulation = grad_accumulation_steps(sc, costs);
-  // Model FLOPs: forward once and backward (twice the forward), recompute excluded.
+  // Model FLOPs: forward once and backward (twice the forward), recompute excluded. An MoE
+  // layer's count its mean rank's tokens (the busiest rank's extra work is time, not model
+  // FLOPs).
   const Flops fwd = compute_flops(p.forward);
   p.model_flops = fwd * 3.0;
+  if (moe) {
+    MoeDims mean = md;
+    mean.rank_factor = 1;
+    StepWriter mw(costs, sc.training.precision);
+    std::vector<LayerStep> mean_forward;
+    attention_forward(mw, x, mean_forward);
+    moe_block_forward(mw, x, mean, mean_forward);
+    p.model_flops = compute_flops(mean_forward) * 3.0;
+  }
   const auto shape = activation_shape(sc);
   // FlashAttention stores no s^2 tensors: Korthikanti's selective figure without recomputing.
   const bool flash = sc.training.attention == AttentionKind::kFlash;
@@ -324,6 +325,15 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
       cost::activation_bytes_per_layer(shape, flash ? cost::Recompute::kSelective
                                                     : cost::Recompute::kNone)
           .value;
+  if (moe) {
+    // Korthikanti's attention terms and the pre-MLP norm's input, then the MoE block's own.
+    const double block = moe_block_activation_bytes(x, md);
+    const auto full_kept = flash ? cost::Recompute::kSelective : cost::Recompute::kNone;
+    p.activation_full_bytes = attention_activation_bytes(shape, full_kept) + block;
+    if (recompute != cost::Recompute::kFull) {
+      p.activation_stored_bytes = attention_activation_bytes(shape, kept) + block;
+    }
+  }
   return p;
 }
 
@@ -470,6 +480,29 @@ double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
     replicated += 2 * h;                     // row-parallel biases (out proj, fc2)
   }
   return sharded / t + replicated;
+}
+
+LayerParams layer_params_on_rank(const ModelSpec& m, const ParallelSpec& p, int layer) {
+  if (!m.moe.is_moe_layer(layer)) return {layer_params_per_tp_rank(m, p.tp), 0.0};
+  const double h = m.hidden;
+  const double norms = 2 * (m.norm == NormKind::kLayerNorm ? 2 * h : h);
+  const double router =
+      h * m.moe.experts + (m.moe.score == RouterScore::kSigmoid ? m.moe.experts : 0);
+  const double shared = static_cast<double>(m.moe.shared_experts) *
+                        static_cast<double>(m.mlp_params(m.moe.shared_ffn_hidden));
+  const double local = static_cast<double>(m.moe.experts) / p.ep *
+                       static_cast<double>(m.mlp_params(m.moe.expert_ffn_hidden)) / p.expert_tp();
+  return {static_cast<double>(m.attention_params()) / p.tp + norms + router + shared / p.tp, local};
+}
+
+LayerParams layers_params_on_rank(const ModelSpec& m, const ParallelSpec& p, int first, int count) {
+  LayerParams sum;
+  for (int l = first; l < first + count; ++l) {
+    const LayerParams one = layer_params_on_rank(m, p, l);
+    sum.dense += one.dense;
+    sum.expert += one.expert;
+  }
+  return sum;
 }
 
 std::vector<std::vector<double>> layer_module_tensors_per_tp_rank(const ModelSpec& m, int tp) {

@@ -59,7 +59,17 @@ struct CollectiveStep {
 
 // Which group a collective runs over, and so on which stream it is issued.
 // kWeights: TSP's weight transfers, over the tensor-parallel group on their own stream.
-enum class StepGroup : std::uint8_t { kTensorParallel, kContextParallel, kWeights };
+// Mixture of experts (moe_layer.hpp; RankLayout's folding): kExpertParallel over the ep ranks
+// holding the other experts, kExpertTensor over the etp ranks splitting the same experts,
+// kExpertGrid over both (etp x ep, the allgather dispatcher's group); on the ep stream.
+enum class StepGroup : std::uint8_t {
+  kTensorParallel,
+  kContextParallel,
+  kWeights,
+  kExpertParallel,
+  kExpertTensor,
+  kExpertGrid
+};
 
 struct LayerStep {
   bool is_collective = false;
@@ -98,8 +108,13 @@ struct LayerProgram {
   double activation_full_bytes = 0;
 };
 
+// A layer's MLP: dense, or a mixture of experts (moe_layer.hpp; ModelSpec::MoeSpec::is_moe_layer
+// says which layers).
+enum class LayerKind : std::uint8_t { kDense, kMoe };
+
 // One transformer layer on one TP rank for one micro-batch.
-LayerProgram transformer_layer_program(const Scenario& scenario, const cost::CostModel& costs);
+LayerProgram transformer_layer_program(const Scenario& scenario, const cost::CostModel& costs,
+                                       LayerKind kind = LayerKind::kDense);
 // The input embedding (first stage) and the final norm, output head and loss (last stage).
 LayerProgram embedding_program(const Scenario& scenario, const cost::CostModel& costs);
 LayerProgram head_program(const Scenario& scenario, const cost::CostModel& costs);
@@ -111,6 +126,20 @@ cost::ActivationShape activation_shape(const Scenario& scenario);
 // Parameters one TP rank holds for one layer: sharded matrices and column-parallel biases
 // divided by t; norms and row-parallel biases replicated (Megatron's layout).
 double layer_params_per_tp_rank(const ModelSpec& model, int tp);
+// A layer's parameters on one rank: dense layers as layer_params_per_tp_rank; an MoE layer
+// holds its attention and norms (/ tp as Megatron's), the router (replicated), the shared experts
+// (/ tp) and its experts / ep local experts, each / etp. `expert` part: the local experts alone
+// (their gradients reduce over the expert data-parallel group).
+struct LayerParams {
+  double dense = 0;   // reduced over dp x cp
+  double expert = 0;  // reduced over edp
+  double total() const { return dense + expert; }
+};
+LayerParams layer_params_on_rank(const ModelSpec& model, const ParallelSpec& parallel, int layer);
+// Sum over the layers [first, first + count).
+LayerParams layers_params_on_rank(const ModelSpec& model, const ParallelSpec& parallel, int first,
+                                  int count);
+
 // The input embedding table, vocab-parallel (/t), and learned positions (replicated) on the
 // first stage.
 double input_embedding_params_per_tp_rank(const ModelSpec& model, int tp);

@@ -39,11 +39,12 @@ enum class EntryKind : std::uint8_t {
   kAttention,        // training.attention
   kRecompute,        // training.recompute
   kFramework,        // training.framework
+  kDispatcher,       // parallel.moe_dispatcher (with model.moe)
 };
 inline constexpr EntryKind kAllEntryKinds[] = {
     EntryKind::kSchedule,  EntryKind::kTpPlacement, EntryKind::kContextParallel,
     EntryKind::kSharding,  EntryKind::kOptimizer,   EntryKind::kAttention,
-    EntryKind::kRecompute, EntryKind::kFramework};
+    EntryKind::kRecompute, EntryKind::kFramework,   EntryKind::kDispatcher};
 
 // A validation rule: appends every problem of `scenario` it finds to `d`, each with the JSON
 // path of the field a user should change. Rules never throw and never stop at the first problem.
@@ -133,9 +134,14 @@ struct OptimizerTraits {
 
 struct FrameworkTraits {};  // framework presets are their own table (framework_presets.hpp)
 
+// How an MoE layer's tokens reach their experts (moe_layer.hpp): ParallelSpec::moe_dispatcher.
+struct DispatcherTraits {
+  MoeDispatcher id = MoeDispatcher::kAllToAll;
+};
+
 using EntryTraits = std::variant<ScheduleTraits, PlacementTraits, ContextParallelTraits,
                                  ShardingTraits, OptimizerTraits, AttentionKind, cost::Recompute,
-                                 FrameworkTraits>;
+                                 FrameworkTraits, DispatcherTraits>;
 
 struct Entry {
   EntryKind kind = EntryKind::kSchedule;

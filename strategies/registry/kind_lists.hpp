@@ -15,5 +15,6 @@ std::vector<Entry> optimizer_entries();         // optimizers.cpp
 std::vector<Entry> attention_entries();         // layer_choices.cpp
 std::vector<Entry> recompute_entries();         // layer_choices.cpp
 std::vector<Entry> framework_entries();         // frameworks.cpp
+std::vector<Entry> dispatcher_entries();        // dispatchers.cpp
 
 }  // namespace parasim::strat

@@ -22,8 +22,9 @@ std::vector<Entry> build_entries() {
       zb_2p_schedule(),     pipedream_schedule(),   pipedream_2bw_schedule(),
       paci_schedule(),
   };
-  for (auto list : {placement_entries, context_parallel_entries, sharding_entries,
-                    optimizer_entries, attention_entries, recompute_entries, framework_entries}) {
+  for (auto list :
+       {placement_entries, context_parallel_entries, sharding_entries, optimizer_entries,
+        attention_entries, recompute_entries, framework_entries, dispatcher_entries}) {
     for (Entry& e : list()) out.push_back(std::move(e));
   }
   return out;
@@ -58,7 +59,9 @@ std::vector<KindInfo> build_kinds() {
   const std::string bucket_range = fmt::format("{} to {}", cost::kRanges.buffer_size.min_text,
                                                cost::kRanges.buffer_size.max_text);
   return {
-      {EntryKind::kSchedule, "schedule", "/parallel/schedule",
+      {EntryKind::kSchedule,
+       "schedule",
+       "/parallel/schedule",
        "pipeline parallelism: layers split evenly over stages or as given, activations and "
        "gradients sent point to point (1/t per TP rank, Megatron's scatter-gather); Narayanan "
        "et al. 2021, arXiv 2104.04473",
@@ -70,28 +73,48 @@ std::vector<KindInfo> build_kinds() {
              "Megatron's --decoder-first-pipeline-num-layers; the rest split evenly"),
         text("/parallel/last_stage_layers", "layers", "even", "1 to the layers",
              "Megatron's --decoder-last-pipeline-num-layers; the rest split evenly")}},
-      {EntryKind::kTpPlacement, "tp_placement", "/parallel/tp_placement",
+      {EntryKind::kTpPlacement,
+       "tp_placement",
+       "/parallel/tp_placement",
        "how a layer's linears are split over the tp ranks",
        {whole("/parallel/tp", "GPUs", "1", 1, 1 << 12, "tensor-parallel group size"),
         text("/parallel/sequence_parallel", "", "false", "true or false",
              "Megatron sequence parallelism (Korthikanti et al. 2022); needs tp > 1")}},
-      {EntryKind::kContextParallel, "cp_variant", "/parallel/cp_variant",
+      {EntryKind::kContextParallel,
+       "cp_variant",
+       "/parallel/cp_variant",
        "context parallelism, chosen by cp > 1: the sequence split over cp ranks holding the same "
        "weights",
        {whole("/parallel/cp", "GPUs", "1", 1, 1 << 12, "context-parallel ranks")}},
-      {EntryKind::kSharding, "zero_stage", "/parallel/zero_stage",
+      {EntryKind::kSharding,
+       "zero_stage",
+       "/parallel/zero_stage",
        "data parallelism and what its replicas shard (ZeRO)",
        {whole("/parallel/dp", "GPUs", "1", 1, 1 << 20, "data-parallel replicas"),
         text("/parallel/dp_bucket", "bytes", "the framework's (Megatron-LM: 40M elements)",
              bucket_range, "gradient bucket size")}},
-      {EntryKind::kOptimizer, "optimizer", "/optimizer/name",
-       "the optimizer's step (DASH: name \"dash\" with its stacking)", {}},
+      {EntryKind::kOptimizer,
+       "optimizer",
+       "/optimizer/name",
+       "the optimizer's step (DASH: name \"dash\" with its stacking)",
+       {}},
       {EntryKind::kAttention, "attention", "/training/attention", "the attention core", {}},
       {EntryKind::kRecompute, "recompute", "/training/recompute", "activation recomputation", {}},
-      {EntryKind::kFramework, "framework", "/training/framework",
+      {EntryKind::kFramework,
+       "framework",
+       "/training/framework",
        "the framework that issues the step's kernels (docs/frameworks.md); its fields may be "
        "overridden one by one",
        {}},
+      {EntryKind::kDispatcher,
+       "moe_dispatcher",
+       "/parallel/moe_dispatcher",
+       "mixture of experts: how tokens reach their experts, chosen when the model has model.moe; "
+       "experts laid out by MoE parallel folding (arXiv 2504.14960)",
+       {whole("/parallel/ep", "GPUs", "1", 1, 1 << 16,
+              "expert-parallel ranks: each holds experts / ep of every MoE layer's experts"),
+        whole("/parallel/etp", "GPUs", "tp", 1, 1 << 12,
+              "expert tensor-parallel ranks: each expert's MLP split over them")}},
   };
 }
 
@@ -119,6 +142,9 @@ bool chooses(const Entry& e, const Scenario& s) {
         if constexpr (std::is_same_v<T, cost::Recompute>) return t == s.training.recompute;
         if constexpr (std::is_same_v<T, FrameworkTraits>) {
           return e.name == s.training.framework.name;
+        }
+        if constexpr (std::is_same_v<T, DispatcherTraits>) {
+          return s.model.moe.enabled() && t.id == p.moe_dispatcher;
         }
         return false;
       },

@@ -190,6 +190,17 @@ void sequence_parallel_needs_tp(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
+// ep and etp lay out experts: without them they would be silently ignored.
+void expert_degrees_need_experts(const Scenario& s, cost::Diagnostics& d) {
+  if (s.model.moe.enabled()) return;
+  if (s.parallel.ep > 1) {
+    d.add("/parallel/ep", "ep > 1 needs a model with experts (model.moe)");
+  }
+  if (s.parallel.etp > 0 && s.parallel.etp != s.parallel.tp) {
+    d.add("/parallel/etp", "etp needs a model with experts (model.moe)");
+  }
+}
+
 void device_has_precision(const Scenario& s, cost::Diagnostics& d) {
   const cost::Dtype precision = s.training.precision;
   if (s.cluster.device.peak(precision).flop_per_s <= 0) {
@@ -214,6 +225,7 @@ void check_scenario_rules(const Scenario& s, cost::Diagnostics& d, const Scenari
   pipeline_hops_on_rails(s, d);
   tp_divides_widths(s, d);
   sequence_parallel_needs_tp(s, d);
+  expert_degrees_need_experts(s, d);
   device_has_precision(s, d);
 }
 

@@ -178,22 +178,32 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   const bool zero3 = sc_.parallel.zero_stage == 3;
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
-  const ActivationBytes act = activation_bytes();
+  // Per layer: its program (dense or MoE), what it keeps, its gradients' parameters.
+  const ActivationBytes dense_act = activation_bytes(layer_);
+  const ActivationBytes moe_act =
+      sc_.model.moe.enabled() ? activation_bytes(moe_layer_) : dense_act;
+  auto act_of = [&](int layer) -> const ActivationBytes& {
+    return sc_.model.moe.is_moe_layer(layer) ? moe_act : dense_act;
+  };
+  const ActivationBytes& act = dense_act;  // the head's, the stage input's (any layer's)
+  // A layer's gradients ready at `op`: the dense part reduced over dp x cp, the experts' over edp.
+  auto gradients_ready = [&](std::size_t dev, OpId op, int layer) {
+    const LayerParams params = layer_params_on_rank(sc_.model, sc_.parallel, layer);
+    grad_ready_[dev].emplace_back(op, params.dense);
+    if (params.expert > 0) expert_grad_ready_[dev].emplace_back(op, params.expert);
+  };
   std::vector<OpId> prev_layer_first = chain;
   // Host costs of each list as issued here (host_plan.hpp); a fully recomputed layer's forward
   // runs under no_grad.
   const bool checkpointed = sc_.training.recompute == cost::Recompute::kFull;
-  const auto& layer_fwd_host = host_plan(layer_.forward, {true, false, checkpointed});
   // The framework's gradient adds after a layer's backward (its W with a B/W split), on every
   // micro-batch but a step's first unless the framework adds there too.
-  const bool accumulate =
-      !layer_.grad_accumulation.empty() &&
-      (mb % m_ != 0 || fw_.counts.grad_accumulation_first_micro_batch);
-  auto grad_accumulate = [&](const std::string& where) {
-    if (!accumulate) return;
+  const bool accumulate = mb % m_ != 0 || fw_.counts.grad_accumulation_first_micro_batch;
+  auto grad_accumulate = [&](const std::string& where, const LayerProgram& program) {
+    if (!accumulate || program.grad_accumulation.empty()) return;
     std::vector<OpId> unused(ranks, kNone);
-    emit_steps(stage, layer_.grad_accumulation, where, cat_bwd_, mb, chain, unused,
-               host_plan(layer_.grad_accumulation, {false, true, false}));
+    emit_steps(stage, program.grad_accumulation, where, cat_bwd_, mb, chain, unused,
+               host_plan(program.grad_accumulation, {false, true, false}));
   };
 
   if (item.kind == ItemKind::kForward) {
@@ -213,12 +223,14 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       const std::string where = fmt::format("F L{} ", layer0 + l);
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
       std::vector<OpId> layer_first(ranks, kNone);
-      emit_steps(stage, layer_.forward, where, cat_fwd_, mb, chain, layer_first, layer_fwd_host);
+      const LayerProgram& program = program_of(layer0 + l);
+      emit_steps(stage, program.forward, where, cat_fwd_, mb, chain, layer_first,
+                 host_plan(program.forward, {true, false, checkpointed}));
       for_each_rank([&](std::size_t k, int d, int r) {
         if (paci_mem) {
           if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
         } else {
-          alloc(layer_first[k], mem_act_, act.stored, true);
+          alloc(layer_first[k], mem_act_, act_of(layer0 + l).stored, true);
         }
         if (zero3) zero3_hold(index(stage, d, r), lc, l, false, layer_first[k], chain[k]);
         if (first[k] == kNone) first[k] = layer_first[k];
@@ -253,15 +265,13 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     for (int l = lc - 1; l >= 0; --l) {
       const std::string where = fmt::format("W L{} ", layer0 + l);
-      emit_steps(stage, layer_.weight_grad, where, cat_bwd_, mb, chain, first,
-                 host_plan(layer_.weight_grad, {false, true, false}));
-      grad_accumulate(where);
+      const LayerProgram& program = program_of(layer0 + l);
+      emit_steps(stage, program.weight_grad, where, cat_bwd_, mb, chain, first,
+                 host_plan(program.weight_grad, {false, true, false}));
+      grad_accumulate(where, program);
       for_each_rank([&](std::size_t k, int d, int r) {
-        alloc(chain[k], mem_act_, act.stored, false);
-        if (final_pass) {
-          grad_ready_[index(stage, d, r)].emplace_back(
-              chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
-        }
+        alloc(chain[k], mem_act_, act_of(layer0 + l).stored, false);
+        if (final_pass) gradients_ready(index(stage, d, r), chain[k], layer0 + l);
       });
     }
     if (vstage == 0) {
@@ -279,7 +289,9 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   }
 
   // Backward (the input-gradient half only when weight gradients are split off).
-  const auto& layer_bwd = split_ ? layer_.backward_input : layer_.backward;
+  auto backward_of = [&](int layer) -> const std::vector<LayerStep>& {
+    return split_ ? program_of(layer).backward_input : program_of(layer).backward;
+  };
   const auto& head_bwd = split_ ? head_.backward_input : head_.backward;
   if (vstage == last_vstage) {
     emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, first,
@@ -297,10 +309,11 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     // PACI mem mode: the stage's forward runs again (without its head) before the backward.
     for (int l = 0; l < lc; ++l) {
       std::vector<OpId> layer_first(ranks, kNone);
-      emit_steps(stage, layer_.forward, fmt::format("recompute L{} ", layer0 + l), cat_bwd_,
-                 mb, chain, layer_first, host_plan(layer_.forward, {true, false, false}));
+      const LayerProgram& program = program_of(layer0 + l);
+      emit_steps(stage, program.forward, fmt::format("recompute L{} ", layer0 + l), cat_bwd_, mb,
+                 chain, layer_first, host_plan(program.forward, {true, false, false}));
       for_each_rank([&](std::size_t k, int, int) {
-        alloc(layer_first[k], mem_act_, act.full, true);
+        alloc(layer_first[k], mem_act_, act_of(layer0 + l).full, true);
         if (first[k] == kNone) first[k] = layer_first[k];
       });
     }
@@ -316,25 +329,25 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
     }
     std::vector<OpId> layer_first(ranks, kNone);
+    const std::vector<LayerStep>& layer_bwd = backward_of(layer0 + l);
+    const ActivationBytes& layer_act = act_of(layer0 + l);
     emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first,
                host_plan(layer_bwd, {true, true, checkpointed}));
-    if (!split_) grad_accumulate(where);
+    if (!split_) grad_accumulate(where, program_of(layer0 + l));
     for_each_rank([&](std::size_t k, int d, int r) {
       if (paci_mem) {
-        alloc(chain[k], mem_act_, act.full, false);
+        alloc(chain[k], mem_act_, layer_act.full, false);
       } else {
-        if (act.transient > 0) {
-          alloc(layer_first[k], mem_act_, act.transient, true);
-          alloc(chain[k], mem_act_, act.transient, false);
+        if (layer_act.transient > 0) {
+          alloc(layer_first[k], mem_act_, layer_act.transient, true);
+          alloc(chain[k], mem_act_, layer_act.transient, false);
         }
-        if (!split_) alloc(chain[k], mem_act_, act.stored, false);
+        if (!split_) alloc(chain[k], mem_act_, layer_act.stored, false);
       }
       if (zero3) zero3_hold(index(stage, d, r), lc, l, true, layer_first[k], chain[k]);
       if (first[k] == kNone) first[k] = layer_first[k];
-      if (final_pass && !zero3 && !split_) {
-        grad_ready_[index(stage, d, r)].emplace_back(
-            chain[k], layer_params_per_tp_rank(sc_.model, sc_.parallel.tp));
-      }
+      if (final_pass && !zero3 && !split_)
+        gradients_ready(index(stage, d, r), chain[k], layer0 + l);
     });
     if (zero3) {
       reduce_where = where;

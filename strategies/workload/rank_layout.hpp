@@ -6,6 +6,8 @@
 //   global rank = tp_rank + tp * (dp_rank + dp * stage);   node = global rank / gpus_per_node.
 // Tensor-parallel groups are therefore packed inside nodes whenever tp <= gpus_per_node.
 
+#include <vector>
+
 #include "costmodel/collective_cost.hpp"
 #include "strategies/input/scenario.hpp"
 
@@ -31,6 +33,24 @@ class RankLayout {
   // Every stage's tensor-parallel ranks of replica `dp_rank`, `pp` stages: Megatron's
   // model-parallel group.
   cost::GroupPlacement model_parallel_group(int dp_rank, int pp) const;
+  // Mixture of experts, Megatron-core's parallel folding (arXiv 2504.14960): the stage's GPUs,
+  // numbered locally L = tp_rank + tp * dp_rank (dp_rank over dp x cp), split as
+  // L = etp_rank + etp * (ep_rank + ep * edp_rank). The expert-parallel group of (stage, dp_rank,
+  // tp_rank): its ep ranks of the same etp and edp rank; the expert tensor-parallel group: its
+  // etp consecutive ranks; the expert data-parallel group: the edp ranks holding its experts.
+  cost::GroupPlacement expert_parallel_group(int stage, int dp_rank, int tp_rank, int etp,
+                                             int ep) const;
+  cost::GroupPlacement expert_tensor_group(int stage, int dp_rank, int tp_rank, int etp) const;
+  cost::GroupPlacement expert_data_group(int stage, int dp_rank, int tp_rank, int etp,
+                                         int ep) const;
+  // etp x ep: the ranks of the same edp rank (the allgather dispatcher's group).
+  cost::GroupPlacement expert_grid_group(int stage, int dp_rank, int tp_rank, int etp,
+                                         int ep) const;
+  // The local ranks of those groups, in order (members of a simulated collective).
+  std::vector<int> expert_parallel_members(int dp_rank, int tp_rank, int etp, int ep) const;
+  std::vector<int> expert_tensor_members(int dp_rank, int tp_rank, int etp) const;
+  std::vector<int> expert_data_members(int dp_rank, int tp_rank, int etp, int ep) const;
+  std::vector<int> expert_grid_members(int dp_rank, int tp_rank, int etp, int ep) const;
   // The two GPUs of (dp_rank, tp_rank) at stages `a` and `b`: a point-to-point pair.
   cost::GroupPlacement stage_pair(int a, int b, int dp_rank, int tp_rank) const;
   // Whether the pipeline hop from stage `from` to stage `to` of (dp_rank, tp_rank) leaves the node
@@ -40,6 +60,7 @@ class RankLayout {
  private:
   template <typename RankOf>
   cost::GroupPlacement placement(int size, RankOf rank_of) const;
+  cost::GroupPlacement local_group(int stage, const std::vector<int>& locals) const;
 
   int tp_, dp_, gpus_per_node_;  // pp is not needed: a rank's stage is its outermost index
 };

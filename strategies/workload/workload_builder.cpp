@@ -35,6 +35,7 @@ void Builder::add_devices() {
         }
         st.dp = w.add_stream(dev, "dp-comm");
         st.cp = sc_.parallel.cp > 1 ? w.add_stream(dev, "cp-comm") : st.tp;
+        st.ep = sc_.model.moe.enabled() ? w.add_stream(dev, "ep-comm") : st.tp;
         st.weights = sc_.parallel.tp_placement == TpPlacement::kTsp
                          ? w.add_stream(dev, "weight-comm")
                          : st.tp;
@@ -54,19 +55,75 @@ void Builder::add_devices() {
   }
 }
 
+std::vector<std::size_t> Builder::expert_members(int stage, int d, int r, StepGroup group) const {
+  if (dp_sim_ * tp_sim_ == 1) return {index(stage, 0, 0)};  // symmetric: one stands for all
+  const auto& p = sc_.parallel;
+  const std::vector<int> locals = group == StepGroup::kExpertParallel
+                                      ? layout_.expert_parallel_members(d, r, p.expert_tp(), p.ep)
+                                  : group == StepGroup::kExpertTensor
+                                      ? layout_.expert_tensor_members(d, r, p.expert_tp())
+                                      : layout_.expert_grid_members(d, r, p.expert_tp(), p.ep);
+  std::vector<std::size_t> out;
+  for (int local : locals) out.push_back(index(stage, local / p.tp, local % p.tp));
+  return out;
+}
+
+std::vector<std::size_t> Builder::expert_data_members(int stage, int d, int r) const {
+  if (dp_sim_ * tp_sim_ == 1) return {index(stage, 0, 0)};
+  const auto& p = sc_.parallel;
+  std::vector<std::size_t> out;
+  for (int local : layout_.expert_data_members(d, r, p.expert_tp(), p.ep)) {
+    out.push_back(index(stage, local / p.tp, local % p.tp));
+  }
+  return out;
+}
+
+cost::GroupPlacement Builder::expert_data_placement(int stage, int d, int r) const {
+  return layout_.expert_data_group(stage, d, r, sc_.parallel.expert_tp(), sc_.parallel.ep);
+}
+
+cost::GroupPlacement Builder::expert_placement(int stage, int d, int r, StepGroup group) const {
+  const auto& p = sc_.parallel;
+  switch (group) {
+    case StepGroup::kExpertParallel:
+      return layout_.expert_parallel_group(stage, d, r, p.expert_tp(), p.ep);
+    case StepGroup::kExpertTensor:
+      return layout_.expert_tensor_group(stage, d, r, p.expert_tp());
+    default:
+      return layout_.expert_grid_group(stage, d, r, p.expert_tp(), p.ep);
+  }
+}
+
+LayerParams Builder::stage_params(int stage) const {
+  LayerParams sum;
+  for (int c = 0; c < chunks_; ++c) {
+    const int vs = c * pp_ + stage;
+    const LayerParams part =
+        layers_params_on_rank(sc_.model, sc_.parallel, sc_.first_layer_of_virtual_stage(vs),
+                              sc_.virtual_stage_layers(vs));
+    sum.dense += part.dense;
+    sum.expert += part.expert;
+  }
+  sum.dense += embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
+  return sum;
+}
 
 void Builder::set_base_memory() {
   auto& w = out_.workload;
   const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
   for (sim::DeviceId dev = 0; dev < out_.devices.size(); ++dev) {
     const int s = out_.devices[dev].stage;
-    const double params = sc_.stage_layer_count(s) * layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) +
-                          embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, s, pp_);
-    const auto state =
-        cost::model_state_bytes(params, replicas_, sc_.parallel.zero_stage, mixed,
-                                sc_.training.fp32_gradients);
-    double weights = state.weights.value;
-    double gradients = state.gradients.value;
+    const LayerParams params = stage_params(s);
+    // Dense parameters sharded (ZeRO) over the dp x cp replicas, the local experts over the
+    // expert data-parallel ranks that hold the same experts (Megatron's distributed optimizer
+    // keeps the two apart).
+    const auto state = cost::model_state_bytes(params.dense, replicas_, sc_.parallel.zero_stage,
+                                               mixed, sc_.training.fp32_gradients);
+    const auto experts =
+        cost::model_state_bytes(params.expert, sc_.model.moe.enabled() ? sc_.parallel.edp() : 1,
+                                sc_.parallel.zero_stage, mixed, sc_.training.fp32_gradients);
+    double weights = state.weights.value + experts.weights.value;
+    double gradients = state.gradients.value + experts.gradients.value;
     if (sc_.parallel.zero_stage == 3) {
       // What the framework keeps beyond ZeRO's shards (framework.hpp, Zero3Gathering): the
       // persistent tensors whole on every rank, and the gradient bucket it allocates once (the
@@ -84,7 +141,7 @@ void Builder::set_base_memory() {
     }
     w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(weights));
     w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(gradients));
-    double optimizer = state.optimizer.value;
+    double optimizer = state.optimizer.value + experts.optimizer.value;
     if (sc_.optimizer.kind != OptimizerKind::kAdamW) {  // factors and roots of the owned blocks
       optimizer += shampoo_cost(s).state_bytes;
     }
@@ -259,6 +316,30 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       }
       continue;
     }
+    if (step.group == StepGroup::kExpertParallel || step.group == StepGroup::kExpertTensor ||
+        step.group == StepGroup::kExpertGrid) {
+      // Each expert group once, from its first simulated member.
+      for (int d = 0; d < dp_sim_; ++d) {
+        for (int r = 0; r < tp_sim_; ++r) {
+          const std::vector<std::size_t> members = expert_members(stage, d, r, step.group);
+          if (members.front() != index(stage, d, r)) continue;
+          const cost::GroupPlacement place = expert_placement(stage, d, r, step.group);
+          const auto plan = costs_.collective(step.collective.kind, step.collective.message, place);
+          const sim::GroupId gid =
+              emit_collective(members, &DeviceStreams::ep, plan, labels[si], cat_ep_, mb,
+                              CommKind::kExpertParallel, place.size, queue_);
+          for (std::size_t i = 0; i < members.size(); ++i) {
+            const std::size_t dev = members[i];
+            const int dd = out_.devices[dev].dp_rank, rr = out_.devices[dev].tp_rank;
+            const OpId member = w.members(gid)[i];
+            link(static_cast<std::size_t>(dd * tp_sim_ + rr), si, member);
+            host_issue(dev, member, host[si], sim::Time::zero(), true);
+            host_sync(dev, member, step.syncs_after);
+          }
+        }
+      }
+      continue;
+    }
     for (int d = 0; d < dp_sim_; ++d) {
       const cost::GroupPlacement& place =
           tp_place_[static_cast<std::size_t>(stage) * dp_sim_ + static_cast<std::size_t>(d)];
@@ -286,11 +367,10 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
   }
 }
 
-
-Builder::ActivationBytes Builder::activation_bytes() const {
+Builder::ActivationBytes Builder::activation_bytes(const LayerProgram& layer) const {
   ActivationBytes a;
-  a.stored = layer_.activation_stored_bytes;
-  a.full = layer_.activation_full_bytes;
+  a.stored = layer.activation_stored_bytes;
+  a.full = layer.activation_full_bytes;
   a.transient = a.full - a.stored;
   const double tokens = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len /
                         sc_.parallel.cp;  // this rank's share of the sequence
@@ -301,7 +381,6 @@ Builder::ActivationBytes Builder::activation_bytes() const {
                   (sc_.parallel.sequence_parallel ? sc_.parallel.tp : 1);
   return a;
 }
-
 
 PassOps& Builder::item_ops(std::size_t dev, ItemKind kind, int chunk, int mb) {
   const std::size_t k = static_cast<std::size_t>(kind);
@@ -321,6 +400,7 @@ BuiltWorkload Builder::build() {
   cat_dp_ = w.intern("dp-comm");
   cat_opt_ = w.intern("optimizer");
   cat_cp_ = w.intern("cp-comm");
+  cat_ep_ = w.intern("ep-comm");
   cat_host_ = w.intern("host");
   out_.optimizer_category = cat_opt_;
   out_.device = costs_.device();
@@ -359,6 +439,7 @@ BuiltWorkload Builder::build() {
   optimizer_ops_.assign(n, {});
   optimizer_host_ops_.assign(n, {});
   grad_ready_.assign(n, {});
+  expert_grad_ready_.assign(n, {});
   final_backward_.assign(n, kNone);
   for (int s = 0; s < pp_; ++s) emit_stage(s);
   emit_p2p();
@@ -379,21 +460,29 @@ BuiltWorkload Builder::build() {
     return f;
   };
   const double gpus_per_stage = static_cast<double>(replicas_) * sc_.parallel.tp;
-  // Every layer runs once per micro-batch, whichever stage holds it.
-  const double all_layers = static_cast<double>(sc_.model.layers) * m_ * gpus_per_stage;
-  out_.model_flops_per_step =
-      cost::Flops{all_layers * layer_.model_flops.value +
-                  m_ * gpus_per_stage * (embed_.model_flops.value + head_.model_flops.value)};
+  // Every layer runs once per micro-batch, whichever stage holds it; MoE layers count the
+  // busiest rank's expert FLOPs for every rank (model FLOPs above the active parameters' by
+  // the imbalance: what the step's time pays for).
+  const int moe_layers = sc_.model.moe.moe_layers_in(0, sc_.model.layers);
+  const double dense_layers =
+      static_cast<double>(sc_.model.layers - moe_layers) * m_ * gpus_per_stage;
+  const double expert_layers = static_cast<double>(moe_layers) * m_ * gpus_per_stage;
+  out_.model_flops_per_step = cost::Flops{
+      dense_layers * layer_.model_flops.value + expert_layers * moe_layer_.model_flops.value +
+      m_ * gpus_per_stage * (embed_.model_flops.value + head_.model_flops.value)};
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
-  const double layer_executed = (executed(layer_.forward) + executed(layer_.backward)).value +
-                                (paci_mem ? executed(layer_.forward).value : 0.0);
-  out_.executed_flops_per_step = cost::Flops{
-      all_layers * layer_executed +
-      m_ * gpus_per_stage *
-          (executed(embed_.forward) + executed(embed_.backward) + executed(head_.forward) +
-           executed(head_.backward))
-              .value};
+  auto layer_executed = [&](const LayerProgram& l) {
+    return (executed(l.forward) + executed(l.backward)).value +
+           (paci_mem ? executed(l.forward).value : 0.0);
+  };
+  out_.executed_flops_per_step =
+      cost::Flops{dense_layers * layer_executed(layer_) +
+                  (moe_layers > 0 ? expert_layers * layer_executed(moe_layer_) : 0.0) +
+                  m_ * gpus_per_stage *
+                      (executed(embed_.forward) + executed(embed_.backward) +
+                       executed(head_.forward) + executed(head_.backward))
+                          .value};
   return std::move(out_);
 }
 
@@ -409,6 +498,8 @@ const char* comm_kind_name(CommKind kind) {
     case CommKind::kPipeline: return "pp";
     case CommKind::kDataParallel: return "dp";
     case CommKind::kContextParallel: return "cp";
+    case CommKind::kExpertParallel:
+      return "ep";
   }
   return "?";
 }

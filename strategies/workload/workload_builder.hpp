@@ -44,9 +44,15 @@ struct BuildOptions {
   WorkloadLimits limits;  // checked before anything is built (workload_estimate.hpp)
 };
 
-enum class CommKind : std::uint8_t { kTensorParallel, kPipeline, kDataParallel, kContextParallel };
-const char* comm_kind_name(CommKind kind);  // "tp", "pp", "dp", "cp"
-constexpr int kCommKinds = 4;
+enum class CommKind : std::uint8_t {
+  kTensorParallel,
+  kPipeline,
+  kDataParallel,
+  kContextParallel,
+  kExpertParallel  // the experts' dispatch and combine (ep, etp, etp x ep groups)
+};
+const char* comm_kind_name(CommKind kind);  // "tp", "pp", "dp", "cp", "ep"
+constexpr int kCommKinds = 5;
 
 struct SimulatedDevice {
   int stage = 0;

@@ -40,6 +40,7 @@ enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
 
 struct DeviceStreams {
   sim::StreamId compute, tp, dp, cp, weights;
+  sim::StreamId ep;    // the experts' collectives (dispatch, combine; the tp stream without MoE)
   sim::StreamId host;  // the framework's host thread (StreamKind::kHost)
   std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
   std::array<sim::LinkId, kLinkSlots> links;
@@ -89,6 +90,8 @@ class Builder {
         async_(is_asynchronous(sc.parallel.schedule)),
         split_(splits_weight_gradient(sc.parallel.schedule)),
         layer_(transformer_layer_program(sc, costs)),
+        moe_layer_(sc.model.moe.enabled() ? transformer_layer_program(sc, costs, LayerKind::kMoe)
+                                          : LayerProgram{}),
         embed_(embedding_program(sc, costs)),
         head_(head_program(sc, costs)),
         noop_layer_(noop_layer_steps(sc, costs)),
@@ -102,10 +105,19 @@ class Builder {
   std::size_t index(int stage, int d, int r) const {
     return (static_cast<std::size_t>(stage) * dp_sim_ + d) * tp_sim_ + r;
   }
+  // The program of layer `layer` (0-based over the model): an MoE layer's or the dense one.
+  const LayerProgram& program_of(int layer) const {
+    return sc_.model.moe.is_moe_layer(layer) ? moe_layer_ : layer_;
+  }
+  // Simulated devices of the expert group `group` of (stage, d, r) (the ranks RankLayout names,
+  // among those simulated: in symmetric mode the one device stands for them all), and its
+  // placement.
+  std::vector<std::size_t> expert_members(int stage, int d, int r, StepGroup group) const;
+  cost::GroupPlacement expert_placement(int stage, int d, int r, StepGroup group) const;
   void add_devices();
   void set_base_memory();
   struct ActivationBytes;
-  ActivationBytes activation_bytes() const;
+  ActivationBytes activation_bytes(const LayerProgram& layer) const;
   PassOps& item_ops(std::size_t dev, ItemKind kind, int chunk, int mb);
   void emit_stage(int stage);
   // Flush schedules simulating several iterations (post-validation): at the optimizer item O
@@ -145,6 +157,9 @@ class Builder {
   // op is left open (the caller closes it).
   void host_optimizer(std::size_t dev, int stage, const std::vector<OpId>& waits,
                       const std::vector<OpId>& optimizer_ops);
+  // Parameters one rank of `stage` holds: its layers' dense part with the embedding and head, and
+  // its local experts (layer_params_on_rank).
+  LayerParams stage_params(int stage) const;
   // Parameter tensors `stage` holds (layer_parameter_tensors, embedding_parameter_tensors).
   int stage_parameter_tensors(int stage) const;
   // ZeRO-3: bytes of one layer's weights a rank gathers from the others (what it holds while the
@@ -186,6 +201,13 @@ class Builder {
   sim::FlowSpec phase_flow(std::size_t from, std::size_t to, const cost::CollectivePhase& phase,
                            bool point_to_point);
   void emit_data_parallel(int stage);
+  // Mixture of experts (data_parallel_emission.cpp): the local experts' gradient buckets over the
+  // expert data-parallel group (their ops join `waits`, per [tp rank][dp rank]), and the ZeRO 1-2
+  // gather of the updated experts after the optimizer `steps` (per dp rank, of tp rank r).
+  void emit_expert_buckets(int stage, std::vector<std::vector<std::vector<OpId>>>& waits);
+  void emit_expert_param_gather(int stage, const std::vector<std::vector<OpId>>& steps);
+  std::vector<std::size_t> expert_data_members(int stage, int d, int r) const;
+  cost::GroupPlacement expert_data_placement(int stage, int d, int r) const;
   void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
   // shampoo_step_cost(stage), computed once per stage (it walks every block of the stage).
   const ShampooStepCost& shampoo_cost(int stage);
@@ -206,13 +228,15 @@ class Builder {
   std::vector<std::vector<OpId>> optimizer_ops_;  // per device, stage-local steps in order
   std::vector<std::vector<OpId>> optimizer_host_ops_;  // and the host op that issues each
   std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
-  LayerProgram layer_, embed_, head_;
+  LayerProgram layer_, moe_layer_, embed_, head_;
   std::vector<LayerStep> noop_layer_;  // a virtual stage without layers runs it (forward)
   BuiltWorkload out_;
   std::vector<DeviceStreams> streams_;
   // [device][k]: last op of the backward of parameter chunk k (head, layers L-1..0, embedding)
   // for the micro-batch whose backward runs last.
   std::vector<std::vector<std::pair<OpId, double>>> grad_ready_;
+  // The same for the local experts' gradients (reduced over the expert data-parallel group).
+  std::vector<std::vector<std::pair<OpId, double>>> expert_grad_ready_;
   std::vector<OpId> final_backward_;  // per device: last backward op of the step
   std::vector<OpId> pending_;         // per (d, r) of the stage being emitted: extra dependency
   // Caches: the same (where, steps) and (step, placement) repeat for every micro-batch.
@@ -236,7 +260,7 @@ class Builder {
   std::map<std::pair<const std::vector<LayerStep>*, int>, std::vector<StepHost>> host_plans_;
   sim::LabelId cat_host_ = 0;
   sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0,
-               cat_cp_ = 0;
+               cat_cp_ = 0, cat_ep_ = 0;
   std::uint8_t mem_weights_ = 0, mem_grads_ = 0, mem_optimizer_ = 0, mem_act_ = 0, mem_zero3_ = 0;
 };
 

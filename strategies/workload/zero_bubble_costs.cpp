@@ -45,7 +45,7 @@ sim::Time median(std::vector<sim::Time> v) {
 ZeroBubbleInput Builder::zero_bubble_input() const {
   ZeroBubbleInput in;
   in.micro_batches = m_;
-  const ActivationBytes act = activation_bytes();
+  const ActivationBytes act = activation_bytes(layer_);  // experts: refused (dispatchers.cpp)
   std::vector<sim::Time> f, b, w;
   for (int s = 0; s < pp_; ++s) {
     const cost::GroupPlacement& tp = tp_place_[static_cast<std::size_t>(s) * dp_sim_];

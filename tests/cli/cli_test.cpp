@@ -212,8 +212,9 @@ TEST_CASE("simulate --json FILE writes the result JSON with the documented keys"
     CAPTURE(key);
     const json& c = j.at(key);
     REQUIRE(c.is_object());
-    CHECK(c.size() == 4);  // tp, pp, dp, cp
+    CHECK(c.size() == 5);                  // tp, pp, dp, cp, ep
     CHECK(c.at("cp").get<double>() == 0);  // no context parallelism here
+    CHECK(c.at("ep").get<double>() == 0);  // no experts
     for (const char* kind : {"tp", "pp", "dp"}) {
       CAPTURE(kind);
       REQUIRE(c.contains(kind));

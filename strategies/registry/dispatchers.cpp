@@ -1,0 +1,97 @@
+// MoE token dispatchers (Megatron-core's --moe-token-dispatcher-type), chosen by
+// parallel.moe_dispatcher when the model has experts; their layout rules (MoE parallel folding,
+// arXiv 2504.14960) and what the builder models with experts.
+#include <fmt/format.h>
+
+#include "strategies/registry/kind_lists.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
+
+namespace parasim::strat {
+namespace {
+
+// megatron-core 0.19.2: num_experts % expert_model_parallel_size (arguments.py); the expert
+// grid etp x ep x edp must tile the stage's tp x cp x dp GPUs (parallel_state.py: world %
+// (etp ep pp) == 0 with the same pipeline groups).
+void experts_fold_over_the_stage(const Scenario& s, cost::Diagnostics& d) {
+  const auto& p = s.parallel;
+  const int experts = s.model.moe.experts;
+  if (experts % p.ep != 0) {
+    d.add("/parallel/ep", fmt::format("ep ({}) must divide the experts ({})", p.ep, experts));
+  }
+  const long long stage_gpus = static_cast<long long>(p.tp) * p.cp * p.dp;
+  const long long grid = static_cast<long long>(p.expert_tp()) * p.ep;
+  if (stage_gpus % grid != 0) {
+    d.add("/parallel/ep",
+          fmt::format("etp x ep = {} x {} = {} must divide a stage's tp x cp x dp = {} GPUs "
+                      "(the expert grid folds over the attention grid)",
+                      p.expert_tp(), p.ep, grid, stage_gpus));
+  }
+  if (s.model.moe.expert_ffn_hidden % p.expert_tp() != 0) {
+    d.add("/parallel/etp", fmt::format("etp ({}) must divide expert_ffn_hidden ({})", p.expert_tp(),
+                                       s.model.moe.expert_ffn_hidden));
+  }
+}
+
+// megatron-core 0.19.2 moe_layer.py: MoELayer.forward raises in training when the attention's
+// tensor-parallel group is larger than one without sequence parallelism.
+void tensor_parallel_needs_sequence_parallel(const Scenario& s, cost::Diagnostics& d) {
+  if (s.parallel.tp > 1 && !s.parallel.sequence_parallel) {
+    d.add("/parallel/sequence_parallel",
+          "an MoE model with tp > 1 runs with sequence parallelism (Megatron-core refuses it "
+          "without): set \"sequence_parallel\": true");
+  }
+}
+
+// What the builder models beside experts; each refusal names what to change.
+void modelled_with_experts(const Scenario& s, cost::Diagnostics& d) {
+  const auto& p = s.parallel;
+  if (p.zero_stage == 3) {
+    d.add("/parallel/zero_stage",
+          "experts are modelled with ZeRO stages 0 to 2 (Megatron's "
+          "distributed optimizer), not 3");
+  }
+  if (p.cp > 1) d.add("/parallel/cp", "experts are not modelled with context parallelism yet");
+  if (is_searched(p.schedule)) {
+    d.add("/parallel/schedule",
+          "the searched zero-bubble schedules (zb-1p, zb-2p) are not "
+          "modelled with experts yet");
+  }
+  if (p.tp_placement != TpPlacement::kMegatron) {
+    d.add("/parallel/tp_placement", "experts are modelled with the megatron placement");
+  }
+  if (s.optimizer.kind != OptimizerKind::kAdamW) {
+    d.add("/optimizer/name", "experts are modelled with AdamW");
+  }
+  if (s.model.moe.capacity_factor > 0) {
+    d.add("/model/moe/capacity_factor",
+          "a capacity factor is not modelled yet: the model runs dropless (0)");
+  }
+}
+
+Entry dispatcher(const std::string& name, MoeDispatcher id, const std::string& description) {
+  Entry e;
+  e.kind = EntryKind::kDispatcher;
+  e.name = e.value = name;
+  e.description = description;
+  e.paper =
+      "Megatron-core MoE (token_dispatcher.py); Liu et al. 2025, MoE Parallel Folding, "
+      "arXiv 2504.14960";
+  e.rules = {experts_fold_over_the_stage, tensor_parallel_needs_sequence_parallel,
+             modelled_with_experts};
+  e.builder = "moe_layer.cpp: moe_block_forward / moe_block_backward";
+  e.traits = DispatcherTraits{id};
+  return e;
+}
+
+}  // namespace
+
+std::vector<Entry> dispatcher_entries() {
+  return {dispatcher("alltoall", MoeDispatcher::kAllToAll,
+                     "each token's k copies permuted and sent to their experts' ranks by an "
+                     "all-to-all over ep (T k h bytes per rank each way), all-gathered over etp"),
+          dispatcher("allgather", MoeDispatcher::kAllGather,
+                     "every token, its routing map and probabilities all-gathered over etp x ep; "
+                     "each rank keeps its experts' tokens; a reduce-scatter brings them back")};
+}
+
+}  // namespace parasim::strat

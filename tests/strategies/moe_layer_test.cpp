@@ -1,0 +1,195 @@
+// Mixture-of-experts layers (issue 27): the all-to-all's bytes per rank exactly, an MoE layer of
+// one expert against the dense layer, what the router's imbalance costs, symmetric against full,
+// and the memory of the experts' weights and optimizer state by hand.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "costmodel/cost_model.hpp"
+#include "costmodel/expert_load.hpp"
+#include "report/step_report.hpp"
+#include "scenario_builder.hpp"
+#include "strategies/layers/layer_program.hpp"
+#include "strategies/workload/workload_builder.hpp"
+
+using namespace parasim;
+
+namespace {
+
+// Llama-2-7B-shaped layers with 8 experts of 4096, top-2, on dp x tp GPUs of one node.
+strat::Scenario moe_scenario(int dp, int tp, int ep, double max_violation = -1) {
+  auto sc = test::small_scenario(dp, tp, 1, 4 * dp, 1);
+  sc.model.moe.experts = 8;
+  sc.model.moe.top_k = 2;
+  sc.model.moe.expert_ffn_hidden = 4096;
+  sc.model.moe.max_violation = max_violation;
+  sc.parallel.ep = ep;
+  sc.parallel.sequence_parallel = tp > 1;
+  sc.training.attention = strat::AttentionKind::kFlash;
+  return sc;
+}
+
+double group_bytes(const std::vector<strat::LayerStep>& steps, strat::StepGroup group,
+                   cost::CollectiveKind kind) {
+  double bytes = 0;
+  for (const auto& s : steps) {
+    if (s.is_collective && s.group == group && s.collective.kind == kind) {
+      bytes += s.collective.message.value;
+    }
+  }
+  return bytes;
+}
+
+double compute_time_s(const std::vector<strat::LayerStep>& steps, const char* label) {
+  double t = 0;
+  for (const auto& s : steps) {
+    if (!s.is_collective && s.compute.label == label) t += s.compute.time.to_seconds();
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("the dispatch all-to-all moves T k h e bytes per rank, times the busiest rank's load") {
+  for (int ep : {2, 4, 8}) {
+    for (double skew : {0.0, 0.52}) {
+      CAPTURE(ep);
+      CAPTURE(skew);
+      const auto sc = moe_scenario(8, 1, ep, skew);
+      const cost::CostModel costs(sc.cluster);
+      const auto p = strat::transformer_layer_program(sc, costs, strat::LayerKind::kMoe);
+      const double T = sc.model.seq_len, k = 2, h = sc.model.hidden, e = 2;
+      const double R = cost::expert_load({8, 2, ep, T, skew, 0.0}).rank_factor;  // the busiest rank
+      // Dispatch and combine: the all-to-all's message S is what each rank sends in all.
+      const double a2a = group_bytes(p.forward, strat::StepGroup::kExpertParallel,
+                                     cost::CollectiveKind::kAllToAll);
+      // dispatch and combine of the hidden states, and the probabilities (fp32) one way.
+      CHECK(a2a == doctest::Approx(2 * T * k * h * e * R + 4 * T * k * R).epsilon(1e-12));
+      // Per rank on the wire: (ep - 1) / ep of it leaves the GPU.
+      const auto plan = costs.collective(cost::CollectiveKind::kAllToAll,
+                                         cost::Bytes{T * k * h * e}, {ep, ep, 1});
+      double sent = 0;
+      for (const auto& ph : plan.phases) sent += ph.bytes_sent_per_rank.value;
+      CHECK(sent == doctest::Approx(T * k * h * e * (ep - 1.0) / ep).epsilon(1e-12));
+      // The backward sends the gradients the same way.
+      CHECK(group_bytes(p.backward, strat::StepGroup::kExpertParallel,
+                        cost::CollectiveKind::kAllToAll) ==
+            doctest::Approx(2 * T * k * h * e * R).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("one expert of the dense width, top-1, ep 1: the dense layer's GEMMs plus the router") {
+  auto moe = test::small_scenario(1, 1, 1, 4, 1);
+  moe.model.moe.experts = 1;
+  moe.model.moe.top_k = 1;
+  moe.model.moe.expert_ffn_hidden = moe.model.ffn_hidden;
+  const cost::CostModel costs(moe.cluster);
+  const auto dense = strat::transformer_layer_program(moe, costs, strat::LayerKind::kDense);
+  const auto one = strat::transformer_layer_program(moe, costs, strat::LayerKind::kMoe);
+  const double T = moe.model.seq_len, h = moe.model.hidden;
+  // FLOPs: the dense layer's and the router's h x 1 GEMM, forward and backward.
+  CHECK(one.model_flops.value ==
+        doctest::Approx(dense.model_flops.value + 3 * 2 * T * h * 1).epsilon(1e-12));
+  // The expert GEMMs are the dense MLP's: a grouped GEMM of one group is that GEMM.
+  const double f = moe.model.ffn_hidden;
+  const double dense_mlp = costs
+                               .gemm(cost::GemmShape{std::llround(T), std::llround(2 * f),
+                                                     std::llround(h), 1, cost::Dtype::kBf16})
+                               .to_seconds() +
+                           costs
+                               .gemm(cost::GemmShape{std::llround(T), std::llround(h),
+                                                     std::llround(f), 1, cost::Dtype::kBf16})
+                               .to_seconds();
+  CHECK(compute_time_s(one.forward, "experts") > dense_mlp);  // + permute, SwiGLU, unpermute
+  // No expert collectives: one rank holds the one expert.
+  for (const auto& s : one.forward) {
+    CHECK_FALSE((s.is_collective && s.group == strat::StepGroup::kExpertParallel));
+  }
+  // And the step: the dense one plus the routing kernels, never less.
+  strat::Scenario plain = moe;
+  plain.model.moe = strat::MoeSpec{};
+  const auto dense_step = test::simulate_report(plain);
+  const auto moe_step = test::simulate_report(moe);
+  CHECK(moe_step.step_time_s > dense_step.step_time_s);
+  CHECK(moe_step.step_time_s < dense_step.step_time_s * 1.10);
+}
+
+TEST_CASE("imbalance raises the experts' GEMM time by the busiest rank's extra tokens") {
+  const auto balanced = moe_scenario(8, 1, 8, 0.0);
+  const auto skewed = moe_scenario(8, 1, 8, 0.52);
+  const cost::CostModel costs(balanced.cluster);
+  const auto a = strat::transformer_layer_program(balanced, costs, strat::LayerKind::kMoe);
+  const auto b = strat::transformer_layer_program(skewed, costs, strat::LayerKind::kMoe);
+  const double T = balanced.model.seq_len, h = balanced.model.hidden, f = 4096;
+  const double ra = cost::expert_load({8, 2, 8, T, 0.0, 0.0}).rank_factor;
+  const double rb = cost::expert_load({8, 2, 8, T, 0.52, 0.0}).rank_factor;
+  CHECK(rb > ra);
+  CHECK(ra > 1);  // sampling alone leaves the busiest rank above the mean
+  // The model FLOPs are the mean rank's: imbalance is time, not work.
+  CHECK(a.model_flops.value == doctest::Approx(b.model_flops.value).epsilon(1e-12));
+  // One local expert per rank: its two GEMMs over T k R rows.
+  auto gemms = [&](double rows) {
+    return costs
+               .gemm(cost::GemmShape{std::llround(rows), std::llround(2 * f), std::llround(h), 1,
+                                     cost::Dtype::kBf16})
+               .to_seconds() +
+           costs
+               .gemm(cost::GemmShape{std::llround(rows), std::llround(h), std::llround(f), 1,
+                                     cost::Dtype::kBf16})
+               .to_seconds();
+  };
+  const double extra_gemm = gemms(T * 2 * rb) - gemms(T * 2 * ra);
+  const double extra_memory =
+      costs.memory_bound_body(cost::Bytes{(3 * 2 * f + 4) * T * 2 * (rb - ra)}).to_seconds();
+  const double delta = compute_time_s(b.forward, "experts") - compute_time_s(a.forward, "experts");
+  CHECK(delta > extra_gemm);
+  CHECK(delta == doctest::Approx(extra_gemm + extra_memory).epsilon(0.02));
+  // Attention does not change.
+  CHECK(compute_time_s(a.forward, "attn") == compute_time_s(b.forward, "attn"));
+}
+
+TEST_CASE("MoE: symmetric and full simulations agree") {
+  for (int ep : {2, 4}) {
+    CAPTURE(ep);
+    auto sc = moe_scenario(4, 2, ep, 0.2);
+    const auto sym = test::simulate_report(sc, false);
+    const auto full = test::simulate_report(sc, true);
+    CHECK(full.step_time_s == doctest::Approx(sym.step_time_s).epsilon(1e-9));
+    REQUIRE_FALSE(full.memory.empty());
+    for (const auto& device : full.memory) {
+      CHECK(device.peak_bytes == doctest::Approx(sym.memory.front().peak_bytes).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("MoE memory: dense parameters over dp, local experts over edp, by hand") {
+  // 16 GPUs: dp 8 x tp 2; ep 4, etp 2 -> edp = 16 / 8 = 2; ZeRO-1 (fp32 master, Adam moments).
+  auto sc = moe_scenario(8, 2, 4, 0.0);
+  sc.cluster.nodes = 2;
+  sc.parallel.zero_stage = 1;
+  const auto& m = sc.model;
+  const double h = m.hidden, t = 2;
+  const double attention = static_cast<double>(m.attention_params()) / t + 2 * h + h * 8;
+  const double expert = 8.0 / 4 * 3 * h * 4096 / 2;  // 2 local experts, each / etp
+  const double embeddings = 2 * static_cast<double>(m.vocab) * h / t + h;
+  const double dense = m.layers * attention + embeddings;
+  const double layers_expert = m.layers * expert;
+  const auto params = strat::layers_params_on_rank(m, sc.parallel, 0, m.layers);
+  CHECK(params.dense == doctest::Approx(m.layers * attention).epsilon(1e-12));
+  CHECK(params.expert == doctest::Approx(layers_expert).epsilon(1e-12));
+  const auto r = test::simulate_report(sc);
+  const double weights = 2 * (dense + layers_expert);
+  const double gradients = 2 * (dense + layers_expert);  // bf16 gradients (Megatron's default)
+  const double optimizer = 12 * dense / 8 + 12 * layers_expert / 2;
+  REQUIRE_FALSE(r.memory.empty());
+  auto category = [&](const char* name) {
+    for (const auto& [key, bytes] : r.memory.front().breakdown_bytes) {
+      if (key == name) return bytes;
+    }
+    return -1.0;
+  };
+  CHECK(category("weights") == doctest::Approx(weights).epsilon(1e-6));
+  CHECK(category("gradients") == doctest::Approx(gradients).epsilon(1e-6));
+  CHECK(category("optimizer state") == doctest::Approx(optimizer).epsilon(1e-6));
+}
