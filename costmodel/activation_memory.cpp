@@ -34,6 +34,8 @@ void check(const ActivationShape& x) {
 std::vector<ActivationTerm> activation_terms_per_layer(const ActivationShape& x) {
   check(x);
   const double sbh = x.seq_len * x.micro_batch * x.hidden;
+  // Q, K, V and the output projection's input are a d wide (h unless the head width is set).
+  const double sbq = x.seq_len * x.micro_batch * (x.query_width > 0 ? x.query_width : x.hidden);
   const double sbf = x.seq_len * x.micro_batch * x.ffn_hidden;
   const double as2b = x.heads * x.seq_len * x.seq_len * x.micro_batch;
   const double kv = x.kv_heads / x.heads;
@@ -46,15 +48,15 @@ std::vector<ActivationTerm> activation_terms_per_layer(const ActivationShape& x)
   // Attention block (Korthikanti et al. 2022, section 4.1: 11sbh + 5as^2b for GPT).
   terms.push_back({"ln1 input", act * sbh, kReplicated, false});
   terms.push_back({"qkv input", act * sbh, kReplicated, false});
-  terms.push_back({"q", act * sbh, kSharded, false});
-  terms.push_back({"k", act * sbh * kv, kSharded, false});
+  terms.push_back({"q", act * sbq, kSharded, false});
+  terms.push_back({"k", act * sbq * kv, kSharded, false});
   terms.push_back({"softmax output", act * as2b, kSharded, kCore});
   if (x.dropout) {
     terms.push_back({"softmax dropout mask", kMaskBytes * as2b, kSharded, kCore});
     terms.push_back({"softmax dropout output", act * as2b, kSharded, kCore});
   }
-  terms.push_back({"v", act * sbh * kv, kSharded, false});
-  terms.push_back({"out-proj input", act * sbh, kSharded, false});
+  terms.push_back({"v", act * sbq * kv, kSharded, false});
+  terms.push_back({"out-proj input", act * sbq, kSharded, false});
   if (x.dropout) terms.push_back({"attn dropout mask", kMaskBytes * sbh, kReplicated, false});
   // MLP block (section 4.1: 19sbh for GPT with f = 4h) and its norm (2sbh).
   terms.push_back({"ln2 input", act * sbh, kReplicated, false});

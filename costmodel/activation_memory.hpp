@@ -67,6 +67,7 @@ struct ActivationShape {
   double hidden = 0;       // h
   double heads = 0;        // a, query heads
   double kv_heads = 0;     // KV heads (== heads for multi-head attention)
+  double query_width = 0;  // a x d, the queries' width; 0: h (d = h / a, as most models)
   double ffn_hidden = 0;   // f (4h for GPT)
   bool swiglu = false;     // MLP with gate, up and down projections (Llama)
   bool dropout = true;     // dropout masks stored (GPT); Llama trains without dropout

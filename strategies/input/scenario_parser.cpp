@@ -77,12 +77,8 @@ std::string preset_names_clusters() {
 // given by name is reported at /model itself.
 void refuse_unsimulated(const ModelSpec& m, const std::string& path, bool by_name,
                         Diagnostics& d) {
-  const bool head_dim_differs =
-      m.explicit_head_dim > 0 && m.heads > 0 && m.explicit_head_dim * m.heads != m.hidden;
   for (const auto& [used, key] :
-       {std::pair{m.mla.enabled(), "mla"}, std::pair{m.mtp_layers > 0, "mtp_layers"},
-        std::pair{head_dim_differs, "head_dim"},
-        std::pair{m.qk_norm != QkNorm::kNone, "qk_norm"}}) {
+       {std::pair{m.mla.enabled(), "mla"}, std::pair{m.mtp_layers > 0, "mtp_layers"}}) {
     if (used) {
       d.add(by_name ? path : path + "/" + key,
             fmt::format("\"{}\"{} is described (parameter counts, presets) but not simulated "

@@ -97,6 +97,25 @@ void cp_attention_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>&
 // Bytes of this rank's QKV output (the QKV GEMM's [tokens x (a + 2 kv) d / t]).
 double qkv_bytes(const Dims& x) { return x.act(x.tokens() * (x.a + 2 * x.kv) * x.d / x.t); }
 
+// Query and key norms (Qwen3's q_norm / k_norm per head, OLMoE's over all heads): one RMSNorm
+// kernel over this rank's queries and one over its keys, each reading and writing them; their
+// backward as apex's norm backward (norm_backward), per tensor.
+void qk_norm_forward(StepWriter& w, const Dims& x) {
+  if (x.qk_norm == QkNorm::kNone) return;
+  w.memory(2 * x.act(x.tokens() * x.a * x.d / x.t));
+  w.memory(2 * x.act(x.tokens() * x.kv * x.d / x.t));
+}
+
+void qk_norm_backward(StepWriter& w, const Dims& x) {
+  if (x.qk_norm == QkNorm::kNone) return;
+  for (const double heads : {x.a, x.kv}) {
+    const double bytes = x.act(x.tokens() * heads * x.d / x.t);
+    w.memory(2 * bytes);
+    w.memory(0);
+    w.memory(3 * bytes);
+  }
+}
+
 void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
   if (x.t > 1 && x.sp) StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
@@ -104,10 +123,11 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
   w.gemm(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
   // The QKV linear keeps its bias (skip_bias_add false): in the GEMM's epilogue, or an add.
   if (x.bias && !x.fusions.linear_bias_in_gemm) w.memory(2 * qkv_bytes(x));
+  qk_norm_forward(w, x);
   if (x.cp > 1) {
     cp_attention_forward(w, x, out);
     const int core = last_step(out);
-    w.gemm(x.tokens(), x.h, x.h / x.t);                            // output projection
+    w.gemm(x.tokens(), x.h, x.query_width() / x.t);                // output projection
     bias_dropout_add(w, x);
     w.close(out, "attn proj");
     out.back().after = {core};
@@ -115,7 +135,7 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
     return;
   }
   attention_core_forward(w, x);
-  w.gemm(x.tokens(), x.h, x.h / x.t);                              // output projection
+  w.gemm(x.tokens(), x.h, x.query_width() / x.t);                  // output projection
   bias_dropout_add(w, x);
   w.close(out, "attn");
   if (x.t > 1) {
@@ -171,13 +191,14 @@ void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
   const double bsh = x.act(x.tokens() * x.h);
   if (x.t > 1 && x.sp) StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
   bias_dropout_add_backward(w, x);
-  w.gemm_backward(x.tokens(), x.h, x.h / x.t);                      // output projection
+  w.gemm_backward(x.tokens(), x.h, x.query_width() / x.t);          // output projection
   if (x.cp > 1) {
     cp_attention_backward(w, x, out);
   } else {
     if (recompute_core) attention_core_forward(w, x);
     attention_core_backward(w, x);
   }
+  qk_norm_backward(w, x);
   w.memory(2 * qkv_bytes(x));                                       // Q, K, V gradients joined
   if (x.bias) w.memory(qkv_bytes(x));                               // QKV bias gradient
   w.gemm_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);   // QKV
@@ -461,6 +482,7 @@ cost::ActivationShape activation_shape(const Scenario& sc) {
   a.hidden = sc.model.hidden;
   a.heads = sc.model.heads;
   a.kv_heads = sc.model.kv_heads;
+  a.query_width = sc.model.query_width();
   a.ffn_hidden = sc.model.ffn_hidden;
   a.swiglu = sc.model.mlp == MlpKind::kSwiglu;
   a.dropout = sc.model.dropout;
@@ -471,12 +493,14 @@ cost::ActivationShape activation_shape(const Scenario& sc) {
 
 double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
   const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), t = tp;
-  const double kv = static_cast<double>(m.kv_heads) * d;
+  const double kv = static_cast<double>(m.kv_heads) * d, q = m.query_width();
   const double mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
-  double sharded = h * h + 2 * h * kv + h * h + mats * h * f;  // all weight matrices
+  double sharded = h * q + 2 * h * kv + q * h + mats * h * f;  // all weight matrices
   double replicated = 2 * (m.norm == NormKind::kLayerNorm ? 2 * h : h);
+  if (m.qk_norm == QkNorm::kPerHead) replicated += 2 * d;  // one d-wide scale each for q and k
+  if (m.qk_norm == QkNorm::kFull) sharded += q + kv;      // over all heads: split as the heads
   if (m.linear_bias) {
-    sharded += h + 2 * kv + (mats - 1) * f;  // column-parallel biases (QKV, fc1)
+    sharded += q + 2 * kv + (mats - 1) * f;  // column-parallel biases (QKV, fc1)
     replicated += 2 * h;                     // row-parallel biases (out proj, fc2)
   }
   return sharded / t + replicated;
@@ -514,12 +538,16 @@ std::vector<std::vector<double>> layer_module_tensors_per_tp_rank(const ModelSpe
   auto linear = [&](double weight, double bias) {
     return m.linear_bias ? std::vector<double>{weight, bias} : std::vector<double>{weight};
   };
-  return {norm,
-          linear((h * h + 2 * h * kv) / t, (h + 2 * kv) / t),
-          linear(h * h / t, h),
-          norm,
-          linear(up * h * f / t, up * f / t),
-          linear(h * f / t, h)};
+  const double q = m.query_width();
+  std::vector<std::vector<double>> modules = {norm, linear((h * q + 2 * h * kv) / t, (q + 2 * kv) / t)};
+  if (m.qk_norm == QkNorm::kPerHead) modules.push_back({m.head_dim(), m.head_dim()});
+  if (m.qk_norm == QkNorm::kFull) modules.push_back({q / t, kv / t});
+  for (auto& module : std::vector<std::vector<double>>{linear(q * h / t, h), norm,
+                                                       linear(up * h * f / t, up * f / t),
+                                                       linear(h * f / t, h)}) {
+    modules.push_back(std::move(module));
+  }
+  return modules;
 }
 
 int layer_parameter_tensors(const ModelSpec& m) {
@@ -531,10 +559,10 @@ int layer_parameter_tensors(const ModelSpec& m) {
 }
 
 double layer_matrix_params_per_tp_rank(const ModelSpec& m, int tp) {
-  const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim();
+  const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), q = m.query_width();
   const double kv = static_cast<double>(m.kv_heads) * d;
   const double mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
-  return (h * h + 2 * h * kv + h * h + mats * h * f) / tp;
+  return (h * q + 2 * h * kv + q * h + mats * h * f) / tp;
 }
 
 int embedding_parameter_tensors(const ModelSpec& m, int stage, int pp) {

@@ -150,7 +150,9 @@ struct Dims {
   bool bias = false;            // linear biases (GPT)
   KernelFusions fusions;        // the framework's (training.framework)
   int layer_syncs = 0;          // the framework's syncs per layer forward, before the MLP
+  QkNorm qk_norm = QkNorm::kNone;  // norms of the queries and keys after QKV (Qwen3, OLMoE)
   double tokens() const { return b * s; }
+  double query_width() const { return a * d; }  // h unless the head width is set
   double act(double elements) const { return elements * e; }
 };
 
@@ -179,6 +181,7 @@ inline Dims dims_of(const Scenario& sc) {
   x.bias = m.linear_bias;
   x.fusions = sc.training.framework.fusions;
   x.layer_syncs = sc.training.framework.counts.layer_syncs;
+  x.qk_norm = m.qk_norm;
   return x;
 }
 

@@ -48,6 +48,11 @@ double compute_time_s(const std::vector<strat::LayerStep>& steps, const char* la
   return t;
 }
 
+strat::ModelSpec plain_model(strat::ModelSpec m) {
+  m.qk_norm = strat::QkNorm::kNone;
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE("the dispatch all-to-all moves T k h e bytes per rank, times the busiest rank's load") {
@@ -192,4 +197,22 @@ TEST_CASE("MoE memory: dense parameters over dp, local experts over edp, by hand
   CHECK(category("weights") == doctest::Approx(weights).epsilon(1e-6));
   CHECK(category("gradients") == doctest::Approx(gradients).epsilon(1e-6));
   CHECK(category("optimizer state") == doctest::Approx(optimizer).epsilon(1e-6));
+}
+
+TEST_CASE("query/key norms: two kernels forward, two norm backwards (3 kernels each)") {
+  auto sc = test::small_scenario(1, 1, 1, 4, 1);
+  const cost::CostModel costs(sc.cluster);
+  auto kernels = [&](const std::vector<strat::LayerStep>& steps) {
+    int n = 0;
+    for (const auto& s : steps) n += s.is_collective ? 0 : s.compute.kernels;
+    return n;
+  };
+  const auto plain = strat::transformer_layer_program(sc, costs);
+  sc.model.qk_norm = strat::QkNorm::kPerHead;
+  const auto normed = strat::transformer_layer_program(sc, costs);
+  CHECK(kernels(normed.forward) == kernels(plain.forward) + 2);
+  CHECK(kernels(normed.backward) == kernels(plain.backward) + 6);
+  // Their weights: one d-wide scale for the queries and one for the keys, on every rank.
+  CHECK(strat::layer_params_per_tp_rank(sc.model, 1) ==
+        strat::layer_params_per_tp_rank(plain_model(sc.model), 1) + 2 * sc.model.head_dim());
 }

@@ -62,7 +62,6 @@ TEST_CASE("experts beside low-rank linears are refused") {
 TEST_CASE("what the builder does not price yet is refused, never simulated as something else") {
   CHECK(has_problem(problems_of(R"("deepseek-v3")"), "/model",
                     "\"mla\" (preset deepseek-v3) is described"));
-  CHECK(has_problem(problems_of(R"("qwen3-30b-a3b")"), "/model", "\"qk_norm\""));
   CHECK(has_problem(problems_of(R"({"preset": "llama2-7b", "mla": {"kv_lora_rank": 512,
       "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}})"),
                     "/model/mla", "not simulated yet"));

@@ -93,4 +93,13 @@ TEST_CASE("one expert of the dense width, top-1, is the dense model plus its rou
         static_cast<std::int64_t>(dense.layers) * dense.hidden);
 }
 
+
+TEST_CASE("a head width other than hidden / heads sizes the projections; q/k norms add kernels") {
+  // Qwen3-30B-A3B: 32 heads of 128 on hidden 2048: Q and the output projection are 2048 x 4096.
+  const ModelSpec& q = spec("qwen3-30b-a3b");
+  CHECK(q.query_width() == 4096);
+  const std::int64_t h = 2048, qw = 4096, kv = 4 * 128;
+  CHECK(q.attention_params() == h * qw + 2 * h * kv + qw * h + 2 * 128);
+}
+
 }  // namespace parasim::strat
