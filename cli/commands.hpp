@@ -60,6 +60,8 @@ struct CompareOptions {
   std::string layouts;     // non-empty: compare layouts of the tp x cp group (tsp,tp,cp,tpNxspM)
   std::string seq_lens;    // with layouts: repeat each at these sequence lengths
   std::string optimizers;  // non-empty: compare optimizers NAME/SOLVER/PRECISION[/BLOCK[/SCALING]]
+  std::string ep;           // non-empty: compare expert-parallel degrees (models with experts)
+  std::string dispatchers;  // non-empty: compare MoE token dispatchers (alltoall, allgather)
   int chunks = 2;         // v for interleaved-1f1b when the scenario does not set one
   std::string profile;
   bool allow_foreign_profile = false;  // --allow-foreign-profile

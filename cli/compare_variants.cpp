@@ -233,11 +233,37 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   auto add = [&](std::optional<CompareVariant> v) {
     if (v) out.variants.push_back(std::move(*v));
   };
-  const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty();
+  const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
+                          !o.ep.empty() || !o.dispatchers.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
-            "--schedules compares schedules and cannot be combined with --placements, --layouts "
-            "or --optimizers (set the schedule in the scenario instead)");
+            "--schedules compares schedules and cannot be combined with --placements, --layouts, "
+            "--optimizers, --ep or --dispatchers (set the schedule in the scenario instead)");
+  }
+  // Experts: the scenario at each expert-parallel degree, or with each dispatcher; a degree the
+  // scenario's rules refuse (ep must divide the experts and, with etp, the stage's GPUs) is a row
+  // saying why.
+  for (const auto& item : split_list(o.ep)) {
+    if (const auto n = parse_whole_number(item, 1, kMaxEp)) {
+      strat::Scenario s = base;
+      s.parallel.ep = static_cast<int>(*n);
+      add(checked(fmt::format("ep {}", *n), "ep", std::move(s), o.scenario));
+    } else {
+      bad.add("/parallel/ep", whole_number_message("--ep", item, 1, kMaxEp,
+                                                   "expert-parallel ranks, the range of parallel.ep"));
+    }
+  }
+  for (const auto& name : split_list(o.dispatchers)) {
+    const strat::Entry* e = strat::find_entry(strat::EntryKind::kDispatcher, name);
+    if (e == nullptr) {
+      bad.add("/parallel/moe_dispatcher",
+              fmt::format("--dispatchers: unknown dispatcher \"{}\" (known: {})", name,
+                          joined(strat::entry_names(strat::EntryKind::kDispatcher))));
+      continue;
+    }
+    strat::Scenario s = base;
+    s.parallel.moe_dispatcher = std::get<strat::DispatcherTraits>(e->traits).id;
+    add(checked(name, "dispatcher", std::move(s), o.scenario));
   }
   if (!o.seq_lens.empty() && o.layouts.empty()) {
     bad.add("/model/seq_len", "--seq-lens repeats the --layouts at other lengths: give --layouts");
@@ -306,7 +332,7 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     }
   }
   if (other_axis && out.variants.empty() && bad.ok()) {
-    bad.add("/parallel", "--placements, --layouts or --optimizers names nothing");
+    bad.add("/parallel", "--placements, --layouts, --optimizers, --ep or --dispatchers names nothing");
   }
   if (!bad.ok()) {
     add_not_applicable(out.variants, bad);  // every problem at once
@@ -318,7 +344,10 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
 void add_not_applicable(const std::vector<CompareVariant>& variants, cost::Diagnostics& d) {
   for (const auto& v : variants) {
     for (const auto& p : v.not_applicable) {
-      d.add(p.json_path, fmt::format("with {} {}: {}", v.axis, v.label, p.message));
+      // "with layout tsp", "with ep 2" (a label that names its axis already)
+      const bool named = v.label.rfind(v.axis + " ", 0) == 0;
+      d.add(p.json_path, named ? fmt::format("with {}: {}", v.label, p.message)
+                               : fmt::format("with {} {}: {}", v.axis, v.label, p.message));
     }
   }
 }

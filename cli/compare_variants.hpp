@@ -1,8 +1,9 @@
 #pragma once
 // parasim::cli compare variants — the scenario changed along one axis, one variant per item of
 // `parasim compare`'s list: schedules (--schedules), tensor-parallel placements (--placements),
-// layouts of the tp x cp group (--layouts, each repeated at every --seq-lens length) or
-// optimizers (--optimizers).
+// layouts of the tp x cp group (--layouts, each repeated at every --seq-lens length),
+// optimizers (--optimizers), expert-parallel degrees (--ep) or MoE token dispatchers
+// (--dispatchers).
 //
 // Two kinds of problem, kept apart:
 // - the command line is wrong (an unknown name, a malformed layout or optimizer spec, a number
@@ -33,6 +34,8 @@ inline constexpr long long kMaxSeqLen = 1LL << 24;
 // Range of a layout degree N or M: the scenario format's range for parallel.tp and parallel.cp
 // (strategies/input/scenario_parser.cpp, read_parallel: 1 to 4096).
 inline constexpr long long kMaxLayoutDegree = 1 << 12;
+// Range of an --ep item: the scenario format's parallel.ep (1 to 65536).
+inline constexpr long long kMaxEp = 1 << 16;
 // Range of --chunks: the scenario format's parallel.chunks (1 to 64).
 inline constexpr long long kMaxChunks = 64;
 

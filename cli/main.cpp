@@ -204,6 +204,12 @@ int main(int argc, char** argv) {
                       "newton-db, chebyshev; PRECISION fp32, fp16, bf16; BLOCK 16 to 65536; SCALING "
                       "frobenius, power-iteration (e.g. shampoo/coupled-newton/fp32/1024,"
                       "dash-gpu/coupled-newton/fp16/1024); the table adds the optimizer step by part");
+  compare->add_option("--ep", cmp.ep,
+                      "Compare expert-parallel degrees instead (a model with experts; "
+                      "comma-separated whole numbers, each dividing the experts, e.g. 1,2,4,8); "
+                      "the experts' all-to-all shows as communication kind ep (docs/moe.md)");
+  compare->add_option("--dispatchers", cmp.dispatchers,
+                      "Compare MoE token dispatchers instead: alltoall, allgather");
   compare->add_option("--chunks", cmp.chunks,
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()

@@ -51,8 +51,7 @@ BoxKind comm_box_kind(strat::CommKind k) {
     case strat::CommKind::kPipeline: return BoxKind::kPipelineComm;
     case strat::CommKind::kDataParallel: return BoxKind::kDataComm;
     case strat::CommKind::kContextParallel: return BoxKind::kContextComm;
-    case strat::CommKind::kExpertParallel:
-      return BoxKind::kComm;
+    case strat::CommKind::kExpertParallel: return BoxKind::kExpertComm;
   }
   return BoxKind::kComm;
 }

@@ -27,7 +27,8 @@ struct KindStyle {
 };
 
 // Okabe-Ito: blue, bluish green, orange, vermillion, grey, reddish purple for the compute kinds;
-// the communication kinds in sky blue, yellow, black-grey and a dark purple, distinct from them.
+// the communication kinds in sky blue, yellow, black-grey, a dark purple and a dark green (Tol's),
+// distinct from them.
 constexpr std::array<KindStyle, kBoxKinds> kKindStyles{{
     {"forward", "#0072B2", true},
     {"backward", "#009E73", false},
@@ -38,6 +39,7 @@ constexpr std::array<KindStyle, kBoxKinds> kKindStyles{{
     {"pp transfer", "#F0E442", false},
     {"dp communication", "#555555", true},
     {"cp communication", "#882255", true},
+    {"ep communication", "#117733", true},
     {"other", "#CC79A7", false},
 }};
 

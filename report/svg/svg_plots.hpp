@@ -42,9 +42,10 @@ enum class BoxKind {
   kPipelineComm,  // pipeline transfers
   kDataComm,      // data-parallel reductions and gathers (ZeRO)
   kContextComm,   // context-parallel K/V passing
+  kExpertComm,    // the experts' dispatch and combine (ep, etp)
   kOther
 };
-inline constexpr int kBoxKinds = 10;
+inline constexpr int kBoxKinds = 11;
 
 // Legend name ("forward", ..., "communication", "other") and fill colour ("#RRGGBB", Okabe-Ito).
 std::string_view box_kind_name(BoxKind kind);

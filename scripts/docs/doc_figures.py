@@ -622,6 +622,19 @@ def tsp_memory_svg(run):
     return (out / "memory-vs-sequence.svg").read_text()
 
 
+def moe_timeline_svg(run):
+    """docs/moe.md's picture: one step of Qwen3-30B-A3B cut to 2 layers and one micro-batch per
+    GPU on 8 H100s (ep 8), as `compare --ep 8 --svg DIR` draws it: the experts' dispatch and
+    combine on their own lane."""
+    scenario = run.derive("scenarios/qwen3-30b-a3b-8gpu.json",
+                          {"name": "qwen3-30b-a3b cut to 2 layers", "model.layers": 2,
+                           "training.global_batch": 8})
+    out = run.temp("moe-svg")
+    out.mkdir(exist_ok=True)
+    run.parasim("compare", scenario, "--ep", "8", "--svg", out)
+    return (out / "ep_8-timeline.svg").read_text()
+
+
 def tsp_throughput(run):
     """Tokens per second (thousands) of each layout at each sequence length, one node."""
     return tsp_grid(run, None, lambda r: f"{r['tokens_per_s'] / 1e3:.1f}")
@@ -1535,6 +1548,7 @@ RECIPES = {
 # Whole files the docs show, drawn by parasim: path -> function returning the file's text.
 FILES = {
     "docs/tsp-memory-vs-sequence.svg": tsp_memory_svg,
+    "docs/moe-timeline.svg": moe_timeline_svg,
 }
 
 # Recipes whose commands take longest start first, so that the rest fill the other cores.

@@ -140,3 +140,46 @@ TEST_CASE("compare: numbers in option lists are range-checked, exit 2 naming opt
   alone.seq_lens = "4096";
   CHECK(compare(alone).code == kExitBadInput);
 }
+
+TEST_CASE("compare --ep and --dispatchers: a model with experts along its expert axes") {
+  TempDir tmp;
+  CompareOptions o;
+  o.scenario = (kScenarios / "qwen3-30b-a3b-8gpu.json").string();  // 128 experts on 8 GPUs
+  o.ep = "2,8,16,3";
+  o.json = tmp.file("ep.json");
+  const CompareRun r = compare(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 4);
+  CHECK(j.at("rows")[0].at("applicable") == true);
+  CHECK(j.at("rows")[1].at("applicable") == true);
+  // 16 does not fold over the stage's 8 GPUs; 3 divides neither the experts nor the GPUs.
+  CHECK(j.at("rows")[2].at("applicable") == false);
+  CHECK(j.at("rows")[3].at("applicable") == false);
+  CHECK(r.out.find("ep (3) must divide the experts (128)") != std::string::npos);
+  // More expert parallelism: fewer experts per GPU, less memory (every variant's own run).
+  const auto& ep2 = j.at("rows")[0];
+  const auto& ep8 = j.at("rows")[1];
+  CHECK(ep8.at("peak_memory_bytes")[0].get<double>() < ep2.at("peak_memory_bytes")[0].get<double>());
+
+  CompareOptions d;
+  d.scenario = (kScenarios / "mixtral-8x7b-64gpu.json").string();
+  d.dispatchers = "alltoall,allgather";
+  const CompareRun both = compare(d);
+  REQUIRE_MESSAGE(both.code == kExitOk, both.err);
+  CHECK(both.out.find("allgather") != std::string::npos);
+
+  d.dispatchers = "flex";
+  const CompareRun unknown = compare(d);
+  CHECK(unknown.code == kExitBadInput);
+  CHECK(unknown.err.find("--dispatchers: unknown dispatcher \"flex\" (known: alltoall, "
+                         "allgather)") != std::string::npos);
+  // A dense model: every degree above 1 is a row saying why, and with none applying, exit 2.
+  CompareOptions dense;
+  dense.scenario = (kScenarios / "llama2-7b-dgx-h100.json").string();
+  dense.ep = "2";
+  const CompareRun none = compare(dense);
+  CHECK(none.code == kExitBadInput);
+  CHECK(none.err.find("with ep 2: ep > 1 needs a model with experts (model.moe)") !=
+        std::string::npos);
+}
