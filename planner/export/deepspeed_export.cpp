@@ -375,6 +375,9 @@ Rendered write_deepspeed(const Scenario& s, const ExportOptions& o, ExportContex
   cover_launcher(s, c, "deepspeed");
   cover_framework(s, c, Target::kDeepSpeed);
   cover_placements(s, c);
+  cover_experts_elsewhere(s, c,
+                          "DeepSpeed takes the model from code (experts: deepspeed.moe.layer.MoE), "
+                          "not from its config; Megatron-LM (--to megatron)");
   map_training(s, c, j);
   map_parallel(s, c, j);
   map_model(s, c);

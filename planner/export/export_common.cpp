@@ -58,19 +58,10 @@ void cover_launcher(const strat::Scenario& s, ExportContext& c, const std::strin
   c.mapped("/cluster/gpus_per_node", "the launcher's processes per node (see /cluster/nodes)");
 }
 
-void cover_placements(const strat::Scenario& s, ExportContext& c) {
-  const auto& p = s.parallel;
-  const bool low_rank = s.model.low_rank.enabled();
-  if (low_rank) {
-    c.cannot("/model/low_rank", "low-rank (bottleneck) linears (BOOST, arXiv 2512.12131)",
-             "no export target (BOOST's own code)", "dense linears of the same hidden sizes");
-  } else {
-    c.unused("/model/low_rank", "dense model");
-  }
-  // Experts: simulated, not yet written for any trainer (docs/moe.md).
-  if (s.model.moe.enabled()) {
-    c.cannot("/model/moe", "a mixture of experts", "not written by parasim's exporters yet",
-             "the dense model of the same attention");
+void cover_experts_elsewhere(const strat::Scenario& s, ExportContext& c, const std::string& why) {
+  const auto& m = s.model;
+  if (m.moe.enabled()) {
+    c.cannot("/model/moe", "a mixture of experts", why, "the dense model of the same attention");
     for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher"}) {
       c.part_of_refused(path, "the experts' layout (see /model/moe)");
     }
@@ -80,12 +71,30 @@ void cover_placements(const strat::Scenario& s, ExportContext& c) {
       c.unused(path, "dense model: no experts to lay out");
     }
   }
-  // The scenario parser refuses these until the builder prices them (scenario_parser.cpp), so
-  // an export never meets them set.
+  if (m.explicit_head_dim > 0 && m.explicit_head_dim * m.heads != m.hidden) {
+    c.cannot("/model/head_dim", "a head width other than hidden / heads", why, "hidden / heads");
+  } else {
+    c.unused("/model/head_dim", "hidden / heads");
+  }
+  if (m.qk_norm != strat::QkNorm::kNone) {
+    c.cannot("/model/qk_norm", "query/key norms", why, "no query/key norm");
+  } else {
+    c.unused("/model/qk_norm", "no query/key norm");
+  }
+  // The scenario parser refuses these until the builder prices them (scenario_parser.cpp).
   c.unused("/model/mla", "grouped-query attention");
   c.unused("/model/mtp_layers", "no multi-token prediction");
-  c.unused("/model/head_dim", "hidden / heads");
-  c.unused("/model/qk_norm", "no query/key norm");
+}
+
+void cover_placements(const strat::Scenario& s, ExportContext& c) {
+  const auto& p = s.parallel;
+  const bool low_rank = s.model.low_rank.enabled();
+  if (low_rank) {
+    c.cannot("/model/low_rank", "low-rank (bottleneck) linears (BOOST, arXiv 2512.12131)",
+             "no export target (BOOST's own code)", "dense linears of the same hidden sizes");
+  } else {
+    c.unused("/model/low_rank", "dense model");
+  }
   if (p.tp_placement == strat::TpPlacement::kMegatron) {
     c.mapped("/parallel/tp_placement", "Megatron-style tensor parallelism (the trainers' own)");
   } else {

@@ -42,6 +42,10 @@ void cover_launcher(const strat::Scenario& s, ExportContext& c, const std::strin
 // BOOST (low-rank linears, vanilla/BTP placements and their optimizations) and TSP: the code of
 // their papers only; refused (or written as dense Megatron-style TP) on every target.
 void cover_placements(const strat::Scenario& s, ExportContext& c);
+// Targets that write no experts and none of the MoE presets' attention variants: each one used
+// refused with `why` (DeepSpeed: in model code; torchtitan: its own model flavours), the rest
+// unused. Megatron-LM maps them (megatron_experts.hpp).
+void cover_experts_elsewhere(const strat::Scenario& s, ExportContext& c, const std::string& why);
 // The Shampoo/DASH fields, for a target whose optimizer is not Shampoo's constructor: unused with
 // AdamW, part of the refused optimizer otherwise.
 void cover_shampoo_fields(const strat::Scenario& s, ExportContext& c, const std::string& why);

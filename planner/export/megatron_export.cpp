@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "planner/export/export_common.hpp"
+#include "planner/export/megatron_experts.hpp"
 
 namespace parasim::exporter {
 namespace {
@@ -329,6 +330,8 @@ Rendered write_megatron(const Scenario& s, const ExportOptions& o, ExportContext
   map_parallel(s, c, a);
   map_training(s, c, a);
   map_model(s, c, a);
+  map_megatron_attention_extras(s, c, a);
+  map_megatron_experts(s, c, a);
   map_optimizer(s, c, a);
   if ((s.parallel.tp > 1 || s.parallel.cp > 1) && s.parallel.zero_stage < 2) {
     // validate_args (arguments.py) asserts it before Blackwell (device arch < 10); Megatron

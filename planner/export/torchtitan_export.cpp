@@ -411,6 +411,10 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   cover_launcher(s, c, "torchrun");
   cover_framework(s, c, Target::kTorchtitan);
   cover_placements(s, c);
+  cover_experts_elsewhere(s, c,
+                          "torchtitan's model flavours (its MoE ones: deepseek_v3, qwen3, llama4, "
+                          "via --model.name / --model.flavor), which parasim does not map a "
+                          "scenario onto yet; Megatron-LM (--to megatron)");
   map_model(s, c, version);
   if (version == "0.2.2") {
     out.set("model", "name", "llama3");
