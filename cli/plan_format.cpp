@@ -40,16 +40,22 @@ std::string edges_of(const plan::Candidate& c) {
   return fmt::format("{}/{}", c.first_stage_layers, c.last_stage_layers);
 }
 
+// The layout column: dp/tp/pp/cp, and /ep for a model with experts.
+std::string layout_of(const plan::Candidate& c, bool experts) {
+  return experts ? fmt::format("{}/{}/{}/{}/{}", c.dp, c.tp, c.pp, c.cp, c.ep)
+                 : fmt::format("{}/{}/{}/{}", c.dp, c.tp, c.pp, c.cp);
+}
+
 std::string row(const std::string& rank, const plan::Simulated& s, double limit,
-                const std::string& tie, const std::string& runs_on) {
+                const std::string& tie, const std::string& runs_on, bool experts) {
   const plan::Candidate& c = s.screened.candidate;
   const strat::StepReport& r = s.report;
   return fmt::format(
       "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9.3f} {:>11.0f} "
       "{:>5.1f}% {:>7.1f} {:>7.1f} {:>6.1f}% {:>8.3f} {:>5} {:>9.3f} {:>3}  {}",
-      rank, fmt::format("{}/{}/{}/{}", c.dp, c.tp, c.pp, c.cp), c.chunks, edges_of(c),
-      strat::schedule_name(c.schedule), c.micro_batch, cost::recompute_name(c.recompute),
-      c.zero_stage, c.sequence_parallel ? "on" : "off",
+      rank, layout_of(c, experts), c.chunks, edges_of(c), strat::schedule_name(c.schedule),
+      c.micro_batch, cost::recompute_name(c.recompute), c.zero_stage,
+      c.sequence_parallel ? "on" : "off",
       c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused", r.step_time_s,
       r.tokens_per_s, 100 * r.mfu, s.peak_bytes / kGiB, (limit - s.peak_bytes) / kGiB,
       100 * bubble_of(r), exposed_of(r), staleness_of(s), s.screened.estimate.step_s, tie, runs_on);
@@ -159,19 +165,21 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
   }
   out += "\n";
   const bool runs_on = notes.trainer_label.empty();
+  const bool experts = base.model.moe.enabled();
   out += fmt::format(
       "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} {:>11} {:>6} "
       "{:>7} {:>7} {:>7} {:>8} {:>5} {:>9} {:>3}  {}",
-      "rank", "dp/tp/pp/cp", "v", "edges", "schedule", "mb", "recompute", "ZeRO", "SP", "attn",
-      "step s", "tokens/s", "MFU", "peak", "free", "bubble", "exposed", "stale", "screen s", "tie",
-      runs_on ? "runs on" : "");
+      "rank", experts ? "dp/tp/pp/cp/ep" : "dp/tp/pp/cp", "v", "edges", "schedule", "mb",
+      "recompute", "ZeRO", "SP", "attn", "step s", "tokens/s", "MFU", "peak", "free", "bubble",
+      "exposed", "stale", "screen s", "tie", runs_on ? "runs on" : "");
   out = line_of(std::move(out));
   out += line_of(fmt::format(
       "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} "
       "{:>9} {:>11} {:>6} {:>7} {:>7} {:>7} {:>8} {:>5} {:>9}",
       "", "", "", "", "", "", "", "", "", "", "", "", "", "GiB", "GiB", "", "comm s", "", ""));
   if (r.yours && r.yours->ran) {
-    out += line_of(row("yours", *r.yours, r.limit_bytes, "", runs_on ? notes.yours_runs_on : ""));
+    out += line_of(
+        row("yours", *r.yours, r.limit_bytes, "", runs_on ? notes.yours_runs_on : "", experts));
   }
   const int shown = std::min(r.ranked, 10);
   std::vector<plan::Candidate> ranked;
@@ -197,7 +205,7 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
     const std::string letters =
         runs_on && static_cast<std::size_t>(i) < notes.runs_on.size() ? notes.runs_on[i] : "";
     out += line_of(row(std::to_string(i + 1), r.simulated[static_cast<std::size_t>(i)],
-                       r.limit_bytes, tied(i) ? "=" : "", letters));
+                       r.limit_bytes, tied(i) ? "=" : "", letters, experts));
   }
   if (!notes.yours_refused.empty() && r.yours && r.yours->ran) {
     out += fmt::format("yours: {} does not run it as written: {}\n", notes.trainer_label,

@@ -25,6 +25,10 @@ struct Candidate {
   strat::OptimizerKind optimizer = strat::OptimizerKind::kAdamW;
   strat::Stacking stacking = strat::Stacking::kNone;
   int block_size = 1024;  // Shampoo/DASH max_preconditioner_dim
+  // Models with experts: the expert-parallel degree and the token dispatcher (etp stays the
+  // base scenario's: tp unless it sets one).
+  int ep = 1;
+  strat::MoeDispatcher dispatcher = strat::MoeDispatcher::kAllToAll;
   // Megatron-LM's first and last stage layer counts (0: that edge takes the even share); with
   // both 0 and pp not dividing the layers, the balanced edge split (strategies/input/
   // stage_split.hpp). One model chunk per stage whenever the stages are uneven.

@@ -74,16 +74,6 @@ PlanQuestion plan_question(const strat::ScenarioFile& file,
 
 void refuse_fixed(const PlanQuestion& q, const SearchSpace& space,
                   const strat::ScenarioFile& file) {
-  if (q.base.model.moe.enabled()) {
-    // The analytic screen prices dense layers only (screen.cpp): a ranking of expert layouts
-    // from it would be wrong, so none is given.
-    cost::Diagnostics d(file.file);
-    d.add(file.path_prefix + "/model/moe",
-          "parasim plan does not search layouts of models with experts yet (its screen has no "
-          "expert-parallel costs); simulate a layout with `parasim simulate`, or several with "
-          "`parasim compare`");
-    throw cost::InputError(std::move(d));
-  }
   if (!q.trainer) return;
   const std::vector<exporter::Difference> fixed = fixed_refusals(q.base, space, *q.trainer);
   if (fixed.empty()) return;

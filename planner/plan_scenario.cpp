@@ -28,6 +28,10 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   p["chunks"] = c.chunks;
   p["zero_stage"] = c.zero_stage;
   p["tp_placement"] = strat::tp_placement_name(c.placement);
+  if (base.model.moe.enabled()) {
+    p["ep"] = c.ep;
+    p["moe_dispatcher"] = strat::moe_dispatcher_name(c.dispatcher);
+  }
   // The stages as the candidate splits them (the user's own split is the "yours" row's, kept
   // when the candidate is that row with a split first/last cannot express).
   if (!c.own_stage_layers) p.erase("stage_layers");

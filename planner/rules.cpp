@@ -57,6 +57,8 @@ const char* reason_text(Reason r) {
     case Reason::kRails: return "rails-only fabric: hop off its rail";
     case Reason::kHidden: return "tp does not divide hidden or ffn_hidden";
     case Reason::kSequenceParallel: return "sequence parallel with tp 1";
+    case Reason::kExperts:
+      return "experts: ep must divide them, etp x ep fold over a stage, SP with tp > 1";
     case Reason::kPrecision: return "no peak FLOP rate for the precision";
     case Reason::kStaleness: return "staleness over search.max_staleness";
     case Reason::kDuplicate: return "same run as another candidate (pp 1 schedules; flash + selective)";
@@ -178,6 +180,20 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   }
   if (m.hidden % c.tp != 0 || m.ffn_hidden % c.tp != 0) return Reason::kHidden;
   if (c.sequence_parallel && c.tp == 1) return Reason::kSequenceParallel;
+  if (m.moe.enabled()) {
+    // strategies/registry/dispatchers.cpp's rules, restated.
+    const int etp = base.parallel.etp > 0 ? base.parallel.etp : c.tp;
+    const long long stage_gpus = static_cast<long long>(c.tp) * c.cp * c.dp;
+    if (m.moe.experts % c.ep != 0 || stage_gpus % (static_cast<long long>(etp) * c.ep) != 0 ||
+        m.moe.expert_ffn_hidden % etp != 0 || (c.tp > 1 && !c.sequence_parallel) ||
+        c.zero_stage == 3 || c.cp > 1 || c.placement != TpPlacement::kMegatron ||
+        c.optimizer != strat::OptimizerKind::kAdamW || strat::is_searched(c.schedule) ||
+        m.moe.capacity_factor > 0) {
+      return Reason::kExperts;
+    }
+  } else if (c.ep > 1 || (base.parallel.etp > 0 && base.parallel.etp != c.tp)) {
+    return Reason::kExperts;
+  }
   if (base.cluster.device.peak(t.precision).flop_per_s <= 0) return Reason::kPrecision;
   if (c.optimizer == strat::OptimizerKind::kShampoo && c.stacking != strat::Stacking::kNone) {
     return Reason::kValidate;

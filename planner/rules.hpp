@@ -23,28 +23,29 @@ namespace parasim::plan {
 
 enum class Reason : std::uint8_t {
   kOk,
-  kHeads,            // tp must divide heads and kv heads
-  kLayers,           // pp x chunks must divide the layers
-  kChunks,           // chunks > 1 needs interleaved-1f1b
-  kInterleavedBatch, // interleaved needs micro-batches a multiple of pp
-  kAsync,            // asynchronous schedules: adamw, dp 1, ZeRO 0
-  kZero3,            // ZeRO-3 only with gpipe and 1f1b
-  kPlacement,        // TSP / low-rank placement rules
-  kBatch,            // global batch a multiple of micro-batch x dp (and the micro-batch limit)
-  kContextParallel,  // cp's rules
-  kTpNodes,          // tp and the node size
-  kUnevenGroups,     // data-parallel groups uneven on nodes
-  kRails,            // rails-only fabric rules
-  kHidden,           // tp must divide hidden and ffn_hidden
-  kSequenceParallel, // SP needs tp > 1
-  kPrecision,        // no peak for the precision
-  kStaleness,        // above search.max_staleness
-  kDuplicate,        // the same run as another candidate (pp = 1 and another schedule)
-  kScheduleMemory,   // zb-1p / zb-2p: one forward over the search's memory limit (screen)
-  kMemory,           // peak memory over HBM x (1 - headroom)
-  kSimulatedMemory,  // the simulation's peak over the limit (the screen's floor was under it)
-  kValidate,         // check_scenario found a problem the fast rules do not restate
-  kTrainer,          // the trainer of plan --for cannot run it (trainer_filter.hpp)
+  kHeads,             // tp must divide heads and kv heads
+  kLayers,            // pp x chunks must divide the layers
+  kChunks,            // chunks > 1 needs interleaved-1f1b
+  kInterleavedBatch,  // interleaved needs micro-batches a multiple of pp
+  kAsync,             // asynchronous schedules: adamw, dp 1, ZeRO 0
+  kZero3,             // ZeRO-3 only with gpipe and 1f1b
+  kPlacement,         // TSP / low-rank placement rules
+  kBatch,             // global batch a multiple of micro-batch x dp (and the micro-batch limit)
+  kContextParallel,   // cp's rules
+  kTpNodes,           // tp and the node size
+  kUnevenGroups,      // data-parallel groups uneven on nodes
+  kRails,             // rails-only fabric rules
+  kHidden,            // tp must divide hidden and ffn_hidden
+  kSequenceParallel,  // SP needs tp > 1
+  kExperts,           // the experts' layout rules (dispatchers.cpp), or ep > 1 without experts
+  kPrecision,         // no peak for the precision
+  kStaleness,         // above search.max_staleness
+  kDuplicate,         // the same run as another candidate (pp = 1 and another schedule)
+  kScheduleMemory,    // zb-1p / zb-2p: one forward over the search's memory limit (screen)
+  kMemory,            // peak memory over HBM x (1 - headroom)
+  kSimulatedMemory,   // the simulation's peak over the limit (the screen's floor was under it)
+  kValidate,          // check_scenario found a problem the fast rules do not restate
+  kTrainer,           // the trainer of plan --for cannot run it (trainer_filter.hpp)
   kCount
 };
 // "tp must divide heads", ... (for the rejects table).

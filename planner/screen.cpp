@@ -32,7 +32,8 @@ strat::ParallelSpec replica_spec(const Candidate& c) {
 ScreenKey programs_key(const Candidate& c) {
   return ScreenKey{{c.gpus, c.tp, c.sequence_parallel, c.cp, c.micro_batch,
                     static_cast<int>(c.recompute), static_cast<int>(c.attention),
-                    static_cast<int>(c.placement)}};
+                    static_cast<int>(c.placement) | (static_cast<std::int64_t>(c.ep) << 8) |
+                        (static_cast<std::int64_t>(c.dispatcher) << 28)}};
 }
 
 int optimizer_code(const Candidate& c) {
@@ -41,13 +42,26 @@ int optimizer_code(const Candidate& c) {
 
 }  // namespace
 
+ScreenGroups Screen::groups_of(const Candidate& c) const {
+  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
+  const int etp = base_.parallel.etp > 0 ? base_.parallel.etp : c.tp;
+  ScreenGroups g;
+  g.tp = layout.tp_group(0, 0);
+  g.cp = layout.replica_block_group(0, 0, c.cp);
+  if (base_.model.moe.enabled()) {
+    g.ep = layout.expert_parallel_group(0, 0, 0, etp, c.ep);
+    g.etp = layout.expert_tensor_group(0, 0, 0, etp);
+    g.grid = layout.expert_grid_group(0, 0, 0, etp, c.ep);
+  }
+  return g;
+}
+
 double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost::CostModel& costs,
-                          const cost::GroupPlacement& tp_group,
-                          const cost::GroupPlacement& cp_group, double* comm) {
+                          const ScreenGroups& groups, double* comm) {
   // The engine without contention: each step on its stream (compute, or its group's), after
   // the previous step or the steps it names.
   std::vector<double> finish(steps.size(), 0.0);
-  double free[4] = {0, 0, 0, 0};
+  double free[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // compute, then one per StepGroup
   double end = 0, compute = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const strat::LayerStep& st = steps[i];
@@ -64,8 +78,7 @@ double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost
       compute += duration;
     } else {
       resource = 1 + static_cast<int>(st.group);
-      const cost::GroupPlacement& g =
-          st.group == strat::StepGroup::kContextParallel ? cp_group : tp_group;
+      const cost::GroupPlacement& g = groups.of(st.group);
       duration = seconds(cost::estimate_time(
           costs.collective(st.collective.kind, st.collective.message, g), costs.cluster()));
     }
@@ -79,8 +92,7 @@ double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost
 }
 
 HostGpu Screen::steps_map(const std::vector<strat::LayerStep>& steps, strat::HostContext context,
-                          const cost::CostModel& costs, const cost::GroupPlacement& tp_group,
-                          const cost::GroupPlacement& cp_group) {
+                          const cost::CostModel& costs, const ScreenGroups& groups) {
   const strat::FrameworkSpec& fw = base_.training.framework;
   const std::vector<strat::StepHost> host = strat::step_host_costs(
       steps, context, fw, costs.device().kernel_launch_overhead);
@@ -98,15 +110,14 @@ HostGpu Screen::steps_map(const std::vector<strat::LayerStep>& steps, strat::Hos
       syncs += steps[i].syncs_after;
     }
     const double first = steps.empty() ? 0.0 : seconds(host[0].first);
-    m = HostGpu::gpu_op(steps_time(steps, costs, tp_group, cp_group, nullptr), first, total, 0.0)
+    m = HostGpu::gpu_op(steps_time(steps, costs, groups, nullptr), first, total, 0.0)
             .then(HostGpu::syncs(syncs, sync));
     return m;
   }
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const strat::LayerStep& st = steps[i];
     if (st.is_collective) {
-      const cost::GroupPlacement& g =
-          st.group == strat::StepGroup::kContextParallel ? cp_group : tp_group;
+      const cost::GroupPlacement& g = groups.of(st.group);
       const double d = seconds(cost::estimate_time(
           costs.collective(st.collective.kind, st.collective.message, g), costs.cluster()));
       const double t = seconds(host[i].total);
@@ -121,28 +132,22 @@ HostGpu Screen::steps_map(const std::vector<strat::LayerStep>& steps, strat::Hos
 }
 
 Screen::Pass Screen::time_program(const strat::LayerProgram& p, const cost::CostModel& costs,
-                                  const cost::GroupPlacement& tp_group,
-                                  const cost::GroupPlacement& cp_group, bool layer,
-                                  bool checkpointed) {
+                                  const ScreenGroups& groups, bool layer, bool checkpointed) {
   Pass out;
-  out.forward = steps_time(p.forward, costs, tp_group, cp_group, &out.forward_comm);
-  out.backward = steps_time(p.backward, costs, tp_group, cp_group, &out.backward_comm);
+  out.forward = steps_time(p.forward, costs, groups, &out.forward_comm);
+  out.backward = steps_time(p.backward, costs, groups, &out.backward_comm);
   out.backward_input = p.backward_input.empty()
                            ? out.backward
-                           : steps_time(p.backward_input, costs, tp_group, cp_group, nullptr);
-  out.weight_grad =
-      p.weight_grad.empty() ? 0.0 : steps_time(p.weight_grad, costs, tp_group, cp_group, nullptr);
+                           : steps_time(p.backward_input, costs, groups, nullptr);
+  out.weight_grad = p.weight_grad.empty() ? 0.0 : steps_time(p.weight_grad, costs, groups, nullptr);
   // The host contexts the builder issues each list with (pipeline_emission.cpp, emit_item).
-  out.forward_map = steps_map(p.forward, {layer, false, layer && checkpointed}, costs, tp_group,
-                              cp_group);
-  out.backward_map = steps_map(p.backward, {layer, true, layer && checkpointed}, costs, tp_group,
-                               cp_group);
+  out.forward_map = steps_map(p.forward, {layer, false, layer && checkpointed}, costs, groups);
+  out.backward_map = steps_map(p.backward, {layer, true, layer && checkpointed}, costs, groups);
   out.backward_input_map =
       p.backward_input.empty()
           ? out.backward_map
-          : steps_map(p.backward_input, {layer, true, layer && checkpointed}, costs, tp_group,
-                      cp_group);
-  out.weight_grad_map = steps_map(p.weight_grad, {false, true, false}, costs, tp_group, cp_group);
+          : steps_map(p.backward_input, {layer, true, layer && checkpointed}, costs, groups);
+  out.weight_grad_map = steps_map(p.weight_grad, {false, true, false}, costs, groups);
   return out;
 }
 
@@ -152,20 +157,25 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
   if (it != programs_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
   const cost::CostModel& costs = costs_.at(c.gpus);
-  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
-  const cost::GroupPlacement tp_group = layout.tp_group(0, 0);
-  const cost::GroupPlacement cp_group = layout.replica_block_group(0, 0, c.cp);
+  const ScreenGroups groups = groups_of(c);
   const strat::LayerProgram layer = strat::transformer_layer_program(sc, costs);
   const strat::LayerProgram embed = strat::embedding_program(sc, costs);
   const strat::LayerProgram head = strat::head_program(sc, costs);
   Programs p;
   const bool checkpointed = c.recompute == cost::Recompute::kFull;
-  p.layer = time_program(layer, costs, tp_group, cp_group, true, checkpointed);
-  p.embed = time_program(embed, costs, tp_group, cp_group, false, false);
-  p.head = time_program(head, costs, tp_group, cp_group, false, false);
+  p.layer = time_program(layer, costs, groups, true, checkpointed);
+  if (base_.model.moe.enabled()) {
+    const strat::LayerProgram moe =
+        strat::transformer_layer_program(sc, costs, strat::LayerKind::kMoe);
+    p.moe = time_program(moe, costs, groups, true, checkpointed);
+    p.moe_stored = moe.activation_stored_bytes;
+    p.moe_full = moe.activation_full_bytes;
+    p.moe_flops = moe.model_flops.value;
+  }
+  p.embed = time_program(embed, costs, groups, false, false);
+  p.head = time_program(head, costs, groups, false, false);
   p.grad_accumulation_empty = layer.grad_accumulation.empty();
-  p.grad_accumulation = steps_map(layer.grad_accumulation, {false, true, false}, costs, tp_group,
-                                  cp_group);
+  p.grad_accumulation = steps_map(layer.grad_accumulation, {false, true, false}, costs, groups);
   p.stored = layer.activation_stored_bytes;
   p.full = layer.activation_full_bytes;
   p.model_flops = layer.model_flops.value;
@@ -213,9 +223,38 @@ int Screen::stage_layers(const Candidate& c, int stage) {
   return n;
 }
 
+std::vector<std::pair<int, int>> Screen::stage_ranges(const Candidate& c, int stage) {
+  // Virtual stage vs = chunk x pp + stage; the layers run in virtual-stage order.
+  const std::vector<int>& split = stage_split(c);
+  const int virtual_stages = c.pp * c.chunks;
+  auto count = [&](int vs) {
+    if (split.empty()) return base_.model.layers / virtual_stages;
+    if (static_cast<int>(split.size()) == virtual_stages)
+      return split[static_cast<std::size_t>(vs)];
+    return split[static_cast<std::size_t>(vs % c.pp)];  // uneven stages run one chunk
+  };
+  std::vector<std::pair<int, int>> out;
+  int first = 0;
+  for (int vs = 0; vs < virtual_stages; ++vs) {
+    if (vs % c.pp == stage) out.emplace_back(first, count(vs));
+    first += count(vs);
+  }
+  return out;
+}
+
+int Screen::stage_moe_layers(const Candidate& c, int stage) {
+  if (!base_.model.moe.enabled()) return 0;
+  int n = 0;
+  for (const auto& [first, count] : stage_ranges(c, stage)) {
+    n += base_.model.moe.moe_layers_in(first, count);
+  }
+  return n;
+}
+
 const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp * 4096 + c.cp, c.zero_stage, optimizer_code(c),
-                       c.block_size, stage, stage_layers(c, stage)}};
+                       c.block_size, stage, stage_layers(c, stage), c.ep,
+                       stage_moe_layers(c, stage)}};
   auto it = stages_.find(key);
   if (it != stages_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
@@ -225,13 +264,26 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   const int layers = stage_layers(c, stage);
   const bool mixed = base_.training.precision != cost::Dtype::kFp32;
   const double layer_params = strat::layer_params_per_tp_rank(base_.model, c.tp);
+  // Dense parameters over dp x cp, the local experts over the expert data-parallel ranks
+  // (the builder's set_base_memory).
+  strat::LayerParams held;
+  for (const auto& [first, count] : stage_ranges(c, stage)) {
+    const strat::LayerParams part =
+        strat::layers_params_on_rank(base_.model, sc.parallel, first, count);
+    held.dense += part.dense;
+    held.expert += part.expert;
+  }
   const double params =
-      layers * layer_params + strat::embedding_params_per_tp_rank(base_.model, c.tp, stage, c.pp);
+      held.dense + strat::embedding_params_per_tp_rank(base_.model, c.tp, stage, c.pp);
+  const int edp = base_.model.moe.enabled() ? sc.parallel.edp() : 1;
   StageStatic s;
-  s.state_bytes = cost::model_state_bytes(params, replicas, c.zero_stage, mixed,
-                                          base_.training.fp32_gradients)
-                      .total()
-                      .value;
+  s.state_bytes =
+      cost::model_state_bytes(params, replicas, c.zero_stage, mixed, base_.training.fp32_gradients)
+          .total()
+          .value +
+      cost::model_state_bytes(held.expert, edp, c.zero_stage, mixed, base_.training.fp32_gradients)
+          .total()
+          .value;
   // Outside the allocator, as the builder counts it; without interleaving's wrap-around pair
   // (the key leaves chunks out), so never above the simulated figure.
   strat::Scenario one_chunk = sc;
@@ -251,7 +303,8 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   s.optimizer_host = seconds(host.work);
   s.optimizer_syncs = host.syncs;
   if (c.optimizer == strat::OptimizerKind::kAdamW) {
-    const double updated = c.zero_stage >= 1 ? params / replicas : params;
+    const double updated =
+        c.zero_stage >= 1 ? params / replicas + held.expert / edp : params + held.expert;
     s.optimizer = seconds(strat::adamw_step_time(updated, mixed,
                                                  fw.counts.step_bytes_per_parameter, costs));
   } else {
@@ -277,7 +330,9 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     const double embed = stage == 0 ? strat::input_embedding_params_per_tp_rank(base_.model, c.tp)
                                     : 0.0;
     chunk_params.push_back(head);
-    for (int l = 0; l < layers; ++l) chunk_params.push_back(layer_params);
+    for (int l = 0; l < layers; ++l) {
+      chunk_params.push_back(base_.model.moe.enabled() ? held.dense / layers : layer_params);
+    }
     chunk_params.push_back(embed);
     // A bucket: its flatten passes and copy-back (FrameworkCounts::reduce_passes_before,
     // reduce_copy_back; data_parallel_emission.cpp's reduce_kernels) around its reduction.
@@ -308,6 +363,27 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
           costs.collective(cost::CollectiveKind::kAllGather,
                            cost::Bytes{params * cost::bytes_per_element(base_.training.precision)},
                            dp_group),
+          costs.cluster()));
+    }
+  }
+  if (edp > 1 && held.expert > 0) {
+    // The experts' own buckets over their data-parallel group (emit_expert_buckets), screened as
+    // one reduction after the dense ones, and their ZeRO gather.
+    const int etp = sc.parallel.expert_tp();
+    const cost::GroupPlacement edp_group = layout.expert_data_group(stage, 0, 0, etp, c.ep);
+    const auto reduce =
+        c.zero_stage >= 1 ? cost::CollectiveKind::kReduceScatter : cost::CollectiveKind::kAllReduce;
+    const double t = seconds(cost::estimate_time(
+        costs.collective(reduce, cost::Bytes{held.expert * base_.training.gradient_bytes()},
+                         edp_group),
+        costs.cluster()));
+    s.buckets.emplace_back(layers + 1, t);  // with the last chunk (the embedding's)
+    if (c.zero_stage >= 1) {
+      s.param_gather += seconds(cost::estimate_time(
+          costs.collective(
+              cost::CollectiveKind::kAllGather,
+              cost::Bytes{held.expert * cost::bytes_per_element(base_.training.precision)},
+              edp_group),
           costs.cluster()));
     }
   }
@@ -362,7 +438,8 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   const int layers = stage_layers(c, stage) / v;  // per virtual stage
   ScreenKey key = programs_key(c);
   key.v[8] = (static_cast<std::int64_t>(P) * 64 + v) * 8192 + layers;
-  key.v[9] = kind * 2 + (split ? 1 : 0);
+  const int moe_layers = stage_moe_layers(c, stage) / v;  // per virtual stage, as the layers
+  key.v[9] = kind * 2 + (split ? 1 : 0) + 8 * static_cast<std::int64_t>(moe_layers);
   key.v[10] = micro_batches;
   key.v[11] = c.zero_stage == 3 ? static_cast<std::int64_t>(c.dp) * c.cp : 0;
   auto it = passes_.find(key);
@@ -375,12 +452,21 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   // layer's compute delays it (screen.hpp).
   const HostGpu z3f = HostGpu::gpu_op(zero3_forward, 0, 0, 0);
   const HostGpu z3b = HostGpu::gpu_op(zero3_backward, 0, 0, 0);
-  const HostGpu layer_f = pr.layer.forward_map.then(z3f).power(layers);
+  // Dense layers and MoE layers (the model's first dense layers run first).
+  const int dense_layers = layers - moe_layers;
+  auto both = [&](const HostGpu& dense, const HostGpu& moe) {
+    return moe_layers > 0 ? dense.power(dense_layers).then(moe.power(moe_layers))
+                          : dense.power(layers);
+  };
+  const HostGpu layer_f = both(pr.layer.forward_map.then(z3f), pr.moe.forward_map.then(z3f));
   const HostGpu& layer_b_map = split ? pr.layer.backward_input_map : pr.layer.backward_map;
-  const HostGpu layer_b = layer_b_map.then(z3b).power(layers);
-  const HostGpu layer_b_acc = layer_b_map.then(pr.grad_accumulation).then(z3b).power(layers);
-  const HostGpu layer_w = pr.layer.weight_grad_map.power(layers);
-  const HostGpu layer_w_acc = pr.layer.weight_grad_map.then(pr.grad_accumulation).power(layers);
+  const HostGpu& moe_b_map = split ? pr.moe.backward_input_map : pr.moe.backward_map;
+  const HostGpu layer_b = both(layer_b_map.then(z3b), moe_b_map.then(z3b));
+  const HostGpu layer_b_acc = both(layer_b_map.then(pr.grad_accumulation).then(z3b),
+                                   moe_b_map.then(pr.grad_accumulation).then(z3b));
+  const HostGpu layer_w = both(pr.layer.weight_grad_map, pr.moe.weight_grad_map);
+  const HostGpu layer_w_acc = both(pr.layer.weight_grad_map.then(pr.grad_accumulation),
+                                   pr.moe.weight_grad_map.then(pr.grad_accumulation));
   const HostGpu& head_b = split ? pr.head.backward_input_map : pr.head.backward_map;
   const HostGpu& embed_b = split ? pr.embed.backward_input_map : pr.embed.backward_map;
   using strat::HostItem;
@@ -513,9 +599,11 @@ Estimate Screen::estimate(const Candidate& c) {
     for (int k = 0; next < st.buckets.size(); ++k) {
       ready += k == 0 ? (has_head ? hb + hw : 0.0) : (k <= L ? lb + lw : eb + ew);
       if (after_backward) ready = total_b;  // the reduction starts after the whole backward
-      if (st.buckets[next].first != k) continue;
-      dp_end = std::max(dp_end, ready) + st.buckets[next].second;
-      ++next;
+      // Every bucket that closes at chunk k (the experts' closes with the embedding's).
+      while (next < st.buckets.size() && st.buckets[next].first == k) {
+        dp_end = std::max(dp_end, ready) + st.buckets[next].second;
+        ++next;
+      }
     }
     const double exposed = std::max(0.0, dp_end - total_b);
     const int updates = traits.updates != nullptr ? traits.updates(m) : 1;
@@ -536,7 +624,9 @@ Estimate Screen::estimate(const Candidate& c) {
                                base_.model.hidden *
                                cost::bytes_per_element(base_.training.precision) /
                                (c.sequence_parallel ? c.tp : 1);
-    double act = sets * (paci_mem ? stage_input : L * pr.stored);
+    const int moe_on_stage = stage_moe_layers(c, s.stage);
+    const double kept = (L - moe_on_stage) * pr.stored + moe_on_stage * pr.moe_stored;
+    double act = sets * (paci_mem ? stage_input : kept);
     if (has_head) {
       act += static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp * base_.model.vocab /
              c.tp * (cost::bytes_per_element(base_.training.precision) + 4.0);
@@ -563,12 +653,15 @@ Estimate Screen::estimate(const Candidate& c) {
   int most_layers = 0;  // the busiest stage's blocking collectives
   for (int stage = 0; stage < P; ++stage)
     most_layers = std::max(most_layers, stage_layers(c, stage));
-  e.exposed_comm_s =
-      m * (most_layers * (pr.layer.forward_comm + pr.layer.backward_comm)) + hops + exposed_dp;
+  const int all_moe = base_.model.moe.moe_layers_in(0, base_.model.layers);
+  const double moe_share = static_cast<double>(all_moe) / base_.model.layers;
+  const double layer_comm = (1 - moe_share) * (pr.layer.forward_comm + pr.layer.backward_comm) +
+                            moe_share * (pr.moe.forward_comm + pr.moe.backward_comm);
+  e.exposed_comm_s = m * (most_layers * layer_comm) + hops + exposed_dp;
   const double replicas = static_cast<double>(c.dp) * c.cp;
   const double flops = m * replicas * c.tp *
-                       (static_cast<double>(base_.model.layers) * pr.model_flops + pr.embed_flops +
-                        pr.head_flops);
+                       (static_cast<double>(base_.model.layers - all_moe) * pr.model_flops +
+                        all_moe * pr.moe_flops + pr.embed_flops + pr.head_flops);
   const double peak_rate = costs_.at(c.gpus).device().peak(base_.training.precision).flop_per_s;
   e.tokens_per_s = base_.tokens_per_step() / step;
   e.mfu = flops / step / c.gpus / peak_rate;

@@ -90,6 +90,26 @@ struct CostModels {
 };
 
 // A cache key: up to twelve small integers.
+// The groups a layer's collectives run over (one rank's: stage 0, replica 0, tp rank 0), by
+// LayerStep::group: tensor, context and the experts' (MoE parallel folding, rank_layout.hpp).
+struct ScreenGroups {
+  cost::GroupPlacement tp, cp, ep, etp, grid;
+  const cost::GroupPlacement& of(strat::StepGroup g) const {
+    switch (g) {
+      case strat::StepGroup::kContextParallel:
+        return cp;
+      case strat::StepGroup::kExpertParallel:
+        return ep;
+      case strat::StepGroup::kExpertTensor:
+        return etp;
+      case strat::StepGroup::kExpertGrid:
+        return grid;
+      default:
+        return tp;
+    }
+  }
+};
+
 struct ScreenKey {
   std::array<std::int64_t, 12> v{};
   bool operator==(const ScreenKey&) const = default;
@@ -116,6 +136,8 @@ class Screen {
   };
   struct Programs {
     Pass layer, embed, head;
+    Pass moe;  // an MoE layer's (models with experts)
+    double moe_stored = 0, moe_full = 0, moe_flops = 0;
     HostGpu grad_accumulation;  // the framework's gradient adds after a layer's backward
     bool grad_accumulation_empty = true;
     double stored = 0, full = 0;  // activation bytes per layer
@@ -145,21 +167,23 @@ class Screen {
   // (candidate.hpp, uneven_stage_layers), the base's own stages for the yours row
   // (own_stage_layers); a middle stage stands for every one between.
   int stage_layers(const Candidate& c, int stage);
+  // MoE layers among them (ModelSpec's first dense layers and layer frequency).
+  int stage_moe_layers(const Candidate& c, int stage);
+  // The first layer of each virtual stage of `stage` and its count, chunk by chunk.
+  std::vector<std::pair<int, int>> stage_ranges(const Candidate& c, int stage);
   // The stage split of the candidate (empty: even), computed once per split.
   const std::vector<int>& stage_split(const Candidate& c);
   const StageStatic& stage_static(const Candidate& c, int stage);
   // ZeRO-3: one layer's weight all-gather and gradient reduce-scatter.
   std::pair<double, double> zero3_times(const Candidate& c);
   Pass time_program(const strat::LayerProgram& p, const cost::CostModel& costs,
-                    const cost::GroupPlacement& tp_group, const cost::GroupPlacement& cp_group,
-                    bool layer, bool checkpointed);
+                    const ScreenGroups& groups, bool layer, bool checkpointed);
   double steps_time(const std::vector<strat::LayerStep>& steps, const cost::CostModel& costs,
-                    const cost::GroupPlacement& tp_group, const cost::GroupPlacement& cp_group,
-                    double* comm);
+                    const ScreenGroups& groups, double* comm);
   // The list's host and GPU map: its steps issued with step_host_costs(steps, context).
   HostGpu steps_map(const std::vector<strat::LayerStep>& steps, strat::HostContext context,
-                    const cost::CostModel& costs, const cost::GroupPlacement& tp_group,
-                    const cost::GroupPlacement& cp_group);
+                    const cost::CostModel& costs, const ScreenGroups& groups);
+  ScreenGroups groups_of(const Candidate& c) const;
 
   const strat::Scenario& base_;
   const CostModels& costs_;

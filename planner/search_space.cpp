@@ -19,12 +19,28 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kKeys[] = {"gpus",       "dp",          "tp",         "pp",
-                                 "cp",         "sequence_parallel", "chunks", "schedule",
-                                 "micro_batch", "recompute",  "zero_stage", "attention",
-                                 "tp_placement", "optimizer", "block_size", "first_stage_layers",
-                                 "last_stage_layers", "max_staleness", "allow_async",
-                                 "tp_across_nodes"};
+constexpr const char* kKeys[] = {"gpus",
+                                 "dp",
+                                 "tp",
+                                 "pp",
+                                 "cp",
+                                 "sequence_parallel",
+                                 "chunks",
+                                 "schedule",
+                                 "micro_batch",
+                                 "recompute",
+                                 "zero_stage",
+                                 "attention",
+                                 "tp_placement",
+                                 "optimizer",
+                                 "block_size",
+                                 "first_stage_layers",
+                                 "last_stage_layers",
+                                 "max_staleness",
+                                 "allow_async",
+                                 "tp_across_nodes",
+                                 "ep",
+                                 "moe_dispatcher"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
 std::vector<int> divisors(long long n, long long cap) {
@@ -271,10 +287,10 @@ const Traits& traits_of(strat::EntryKind kind, const std::string& name) {
 
 std::uint64_t SearchSpace::size() const {
   std::uint64_t n = 1;
-  for (std::size_t k : {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
-                        micro_batches.size(), recomputes.size(), zero_stages.size(),
-                        attentions.size(), placements.size(), optimizers.size(),
-                        edge_layers.size()}) {
+  for (std::size_t k :
+       {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
+        micro_batches.size(), recomputes.size(), zero_stages.size(), attentions.size(),
+        placements.size(), optimizers.size(), edge_layers.size(), eps.size(), dispatchers.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -290,6 +306,8 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
     return i;
   };
   // Fastest-varying first.
+  c.dispatcher = dispatchers[take(dispatchers.size())];
+  c.ep = eps[take(eps.size())];
   const auto& [first, last] = edge_layers[take(edge_layers.size())];
   c.first_stage_layers = first;
   c.last_stage_layers = last;
@@ -476,6 +494,15 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   }
   for (const auto& name : r.names("tp_placement", placement_default, placement_names)) {
     s.placements.push_back(traits_of<strat::PlacementTraits>(EntryKind::kTpPlacement, name).id);
+  }
+  // Experts (docs/moe.md): ep any divisor of the experts (the rules keep those that fold over a
+  // stage's GPUs), the alltoall dispatcher (allgather when searched); a dense model: ep 1.
+  const std::vector<int> ep_default =
+      m.moe.enabled() ? divisors(m.moe.experts, 1 << 16) : std::vector<int>{1};
+  s.eps = r.integers("ep", ep_default, 1, 1 << 16);
+  const auto dispatcher_names = strat::entry_names(EntryKind::kDispatcher);
+  for (const auto& name : r.names("moe_dispatcher", {"alltoall"}, dispatcher_names)) {
+    s.dispatchers.push_back(traits_of<strat::DispatcherTraits>(EntryKind::kDispatcher, name).id);
   }
   // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.
   const auto kind = base.optimizer.kind;

@@ -5,7 +5,8 @@
 //
 // Axes, slowest-varying first: layout (gpus, dp, tp, pp, cp with dp x tp x pp x cp = gpus),
 // sequence_parallel, chunks, schedule, micro_batch, recompute, zero_stage, attention,
-// tp_placement, optimizer (implementation and Shampoo/DASH block size).
+// tp_placement, optimizer (implementation and Shampoo/DASH block size), edge stage layers,
+// expert parallelism and the token dispatcher (models with experts).
 //
 // Defaults (docs/planner.md): every layout using all of the cluster's GPUs (search.gpus
 // changes the counts); tp, pp, cp any divisor of the GPU count (tp beyond a node only with
@@ -23,7 +24,9 @@
 // attention, tp_placement, optimizer ("shampoo", "dash-layer", "dash-gpu"), block_size,
 // first_stage_layers, last_stage_layers (Megatron-LM's edge stage counts; by default the stages
 // are even, or balanced with fewer layers on the first and last when pp does not divide the
-// layers), max_staleness (a number: async schedules allowed), allow_async, tp_across_nodes.
+// layers), max_staleness (a number: async schedules allowed), allow_async, tp_across_nodes,
+// ep (default: the divisors of the experts; 1 for a dense model), moe_dispatcher (default
+// alltoall).
 // Unknown keys, empty lists, values out of range and contradictory ranges are InputErrors
 // naming the JSON path (/search/KEY; flags: --search KEY); a space over max_candidates is
 // refused at /search.
@@ -70,6 +73,8 @@ class SearchSpace {
   std::vector<strat::AttentionKind> attentions;
   std::vector<strat::TpPlacement> placements;
   std::vector<OptimizerChoice> optimizers;
+  std::vector<int> eps;                           // expert-parallel degrees ({1}: dense)
+  std::vector<strat::MoeDispatcher> dispatchers;  // token dispatchers ({alltoall})
   // Megatron-LM's first/last stage layer counts (0: the even share; both 0 with pp not dividing
   // the layers: the balanced edge split, resolved into the counts when decoded).
   std::vector<std::pair<int, int>> edge_layers{{0, 0}};

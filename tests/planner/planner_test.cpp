@@ -46,6 +46,22 @@ json llama_document() {
   })");
 }
 
+// A small mixture of experts: 8 experts of 1024, top-2, the first layer dense, on 8 H100s.
+json moe_document() {
+  return json::parse(R"({
+    "name": "small-moe",
+    "model": {"layers": 8, "hidden": 1024, "heads": 16, "kv_heads": 4, "ffn_hidden": 4096,
+              "vocab": 32000, "seq_len": 2048, "mlp": "swiglu", "norm": "rmsnorm",
+              "dropout": false, "linear_bias": false,
+              "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 1024,
+                      "first_dense_layers": 1}},
+    "cluster": "dgx-h100",
+    "training": {"global_batch": 16, "micro_batch": 1, "attention": "flash"},
+    "parallel": {"dp": 8, "ep": 8},
+    "optimizer": {"name": "adamw"}
+  })");
+}
+
 struct Setup {
   strat::Scenario base;
   SpaceCostModels owned;
@@ -70,8 +86,14 @@ std::unique_ptr<Setup> setup(const json& doc, const std::vector<std::string>& fl
 bool planner_own(Reason r) { return r == Reason::kDuplicate || r == Reason::kStaleness; }
 
 TEST_CASE("the fast rules accept exactly what validate accepts") {
-  for (const json& doc : {gpt_document(), llama_document()}) {
-    auto s = setup(doc, {"micro_batch=1,2,4", "chunks=1,2,4"}, true);
+  for (const json& doc : {gpt_document(), llama_document(), moe_document()}) {
+    const bool moe = doc["name"] == "small-moe";
+    auto s =
+        setup(doc,
+              moe ? std::vector<std::string>{"micro_batch=1,2", "chunks=1,2", "ep=1,2,3,4,8,16",
+                                             "moe_dispatcher=alltoall,allgather"}
+                  : std::vector<std::string>{"micro_batch=1,2,4", "chunks=1,2,4"},
+              true);
     int checked = 0, valid = 0;
     for (std::uint64_t i = 0; i < s->space.size(); ++i) {
       const Candidate c = s->space.decode(i);
@@ -141,6 +163,12 @@ TEST_CASE("on small spaces the winner is the best of simulating every candidate"
   SUBCASE("Llama with GQA") {
     check_exhaustive(llama_document(), {"micro_batch=1,2", "zero_stage=0,1,3", "chunks=1,2",
                                         "cp=1,2"},
+                     false);
+  }
+  SUBCASE("mixture of experts: ep and the dispatcher searched") {
+    check_exhaustive(moe_document(),
+                     {"micro_batch=1,2", "zero_stage=0,1", "chunks=1", "ep=1,2,4,8",
+                      "moe_dispatcher=alltoall,allgather", "recompute=none,full"},
                      false);
   }
   SUBCASE("asynchronous schedules allowed") {
