@@ -86,6 +86,15 @@ DeviceSpec h100_sxm5_80gb() {
   return d;
 }
 
+// H800 SXM5 80GB: the export variant of H100 SXM5, the same GH100 compute and HBM3 (peaks, 132
+// SMs, 80 GB at 3.35 TB/s) with NVLink cut to 400 GB/s bidirectional (NVIDIA H800 SXM5
+// specifications); DeepSeek-V3's cluster (arXiv 2412.19437, sec. 3.1).
+DeviceSpec h800_sxm5_80gb() {
+  DeviceSpec d = h100_sxm5_80gb();
+  d.name = "H800-SXM5-80GB";
+  return d;
+}
+
 // H200 SXM 141GB. Datasheet (nvidia.com/en-us/data-center/h200/): 141 GB HBM3e at 4.8 TB/s; the
 // same GH100 compute as H100 SXM5 (same dense peaks, 132 SMs), NVLink4 900 GB/s.
 DeviceSpec h200_sxm_141gb() {
@@ -185,6 +194,15 @@ std::vector<ClusterPreset> build_presets() {
       "132 SMs: H100 architecture whitepaper. NICs: DGX H100 datasheet, 8x ConnectX-7 400 Gb/s, "
       "one per GPU = 50 GB/s per GPU per direction.",
       h100_sxm5_80gb(), h100_sxm_kernels(), 8, 450.0, 50.0));
+  presets.push_back(preset(
+      "dgx-h800",
+      "H800 node: 8x H800 SXM5 80GB, NVLink 200 GB/s per direction, 8x InfiniBand 400 Gb/s",
+      "H800 SXM5: compute and HBM as H100 SXM5 (the same GH100), NVLink 400 GB/s bidirectional = "
+      "200 GB/s per direction (NVIDIA H800 SXM5 specifications). DeepSeek-V3 technical report, "
+      "arXiv:2412.19437, sec. 3.1-3.2.2: 8 GPUs per node over NVLink and NVSwitch, InfiniBand "
+      "between nodes at 50 GB/s per GPU (one 400 Gb/s NIC each); it measures NVLink at about "
+      "160 GB/s. Kernel efficiencies: H100 SXM5's (the same silicon).",
+      h800_sxm5_80gb(), h100_sxm_kernels(), 8, 200.0, 50.0));
   presets.push_back(preset(
       "hgx-h200",
       "NVIDIA HGX H200: 8x H200 SXM 141GB, NVLink4 450 GB/s per direction, 400 Gb/s NIC per GPU",

@@ -60,6 +60,15 @@ CollectiveFabric preset_collective_fabric(std::string_view preset_name) {
     // default (non-AMD) row.
     return dgx_h100();
   }
+  if (preset_name == "dgx-h800") {
+    // H800: the GH100 NVLink4 with 8 of its 18 links (400 GB/s bidirectional) and the same
+    // ConnectX-7 NDR; no published nccl-tests run at hand, so H100's shares are assumed and NVLS
+    // (not documented for H800) is left off.
+    CollectiveFabric f = dgx_h100();
+    f.nvls = false;
+    f.published = false;
+    return f;
+  }
   if (preset_name == "perlmutter-a100") {
     // A100 NVLink3 (the DGX A100 share assumed for its mesh), Slingshot-11 with no published
     // NCCL figure at hand (the HDR share assumed); AMD EPYC 7763 hosts

@@ -160,7 +160,9 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   if (base.parallel.paci_mode == strat::PaciMode::kMem && c.schedule != PipelineSchedule::kPaci) {
     return Reason::kAsync;
   }
+  if (m.mla.enabled() && c.placement != TpPlacement::kMegatron) return Reason::kPlacement;
   if (c.cp > 1) {
+    if (m.mla.enabled()) return Reason::kContextParallel;
     if (m.seq_len % (2 * c.cp) != 0 || c.attention != strat::AttentionKind::kFlash || low_rank ||
         c.zero_stage == 3 || c.chunks > 1 || zero_bubble) {
       return Reason::kContextParallel;

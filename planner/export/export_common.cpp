@@ -81,8 +81,12 @@ void cover_experts_elsewhere(const strat::Scenario& s, ExportContext& c, const s
   } else {
     c.unused("/model/qk_norm", "no query/key norm");
   }
-  // The scenario parser refuses these until the builder prices them (scenario_parser.cpp).
-  c.unused("/model/mla", "grouped-query attention");
+  if (m.mla.enabled()) {
+    c.cannot("/model/mla", "multi-head latent attention", why, "grouped-query attention");
+  } else {
+    c.unused("/model/mla", "grouped-query attention");
+  }
+  // The scenario parser refuses it until the builder prices it (scenario_parser.cpp).
   c.unused("/model/mtp_layers", "no multi-token prediction");
 }
 

@@ -59,8 +59,22 @@ void map_megatron_attention_extras(const strat::Scenario& s, ExportContext& c, A
       a.add("--qk-layernorm");
       break;
   }
-  c.unused("/model/mla", "grouped-query attention");  // refused by the scenario parser for now
-  c.unused("/model/mtp_layers", "no multi-token prediction");
+  if (m.mla.enabled()) {
+    // megatron-core 0.19.2 arguments.py: --multi-latent-attention switches to MLATransformerConfig;
+    // --qk-head-dim is the no-position part of a head.
+    a.add("--multi-latent-attention");
+    if (m.mla.q_lora_rank > 0) a.add("--q-lora-rank", num(m.mla.q_lora_rank));
+    a.add("--kv-lora-rank", num(m.mla.kv_lora_rank));
+    a.add("--qk-head-dim", num(m.mla.qk_nope_head_dim));
+    a.add("--qk-pos-emb-head-dim", num(m.mla.qk_rope_head_dim));
+    a.add("--v-head-dim", num(m.mla.v_head_dim));
+    c.mapped("/model/mla",
+             "--multi-latent-attention --q-lora-rank --kv-lora-rank --qk-head-dim "
+             "--qk-pos-emb-head-dim --v-head-dim");
+  } else {
+    c.unused("/model/mla", "grouped-query attention");
+  }
+  c.unused("/model/mtp_layers", "no multi-token prediction");  // refused by the scenario parser
 }
 
 void map_megatron_experts(const strat::Scenario& s, ExportContext& c, ArgList& a) {

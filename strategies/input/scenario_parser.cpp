@@ -78,7 +78,7 @@ std::string preset_names_clusters() {
 void refuse_unsimulated(const ModelSpec& m, const std::string& path, bool by_name,
                         Diagnostics& d) {
   for (const auto& [used, key] :
-       {std::pair{m.mla.enabled(), "mla"}, std::pair{m.mtp_layers > 0, "mtp_layers"}}) {
+       {std::pair{m.mtp_layers > 0, "mtp_layers"}}) {
     if (used) {
       d.add(by_name ? path : path + "/" + key,
             fmt::format("\"{}\"{} is described (parameter counts, presets) but not simulated "

@@ -6,6 +6,7 @@
 #include "strategies/layers/attention_core.hpp"
 #include "strategies/layers/layer_kernels.hpp"
 #include "strategies/layers/low_rank_layer.hpp"
+#include "strategies/layers/mla_attention.hpp"
 #include "strategies/layers/moe_layer.hpp"
 #include "strategies/layers/step_writer.hpp"
 #include "strategies/layers/tsp_layer.hpp"
@@ -281,6 +282,15 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   const Dims x = dims_of(sc);
   const bool moe = kind == LayerKind::kMoe;
   const MoeDims md = moe ? moe_dims_of(sc) : MoeDims{};
+  const MlaSpec& mla = sc.model.mla;
+  auto attn_fwd = [&](StepWriter& sw, std::vector<LayerStep>& out) {
+    if (mla.enabled()) mla_attention_forward(sw, x, mla, out);
+    else attention_forward(sw, x, out);
+  };
+  auto attn_bwd = [&](StepWriter& sw, bool recompute_core, std::vector<LayerStep>& out) {
+    if (mla.enabled()) mla_attention_backward(sw, x, mla, recompute_core, out);
+    else attention_backward(sw, x, recompute_core, out);
+  };
   auto mlp_fwd = [&](StepWriter& sw, std::vector<LayerStep>& out) {
     if (moe)
       moe_block_forward(sw, x, md, out);
@@ -295,7 +305,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   };
   StepWriter w(costs, sc.training.precision);
   LayerProgram p;
-  attention_forward(w, x, p.forward);
+  attn_fwd(w, p.forward);
   mlp_fwd(w, p.forward);
   const auto recompute = sc.training.recompute;
   if (recompute == cost::Recompute::kFull) {
@@ -303,7 +313,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
     as_recompute(p.backward);
   }
   mlp_bwd(w, p.backward);
-  attention_backward(w, x, recompute == cost::Recompute::kSelective && !x.flash, p.backward);
+  attn_bwd(w, recompute == cost::Recompute::kSelective && !x.flash, p.backward);
   // The same backward with the weight gradients split off (zero-bubble B and W).
   {
     StepWriter split(costs, sc.training.precision);
@@ -314,8 +324,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
       as_recompute(p.backward_input);
     }
     mlp_bwd(split, p.backward_input);
-    attention_backward(split, x, recompute == cost::Recompute::kSelective && !x.flash,
-                       p.backward_input);
+    attn_bwd(split, recompute == cost::Recompute::kSelective && !x.flash, p.backward_input);
     weights.label = "wgrad";
     LayerStep step;
     step.compute = weights;
@@ -332,7 +341,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
     mean.rank_factor = 1;
     StepWriter mw(costs, sc.training.precision);
     std::vector<LayerStep> mean_forward;
-    attention_forward(mw, x, mean_forward);
+    attn_fwd(mw, mean_forward);
     moe_block_forward(mw, x, mean, mean_forward);
     p.model_flops = compute_flops(mean_forward) * 3.0;
   }
@@ -483,6 +492,14 @@ cost::ActivationShape activation_shape(const Scenario& sc) {
   a.heads = sc.model.heads;
   a.kv_heads = sc.model.kv_heads;
   a.query_width = sc.model.query_width();
+  if (sc.model.mla.enabled()) {
+    // MLA (mla_attention.hpp): a heads of K and V at the mean head width, for Korthikanti's
+    // q, k, v and projection-input terms.
+    const auto& mla = sc.model.mla;
+    a.kv_heads = sc.model.heads;
+    a.query_width = sc.model.heads *
+                    (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim) / 2.0;
+  }
   a.ffn_hidden = sc.model.ffn_hidden;
   a.swiglu = sc.model.mlp == MlpKind::kSwiglu;
   a.dropout = sc.model.dropout;
@@ -491,7 +508,29 @@ cost::ActivationShape activation_shape(const Scenario& sc) {
   return a;
 }
 
+double attention_params_per_tp_rank(const ModelSpec& m, int tp) {
+  if (!m.mla.enabled()) {
+    return static_cast<double>(m.attention_params()) / tp;  // as layer_params_per_tp_rank splits
+  }
+  // MLA: the down projections and their norms duplicated on every tp rank, the up projections
+  // and the output split (megatron-core MLASelfAttention).
+  const auto& a = m.mla;
+  const double h = m.hidden, heads = m.heads, qr = a.q_lora_rank, kvr = a.kv_lora_rank;
+  const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  const double duplicated = (qr > 0 ? h * qr + qr : 0.0) + h * (kvr + a.qk_rope_head_dim) + kvr;
+  const double split = (qr > 0 ? qr : h) * heads * qk +
+                       kvr * heads * (a.qk_nope_head_dim + a.v_head_dim) +
+                       heads * a.v_head_dim * h;
+  return duplicated + split / tp;
+}
+
 double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
+  if (m.mla.enabled()) {
+    const double h = m.hidden;
+    const double norms = 2 * (m.norm == NormKind::kLayerNorm ? 2 * h : h);
+    return attention_params_per_tp_rank(m, tp) + static_cast<double>(m.mlp_params(m.ffn_hidden)) / tp +
+           norms;
+  }
   const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), t = tp;
   const double kv = static_cast<double>(m.kv_heads) * d, q = m.query_width();
   const double mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
@@ -516,7 +555,7 @@ LayerParams layer_params_on_rank(const ModelSpec& m, const ParallelSpec& p, int 
                         static_cast<double>(m.mlp_params(m.moe.shared_ffn_hidden));
   const double local = static_cast<double>(m.moe.experts) / p.ep *
                        static_cast<double>(m.mlp_params(m.moe.expert_ffn_hidden)) / p.expert_tp();
-  return {static_cast<double>(m.attention_params()) / p.tp + norms + router + shared / p.tp, local};
+  return {attention_params_per_tp_rank(m, p.tp) + norms + router + shared / p.tp, local};
 }
 
 LayerParams layers_params_on_rank(const ModelSpec& m, const ParallelSpec& p, int first, int count) {
@@ -562,6 +601,10 @@ double layer_matrix_params_per_tp_rank(const ModelSpec& m, int tp) {
   const double h = m.hidden, f = m.ffn_hidden, d = m.head_dim(), q = m.query_width();
   const double kv = static_cast<double>(m.kv_heads) * d;
   const double mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
+  if (m.mla.enabled()) {  // MLA's projections, less its two latent norms
+    return attention_params_per_tp_rank(m, tp) - m.mla.q_lora_rank - m.mla.kv_lora_rank +
+           mats * h * f / tp;
+  }
   return (h * q + 2 * h * kv + q * h + mats * h * f) / tp;
 }
 

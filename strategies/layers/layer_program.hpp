@@ -126,6 +126,9 @@ cost::ActivationShape activation_shape(const Scenario& scenario);
 // Parameters one TP rank holds for one layer: sharded matrices and column-parallel biases
 // divided by t; norms and row-parallel biases replicated (Megatron's layout).
 double layer_params_per_tp_rank(const ModelSpec& model, int tp);
+// The attention block's parameters on one tp rank: matrices / tp; MLA's down projections and
+// their norms whole on every rank (duplicated).
+double attention_params_per_tp_rank(const ModelSpec& model, int tp);
 // A layer's parameters on one rank: dense layers as layer_params_per_tp_rank; an MoE layer
 // holds its attention and norms (/ tp as Megatron's), the router (replicated), the shared experts
 // (/ tp) and its experts / ep local experts, each / etp. `expert` part: the local experts alone

@@ -190,6 +190,19 @@ void sequence_parallel_needs_tp(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
+// Multi-head latent attention is built for the megatron placement without context parallelism
+// (mla_attention.hpp); the ring-attention and TSP programs are GQA's.
+void latent_attention_modelled(const Scenario& s, cost::Diagnostics& d) {
+  if (!s.model.mla.enabled()) return;
+  if (s.parallel.cp > 1) {
+    d.add("/parallel/cp", "multi-head latent attention is not modelled with context parallelism");
+  }
+  if (s.parallel.tp_placement != TpPlacement::kMegatron) {
+    d.add("/parallel/tp_placement", "multi-head latent attention is modelled with the megatron "
+                                    "placement");
+  }
+}
+
 // ep and etp lay out experts: without them they would be silently ignored.
 void expert_degrees_need_experts(const Scenario& s, cost::Diagnostics& d) {
   if (s.model.moe.enabled()) return;
@@ -226,6 +239,7 @@ void check_scenario_rules(const Scenario& s, cost::Diagnostics& d, const Scenari
   tp_divides_widths(s, d);
   sequence_parallel_needs_tp(s, d);
   expert_degrees_need_experts(s, d);
+  latent_attention_modelled(s, d);
   device_has_precision(s, d);
 }
 

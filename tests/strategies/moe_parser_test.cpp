@@ -61,10 +61,21 @@ TEST_CASE("experts beside low-rank linears are refused") {
 
 TEST_CASE("what the builder does not price yet is refused, never simulated as something else") {
   CHECK(has_problem(problems_of(R"("deepseek-v3")"), "/model",
-                    "\"mla\" (preset deepseek-v3) is described"));
-  CHECK(has_problem(problems_of(R"({"preset": "llama2-7b", "mla": {"kv_lora_rank": 512,
-      "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}})"),
-                    "/model/mla", "not simulated yet"));
+                    "\"mtp_layers\" (preset deepseek-v3) is described"));
+  CHECK(has_problem(problems_of(R"({"preset": "llama2-7b", "mtp_layers": 1})"), "/model/mtp_layers",
+                    "not simulated yet"));
+  // Latent attention is built for the megatron placement without context parallelism.
+  const std::string mla_cp = R"({"model": {"preset": "llama2-7b", "mla": {"kv_lora_rank": 512,
+      "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}},
+      "cluster": "dgx-h100", "training": {"global_batch": 8, "micro_batch": 1,
+      "attention": "flash"}, "parallel": {"dp": 4, "cp": 2}})";
+  try {
+    parse_scenario(mla_cp, "mla.json");
+    FAIL("expected cost::InputError");
+  } catch (const cost::InputError& e) {
+    CHECK(has_problem(e.diagnostics().problems(), "/parallel/cp",
+                      "multi-head latent attention is not modelled with context parallelism"));
+  }
   // A head width that equals hidden / heads changes nothing and is accepted.
   const std::string same = R"({"model": {"preset": "llama2-7b", "head_dim": 128},
       "cluster": "dgx-h100", "training": {"global_batch": 8, "micro_batch": 1},
