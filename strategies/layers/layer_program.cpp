@@ -579,7 +579,10 @@ std::vector<std::vector<double>> layer_module_tensors_per_tp_rank(const ModelSpe
   };
   const double q = m.query_width();
   std::vector<std::vector<double>> modules = {norm, linear((h * q + 2 * h * kv) / t, (q + 2 * kv) / t)};
-  if (m.qk_norm == QkNorm::kPerHead) modules.push_back({m.head_dim(), m.head_dim()});
+  if (m.qk_norm == QkNorm::kPerHead) {
+    const double d = m.head_dim();
+    modules.push_back({d, d});
+  }
   if (m.qk_norm == QkNorm::kFull) modules.push_back({q / t, kv / t});
   for (auto& module : std::vector<std::vector<double>>{linear(q * h / t, h), norm,
                                                        linear(up * h * f / t, up * f / t),

@@ -84,9 +84,9 @@ TEST_CASE("the trainer filter answers what the trainer's exporter answers, candi
       {"llama2-7b-dgx-h100.json", {"micro_batch=1,2"}},
       {"gpt2-medium-gpipe.json", {"micro_batch=1,2"}},
       {"llama2-7b-dgx-h100.json", {"first_stage_layers=10,16", "pp=2", "micro_batch=1"}}};
-  for (const auto& space : spaces) {
-    const char* const file = space.first;
-    const std::vector<std::string>& flags = space.second;
+  for (const auto& entry : spaces) {
+    const char* const file = entry.first;
+    const std::vector<std::string>& flags = entry.second;
     const json doc = json::parse(test::read_text(test::kSourceDir / "scenarios" / file));
     for (const Target t : kTrainers) {
       const strat::Scenario scenario = strat::parse_scenario_document(
