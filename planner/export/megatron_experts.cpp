@@ -114,11 +114,15 @@ void map_megatron_experts(const strat::Scenario& s, ExportContext& c, ArgList& a
       break;
   }
   a.add("--moe-grouped-gemm");
+  if (moe.capacity_factor > 0) {
+    a.add("--moe-expert-capacity-factor", fmt::format("{}", moe.capacity_factor));
+    a.add("--moe-token-drop-policy", "probs");  // Megatron's default, stated
+  }
   c.mapped("/model/moe",
            "--num-experts --moe-router-topk --moe-ffn-hidden-size "
            "--moe-shared-expert-intermediate-size --moe-layer-freq --moe-router-score-function "
            "--moe-router-load-balancing-type --moe-router-enable-expert-bias --moe-grouped-gemm "
-           "(dropless: no capacity factor)");
+           "--moe-expert-capacity-factor (none: dropless)");
   c.not_trainer("/model/moe/max_violation", "cost model: the router's skew (docs/moe.md)");
   if (moe.balancing == strat::LoadBalancing::kAuxLoss ||
       moe.balancing == strat::LoadBalancing::kSeqAuxLoss) {

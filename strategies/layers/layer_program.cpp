@@ -338,7 +338,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   p.model_flops = fwd * 3.0;
   if (moe) {
     MoeDims mean = md;
-    mean.rank_factor = 1;
+    mean.rank_factor = md.kept_share;
     StepWriter mw(costs, sc.training.precision);
     std::vector<LayerStep> mean_forward;
     attn_fwd(mw, mean_forward);

@@ -218,8 +218,10 @@ MoeDims moe_dims_of(const Scenario& sc) {
                                                         : cost::kMaxViolationAuxLoss;
   }
   if (spec.top_k == spec.experts) skew = 0;  // every expert takes every token
-  m.rank_factor =
-      cost::expert_load({spec.experts, spec.top_k, p.ep, m.tokens, skew, 0.0}).rank_factor;
+  const cost::ExpertLoad load =
+      cost::expert_load({spec.experts, spec.top_k, p.ep, m.tokens, skew, spec.capacity_factor});
+  m.rank_factor = load.rank_factor;
+  m.kept_share = 1 - load.dropped_fraction;
   return m;
 }
 

@@ -24,8 +24,12 @@
 // experts' tokens, and reduce-scatters the outputs back. The backward mirrors it: the
 // collectives' transposes, both GEMMs of each expert GEMM (the weight gradients into
 // zero-bubble's W when split off), the router's.
-// Not modelled: capacity factors and token drops (refused by the dispatcher's rules), the
-// shared experts' overlap with the dispatch (Megatron's --moe-shared-expert-overlap), DeepEP.
+// A capacity factor (Megatron's --moe-expert-capacity-factor) caps each expert at that multiple
+// of its fair share: the router drops the rest before the dispatch, so R is capped (the busiest
+// rank receives at most its local experts' capacity) and the model FLOPs count the kept share
+// (expert_load.hpp's expected drop).
+// Not modelled: the shared experts' overlap with the dispatch (--moe-shared-expert-overlap),
+// padding to capacity, DeepEP.
 
 #include <vector>
 
@@ -40,6 +44,9 @@ struct MoeDims {
   double ep = 1, etp = 1;
   double tokens = 0;       // T: this rank's tokens (sequence-sharded with SP)
   double rank_factor = 1;  // R: the busiest EP rank's received tokens over the mean
+  // The mean rank's computed share of its k T token copies: 1 dropless; 1 - the expected
+  // dropped fraction with a capacity factor (what the model FLOPs count).
+  double kept_share = 1;
   bool sigmoid = false;
   bool aux_loss = false;  // aux_loss or seq_aux_loss: a second score pass and its all-reduce
   bool expert_bias = false;

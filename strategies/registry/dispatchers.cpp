@@ -62,10 +62,6 @@ void modelled_with_experts(const Scenario& s, cost::Diagnostics& d) {
   if (s.optimizer.kind != OptimizerKind::kAdamW) {
     d.add("/optimizer/name", "experts are modelled with AdamW");
   }
-  if (s.model.moe.capacity_factor > 0) {
-    d.add("/model/moe/capacity_factor",
-          "a capacity factor is not modelled yet: the model runs dropless (0)");
-  }
 }
 
 Entry dispatcher(const std::string& name, MoeDispatcher id, const std::string& description) {

@@ -216,3 +216,23 @@ TEST_CASE("query/key norms: two kernels forward, two norm backwards (3 kernels e
   CHECK(strat::layer_params_per_tp_rank(sc.model, 1) ==
         strat::layer_params_per_tp_rank(plain_model(sc.model), 1) + 2 * sc.model.head_dim());
 }
+
+TEST_CASE("a capacity factor caps the busiest rank and drops the rest from the model FLOPs") {
+  auto dropless = moe_scenario(8, 1, 8, 0.52);
+  auto capped = dropless;
+  capped.model.moe.capacity_factor = 1.0;
+  const cost::CostModel costs(dropless.cluster);
+  const auto a = strat::transformer_layer_program(dropless, costs, strat::LayerKind::kMoe);
+  const auto b = strat::transformer_layer_program(capped, costs, strat::LayerKind::kMoe);
+  const double T = dropless.model.seq_len, k = 2, h = dropless.model.hidden, e = 2;
+  const auto load = cost::expert_load({8, 2, 8, T, 0.52, 1.0});
+  CHECK(load.rank_factor <= 1.0);
+  CHECK(load.dropped_fraction > 0);
+  // The all-to-all carries what the experts keep: at most their capacity.
+  CHECK(group_bytes(b.forward, strat::StepGroup::kExpertParallel,
+                    cost::CollectiveKind::kAllToAll) ==
+        doctest::Approx(2 * T * k * h * e * load.rank_factor + 4 * T * k * load.rank_factor)
+            .epsilon(1e-12));
+  CHECK(b.model_flops.value < a.model_flops.value);
+  CHECK(compute_time_s(b.forward, "experts") < compute_time_s(a.forward, "experts"));
+}
