@@ -149,6 +149,8 @@ void Builder::emit_data_parallel(int stage) {
   }
   emit_expert_buckets(stage, all_waits);
   std::vector<std::vector<OpId>> all_steps(static_cast<std::size_t>(tp_sim_));  // [r][d]
+  const bool gather_experts = sc_.model.moe.enabled() && sc_.parallel.edp() > 1 && zero >= 1 &&
+                              zero <= 2 && sc_.optimizer.kind == OptimizerKind::kAdamW;
   for (int r = 0; r < tp_sim_; ++r) {
     std::vector<std::vector<OpId>>& waits = all_waits[static_cast<std::size_t>(r)];
     const auto& chunks = grad_ready_[index(stage, 0, r)];
@@ -252,9 +254,14 @@ void Builder::emit_data_parallel(int stage) {
       }
     }
     all_steps[static_cast<std::size_t>(r)] = steps;
+    // The host steps close here, rank by rank, unless the experts' gather (its group may span
+    // tp ranks) still has to be issued by them.
+    if (!gather_experts) {
+      for (int d = 0; d < dp_sim_; ++d) host_close(index(stage, d, r));
+    }
   }
-  if (sc_.optimizer.kind != OptimizerKind::kAdamW) return;  // emit_shampoo closed the host ops
-  if (zero >= 1 && zero <= 2) emit_expert_param_gather(stage, all_steps);
+  if (!gather_experts) return;
+  emit_expert_param_gather(stage, all_steps);
   for (int r = 0; r < tp_sim_; ++r) {
     for (int d = 0; d < dp_sim_; ++d) host_close(index(stage, d, r));
   }
