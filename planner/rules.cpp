@@ -189,10 +189,13 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
     if (m.moe.experts % c.ep != 0 || stage_gpus % (static_cast<long long>(etp) * c.ep) != 0 ||
         m.moe.expert_ffn_hidden % etp != 0 || (c.tp > 1 && !c.sequence_parallel) ||
         c.zero_stage == 3 || c.cp > 1 || c.placement != TpPlacement::kMegatron ||
-        c.optimizer != strat::OptimizerKind::kAdamW || strat::is_searched(c.schedule)) {
+        c.optimizer != strat::OptimizerKind::kAdamW || strat::is_searched(c.schedule) ||
+        (base.parallel.moe_shared_expert_overlap &&
+         (c.dispatcher != strat::MoeDispatcher::kAllToAll || m.moe.shared_experts == 0))) {
       return Reason::kExperts;
     }
-  } else if (c.ep > 1 || (base.parallel.etp > 0 && base.parallel.etp != c.tp)) {
+  } else if (c.ep > 1 || (base.parallel.etp > 0 && base.parallel.etp != c.tp) ||
+             base.parallel.moe_shared_expert_overlap) {
     return Reason::kExperts;
   }
   if (base.cluster.device.peak(t.precision).flop_per_s <= 0) return Reason::kPrecision;

@@ -62,12 +62,14 @@ void cover_experts_elsewhere(const strat::Scenario& s, ExportContext& c, const s
   const auto& m = s.model;
   if (m.moe.enabled()) {
     c.cannot("/model/moe", "a mixture of experts", why, "the dense model of the same attention");
-    for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher"}) {
+    for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher",
+                             "/parallel/moe_shared_expert_overlap"}) {
       c.part_of_refused(path, "the experts' layout (see /model/moe)");
     }
   } else {
     c.unused("/model/moe", "dense model");
-    for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher"}) {
+    for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher",
+                             "/parallel/moe_shared_expert_overlap"}) {
       c.unused(path, "dense model: no experts to lay out");
     }
   }

@@ -82,7 +82,8 @@ void map_megatron_experts(const strat::Scenario& s, ExportContext& c, ArgList& a
   const auto& p = s.parallel;
   if (!m.moe.enabled()) {
     c.unused("/model/moe", "dense model");
-    for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher"}) {
+    for (const char* path : {"/parallel/ep", "/parallel/etp", "/parallel/moe_dispatcher",
+                             "/parallel/moe_shared_expert_overlap"}) {
       c.unused(path, "dense model: no experts to lay out");
     }
     return;
@@ -136,6 +137,8 @@ void map_megatron_experts(const strat::Scenario& s, ExportContext& c, ArgList& a
   c.mapped("/parallel/etp", "--expert-tensor-parallel-size");
   a.add("--moe-token-dispatcher-type", strat::moe_dispatcher_name(p.moe_dispatcher));
   c.mapped("/parallel/moe_dispatcher", "--moe-token-dispatcher-type");
+  if (p.moe_shared_expert_overlap) a.add("--moe-shared-expert-overlap");
+  c.mapped("/parallel/moe_shared_expert_overlap", "--moe-shared-expert-overlap");
 }
 
 }  // namespace parasim::exporter

@@ -129,6 +129,8 @@ struct ParallelSpec {
   int ep = 1;
   int etp = 0;  // 0: tp (Megatron-core's default for --expert-tensor-parallel-size)
   MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
+  // Megatron's --moe-shared-expert-overlap: the shared experts computed under the dispatch.
+  bool moe_shared_expert_overlap = false;
   int expert_tp() const { return etp > 0 ? etp : tp; }
   // Expert data-parallel ranks: the GPUs of a stage holding the same experts.
   int edp() const { return tp * cp * dp / (expert_tp() * ep); }

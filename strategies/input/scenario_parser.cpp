@@ -384,6 +384,7 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
   assign(p.ep, registered_integer(r, "/parallel/ep"));
   assign(p.etp, registered_integer(r, "/parallel/etp"));
+  assign(p.moe_shared_expert_overlap, r.boolean("moe_shared_expert_overlap", false));
   if (const Entry* e = chosen_by_value(r, d, EntryKind::kDispatcher, false)) {
     p.moe_dispatcher = std::get<DispatcherTraits>(e->traits).id;
   }

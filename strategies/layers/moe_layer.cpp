@@ -96,6 +96,7 @@ void alltoall_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vecto
   const double received = copies * m.rank_factor;  // the busiest rank's
   w.memory(x.act(m.tokens * x.h) + x.act(copies * x.h) + 3 * 8 * copies);  // permute
   w.close(out, "moe permute");
+  const int permute = last_step(out);
   if (m.ep > 1) {
     group_collective(out, "moe dispatch all-to-all", CollectiveKind::kAllToAll,
                      x.act(received * x.h), StepGroup::kExpertParallel);
@@ -106,10 +107,22 @@ void alltoall_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vecto
     group_collective(out, "moe dispatch all-gather", CollectiveKind::kAllGather,
                      x.act(m.computed() * x.h), StepGroup::kExpertTensor);
   }
+  const int dispatched = last_step(out);
+  std::vector<int> experts_after;
+  if (m.shared_overlap) {
+    // Megatron's --moe-shared-expert-overlap: the shared experts run on the compute stream while
+    // the dispatch is on the wire; the experts wait for both.
+    const std::size_t first_shared = out.size();
+    shared_forward(w, x, m, out);
+    if (out.size() > first_shared) {
+      out[first_shared].after = {permute};
+      experts_after = {dispatched, last_step(out)};
+    }
+  }
   if (m.local_experts > 1 && m.ep > 1) w.memory(2 * x.act(m.computed() * x.h));  // sort chunks
   experts_forward(w, x, m);
   if (m.local_experts > 1 && m.ep > 1) w.memory(2 * x.act(m.computed() * x.h));  // unsort
-  w.close(out, "experts");
+  close_after(w, out, "experts", experts_after);
   if (m.etp > 1) {
     group_collective(out, "moe combine reduce-scatter", CollectiveKind::kReduceScatter,
                      x.act(m.computed() * x.h), StepGroup::kExpertTensor);
@@ -210,6 +223,7 @@ MoeDims moe_dims_of(const Scenario& sc) {
       spec.balancing == LoadBalancing::kAuxLoss || spec.balancing == LoadBalancing::kSeqAuxLoss;
   m.expert_bias = spec.balancing == LoadBalancing::kExpertBias;
   m.allgather = p.moe_dispatcher == MoeDispatcher::kAllGather;
+  m.shared_overlap = p.moe_shared_expert_overlap && m.shared_ffn > 0 && !m.allgather;
   // The busiest rank (costmodel/expert_load.hpp): the router's skew, measured or the published
   // default of its balancing, and the sampling of this micro-batch's tokens.
   double skew = spec.max_violation;
@@ -229,7 +243,7 @@ void moe_block_forward(StepWriter& w, const Dims& x, const MoeDims& m,
                        std::vector<LayerStep>& out) {
   w.memory(2 * hidden_bytes(x));           // pre-MLP norm
   w.sync(out, "moe norm", x.layer_syncs);  // the framework's syncs before the MLP
-  shared_forward(w, x, m, out);
+  if (!m.shared_overlap) shared_forward(w, x, m, out);
   router_forward(w, m, x, out);
   // Tokens per expert to the host for the all-to-all's splits (and the grouped GEMM's sizes):
   // an all-gather over ep of E int64 counts per rank, then a sync.

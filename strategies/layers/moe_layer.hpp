@@ -28,8 +28,10 @@
 // of its fair share: the router drops the rest before the dispatch, so R is capped (the busiest
 // rank receives at most its local experts' capacity) and the model FLOPs count the kept share
 // (expert_load.hpp's expected drop).
-// Not modelled: the shared experts' overlap with the dispatch (--moe-shared-expert-overlap),
-// padding to capacity, DeepEP.
+// With parallel.moe_shared_expert_overlap (Megatron's --moe-shared-expert-overlap, alltoall) the
+// forward's shared experts run after the permutation, on the compute stream while the dispatch
+// all-to-all is on the ep stream, and the experts wait for both (a DAG of the layer's steps).
+// Not modelled: that overlap in the backward, padding to capacity, DeepEP.
 
 #include <vector>
 
@@ -51,6 +53,7 @@ struct MoeDims {
   bool aux_loss = false;  // aux_loss or seq_aux_loss: a second score pass and its all-reduce
   bool expert_bias = false;
   bool allgather = false;  // the allgather dispatcher
+  bool shared_overlap = false;  // shared experts under the dispatch (alltoall, forward)
   // Tokens the busiest rank computes, over its etp group: etp T k R.
   double computed() const { return etp * tokens * top_k * rank_factor; }
 };

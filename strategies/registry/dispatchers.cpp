@@ -42,6 +42,19 @@ void tensor_parallel_needs_sequence_parallel(const Scenario& s, cost::Diagnostic
   }
 }
 
+// megatron-core 0.19.2 transformer_config.py: the overlap needs the alltoall or flex dispatcher;
+// without shared experts there is nothing to overlap.
+void shared_overlap_applies(const Scenario& s, cost::Diagnostics& d) {
+  if (!s.parallel.moe_shared_expert_overlap) return;
+  if (s.parallel.moe_dispatcher != MoeDispatcher::kAllToAll) {
+    d.add("/parallel/moe_shared_expert_overlap",
+          "the shared experts overlap the alltoall dispatcher's all-to-all only");
+  }
+  if (s.model.moe.shared_experts == 0) {
+    d.add("/parallel/moe_shared_expert_overlap", "the model has no shared experts to overlap");
+  }
+}
+
 // What the builder models beside experts; each refusal names what to change.
 void modelled_with_experts(const Scenario& s, cost::Diagnostics& d) {
   const auto& p = s.parallel;
@@ -73,7 +86,7 @@ Entry dispatcher(const std::string& name, MoeDispatcher id, const std::string& d
       "Megatron-core MoE (token_dispatcher.py); Liu et al. 2025, MoE Parallel Folding, "
       "arXiv 2504.14960";
   e.rules = {experts_fold_over_the_stage, tensor_parallel_needs_sequence_parallel,
-             modelled_with_experts};
+             modelled_with_experts, shared_overlap_applies};
   e.builder = "moe_layer.cpp: moe_block_forward / moe_block_backward";
   e.traits = DispatcherTraits{id};
   return e;

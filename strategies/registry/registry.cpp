@@ -114,7 +114,10 @@ std::vector<KindInfo> build_kinds() {
        {whole("/parallel/ep", "GPUs", "1", 1, 1 << 16,
               "expert-parallel ranks: each holds experts / ep of every MoE layer's experts"),
         whole("/parallel/etp", "GPUs", "tp", 1, 1 << 12,
-              "expert tensor-parallel ranks: each expert's MLP split over them")}},
+              "expert tensor-parallel ranks: each expert's MLP split over them"),
+        text("/parallel/moe_shared_expert_overlap", "", "false", "true or false",
+             "the shared experts computed under the dispatch all-to-all (alltoall, shared "
+             "experts)")}},
   };
 }
 

@@ -212,6 +212,9 @@ void expert_degrees_need_experts(const Scenario& s, cost::Diagnostics& d) {
   if (s.parallel.etp > 0 && s.parallel.etp != s.parallel.tp) {
     d.add("/parallel/etp", "etp needs a model with experts (model.moe)");
   }
+  if (s.parallel.moe_shared_expert_overlap) {
+    d.add("/parallel/moe_shared_expert_overlap", "needs a model with experts (model.moe)");
+  }
 }
 
 void device_has_precision(const Scenario& s, cost::Diagnostics& d) {

@@ -236,3 +236,31 @@ TEST_CASE("a capacity factor caps the busiest rank and drops the rest from the m
   CHECK(b.model_flops.value < a.model_flops.value);
   CHECK(compute_time_s(b.forward, "experts") < compute_time_s(a.forward, "experts"));
 }
+
+TEST_CASE("shared experts under the dispatch: the same work, less time, nothing without them") {
+  auto plain = moe_scenario(8, 1, 8, 0.04);
+  plain.model.moe.shared_experts = 1;
+  plain.model.moe.shared_ffn_hidden = 4096;
+  auto overlapped = plain;
+  overlapped.parallel.moe_shared_expert_overlap = true;
+  const cost::CostModel costs(plain.cluster);
+  const auto a = strat::transformer_layer_program(plain, costs, strat::LayerKind::kMoe);
+  const auto b = strat::transformer_layer_program(overlapped, costs, strat::LayerKind::kMoe);
+  CHECK(a.model_flops.value == doctest::Approx(b.model_flops.value).epsilon(1e-12));
+  // The experts wait for the dispatch and for the shared experts, which wait for the permutation.
+  int shared = -1;
+  for (std::size_t i = 0; i < b.forward.size(); ++i) {
+    if (!b.forward[i].is_collective && b.forward[i].compute.label == "shared experts") {
+      shared = static_cast<int>(i);
+    }
+  }
+  REQUIRE(shared >= 0);
+  CHECK(b.forward[static_cast<std::size_t>(shared)].after.size() == 1);
+  const auto slow = test::simulate_report(plain);
+  const auto fast = test::simulate_report(overlapped);
+  CHECK(fast.step_time_s < slow.step_time_s);
+  // Not more than the shared experts' own forward time per layer and micro-batch is saved.
+  const double saved_per_layer =
+      (slow.step_time_s - fast.step_time_s) / plain.model.layers / plain.micro_batches();
+  CHECK(saved_per_layer <= compute_time_s(a.forward, "shared experts") * (1 + 1e-9));
+}
