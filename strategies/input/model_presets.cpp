@@ -50,8 +50,7 @@ ModelSpec llama2(std::string name, int layers, int hidden, int heads, int kv_hea
 }
 
 ModelPreset preset(std::string description, std::string source, ModelSpec spec) {
-  std::string name = spec.name;
-  return ModelPreset{std::move(name), std::move(description), std::move(source), std::move(spec)};
+  return make_model_preset(std::move(description), std::move(source), std::move(spec));
 }
 
 constexpr const char* kLlama2Paper =
@@ -111,6 +110,11 @@ std::vector<ModelPreset> build_presets() {
 }
 
 }  // namespace
+
+ModelPreset make_model_preset(std::string description, std::string source, ModelSpec spec) {
+  std::string name = spec.name;
+  return ModelPreset{std::move(name), std::move(description), std::move(source), std::move(spec)};
+}
 
 const std::vector<ModelPreset>& model_presets() {
   static const std::vector<ModelPreset> kPresets = build_presets();

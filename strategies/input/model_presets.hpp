@@ -24,6 +24,9 @@ struct ModelPreset {
   ModelSpec spec;
 };
 
+// A table entry: the spec under its own name (the preset tables' one constructor).
+ModelPreset make_model_preset(std::string description, std::string source, ModelSpec spec);
+
 // All presets, in a fixed order. Built once on first use; safe to call from several threads.
 const std::vector<ModelPreset>& model_presets();
 

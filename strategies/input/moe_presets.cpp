@@ -36,8 +36,7 @@ MoeSpec routed(int experts, int top_k, int expert_ffn, RouterScore score, LoadBa
 }
 
 ModelPreset preset(std::string description, std::string source, ModelSpec spec) {
-  std::string name = spec.name;
-  return ModelPreset{std::move(name), std::move(description), std::move(source), std::move(spec)};
+  return make_model_preset(std::move(description), std::move(source), std::move(spec));
 }
 
 ModelSpec mixtral(std::string name, int layers, int hidden, int heads, int ffn) {

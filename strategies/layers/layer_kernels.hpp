@@ -36,12 +36,14 @@ inline void bias_dropout_add_backward(StepWriter& w, const Dims& x) {
 // apex's fused LayerNorm / RMSNorm backward (layer_norm_cuda_kernel.cu:
 // cuComputePartGradGammaBeta, cuComputeGradGammaBeta, cuComputeGradInput): partial weight
 // gradients (read the input and the gradient), their reduction (partials only, counted as no
-// bytes), the input gradient (read both, write).
-inline void norm_backward(StepWriter& w, const Dims& x) {
-  w.memory(2 * hidden_bytes(x));
+// bytes), the input gradient (read both, write); `bytes` is the normalised tensor's.
+inline void norm_backward_of(StepWriter& w, double bytes) {
+  w.memory(2 * bytes);
   w.memory(0);
-  w.memory(3 * hidden_bytes(x));
+  w.memory(3 * bytes);
 }
+// The layer norms' backward over this rank's hidden state.
+inline void norm_backward(StepWriter& w, const Dims& x) { norm_backward_of(w, hidden_bytes(x)); }
 
 // The residual stream's gradient, summed where the hidden state had two consumers (the norm and
 // the residual add): autograd's InputBuffer adds them.

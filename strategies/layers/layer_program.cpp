@@ -110,10 +110,7 @@ void qk_norm_forward(StepWriter& w, const Dims& x) {
 void qk_norm_backward(StepWriter& w, const Dims& x) {
   if (x.qk_norm == QkNorm::kNone) return;
   for (const double heads : {x.a, x.kv}) {
-    const double bytes = x.act(x.tokens() * heads * x.d / x.t);
-    w.memory(2 * bytes);
-    w.memory(0);
-    w.memory(3 * bytes);
+    norm_backward_of(w, x.act(x.tokens() * heads * x.d / x.t));
   }
 }
 

@@ -78,10 +78,7 @@ void mla_attention_backward(StepWriter& w, const Dims& x, const MlaSpec& mla, bo
   w.memory(2 * x.act(T * mla.qk_rope_head_dim));
   w.gemm_backward(T, m.kv_up, mla.kv_lora_rank);
   for (double width : {static_cast<double>(mla.kv_lora_rank), m.q_in}) {  // latent norms
-    if (width <= 0) continue;
-    w.memory(2 * x.act(T * width));
-    w.memory(0);
-    w.memory(3 * x.act(T * width));
+    if (width > 0) norm_backward_of(w, x.act(T * width));
   }
   w.gemm_backward(T, m.kv_in, x.h);
   if (mla.q_lora_rank > 0) {
