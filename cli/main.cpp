@@ -15,8 +15,18 @@
 #include "cli/suggest.hpp"
 #include "cli/terminal_text.hpp"
 #include "cli/validate_against_command.hpp"
+#include "strategies/registry/registry.hpp"
 
 namespace {
+
+std::string dispatcher_names() {
+  std::string out;
+  for (const auto& name : parasim::strat::entry_names(parasim::strat::EntryKind::kDispatcher)) {
+    out += (out.empty() ? "" : ", ") + name;
+  }
+  return out;
+}
+
 
 using parasim::cli::nearest_name;
 
@@ -209,7 +219,8 @@ int main(int argc, char** argv) {
                       "comma-separated whole numbers, each dividing the experts, e.g. 1,2,4,8); "
                       "the experts' all-to-all shows as communication kind ep (docs/moe.md)");
   compare->add_option("--dispatchers", cmp.dispatchers,
-                      "Compare MoE token dispatchers instead: alltoall, allgather");
+                      "Compare MoE token dispatchers instead (comma-separated): " +
+                          dispatcher_names() + " (parasim list describes them; docs/moe.md)");
   compare->add_option("--chunks", cmp.chunks,
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()
@@ -273,8 +284,9 @@ int main(int argc, char** argv) {
                                             "the output is the same for any count")
       ->check(CLI::Range(1, 1024));
   plan->add_option("--max-candidates", pl.max_candidates,
-                   "Refuse a space larger than N candidates (exit 2)")
-      ->default_val(1e8)
+                   "Refuse a space larger than N candidates (exit 2); the screen takes about "
+                   "10 s for 2 x 10^8 on 2 cores")
+      ->default_val(4e8)
       ->check(parasim::cli::finite_range(1, 1e18));
   plan->add_option("--for", pl.trainer,
                    "Plan only what TRAINER runs as exported (megatron: megatron-core 0.19.2, "

@@ -22,7 +22,7 @@ struct PlanCommandOptions {
   double headroom = 0.05; // --headroom
   int gpus = 0;           // --gpus
   bool allow_async = false;
-  double max_candidates = 1e8;
+  double max_candidates = 4e8;
   std::vector<std::string> search;  // --search KEY=V1,V2
   std::string trainer;              // --for megatron|deepspeed|torchtitan (empty: search.trainer)
   double tie_percent = -1;          // --tie PERCENT (below 0: the model's error, planner/ties.hpp)

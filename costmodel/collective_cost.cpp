@@ -95,23 +95,6 @@ Bandwidth mesh_cap(LinkClass link, int peers, double efficiency, const ClusterSp
   return cap < l.bandwidth.bytes_per_s ? Bandwidth{cap * efficiency} : Bandwidth{};
 }
 
-// A phase of a point-to-point plan (all-to-all, send/recv): the link's per-hop latency, the
-// fabric's achieved share. `peers`: how many of the group's GPUs a rank exchanges with on this
-// link in this phase.
-CollectivePhase make_phase(LinkClass link, Bytes bytes, int steps, const char* what,
-                           const ClusterSpec& cluster, int peers) {
-  const double e = fabric_efficiency(link, cluster);
-  CollectivePhase ph;
-  ph.link = link;
-  ph.bytes_sent_per_rank = bytes;
-  ph.latency = link_spec(link, cluster).latency * steps;
-  ph.steps = steps;
-  ph.what = what;
-  ph.link_efficiency = e;
-  ph.rate_cap = mesh_cap(link, peers, e, cluster);
-  return ph;
-}
-
 // All-to-all (kDirect or kRing) and send/recv (header).
 void plan_point_to_point(CollectivePlan& plan, int g, int nodes, const ClusterSpec& cluster) {
   const Bytes s = plan.message;
@@ -122,21 +105,21 @@ void plan_point_to_point(CollectivePlan& plan, int g, int nodes, const ClusterSp
   if (plan.kind == Kind::kSendRecv) {
     // Send/recv reaches one peer (its ring successor).
     const LinkClass link = nodes == 1 ? LinkClass::kIntraNode : LinkClass::kInterNode;
-    ph.push_back(make_phase(link, s, 1, nodes == 1 ? "send-recv" : "inter send-recv", cluster, 1));
+    ph.push_back(point_to_point_phase(link, s, 1, nodes == 1 ? "send-recv" : "inter send-recv", cluster, 1));
     return;
   }
   if (nodes == 1 || g == 1) {
     // A collective reaches all n - 1 peers (NCCL and RCCL spread their channels over every link
     // of a mesh).
     const LinkClass link = nodes == 1 ? LinkClass::kIntraNode : LinkClass::kInterNode;
-    ph.push_back(make_phase(link, s * ((nd - 1.0) / nd), direct ? 1 : n - 1, "all-to-all",
+    ph.push_back(point_to_point_phase(link, s * ((nd - 1.0) / nd), direct ? 1 : n - 1, "all-to-all",
                             cluster, n - 1));
     return;
   }
   const double gd = g;
-  ph.push_back(make_phase(LinkClass::kIntraNode, s * ((gd - 1.0) / nd), direct ? 1 : g - 1,
+  ph.push_back(point_to_point_phase(LinkClass::kIntraNode, s * ((gd - 1.0) / nd), direct ? 1 : g - 1,
                           "intra all-to-all", cluster, g - 1));
-  ph.push_back(make_phase(LinkClass::kInterNode, s * ((nodes - 1.0) / nodes), direct ? 1 : n - g,
+  ph.push_back(point_to_point_phase(LinkClass::kInterNode, s * ((nodes - 1.0) / nodes), direct ? 1 : n - g,
                           "inter all-to-all", cluster, 1));
 }
 
@@ -170,6 +153,20 @@ CollectivePlan plan(CollectiveKind kind, const CollectiveAlgorithm* algorithm, B
 }
 
 }  // namespace
+
+CollectivePhase point_to_point_phase(LinkClass link, Bytes bytes, int steps, const char* what,
+                           const ClusterSpec& cluster, int peers) {
+  const double e = fabric_efficiency(link, cluster);
+  CollectivePhase ph;
+  ph.link = link;
+  ph.bytes_sent_per_rank = bytes;
+  ph.latency = link_spec(link, cluster).latency * steps;
+  ph.steps = steps;
+  ph.what = what;
+  ph.link_efficiency = e;
+  ph.rate_cap = mesh_cap(link, peers, e, cluster);
+  return ph;
+}
 
 CollectivePlan plan_collective(CollectiveKind kind, Bytes message, const GroupPlacement& group,
                                const ClusterSpec& cluster) {

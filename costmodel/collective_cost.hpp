@@ -135,6 +135,13 @@ struct CollectivePlan {
   std::vector<CollectivePhase> phases;                         // run in order; empty when free
 };
 
+// A phase of a point-to-point plan (all-to-all, send/recv, token_exchange.hpp): `steps` x the
+// link's per-hop latency, the fabric's achieved share of the link, and on a mesh the cap of
+// `peers` peer links (header). `peers`: how many of the group's GPUs a rank exchanges with on
+// this link in this phase; `what` a static label.
+CollectivePhase point_to_point_phase(LinkClass link, Bytes bytes, int steps, const char* what,
+                                     const ClusterSpec& cluster, int peers);
+
 // Plans `kind` of `message` bytes (nccl-tests S) over the group: NCCL's choice for the kinds
 // NCCL's tuning covers, kDirect for all-to-all, one step for send/recv (header). Throws
 // std::invalid_argument when the placement is inconsistent (size != g*N, any field < 1), message

@@ -68,18 +68,28 @@ sim::Time CostModel::evd_body(int n, Dtype dtype) const {
   return column * n + gemm_body(work);
 }
 
+void CostModel::warn_unpublished_fabric() const {
+  if (cluster_.fabric.published) return;
+  warnings_->add(fmt::format(
+      "cluster \"{}\": no published NCCL figures for its links; collectives assume {:.3f} of "
+      "the NVLink and {:.3f} of the NIC bandwidth (costmodel/collective_fabric.cpp); a profile "
+      "with measured collectives replaces them",
+      cluster_.name, cluster_.fabric.intra_node_efficiency, cluster_.fabric.inter_node_efficiency));
+}
+
+CollectivePlan CostModel::token_exchange(const TokenExchange& exchange,
+                                         const GroupPlacement& group) const {
+  CollectivePlan plan = plan_token_exchange(exchange, group, cluster_);
+  if (!plan.phases.empty()) warn_unpublished_fabric();
+  return plan;
+}
+
 CollectivePlan CostModel::collective(CollectiveKind kind, Bytes message,
                                      const GroupPlacement& group,
                                      std::optional<CollectiveAlgorithm> algorithm) const {
   CollectivePlan plan = algorithm ? plan_collective(kind, *algorithm, message, group, cluster_)
                                   : plan_collective(kind, message, group, cluster_);
-  if (!measured_.collectives && !cluster_.fabric.published && !plan.phases.empty()) {
-    warnings_->add(fmt::format(
-        "cluster \"{}\": no published NCCL figures for its links; collectives assume {:.3f} of "
-        "the NVLink and {:.3f} of the NIC bandwidth (costmodel/collective_fabric.cpp); a profile "
-        "with measured collectives replaces them",
-        cluster_.name, cluster_.fabric.intra_node_efficiency, cluster_.fabric.inter_node_efficiency));
-  }
+  if (!measured_.collectives && !plan.phases.empty()) warn_unpublished_fabric();
   if (!measured_.collectives || plan.phases.empty()) return plan;
   const auto t = measured_.collectives->time(kind, group, message);
   if (!t) {

@@ -21,6 +21,7 @@
 #include "costmodel/cost_warnings.hpp"
 #include "costmodel/hardware.hpp"
 #include "costmodel/measured_collectives.hpp"
+#include "costmodel/token_exchange.hpp"
 #include "costmodel/measured_tables.hpp"
 
 namespace parasim::cost {
@@ -80,6 +81,10 @@ class CostModel {
   // them, on a cluster whose fabric is not published (collective_fabric.hpp), a warning says so.
   CollectivePlan collective(CollectiveKind kind, Bytes message, const GroupPlacement& group,
                             std::optional<CollectiveAlgorithm> algorithm = std::nullopt) const;
+  // DeepEP's dispatch or combine over `group` (token_exchange.hpp): analytical (a profile's
+  // measured all-to-alls are NCCL's, not DeepEP's), with the same warning for an unpublished
+  // fabric.
+  CollectivePlan token_exchange(const TokenExchange& exchange, const GroupPlacement& group) const;
 
   // Slowdown factors (>= 1) of a compute kernel while communication runs on its device, and of
   // communication while a compute kernel runs: the median ratio overlapped / alone of the
@@ -100,6 +105,8 @@ class CostModel {
   const CostWarnings& warnings() const { return *warnings_; }
 
  private:
+  void warn_unpublished_fabric() const;
+
   ClusterSpec cluster_;
   std::shared_ptr<const GemmCostModel> gemm_;
   double memory_efficiency_;

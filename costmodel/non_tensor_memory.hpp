@@ -48,8 +48,9 @@ inline constexpr int kNcclMaxChannels = 32;
 struct NonTensorMemory {
   Bytes cuda_context;
   Bytes nccl_buffers;
+  Bytes dispatch_buffers;  // DeepEP's NVLink and RDMA buffers (token_exchange.hpp); 0 without
 
-  Bytes total() const { return cuda_context + nccl_buffers; }
+  Bytes total() const { return cuda_context + nccl_buffers + dispatch_buffers; }
 };
 
 // Buffers of one communicator over `group` on each of its GPUs; 0 for a group of one.

@@ -26,7 +26,7 @@ std::size_t CandidateHash::operator()(const Candidate& c) const {
   std::uint64_t h = 1469598103934665603ull;
   for (std::int64_t x : {c.gpus, c.dp, c.tp, c.pp, c.cp, c.chunks, c.micro_batch, c.zero_stage,
                          static_cast<int>(c.schedule), static_cast<int>(c.recompute),
-                         c.first_stage_layers, c.last_stage_layers, c.ep}) {
+                         c.first_stage_layers, c.last_stage_layers, c.ep, c.etp}) {
     h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
   }
   return static_cast<std::size_t>(h);
@@ -71,6 +71,7 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.zero_stage = c.zero_stage;
   p.tp_placement = c.placement;
   p.ep = c.ep;
+  p.etp = c.etp;
   p.moe_dispatcher = c.dispatcher;
   // The planner searches even stages and edge splits; the scenario's own stage_layers belong to
   // its layout (the "yours" row). Optimizer post-validation applies to the zero-bubble schedules
@@ -112,6 +113,7 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.stacking = s.optimizer.stacking;
   c.block_size = s.optimizer.block_size;
   c.ep = s.parallel.ep;
+  c.etp = s.parallel.etp > 0 && s.parallel.etp != s.parallel.tp ? s.parallel.etp : 0;
   c.dispatcher = s.parallel.moe_dispatcher;
   // Its own stage_layers: as first/last counts when they are an edge split (so that the yours
   // row meets the same candidate of the space), else kept as written.
@@ -133,6 +135,7 @@ std::string describe(const Candidate& c) {
   std::string out = fmt::format("dp {} tp {} pp {}", c.dp, c.tp, c.pp);
   if (c.cp > 1) out += fmt::format(" cp {}", c.cp);
   if (c.ep > 1) out += fmt::format(" ep {}", c.ep);
+  if (c.etp > 0 && c.etp != c.tp) out += fmt::format(" etp {}", c.etp);
   if (c.dispatcher != strat::MoeDispatcher::kAllToAll) {
     out += fmt::format(" {}", strat::moe_dispatcher_name(c.dispatcher));
   }

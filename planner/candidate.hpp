@@ -25,9 +25,10 @@ struct Candidate {
   strat::OptimizerKind optimizer = strat::OptimizerKind::kAdamW;
   strat::Stacking stacking = strat::Stacking::kNone;
   int block_size = 1024;  // Shampoo/DASH max_preconditioner_dim
-  // Models with experts: the expert-parallel degree and the token dispatcher (etp stays the
-  // base scenario's: tp unless it sets one).
+  // Models with experts: the expert-parallel degree, the expert tensor-parallel degree (0: tp,
+  // Megatron's default) and the token dispatcher.
   int ep = 1;
+  int etp = 0;
   strat::MoeDispatcher dispatcher = strat::MoeDispatcher::kAllToAll;
   // Megatron-LM's first and last stage layer counts (0: that edge takes the even share); with
   // both 0 and pp not dividing the layers, the balanced edge split (strategies/input/
@@ -39,6 +40,9 @@ struct Candidate {
 
   bool operator==(const Candidate&) const = default;
 };
+
+// The candidate's expert tensor-parallel degree: etp, or tp when 0.
+inline int expert_tp(const Candidate& c) { return c.etp > 0 ? c.etp : c.tp; }
 
 // A hash of the fields that usually tell candidates apart (equality compares them all).
 struct CandidateHash {

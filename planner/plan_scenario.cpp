@@ -30,6 +30,7 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   p["tp_placement"] = strat::tp_placement_name(c.placement);
   if (base.model.moe.enabled()) {
     p["ep"] = c.ep;
+    p["etp"] = expert_tp(c);
     p["moe_dispatcher"] = strat::moe_dispatcher_name(c.dispatcher);
   }
   // The stages as the candidate splits them (the user's own split is the "yours" row's, kept

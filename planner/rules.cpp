@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "costmodel/token_exchange.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
@@ -61,7 +62,8 @@ const char* reason_text(Reason r) {
       return "experts: ep must divide them, etp x ep fold over a stage, SP with tp > 1";
     case Reason::kPrecision: return "no peak FLOP rate for the precision";
     case Reason::kStaleness: return "staleness over search.max_staleness";
-    case Reason::kDuplicate: return "same run as another candidate (pp 1 schedules; flash + selective)";
+    case Reason::kDuplicate:
+      return "same run as another candidate (pp 1 schedules; flash + selective; etp = tp)";
     case Reason::kScheduleMemory:
       return "zb-1p/zb-2p: one forward keeps more than the schedule's memory limit";
     case Reason::kMemory: return "peak memory over HBM x (1 - headroom) (screen)";
@@ -86,6 +88,8 @@ SpaceFacts space_facts(const SearchSpace& space) {
   f.none_searched = std::find(r.begin(), r.end(), cost::Recompute::kNone) != r.end();
   const auto& s = space.schedules;
   f.one_f_one_b_searched = std::find(s.begin(), s.end(), PipelineSchedule::kOneFOneB) != s.end();
+  const auto& e = space.etps;
+  f.etp_tp_searched = std::find(e.begin(), e.end(), 0) != e.end();
   return f;
 }
 
@@ -100,6 +104,8 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   const bool zero_bubble = strat::splits_weight_gradient(c.schedule);  // zb-h1/h2, zb-1p/2p
   const bool async = strat::is_asynchronous(c.schedule);
   if (c.pp == 1 && c.schedule != first_schedule) return Reason::kDuplicate;
+  // etp equal to tp is the "as tp" value's run.
+  if (c.etp == c.tp && facts.etp_tp_searched) return Reason::kDuplicate;
   // Interleaving one chunk is 1F1B's layout and order; only Megatron's interleaved warm-up
   // (2 (P - s - 1) forwards, pipeline_schedule.cpp) would hold more activations: one row, 1f1b's.
   if (c.pp > 1 && c.schedule == PipelineSchedule::kInterleaved && c.chunks == 1 &&
@@ -184,17 +190,19 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   if (c.sequence_parallel && c.tp == 1) return Reason::kSequenceParallel;
   if (m.moe.enabled()) {
     // strategies/registry/dispatchers.cpp's rules, restated.
-    const int etp = base.parallel.etp > 0 ? base.parallel.etp : c.tp;
+    const int etp = expert_tp(c);
     const long long stage_gpus = static_cast<long long>(c.tp) * c.cp * c.dp;
     if (m.moe.experts % c.ep != 0 || stage_gpus % (static_cast<long long>(etp) * c.ep) != 0 ||
         m.moe.expert_ffn_hidden % etp != 0 || (c.tp > 1 && !c.sequence_parallel) ||
         c.zero_stage == 3 || c.cp > 1 || c.placement != TpPlacement::kMegatron ||
         c.optimizer != strat::OptimizerKind::kAdamW || strat::is_searched(c.schedule) ||
         (base.parallel.moe_shared_expert_overlap &&
-         (c.dispatcher != strat::MoeDispatcher::kAllToAll || m.moe.shared_experts == 0))) {
+         (c.dispatcher == strat::MoeDispatcher::kAllGather || m.moe.shared_experts == 0)) ||
+        (c.dispatcher == strat::MoeDispatcher::kFlex &&
+         cost::deepep_group_problem(etp * c.ep, node_size(base, c)))) {
       return Reason::kExperts;
     }
-  } else if (c.ep > 1 || (base.parallel.etp > 0 && base.parallel.etp != c.tp) ||
+  } else if (c.ep > 1 || (c.etp > 0 && c.etp != c.tp) ||
              base.parallel.moe_shared_expert_overlap) {
     return Reason::kExperts;
   }

@@ -58,6 +58,7 @@ struct SpaceFacts {
   int max_staleness = -1;            // search.max_staleness (-1: not stated)
   bool none_searched = true;         // recompute "none" is on the axis
   bool one_f_one_b_searched = true;  // 1f1b is on the axis
+  bool etp_tp_searched = true;       // etp 0 ("as tp") is on the axis
 };
 SpaceFacts space_facts(const SearchSpace& space);
 

@@ -33,7 +33,8 @@ ScreenKey programs_key(const Candidate& c) {
   return ScreenKey{{c.gpus, c.tp, c.sequence_parallel, c.cp, c.micro_batch,
                     static_cast<int>(c.recompute), static_cast<int>(c.attention),
                     static_cast<int>(c.placement) | (static_cast<std::int64_t>(c.ep) << 8) |
-                        (static_cast<std::int64_t>(c.dispatcher) << 28)}};
+                        (static_cast<std::int64_t>(c.dispatcher) << 28) |
+                        (static_cast<std::int64_t>(c.etp) << 32)}};
 }
 
 int optimizer_code(const Candidate& c) {
@@ -44,7 +45,7 @@ int optimizer_code(const Candidate& c) {
 
 ScreenGroups Screen::groups_of(const Candidate& c) const {
   const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
-  const int etp = base_.parallel.etp > 0 ? base_.parallel.etp : c.tp;
+  const int etp = expert_tp(c);
   ScreenGroups g;
   g.tp = layout.tp_group(0, 0);
   g.cp = layout.replica_block_group(0, 0, c.cp);
@@ -80,7 +81,7 @@ double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost
       resource = 1 + static_cast<int>(st.group);
       const cost::GroupPlacement& g = groups.of(st.group);
       duration = seconds(cost::estimate_time(
-          costs.collective(st.collective.kind, st.collective.message, g), costs.cluster()));
+          strat::plan_step(costs, st.collective, g), costs.cluster()));
     }
     start = std::max(start, free[resource]);
     finish[i] = start + duration;
@@ -119,7 +120,7 @@ HostGpu Screen::steps_map(const std::vector<strat::LayerStep>& steps, strat::Hos
     if (st.is_collective) {
       const cost::GroupPlacement& g = groups.of(st.group);
       const double d = seconds(cost::estimate_time(
-          costs.collective(st.collective.kind, st.collective.message, g), costs.cluster()));
+          strat::plan_step(costs, st.collective, g), costs.cluster()));
       const double t = seconds(host[i].total);
       m = m.then(HostGpu::gpu_op(d, t, t, 0.0));  // a group member: issued at its call's end
     } else {
@@ -254,7 +255,9 @@ int Screen::stage_moe_layers(const Candidate& c, int stage) {
 const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp * 4096 + c.cp, c.zero_stage, optimizer_code(c),
                        c.block_size, stage, stage_layers(c, stage), c.ep,
-                       stage_moe_layers(c, stage)}};
+                       stage_moe_layers(c, stage),
+                       // etp shards the experts; the dispatcher sizes DeepEP's buffers
+                       c.etp * 4 + static_cast<int>(c.dispatcher)}};
   auto it = stages_.find(key);
   if (it != stages_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
@@ -289,8 +292,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   strat::Scenario one_chunk = sc;
   one_chunk.parallel.chunks = 1;
   s.non_tensor_bytes =
-      cost::non_tensor_memory(costs.cluster().fabric,
-                              strat::device_communicators(one_chunk, layout, stage, 0, 0))
+      strat::device_non_tensor_memory(one_chunk, layout, costs.cluster().fabric, stage, 0, 0)
           .total()
           .value;
   const cost::GroupPlacement dp_group =

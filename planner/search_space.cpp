@@ -40,6 +40,7 @@ constexpr const char* kKeys[] = {"gpus",
                                  "allow_async",
                                  "tp_across_nodes",
                                  "ep",
+                                 "etp",
                                  "moe_dispatcher"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
@@ -290,7 +291,8 @@ std::uint64_t SearchSpace::size() const {
   for (std::size_t k :
        {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
         micro_batches.size(), recomputes.size(), zero_stages.size(), attentions.size(),
-        placements.size(), optimizers.size(), edge_layers.size(), eps.size(), dispatchers.size()}) {
+        placements.size(), optimizers.size(), edge_layers.size(), eps.size(), etps.size(),
+        dispatchers.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -307,6 +309,7 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
   };
   // Fastest-varying first.
   c.dispatcher = dispatchers[take(dispatchers.size())];
+  c.etp = etps[take(etps.size())];
   c.ep = eps[take(eps.size())];
   const auto& [first, last] = edge_layers[take(edge_layers.size())];
   c.first_stage_layers = first;
@@ -496,12 +499,19 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
     s.placements.push_back(traits_of<strat::PlacementTraits>(EntryKind::kTpPlacement, name).id);
   }
   // Experts (docs/moe.md): ep any divisor of the experts (the rules keep those that fold over a
-  // stage's GPUs), the alltoall dispatcher (allgather when searched); a dense model: ep 1.
+  // stage's GPUs), etp tp (0) or 1, alltoall and flex; a dense model: ep 1, etp tp.
   const std::vector<int> ep_default =
       m.moe.enabled() ? divisors(m.moe.experts, 1 << 16) : std::vector<int>{1};
   s.eps = r.integers("ep", ep_default, 1, 1 << 16);
+  s.etps = m.moe.enabled() ? std::vector<int>{0, 1} : std::vector<int>{0};
+  if (r.find("etp") != nullptr) s.etps = r.integers("etp", {1, 2, 4, 8}, 1, 1 << 12);
   const auto dispatcher_names = strat::entry_names(EntryKind::kDispatcher);
-  for (const auto& name : r.names("moe_dispatcher", {"alltoall"}, dispatcher_names)) {
+  // allgather only when asked: it gathers every token to every rank of etp x ep, which loses to
+  // alltoall and flex once ep grows (Megatron-core's docs recommend alltoall for ep > 1).
+  const std::vector<std::string> dispatcher_default =
+      m.moe.enabled() ? std::vector<std::string>{"alltoall", "flex"}
+                      : std::vector<std::string>{"alltoall"};
+  for (const auto& name : r.names("moe_dispatcher", dispatcher_default, dispatcher_names)) {
     s.dispatchers.push_back(traits_of<strat::DispatcherTraits>(EntryKind::kDispatcher, name).id);
   }
   // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.

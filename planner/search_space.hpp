@@ -25,8 +25,10 @@
 // first_stage_layers, last_stage_layers (Megatron-LM's edge stage counts; by default the stages
 // are even, or balanced with fewer layers on the first and last when pp does not divide the
 // layers), max_staleness (a number: async schedules allowed), allow_async, tp_across_nodes,
-// ep (default: the divisors of the experts; 1 for a dense model), moe_dispatcher (default
-// alltoall).
+// ep (default: the divisors of the experts; 1 for a dense model), etp (default: tp and 1, the two
+// Megatron layouts, MoE parallel folding arXiv 2504.14960; tp for a dense model), moe_dispatcher
+// (default: alltoall and flex for a model with experts, the rules keeping those the layout
+// allows; allgather when listed).
 // Unknown keys, empty lists, values out of range and contradictory ranges are InputErrors
 // naming the JSON path (/search/KEY; flags: --search KEY); a space over max_candidates is
 // refused at /search.
@@ -57,7 +59,7 @@ struct OptimizerChoice {
 struct SearchOptions {
   bool allow_async = false;      // --allow-async
   int gpus = 0;                  // --gpus N (0: the cluster's)
-  double max_candidates = 1e8;   // --max-candidates
+  double max_candidates = 4e8;   // --max-candidates
   std::vector<std::string> flags;  // --search KEY=V1,V2,...
 };
 
@@ -74,6 +76,7 @@ class SearchSpace {
   std::vector<strat::TpPlacement> placements;
   std::vector<OptimizerChoice> optimizers;
   std::vector<int> eps;                           // expert-parallel degrees ({1}: dense)
+  std::vector<int> etps{0};                       // expert tensor-parallel degrees (0: tp)
   std::vector<strat::MoeDispatcher> dispatchers;  // token dispatchers ({alltoall})
   // Megatron-LM's first/last stage layer counts (0: the even share; both 0 with pp not dividing
   // the layers: the balanced edge split, resolved into the counts when decoded).

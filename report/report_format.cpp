@@ -262,8 +262,9 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   nlohmann::ordered_json outside = nlohmann::ordered_json::array();
   for (const auto& m : r.memory) {
     device.push_back(m.device_bytes);
-    outside.push_back(
-        {{"cuda_context", m.cuda_context_bytes}, {"nccl_buffers", m.nccl_buffer_bytes}});
+    outside.push_back({{"cuda_context", m.cuda_context_bytes},
+                       {"nccl_buffers", m.nccl_buffer_bytes},
+                       {"deepep_buffers", m.dispatch_buffer_bytes}});
   }
   j["non_tensor_memory_bytes"] = outside;
   j["device_memory_bytes"] = device;

@@ -38,7 +38,8 @@ struct DeviceMemory {
   double peak_bytes = 0;           // the allocator's peak (tensors), the ledger's
   double cuda_context_bytes = 0;   // outside the allocator (costmodel/non_tensor_memory.hpp)
   double nccl_buffer_bytes = 0;    // outside the allocator: its communicators' buffers
-  double device_bytes = 0;         // peak_bytes + cuda_context_bytes + nccl_buffer_bytes
+  double dispatch_buffer_bytes = 0;  // outside the allocator: DeepEP's buffers (flex dispatcher)
+  double device_bytes = 0;  // peak_bytes + cuda_context_bytes + nccl + dispatch buffer bytes
   bool fits_in_hbm = true;  // device_bytes <= the device's HBM capacity
   std::vector<std::pair<std::string, double>> breakdown_bytes;  // category -> bytes at the peak
 };

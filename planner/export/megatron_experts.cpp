@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "costmodel/token_exchange.hpp"
+
 namespace parasim::exporter {
 namespace {
 
@@ -136,7 +138,21 @@ void map_megatron_experts(const strat::Scenario& s, ExportContext& c, ArgList& a
   a.add("--expert-tensor-parallel-size", num(p.expert_tp()));
   c.mapped("/parallel/etp", "--expert-tensor-parallel-size");
   a.add("--moe-token-dispatcher-type", strat::moe_dispatcher_name(p.moe_dispatcher));
-  c.mapped("/parallel/moe_dispatcher", "--moe-token-dispatcher-type");
+  if (p.moe_dispatcher == strat::MoeDispatcher::kFlex) {
+    // megatron-core 0.19.2: the flex dispatcher's backend (deepep, its default, stated) and the
+    // SMs its kernels take (None -> 20 in token_dispatcher.py, what the buffers are sized for).
+    // DeepEP takes fp32 probabilities only (token_dispatcher.py warns and casts otherwise).
+    a.add("--moe-flex-dispatcher-backend", "deepep");
+    a.add("--moe-flex-dispatcher-num-sms", num(cost::kDeepEpDefaultSms));
+    a.add("--moe-router-dtype", "fp32");
+    c.mapped("/parallel/moe_dispatcher",
+             "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep "
+             "--moe-flex-dispatcher-num-sms --moe-router-dtype fp32");
+    c.note("the flex dispatcher needs DeepEP installed (github.com/deepseek-ai/DeepEP) and the "
+           "network's adaptive routing off (Megatron's fused_a2a.py)");
+  } else {
+    c.mapped("/parallel/moe_dispatcher", "--moe-token-dispatcher-type");
+  }
   if (p.moe_shared_expert_overlap) a.add("--moe-shared-expert-overlap");
   c.mapped("/parallel/moe_shared_expert_overlap", "--moe-shared-expert-overlap");
 }

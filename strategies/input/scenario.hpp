@@ -81,8 +81,10 @@ struct TrainingSpec {
 
 // How tokens travel to their experts and back (Megatron-core's --moe-token-dispatcher-type):
 // all-to-all over the expert-parallel group of each token's k copies, or an all-gather of every
-// token over the expert-tensor x expert-parallel group with a reduce-scatter back.
-enum class MoeDispatcher { kAllToAll, kAllGather };
+// token over the expert-tensor x expert-parallel group with a reduce-scatter back, or DeepEP's
+// fused kernels over that group (flex: each token once per target rank, once per remote node
+// over the NIC; costmodel/token_exchange.hpp).
+enum class MoeDispatcher { kAllToAll, kAllGather, kFlex };
 const char* moe_dispatcher_name(MoeDispatcher d);
 
 struct ParallelSpec {

@@ -472,7 +472,15 @@ const char* tp_placement_name(TpPlacement p) {
 }
 
 const char* moe_dispatcher_name(MoeDispatcher d) {
-  return d == MoeDispatcher::kAllGather ? "allgather" : "alltoall";
+  switch (d) {
+    case MoeDispatcher::kAllToAll:
+      return "alltoall";
+    case MoeDispatcher::kAllGather:
+      return "allgather";
+    case MoeDispatcher::kFlex:
+      return "flex";
+  }
+  return "?";
 }
 
 const char* schedule_name(PipelineSchedule s) { return schedule_entry(s).name.c_str(); }

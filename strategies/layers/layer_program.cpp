@@ -13,6 +13,12 @@
 #include "strategies/layers/tsp_vocab.hpp"
 
 namespace parasim::strat {
+
+cost::CollectivePlan plan_step(const cost::CostModel& costs, const CollectiveStep& step,
+                               const cost::GroupPlacement& group) {
+  if (step.exchange) return costs.token_exchange(*step.exchange, group);
+  return costs.collective(step.kind, step.message, group);
+}
 namespace {
 
 using namespace detail;

@@ -33,6 +33,7 @@
 // Simplifications (documented, not hidden): the SP backward's extra all-gather of the stored
 // sequence-sharded input for weight gradients is not modelled; no kernel fusion beyond the above.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,15 @@ struct CollectiveStep {
   std::string label;           // "attn all-reduce"
   cost::CollectiveKind kind;
   cost::Bytes message;         // nccl-tests S
+  // DeepEP's dispatch or combine (the flex dispatcher): planned from the routing over the
+  // group's placement (cost::plan_token_exchange) instead of an NCCL plan of `message`.
+  std::optional<cost::TokenExchange> exchange;
 };
+
+// The plan of one collective step over `group`: one place for the builder, zero bubble's costs
+// and the planner's screen.
+cost::CollectivePlan plan_step(const cost::CostModel& costs, const CollectiveStep& step,
+                               const cost::GroupPlacement& group);
 
 // Which group a collective runs over, and so on which stream it is issued.
 // kWeights: TSP's weight transfers, over the tensor-parallel group on their own stream.

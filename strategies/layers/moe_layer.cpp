@@ -1,6 +1,9 @@
 #include "strategies/layers/moe_layer.hpp"
 
+#include <algorithm>
+
 #include "costmodel/expert_load.hpp"
+#include "costmodel/token_exchange.hpp"
 #include "strategies/layers/layer_kernels.hpp"
 
 namespace parasim::strat::detail {
@@ -203,6 +206,60 @@ void allgather_backward(StepWriter& w, const Dims& x, const MoeDims& m,
   }
 }
 
+// DeepEP's dispatch or combine over the etp x ep group, `bytes_per_token` to each target rank.
+void token_exchange(std::vector<LayerStep>& out, const char* label, const MoeDims& m,
+                    double bytes_per_token) {
+  cost::TokenExchange exchange = m.exchange;
+  exchange.bytes_per_token = bytes_per_token;
+  const double message = m.tokens * bytes_per_token * m.rank_factor * m.etp * m.ep;
+  group_collective(out, label, CollectiveKind::kAllToAll, message, StepGroup::kExpertGrid);
+  out.back().collective.exchange = exchange;
+}
+
+// The received tokens into local-expert order (Megatron's _indices_to_multihot, then permute):
+// a multi-hot map and probabilities over the local experts, the k' copies gathered.
+void flex_permute(StepWriter& w, const Dims& x, const MoeDims& m) {
+  w.memory(m.received * m.local_experts * (8 + 4) + x.act(m.received * x.h) +
+           x.act(m.computed() * x.h) + 8 * m.computed());
+}
+
+void flex_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<LayerStep>& out) {
+  const double tk = m.tokens * m.top_k, grid = m.etp * m.ep;
+  w.memory(m.tokens * m.experts * 4 + tk * 12);   // top-k of the probabilities
+  w.memory(tk * 8 + m.tokens * grid + 4 * grid);  // get_dispatch_layout
+  // The notify kernel, then the host waits for the received counts (fused_a2a.py: "the CPU will
+  // wait for GPU's signal to arrive").
+  w.sync(out, "moe dispatch layout", 1);
+  const int layout = last_step(out);
+  if (grid > 1) token_exchange(out, "moe dispatch (deepep)", m, x.act(x.h) + m.top_k * 12);
+  const int dispatched = last_step(out);
+  std::vector<int> experts_after;
+  if (m.shared_overlap) {
+    const std::size_t first_shared = out.size();
+    shared_forward(w, x, m, out);
+    if (out.size() > first_shared) {
+      out[first_shared].after = {layout};
+      experts_after = {dispatched, last_step(out)};
+    }
+  }
+  flex_permute(w, x, m);
+  experts_forward(w, x, m);
+  w.memory(x.act(m.computed() * x.h) + 2 * x.act(m.received * x.h));  // unpermute: scatter-add
+  close_after(w, out, "experts", experts_after);
+  if (grid > 1) token_exchange(out, "moe combine (deepep)", m, x.act(x.h));
+}
+
+void flex_backward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<LayerStep>& out) {
+  const double grid = m.etp * m.ep;
+  w.close(out, "moe combine bwd prep");
+  if (grid > 1) token_exchange(out, "moe combine bwd (deepep)", m, x.act(x.h));
+  flex_permute(w, x, m);
+  experts_backward(w, x, m);
+  w.memory(x.act(m.computed() * x.h) + 2 * x.act(m.received * x.h));
+  w.close(out, "experts bwd");
+  if (grid > 1) token_exchange(out, "moe dispatch bwd (deepep)", m, x.act(x.h) + m.top_k * 4);
+}
+
 }  // namespace
 
 MoeDims moe_dims_of(const Scenario& sc) {
@@ -223,6 +280,7 @@ MoeDims moe_dims_of(const Scenario& sc) {
       spec.balancing == LoadBalancing::kAuxLoss || spec.balancing == LoadBalancing::kSeqAuxLoss;
   m.expert_bias = spec.balancing == LoadBalancing::kExpertBias;
   m.allgather = p.moe_dispatcher == MoeDispatcher::kAllGather;
+  m.flex = p.moe_dispatcher == MoeDispatcher::kFlex;
   m.shared_overlap = p.moe_shared_expert_overlap && m.shared_ffn > 0 && !m.allgather;
   // The busiest rank (costmodel/expert_load.hpp): the router's skew, measured or the published
   // default of its balancing, and the sampling of this micro-batch's tokens.
@@ -236,6 +294,16 @@ MoeDims moe_dims_of(const Scenario& sc) {
       cost::expert_load({spec.experts, spec.top_k, p.ep, m.tokens, skew, spec.capacity_factor});
   m.rank_factor = load.rank_factor;
   m.kept_share = 1 - load.dropped_fraction;
+  m.exchange = cost::TokenExchange{.tokens = m.tokens,
+                                   .bytes_per_token = 0,
+                                   .experts = spec.experts,
+                                   .top_k = spec.top_k,
+                                   .ep = p.ep,
+                                   .etp = p.expert_tp(),
+                                   .rank_factor = std::max(1.0, m.rank_factor)};
+  m.received = m.etp * m.ep *
+               cost::token_hit_probability(spec.experts, spec.top_k, m.local_experts) *
+               m.tokens * m.rank_factor;
   return m;
 }
 
@@ -247,14 +315,17 @@ void moe_block_forward(StepWriter& w, const Dims& x, const MoeDims& m,
   router_forward(w, m, x, out);
   // Tokens per expert to the host for the all-to-all's splits (and the grouped GEMM's sizes):
   // an all-gather over ep of E int64 counts per rank, then a sync.
-  if (m.ep > 1 && !m.allgather) {
+  if (m.ep > 1 && !m.allgather && !m.flex) {
     group_collective(out, "moe counts all-gather", CollectiveKind::kAllGather, 8 * m.experts * m.ep,
                      StepGroup::kExpertParallel);
   }
-  w.sync(out, "router", 1);
-  if (m.allgather) {
+  if (m.flex) {
+    flex_forward(w, x, m, out);
+  } else if (m.allgather) {
+    w.sync(out, "router", 1);
     allgather_forward(w, x, m, out);
   } else {
+    w.sync(out, "router", 1);
     alltoall_forward(w, x, m, out);
   }
   if (m.shared_ffn > 0) w.memory(3 * hidden_bytes(x));  // + the shared experts' output
@@ -265,7 +336,9 @@ void moe_block_forward(StepWriter& w, const Dims& x, const MoeDims& m,
 void moe_block_backward(StepWriter& w, const Dims& x, const MoeDims& m,
                         std::vector<LayerStep>& out) {
   bias_dropout_add_backward(w, x);
-  if (m.allgather) {
+  if (m.flex) {
+    flex_backward(w, x, m, out);
+  } else if (m.allgather) {
     allgather_backward(w, x, m, out);
   } else {
     alltoall_backward(w, x, m, out);

@@ -31,7 +31,16 @@
 // With parallel.moe_shared_expert_overlap (Megatron's --moe-shared-expert-overlap, alltoall) the
 // forward's shared experts run after the permutation, on the compute stream while the dispatch
 // all-to-all is on the ep stream, and the experts wait for both (a DAG of the layer's steps).
-// Not modelled: that overlap in the backward, padding to capacity, DeepEP.
+// The flex dispatcher (DeepEP's normal kernels through Megatron's _DeepepManager, token_
+// dispatcher.py and fused_a2a.py) over the etp x ep group: the router's probabilities to top-k
+// indices and weights, DeepEP's layout kernel (tokens per rank, per node, per expert and the
+// "is token in rank" map), the notify and the host's wait for the received counts (a sync), the
+// dispatch (hidden states, k int64 indices and k fp32 weights per token, once per target rank:
+// cost::TokenExchange); the received tokens turned into a multi-hot map of the local experts and
+// permuted into expert order; the experts; the un-permutation; the combine (hidden states back,
+// summed per token). Backward: the combine's transpose is a dispatch with the cached handle (no
+// layout, no sync), the dispatch's a combine (with the weights' gradients).
+// Not modelled: the shared-expert overlap in the backward, padding to capacity.
 
 #include <vector>
 
@@ -53,7 +62,12 @@ struct MoeDims {
   bool aux_loss = false;  // aux_loss or seq_aux_loss: a second score pass and its all-reduce
   bool expert_bias = false;
   bool allgather = false;  // the allgather dispatcher
-  bool shared_overlap = false;  // shared experts under the dispatch (alltoall, forward)
+  bool flex = false;       // the flex dispatcher (DeepEP)
+  bool shared_overlap = false;  // shared experts under the dispatch (alltoall or flex, forward)
+  // flex: the distinct tokens the busiest rank receives, etp ep hit(E / ep) T R
+  // (cost::token_traffic), and the exchange's description without its payload.
+  double received = 0;
+  cost::TokenExchange exchange;
   // Tokens the busiest rank computes, over its etp group: etp T k R.
   double computed() const { return etp * tokens * top_k * rank_factor; }
 };

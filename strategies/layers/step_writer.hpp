@@ -100,7 +100,7 @@ class StepWriter {
                          double bytes) {
     LayerStep step;
     step.is_collective = true;
-    step.collective = CollectiveStep{std::move(label), kind, Bytes{bytes}};
+    step.collective = CollectiveStep{std::move(label), kind, Bytes{bytes}, std::nullopt};
     out.push_back(std::move(step));
   }
 

@@ -3,6 +3,7 @@
 // arXiv 2504.14960) and what the builder models with experts.
 #include <fmt/format.h>
 
+#include "costmodel/token_exchange.hpp"
 #include "strategies/registry/kind_lists.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
@@ -46,13 +47,24 @@ void tensor_parallel_needs_sequence_parallel(const Scenario& s, cost::Diagnostic
 // without shared experts there is nothing to overlap.
 void shared_overlap_applies(const Scenario& s, cost::Diagnostics& d) {
   if (!s.parallel.moe_shared_expert_overlap) return;
-  if (s.parallel.moe_dispatcher != MoeDispatcher::kAllToAll) {
+  if (s.parallel.moe_dispatcher == MoeDispatcher::kAllGather) {
     d.add("/parallel/moe_shared_expert_overlap",
-          "the shared experts overlap the alltoall dispatcher's all-to-all only");
+          "the shared experts overlap the alltoall or flex dispatcher's dispatch only");
   }
   if (s.model.moe.shared_experts == 0) {
     d.add("/parallel/moe_shared_expert_overlap", "the model has no shared experts to overlap");
   }
+}
+
+// DeepEP (deep_ep/buffer.py @ 567632d): a recommended config exists for these group sizes only
+// (Megatron's get_buffer asserts otherwise); Megatron-core asserts TP x EP > 1 (token_
+// dispatcher.py). Internode kernels assume 8 NVLink peers a node (NUM_MAX_NVL_PEERS); the
+// intranode ones need the whole group on NVLink.
+void deepep_group_fits(const Scenario& s, cost::Diagnostics& d) {
+  if (s.parallel.moe_dispatcher != MoeDispatcher::kFlex) return;
+  const auto problem = cost::deepep_group_problem(s.parallel.expert_tp() * s.parallel.ep,
+                                                  s.cluster.gpus_per_node);
+  if (problem) d.add("/parallel/moe_dispatcher", *problem);
 }
 
 // What the builder models beside experts; each refusal names what to change.
@@ -77,16 +89,19 @@ void modelled_with_experts(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
-Entry dispatcher(const std::string& name, MoeDispatcher id, const std::string& description) {
+constexpr const char* kMegatronMoe =
+    "Megatron-core MoE (token_dispatcher.py); Liu et al. 2025, MoE Parallel Folding, "
+    "arXiv 2504.14960";
+
+Entry dispatcher(const std::string& name, MoeDispatcher id, const std::string& description,
+                 const std::string& paper = kMegatronMoe) {
   Entry e;
   e.kind = EntryKind::kDispatcher;
   e.name = e.value = name;
   e.description = description;
-  e.paper =
-      "Megatron-core MoE (token_dispatcher.py); Liu et al. 2025, MoE Parallel Folding, "
-      "arXiv 2504.14960";
+  e.paper = paper;
   e.rules = {experts_fold_over_the_stage, tensor_parallel_needs_sequence_parallel,
-             modelled_with_experts, shared_overlap_applies};
+             modelled_with_experts, shared_overlap_applies, deepep_group_fits};
   e.builder = "moe_layer.cpp: moe_block_forward / moe_block_backward";
   e.traits = DispatcherTraits{id};
   return e;
@@ -100,7 +115,14 @@ std::vector<Entry> dispatcher_entries() {
                      "all-to-all over ep (T k h bytes per rank each way), all-gathered over etp"),
           dispatcher("allgather", MoeDispatcher::kAllGather,
                      "every token, its routing map and probabilities all-gathered over etp x ep; "
-                     "each rank keeps its experts' tokens; a reduce-scatter brings them back")};
+                     "each rank keeps its experts' tokens; a reduce-scatter brings them back"),
+          dispatcher("flex", MoeDispatcher::kFlex,
+                     "DeepEP's fused kernels over etp x ep: each token once to each rank holding "
+                     "its experts, once over the NIC to each other node (then NVLink); pinned "
+                     "NVLink and RDMA buffers; needs DeepEP installed",
+                     std::string(kMegatronMoe) +
+                         "; DeepEP (github.com/deepseek-ai/DeepEP); DeepSeek-V3, arXiv 2412.19437 "
+                         "sec. 3.2.2")};
 }
 
 }  // namespace parasim::strat

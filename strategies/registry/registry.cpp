@@ -116,7 +116,7 @@ std::vector<KindInfo> build_kinds() {
         whole("/parallel/etp", "GPUs", "tp", 1, 1 << 12,
               "expert tensor-parallel ranks: each expert's MLP split over them"),
         text("/parallel/moe_shared_expert_overlap", "", "false", "true or false",
-             "the shared experts computed under the dispatch all-to-all (alltoall, shared "
+             "the shared experts computed under the dispatch (alltoall or flex, shared "
              "experts)")}},
   };
 }

@@ -1,6 +1,9 @@
 #include "strategies/workload/communicators.hpp"
 
+#include <algorithm>
 #include <set>
+
+#include "costmodel/token_exchange.hpp"
 
 namespace parasim::strat {
 
@@ -27,6 +30,20 @@ std::vector<cost::GroupPlacement> device_communicators(const Scenario& sc, const
     }
   }
   return out;
+}
+
+cost::NonTensorMemory device_non_tensor_memory(const Scenario& sc, const RankLayout& layout,
+                                               const cost::CollectiveFabric& fabric, int stage,
+                                               int replica, int tp_rank) {
+  cost::NonTensorMemory m =
+      cost::non_tensor_memory(fabric, device_communicators(sc, layout, stage, replica, tp_rank));
+  const auto& p = sc.parallel;
+  if (sc.model.moe.enabled() && p.moe_dispatcher == MoeDispatcher::kFlex) {
+    // Megatron's fused_a2a.py get_hidden_bytes: h x max(element size, 2).
+    const double hidden_bytes = sc.model.hidden * std::max(2.0, cost::bytes_per_element(sc.training.precision));
+    m.dispatch_buffers = cost::deepep_buffer_bytes(hidden_bytes, p.expert_tp() * p.ep);
+  }
+  return m;
 }
 
 }  // namespace parasim::strat

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "costmodel/collective_cost.hpp"
+#include "costmodel/non_tensor_memory.hpp"
 #include "strategies/input/scenario.hpp"
 #include "strategies/workload/rank_layout.hpp"
 
@@ -34,5 +35,13 @@ namespace parasim::strat {
 std::vector<cost::GroupPlacement> device_communicators(const Scenario& scenario,
                                                        const RankLayout& layout, int stage,
                                                        int replica, int tp_rank);
+
+// What that GPU holds outside the allocator: the CUDA context, those communicators' buffers and,
+// with the flex dispatcher, DeepEP's buffers over etp x ep (allocated on the first dispatch;
+// counted on every stage, though a stage of dense layers only would not allocate them). The one
+// place the builder and the planner's screen both read.
+cost::NonTensorMemory device_non_tensor_memory(const Scenario& scenario, const RankLayout& layout,
+                                               const cost::CollectiveFabric& fabric, int stage,
+                                               int replica, int tp_rank);
 
 }  // namespace parasim::strat

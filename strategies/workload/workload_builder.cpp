@@ -147,8 +147,8 @@ void Builder::set_base_memory() {
     }
     w.set_base_memory(dev, mem_optimizer_, static_cast<std::int64_t>(optimizer));
     const auto& at = out_.devices[dev];
-    out_.non_tensor_memory.push_back(cost::non_tensor_memory(
-        costs_.cluster().fabric, device_communicators(sc_, layout_, s, at.dp_rank, at.tp_rank)));
+    out_.non_tensor_memory.push_back(device_non_tensor_memory(sc_, layout_, costs_.cluster().fabric,
+                                                              s, at.dp_rank, at.tp_rank));
   }
 }
 
@@ -299,7 +299,7 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
         for (int r = 0; r < tp_sim_; ++r) {
           const cost::GroupPlacement& place = cp_place_[static_cast<std::size_t>(stage)];
           const auto plan =
-              costs_.collective(step.collective.kind, step.collective.message, place);
+              plan_step(costs_, step.collective, place);
           std::vector<std::size_t> members;
           for (int c = 0; c < members_per_group; ++c) members.push_back(index(stage, g * members_per_group + c, r));
           const sim::GroupId gid = emit_collective(members, &DeviceStreams::cp, plan, labels[si],
@@ -324,7 +324,7 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
           const std::vector<std::size_t> members = expert_members(stage, d, r, step.group);
           if (members.front() != index(stage, d, r)) continue;
           const cost::GroupPlacement place = expert_placement(stage, d, r, step.group);
-          const auto plan = costs_.collective(step.collective.kind, step.collective.message, place);
+          const auto plan = plan_step(costs_, step.collective, place);
           const sim::GroupId gid =
               emit_collective(members, &DeviceStreams::ep, plan, labels[si], cat_ep_, mb,
                               CommKind::kExpertParallel, place.size, queue_);
@@ -347,8 +347,7 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
                                        place.nodes_spanned);
       auto it = plans_.find(key);
       if (it == plans_.end()) {
-        it = plans_.emplace(key, costs_.collective(step.collective.kind, step.collective.message,
-                                                   place)).first;
+        it = plans_.emplace(key, plan_step(costs_, step.collective, place)).first;
       }
       const cost::CollectivePlan& plan = it->second;
       std::vector<std::size_t>& members = scratch_members_;

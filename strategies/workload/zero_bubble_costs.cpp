@@ -24,8 +24,7 @@ sim::Time steps_time(const std::vector<LayerStep>& steps, const cost::CostModel&
     }
     const sim::Time took =
         step.is_collective
-            ? cost::estimate_time(costs.collective(step.collective.kind, step.collective.message,
-                                                   tp_group),
+            ? cost::estimate_time(plan_step(costs, step.collective, tp_group),
                                   costs.cluster())
             : step.compute.time;
     end[i] = start + took;

@@ -169,11 +169,16 @@ TEST_CASE("compare --ep and --dispatchers: a model with experts along its expert
   REQUIRE_MESSAGE(both.code == kExitOk, both.err);
   CHECK(both.out.find("allgather") != std::string::npos);
 
-  d.dispatchers = "flex";
+  d.dispatchers = "deepep";
   const CompareRun unknown = compare(d);
   CHECK(unknown.code == kExitBadInput);
-  CHECK(unknown.err.find("--dispatchers: unknown dispatcher \"flex\" (known: alltoall, "
-                         "allgather)") != std::string::npos);
+  CHECK(unknown.err.find("--dispatchers: unknown dispatcher \"deepep\" (known: alltoall, "
+                         "allgather, flex)") != std::string::npos);
+  // DeepEP over etp x ep = 2 x 8 = 16 ranks on two nodes of 8: a row of its own.
+  d.dispatchers = "alltoall,flex";
+  const CompareRun flex = compare(d);
+  REQUIRE_MESSAGE(flex.code == kExitOk, flex.err);
+  CHECK(flex.out.find("flex") != std::string::npos);
   // A dense model: every degree above 1 is a row saying why, and with none applying, exit 2.
   CompareOptions dense;
   dense.scenario = (kScenarios / "llama2-7b-dgx-h100.json").string();

@@ -9,7 +9,9 @@
 #include "costmodel/expert_load.hpp"
 #include "report/step_report.hpp"
 #include "scenario_builder.hpp"
+#include "costmodel/token_exchange.hpp"
 #include "strategies/layers/layer_program.hpp"
+#include "strategies/registry/registry.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
@@ -263,4 +265,65 @@ TEST_CASE("shared experts under the dispatch: the same work, less time, nothing 
   const double saved_per_layer =
       (slow.step_time_s - fast.step_time_s) / plain.model.layers / plain.micro_batches();
   CHECK(saved_per_layer <= compute_time_s(a.forward, "shared experts") * (1 + 1e-9));
+}
+
+TEST_CASE("flex (DeepEP): one dispatch and one combine each way, each token once per target rank") {
+  auto sc = moe_scenario(8, 1, 8, 0.0);
+  sc.parallel.moe_dispatcher = strat::MoeDispatcher::kFlex;
+  const cost::CostModel costs(sc.cluster);
+  const auto p = strat::transformer_layer_program(sc, costs, strat::LayerKind::kMoe);
+  std::vector<const strat::LayerStep*> exchanges;
+  for (const auto& s : p.forward) {
+    if (s.is_collective) {
+      CHECK(s.group == strat::StepGroup::kExpertGrid);
+      CHECK(s.collective.exchange.has_value());
+      exchanges.push_back(&s);
+    }
+  }
+  REQUIRE(exchanges.size() == 2);  // no counts all-gather: DeepEP's notify carries the counts
+  const double T = sc.model.seq_len, h = sc.model.hidden, e = 2, k = 2;
+  const double R = cost::expert_load({8, 2, 8, T, 0.0, 0.0}).rank_factor;
+  const auto& dispatch = *exchanges[0]->collective.exchange;
+  CHECK(dispatch.bytes_per_token == h * e + k * 12);  // bf16 hidden, int64 index, fp32 weight
+  CHECK(exchanges[1]->collective.exchange->bytes_per_token == h * e);
+  CHECK(dispatch.rank_factor == doctest::Approx(R));
+  // On one node of 8: every other target rank over NVLink, a token to a rank once whatever how
+  // many of its experts it picked there: 7 x hit(1) = 7 x 2/8 of T tokens, not 7/8 of 2 T.
+  const cost::GroupPlacement node{8, 8, 1};
+  const auto plan = strat::plan_step(costs, exchanges[0]->collective, node);
+  REQUIRE(plan.phases.size() == 1);
+  CHECK(plan.phases[0].bytes_sent_per_rank.value ==
+        doctest::Approx(T * R * (h * e + k * 12) * 7 * 0.25).epsilon(1e-12));
+  // Two more in the backward (the combine's transpose is a dispatch, and the other way round).
+  int backward = 0;
+  for (const auto& s : p.backward) backward += s.is_collective && s.collective.exchange ? 1 : 0;
+  CHECK(backward == 2);
+  // It runs, and DeepEP's buffers are counted outside the allocator.
+  const auto r = test::simulate_report(sc);
+  CHECK(r.step_time_s > 0);
+  REQUIRE(!r.memory.empty());
+  CHECK(r.memory[0].dispatch_buffer_bytes ==
+        doctest::Approx(cost::deepep_buffer_bytes(h * e, 8).value));
+  auto alltoall = sc;
+  alltoall.parallel.moe_dispatcher = strat::MoeDispatcher::kAllToAll;
+  CHECK(test::simulate_report(alltoall).memory[0].dispatch_buffer_bytes == 0);
+}
+
+TEST_CASE("flex's rules: DeepEP's group sizes and 8 GPUs a node across nodes") {
+  auto sc = moe_scenario(8, 1, 8, 0.0);
+  sc.parallel.moe_dispatcher = strat::MoeDispatcher::kFlex;
+  sc.model.moe.experts = 12;
+  sc.parallel.ep = 6;  // DeepEP has no config for 6 ranks
+  cost::Diagnostics d("flex.json");
+  strat::check_entry_rules(sc, d);
+  bool named = false;
+  for (const auto& issue : d.problems()) {
+    named = named || (issue.json_path == "/parallel/moe_dispatcher" &&
+                      issue.message.find("configs for 2, 4, 8, 16") != std::string::npos);
+  }
+  CHECK(named);
+  CHECK(cost::deepep_group_problem(16, 4).has_value());   // internode needs 8 NVLink peers
+  CHECK(cost::deepep_group_problem(8, 4).has_value());    // intranode needs one node
+  CHECK_FALSE(cost::deepep_group_problem(16, 8).has_value());
+  CHECK_FALSE(cost::deepep_group_problem(4, 8).has_value());
 }
