@@ -7,36 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/export/export_common.hpp"
+#include "planner/export/torchtitan_experts.hpp"
+#include "planner/export/torchtitan_settings.hpp"
 
 namespace parasim::exporter {
 namespace {
 
 using strat::PipelineSchedule;
 using strat::Scenario;
-
-// One setting: TOML section and key; the 0.3 flag is --section.key.
-struct Setting {
-  std::string section;
-  std::string key;
-  nlohmann::ordered_json value;
-};
-
-class Settings {
- public:
-  void set(std::string section, std::string key, nlohmann::ordered_json value) {
-    for (Setting& s : items_) {
-      if (s.section == section && s.key == key) {
-        s.value = std::move(value);
-        return;
-      }
-    }
-    items_.push_back({std::move(section), std::move(key), std::move(value)});
-  }
-  const std::vector<Setting>& items() const { return items_; }
-
- private:
-  std::vector<Setting> items_;
-};
 
 std::string flag_value(const nlohmann::ordered_json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -340,9 +318,11 @@ std::string map_recompute(const Scenario& s, ExportContext& c) {
   return "none";
 }
 
-void map_model(const Scenario& s, ExportContext& c, const std::string& version) {
+void map_model(const Scenario& s, ExportContext& c, const std::string& version,
+               const TorchtitanModel& model) {
   const auto& m = s.model;
-  const std::string llama = "Llama 3's architecture in torchtitan";
+  const std::string llama = model.module == "llama3" ? "Llama 3's architecture in torchtitan"
+                                                   : "the " + model.module + " model in torchtitan";
   auto require = [&](bool ok, const char* path, const std::string& feature,
                      const std::string& closest) {
     if (ok) {
@@ -356,11 +336,19 @@ void map_model(const Scenario& s, ExportContext& c, const std::string& version) 
   require(!m.linear_bias, "/model/linear_bias", "linear biases", "no biases");
   require(!m.learned_positions, "/model/learned_positions", "learned positions", "RoPE");
   require(!m.dropout, "/model/dropout", "dropout", "no dropout");
-  const std::string where = version == "0.3.0"
-                                ? "torchtitan 0.3 takes the model from a config_registry "
-                                  "function (--module llama3 --config FUNCTION)"
-                                : "torchtitan 0.2 takes the model from a registered flavor "
-                                  "(model.flavor names it: register it in llama3_configs)";
+  std::string where;
+  if (!model.config.empty()) {
+    where = fmt::format("torchtitan {} builds it as --module {} --config {}", version, model.module,
+                        model.config);
+  } else if (model.module != "llama3") {
+    where = fmt::format("torchtitan {} builds it as model.name {}, model.flavor {}", version,
+                        model.module, model.flavor);
+  } else {
+    where = version == "0.3.0" ? "torchtitan 0.3 takes the model from a config_registry "
+                                 "function (--module llama3 --config FUNCTION)"
+                               : "torchtitan 0.2 takes the model from a registered flavor "
+                                 "(model.flavor names it: register it in llama3_configs)";
+  }
   c.stated("/model/layers",
            fmt::format("{}: n_layers {}, dim {}, n_heads {}, n_kv_heads {}, FFN hidden {}, "
                        "vocab_size {}, {} embeddings",
@@ -411,14 +399,11 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   cover_launcher(s, c, "torchrun");
   cover_framework(s, c, Target::kTorchtitan);
   cover_placements(s, c);
-  cover_experts_elsewhere(s, c,
-                          "torchtitan's model flavours (its MoE ones: deepseek_v3, qwen3, llama4, "
-                          "via --model.name / --model.flavor), which parasim does not map a "
-                          "scenario onto yet; Megatron-LM (--to megatron)");
-  map_model(s, c, version);
+  const TorchtitanModel model = map_torchtitan_experts(s, c, out, version);
+  map_model(s, c, version, model);
   if (version == "0.2.2") {
-    out.set("model", "name", "llama3");
-    out.set("model", "flavor", s.model.name);
+    out.set("model", "name", model.module);
+    out.set("model", "flavor", model.flavor);
   }
   map_training(s, c, out);
   map_parallel(s, version, c, out);
@@ -444,6 +429,10 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
     return {toml_text(out), "# ", true, ""};
   }
   ArgList a;
+  if (!model.config.empty()) {  // the model is the config function's: the file names it
+    a.add("--module", model.module);
+    a.add("--config", model.config);
+  }
   for (const Setting& st : out.items()) {
     if (st.value.is_boolean()) {
       // tyro's boolean flags: --section.field-name and --section.no-field-name.
@@ -458,7 +447,9 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   // reads every word after a subcommand as the subcommand's own and rejects the trainer's flags
   // there (exit 2; checked with ConfigManager.parse_args), so a user's own flags go before it.
   a.add("activation-checkpoint:" + recompute);
-  c.note("run: torchrun ... -m torchtitan.train --module llama3 --config FUNCTION $(cat FILE)");
+  c.note(model.config.empty()
+             ? "run: torchrun ... -m torchtitan.train --module llama3 --config FUNCTION $(cat FILE)"
+             : "run: torchrun ... -m torchtitan.train $(cat FILE)");
   c.note("activation-checkpoint:" + recompute +
          " is a subcommand and must stay the last word: torchtitan 0.3.0 (tyro) rejects any flag "
          "after it, so put flags of your own before it: ... $(grep -v '^#' FILE | sed '$d') "

@@ -728,10 +728,16 @@ def torchtitan(version, export, plan):
     if t.global_batch_size % (t.local_batch_size * batch_degree) != 0:
         return (f"rejected: global batch {t.global_batch_size} is not a multiple of local "
                 f"{t.local_batch_size} x dp {batch_degree} (trainer.py's assertion)")
-    return (f"accepted (global {t.global_batch_size}, local {t.local_batch_size}, dp "
-            f"{p.data_parallel_replicate_degree} x {p.data_parallel_shard_degree}, tp "
-            f"{p.tensor_parallel_degree}, pp {p.pipeline_parallel_degree}; a user flag where the "
-            f"notes say is applied)")
+    # The model it builds (0.3: the config function's model_spec; 0.2: model.name / flavor) and
+    # the expert-parallel degree, for a model with experts.
+    spec = getattr(cfg, "model_spec", None) or getattr(cfg, "model", None)
+    model = f"{getattr(spec, 'name', '?')} {getattr(spec, 'flavor', '?')}"
+    ep = getattr(p, "expert_parallel_degree", 1)
+    return (f"accepted (model {model}, global {t.global_batch_size}, local "
+            f"{t.local_batch_size}, dp {p.data_parallel_replicate_degree} x "
+            f"{p.data_parallel_shard_degree}, tp {p.tensor_parallel_degree}, pp "
+            f"{p.pipeline_parallel_degree}{f', ep {ep}' if ep > 1 else ''}; a user flag where "
+            f"the notes say is applied)")
 
 
 def shampoo(export, plan):

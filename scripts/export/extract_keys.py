@@ -256,6 +256,14 @@ def torchtitan03_keys(root):
             continue
         for field, _, _ in dataclass_fields(pkg, target[0], target[1]):
             keys.add(f"{section}.{field}")
+    # ConfigManager._load_config's own arguments (--module, --config), compared as strings
+    manager = pkg.tree("torchtitan.config.manager")
+    for node in ast.walk(manager):
+        if (isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and
+                len(node.comparators) == 1 and isinstance(node.comparators[0], ast.Constant) and
+                isinstance(node.comparators[0].value, str) and
+                node.comparators[0].value in ("--module", "--config")):
+            keys.add(node.comparators[0].value[2:])
     # the activation checkpoint: a tyro subcommand per policy
     tree = pkg.tree("torchtitan.distributed.activation_checkpoint")
     for node in ast.walk(tree):
@@ -346,8 +354,9 @@ def main():
               "deepspeed/runtime/constants.py, zero/config.py, precision_config.py, tensor_parallel/config.py, "
               "activation_checkpointing/config.py, config.py", deepspeed_keys(o.deepspeed))
     if o.torchtitan03:
-        write(o.out, "torchtitan-0.3.0.txt", "torchtitan 0.3.0 ConfigManager overrides (section.field) and "
-              "activation-checkpoint subcommands", "torchtitan/trainer.py Trainer.Config, torchtitan/config/configs.py "
+        write(o.out, "torchtitan-0.3.0.txt", "torchtitan 0.3.0 ConfigManager arguments (module, config), overrides "
+              "(section.field) and activation-checkpoint subcommands", "torchtitan/config/manager.py, "
+              "torchtitan/trainer.py Trainer.Config, torchtitan/config/configs.py "
               "and the component Config classes, torchtitan/distributed/activation_checkpoint.py",
               torchtitan03_keys(o.torchtitan03))
     if o.torchtitan02:

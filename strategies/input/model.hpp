@@ -29,6 +29,7 @@ struct LowRank {
   int mlp_rank = 0;   // r for gate, up, down; 0 = dense
   LowRankVariant variant = LowRankVariant::kCola;
   bool enabled() const { return attn_rank > 0 && mlp_rank > 0; }
+  bool operator==(const LowRank&) const = default;
 };
 
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 sec. 2.1; DeepSeek-V3, arXiv
@@ -43,6 +44,7 @@ struct MlaSpec {
   int qk_rope_head_dim = 0;
   int v_head_dim = 0;
   bool enabled() const { return kv_lora_rank > 0; }
+  bool operator==(const MlaSpec&) const = default;
 };
 
 enum class QkNorm { kNone, kPerHead, kFull };
@@ -88,6 +90,7 @@ struct MoeSpec {
   }
   // MoE layers among layers [first, first + count).
   int moe_layers_in(int first, int count) const;
+  bool operator==(const MoeSpec&) const = default;
 };
 
 struct ModelSpec {
@@ -139,6 +142,7 @@ struct ModelSpec {
   std::int64_t total_params() const;
   // What a token uses (DeepSeek-V3's "37B activated"): embeddings and head included, MTP not.
   std::int64_t active_params() const;
+  bool operator==(const ModelSpec&) const = default;
 };
 
 }  // namespace parasim::strat

@@ -58,6 +58,15 @@ TEST_CASE("plan --for T then export --to T: every shipped scenario, every traine
         ++refused;
         continue;
       }
+      if (r.code == cli::kExitFailure) {
+        // Nothing the trainer runs fits: DeepSeek-V3 under torchtitan, whose sharding is FSDP2
+        // (ZeRO-3), which parasim does not model with experts yet; ZeRO 0 does not fit 671B.
+        CHECK_MESSAGE(r.err.find("no feasible plan") != std::string::npos, r.err);
+        CHECK(scenario.stem() == "deepseek-v3-2048gpu");
+        CHECK(name == "torchtitan");
+        CHECK_FALSE(test::fs::exists(plan_file));
+        continue;
+      }
       REQUIRE_MESSAGE(r.code == cli::kExitOk, r.err << r.out);
       CHECK(r.out.find("for " + exporter::resolve_version(t, "", false).label) !=
             std::string::npos);
