@@ -106,8 +106,9 @@ CollectivePlan plan_token_exchange(const TokenExchange& x, const GroupPlacement&
   plan.kind = CollectiveKind::kAllToAll;
   plan.algorithm = CollectiveAlgorithm::kDirect;
   plan.protocol = CollectiveProtocol::kSimple;
-  // nccl-tests S of the all-to-all the exchange replaces: every rank's bytes to every rank.
-  plan.message = Bytes{x.tokens * x.bytes_per_token * x.rank_factor * group.size};
+  // DeepEP's logical bytes (what its README's bandwidths count): every copy the busiest rank
+  // receives, its own included.
+  plan.message = Bytes{t.received_tokens * x.bytes_per_token};
   if (group.size == 1) return plan;
   const int g = group.gpus_per_node_in_group, nodes = group.nodes_spanned;
   if (nodes > 1) {

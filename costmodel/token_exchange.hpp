@@ -26,7 +26,9 @@
 // Bytes per rank = T x sends x bytes_per_token x R, T the rank's tokens. (T, R as in
 // expert_load.hpp.)
 //
-// The plan is an all-to-all of kind kAllToAll, algorithm kDirect, with one step: a NIC phase
+// The plan is an all-to-all of kind kAllToAll, algorithm kDirect, its message S the busiest
+// rank's logical bytes (every token copy it receives, its own included: what DeepEP's README
+// counts in its "logical bandwidth"), with one step: a NIC phase
 // concurrent with an NVLink phase (collective_cost.hpp's contract), each at the fabric's achieved
 // share of the link, as NCCL's point-to-point phases. Published check (DeepEP README @ 567632d,
 // H800, ~160 GB/s NVLink, CX7 400 Gb/s IB): 153 / 158 GB/s NVLink (intranode dispatch /

@@ -182,6 +182,7 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
   p.model_flops = layer.model_flops.value;
   p.embed_flops = embed.model_flops.value;
   p.head_flops = head.model_flops.value;
+  p.head_stored = head.activation_stored_bytes;
   return programs_.emplace(key, p).first->second;
 }
 
@@ -276,6 +277,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     held.dense += part.dense;
     held.expert += part.expert;
   }
+  if (stage == c.pp - 1) held.expert += strat::mtp_params_on_rank(base_.model, sc.parallel).expert;
   const double params =
       held.dense + strat::embedding_params_per_tp_rank(base_.model, c.tp, stage, c.pp);
   const int edp = base_.model.moe.enabled() ? sc.parallel.edp() : 1;
@@ -629,10 +631,7 @@ Estimate Screen::estimate(const Candidate& c) {
     const int moe_on_stage = stage_moe_layers(c, s.stage);
     const double kept = (L - moe_on_stage) * pr.stored + moe_on_stage * pr.moe_stored;
     double act = sets * (paci_mem ? stage_input : kept);
-    if (has_head) {
-      act += static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp * base_.model.vocab /
-             c.tp * (cost::bytes_per_element(base_.training.precision) + 4.0);
-    }
+    if (has_head) act += pr.head_stored;
     peak = std::max(peak, st.state_bytes + act + st.non_tensor_bytes);
   }
   e.step_s = step;
@@ -640,9 +639,7 @@ Estimate Screen::estimate(const Candidate& c) {
   if (strat::is_searched(c.schedule)) {
     // The builder's search input (zero_bubble_costs.cpp): each stage's forward keeps its layers'
     // stored activations (and the logits on the last); M_B the larger of the first two stages'.
-    const double logits = static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp *
-                          base_.model.vocab / c.tp *
-                          (cost::bytes_per_element(base_.training.precision) + 4.0);
+    const double logits = pr.head_stored;
     auto kept = [&](int stage) {
       return stage_layers(c, stage) * pr.stored + (stage == P - 1 ? logits : 0.0);
     };

@@ -143,6 +143,7 @@ class Screen {
     double stored = 0, full = 0;  // activation bytes per layer
     double model_flops = 0;       // per micro-batch per TP rank: all layers excluded, one layer
     double embed_flops = 0, head_flops = 0;
+    double head_stored = 0;  // the head's kept activations (logits; MTP modules)
   };
   // What a stage's data-parallel step costs, independent of the micro-batch: its gradient
   // buckets (index of the last gradient chunk in each, head first, and its reduction time),

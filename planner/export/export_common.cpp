@@ -88,8 +88,11 @@ void cover_experts_elsewhere(const strat::Scenario& s, ExportContext& c, const s
   } else {
     c.unused("/model/mla", "grouped-query attention");
   }
-  // The scenario parser refuses it until the builder prices it (scenario_parser.cpp).
-  c.unused("/model/mtp_layers", "no multi-token prediction");
+  if (m.mtp_layers > 0) {
+    c.cannot("/model/mtp_layers", "multi-token prediction modules", why, "no MTP module");
+  } else {
+    c.unused("/model/mtp_layers", "no multi-token prediction");
+  }
 }
 
 void cover_placements(const strat::Scenario& s, ExportContext& c) {

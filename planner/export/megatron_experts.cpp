@@ -76,7 +76,16 @@ void map_megatron_attention_extras(const strat::Scenario& s, ExportContext& c, A
   } else {
     c.unused("/model/mla", "grouped-query attention");
   }
-  c.unused("/model/mtp_layers", "no multi-token prediction");  // refused by the scenario parser
+  if (m.mtp_layers > 0) {
+    // megatron-core 0.19.2 --mtp-num-layers: the modules on the last stage with the output layer
+    // (the default placement, as parasim simulates it); the loss weight keeps Megatron's default.
+    a.add("--mtp-num-layers", num(m.mtp_layers));
+    c.mapped("/model/mtp_layers", "--mtp-num-layers");
+    c.note("--mtp-loss-scaling-factor keeps Megatron-LM's default 0.1 (DeepSeek-V3 used 0.3, then "
+           "0.1); the scenario has no loss weight");
+  } else {
+    c.unused("/model/mtp_layers", "no multi-token prediction");
+  }
 }
 
 void map_megatron_experts(const strat::Scenario& s, ExportContext& c, ArgList& a) {

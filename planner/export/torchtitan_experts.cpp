@@ -151,7 +151,16 @@ TorchtitanModel map_torchtitan_experts(const strat::Scenario& s, ExportContext& 
   model.flavor = f->flavor;
   map_router(s, *f, c);
   map_expert_layout(s, c, out, version);
-  c.unused("/model/mtp_layers", "no multi-token prediction");
+  if (s.model.mtp_layers > 0) {
+    // torchtitan 0.3.0's 671B config builds no MTP module (num_mtp_layers 0; only its debug
+    // model has one) and 0.2.2 has none.
+    c.cannot("/model/mtp_layers",
+             fmt::format("{} multi-token prediction module(s) (torchtitan's {} flavour has none)",
+                         s.model.mtp_layers, f->flavor),
+             "megatron (--mtp-num-layers)", "no MTP module");
+  } else {
+    c.unused("/model/mtp_layers", "no multi-token prediction");
+  }
   return model;
 }
 

@@ -72,22 +72,6 @@ std::string preset_names_clusters() {
   return out;
 }
 
-// Described (parameter counts, presets, `parasim list`) before the builder prices them: until
-// it does, a scenario that uses them is refused rather than simulated as something else. A preset
-// given by name is reported at /model itself.
-void refuse_unsimulated(const ModelSpec& m, const std::string& path, bool by_name,
-                        Diagnostics& d) {
-  for (const auto& [used, key] :
-       {std::pair{m.mtp_layers > 0, "mtp_layers"}}) {
-    if (used) {
-      d.add(by_name ? path : path + "/" + key,
-            fmt::format("\"{}\"{} is described (parameter counts, presets) but not simulated "
-                        "yet: this build cannot price it",
-                        key, by_name ? fmt::format(" (preset {})", m.name) : ""));
-    }
-  }
-}
-
 void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, ModelSpec& m) {
   const std::string path = "/model";
   if (node.is_string()) {
@@ -98,7 +82,6 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
       return;
     }
     m = preset->spec;
-    refuse_unsimulated(m, path, true, d);
     return;
   }
   JsonObjectReader r(node, path, d);
@@ -189,7 +172,6 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
           "a low-rank (BOOST) model with experts is not modelled: give one of "
           "\"moe\" and \"low_rank\"");
   }
-  refuse_unsimulated(m, path, false, d);
   if (m.heads > 0 && m.hidden % m.heads != 0 && m.explicit_head_dim == 0 && !m.mla.enabled()) {
     d.add(path + "/heads", fmt::format("hidden ({}) must be a multiple of heads ({})", m.hidden,
                                        m.heads));

@@ -8,6 +8,7 @@
 #include "strategies/layers/low_rank_layer.hpp"
 #include "strategies/layers/mla_attention.hpp"
 #include "strategies/layers/moe_layer.hpp"
+#include "strategies/layers/mtp_module.hpp"
 #include "strategies/layers/step_writer.hpp"
 #include "strategies/layers/tsp_layer.hpp"
 #include "strategies/layers/tsp_vocab.hpp"
@@ -417,7 +418,9 @@ LayerProgram embedding_program(const Scenario& sc, const cost::CostModel& costs)
   return p;
 }
 
-LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
+namespace {
+
+LayerProgram vocab_head_program(const Scenario& sc, const cost::CostModel& costs) {
   const Dims x = dims_of(sc);
   if (x.tsp && x.t > 1) return tsp_head_program(sc, costs);
   StepWriter w(costs, sc.training.precision);
@@ -484,6 +487,21 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
   step.compute = weights;
   p.weight_grad.push_back(step);
   p.model_flops = cost::Flops{2.0 * x.tokens() * x.v * x.h / x.t * 3.0};  // unpadded V
+  return p;
+}
+
+}  // namespace
+
+LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
+  LayerProgram p = vocab_head_program(sc, costs);
+  // What the head keeps for its backward: the logits in the training precision and the loss's
+  // fp32 softmax (vocab-parallel: V / t per token).
+  const double tokens =
+      static_cast<double>(sc.training.micro_batch) * sc.model.seq_len / sc.parallel.cp;
+  const double logit_elements = tokens * sc.model.vocab / sc.parallel.tp;
+  p.activation_stored_bytes = p.activation_full_bytes =
+      logit_elements * (cost::bytes_per_element(sc.training.precision) + 4.0);
+  detail::append_mtp_modules(sc, costs, p);
   return p;
 }
 
@@ -620,6 +638,9 @@ int embedding_parameter_tensors(const ModelSpec& m, int stage, int pp) {
   if (stage == pp - 1) {
     n += m.norm == NormKind::kLayerNorm ? 2 : 1;
     if (!m.tied_embeddings || pp > 1) n += 1;
+    // MTP modules: three norms and the projection, and a layer's tensors each
+    const int norm = m.norm == NormKind::kLayerNorm ? 2 : 1;
+    n += m.mtp_layers * (3 * norm + 1 + layer_parameter_tensors(m));
   }
   return n;
 }
@@ -630,10 +651,21 @@ double input_embedding_params_per_tp_rank(const ModelSpec& m, int tp) {
   return static_cast<double>(m.vocab) * m.hidden / tp + positions;
 }
 
+LayerParams mtp_params_on_rank(const ModelSpec& m, const ParallelSpec& p) {
+  if (m.mtp_layers == 0) return {};
+  const double h = m.hidden, norm = m.norm == NormKind::kLayerNorm ? 2 * h : h;
+  const LayerParams layer = layer_params_on_rank(m, p, m.layers - 1);
+  return {m.mtp_layers * (3 * norm + 2 * h * h / p.tp + layer.dense),
+          m.mtp_layers * layer.expert};
+}
+
 double head_params_per_tp_rank(const ModelSpec& m, int tp, int pp) {
   const double final_norm = m.norm == NormKind::kLayerNorm ? 2.0 * m.hidden : m.hidden;
   const bool own_table = !m.tied_embeddings || pp > 1;
-  return final_norm + (own_table ? static_cast<double>(m.vocab) * m.hidden / tp : 0.0);
+  ParallelSpec tp_only;
+  tp_only.tp = tp;
+  return final_norm + (own_table ? static_cast<double>(m.vocab) * m.hidden / tp : 0.0) +
+         mtp_params_on_rank(m, tp_only).dense;
 }
 
 double embedding_params_per_tp_rank(const ModelSpec& m, int tp, int stage, int pp) {

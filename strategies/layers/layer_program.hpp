@@ -126,6 +126,8 @@ LayerProgram transformer_layer_program(const Scenario& scenario, const cost::Cos
                                        LayerKind kind = LayerKind::kDense);
 // The input embedding (first stage) and the final norm, output head and loss (last stage).
 LayerProgram embedding_program(const Scenario& scenario, const cost::CostModel& costs);
+// The head's activation bytes are its logits and fp32 loss inputs, and with model.mtp_layers the
+// MTP modules run inside it (mtp_module.hpp).
 LayerProgram head_program(const Scenario& scenario, const cost::CostModel& costs);
 
 // The Korthikanti activation shape of one layer of this scenario (per micro-batch, per rank: with
@@ -155,8 +157,13 @@ LayerParams layers_params_on_rank(const ModelSpec& model, const ParallelSpec& pa
 // The input embedding table, vocab-parallel (/t), and learned positions (replicated) on the
 // first stage.
 double input_embedding_params_per_tp_rank(const ModelSpec& model, int tp);
+// DeepSeek-V3's multi-token prediction modules on the last stage (mtp_module.hpp), per module:
+// three norms, the 2h -> h projection (/ tp) and a layer of the model's last layer's kind, its
+// experts in `expert`. With tp = ep = etp = 1 the sum is ModelSpec::mtp_params().
+LayerParams mtp_params_on_rank(const ModelSpec& model, const ParallelSpec& parallel);
 // Final norm and output head on the last stage: the head's own table (/t) when untied, or a copy
-// of the tied table when it lives on another stage (pp > 1, as Megatron keeps it).
+// of the tied table when it lives on another stage (pp > 1, as Megatron keeps it); with MTP
+// modules their dense parameters (mtp_params_on_rank).
 double head_params_per_tp_rank(const ModelSpec& model, int tp, int pp);
 // Both, as held by `stage` (0..pp-1).
 double embedding_params_per_tp_rank(const ModelSpec& model, int tp, int stage, int pp);

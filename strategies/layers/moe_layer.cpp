@@ -211,7 +211,9 @@ void token_exchange(std::vector<LayerStep>& out, const char* label, const MoeDim
                     double bytes_per_token) {
   cost::TokenExchange exchange = m.exchange;
   exchange.bytes_per_token = bytes_per_token;
-  const double message = m.tokens * bytes_per_token * m.rank_factor * m.etp * m.ep;
+  // DeepEP's "logical" bytes (its README's bandwidth counts them): every copy a rank receives,
+  // its own included.
+  const double message = m.received * bytes_per_token;
   group_collective(out, label, CollectiveKind::kAllToAll, message, StepGroup::kExpertGrid);
   out.back().collective.exchange = exchange;
 }

@@ -105,6 +105,7 @@ LayerParams Builder::stage_params(int stage) const {
     sum.expert += part.expert;
   }
   sum.dense += embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
+  if (stage == pp_ - 1) sum.expert += mtp_params_on_rank(sc_.model, sc_.parallel).expert;
   return sum;
 }
 
@@ -374,7 +375,7 @@ Builder::ActivationBytes Builder::activation_bytes(const LayerProgram& layer) co
   const double tokens = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len /
                         sc_.parallel.cp;  // this rank's share of the sequence
   const double logit_elements = tokens * sc_.model.vocab / sc_.parallel.tp;
-  a.logits = logit_elements * (cost::bytes_per_element(sc_.training.precision) + 4.0);
+  a.logits = head_.activation_stored_bytes;  // the logits, and the MTP modules' (head_program)
   a.loss_fp32 = logit_elements * 4.0;
   a.stage_input = tokens * sc_.model.hidden * cost::bytes_per_element(sc_.training.precision) /
                   (sc_.parallel.sequence_parallel ? sc_.parallel.tp : 1);

@@ -71,6 +71,7 @@ namespace {
 parasim::exporter::ExportInput deepseek_input(const nlohmann::json& parallel) {
   nlohmann::json s =
       nlohmann::json::parse(read_text(kSourceDir / "scenarios/deepseek-v3-2048gpu.json"));
+  s["model"] = {{"preset", "deepseek-v3"}, {"mtp_layers", 0}};  // torchtitan's 671B has no MTP
   s["training"]["grad_precision"] = "fp32";
   s["training"]["recompute"] = "full";
   s["parallel"] = {{"dp", 16}, {"tp", 8}, {"pp", 16}, {"ep", 8}, {"etp", 1},
@@ -112,6 +113,19 @@ TEST_CASE("torchtitan runs DeepSeek-V3 as its own deepseek_v3 model, with expert
   REQUIRE_FALSE(wide.result);
   CHECK(wide.refusal.find("/parallel/ep: ep 16 over more ranks than FSDP and TP lend it") !=
         std::string::npos);
+  // The preset's MTP module: torchtitan's 671B builds none; Megatron-LM's --mtp-num-layers does.
+  const Outcome mtp = run_export(deepseek_input(nlohmann::json::object()), v03, false);
+  REQUIRE(mtp.result);  // mtp_layers 0 above
+  nlohmann::json with_mtp =
+      nlohmann::json::parse(read_text(kSourceDir / "scenarios/deepseek-v3-2048gpu.json"));
+  const auto in = parasim::exporter::parse_export_input(with_mtp.dump(), "v3.json");
+  const Outcome refused = run_export(in, v03, false);
+  REQUIRE_FALSE(refused.result);
+  CHECK(refused.refusal.find("/model/mtp_layers: 1 multi-token prediction module") !=
+        std::string::npos);
+  const Outcome megatron = run_export(in, {Target::kMegatron, "", "megatron"}, false);
+  REQUIRE_MESSAGE(megatron.result, megatron.refusal);
+  CHECK(arg_value(arg_lines(megatron.result->text), "--mtp-num-layers") == "1");
 }
 
 TEST_CASE("torchtitan's routers: an auxiliary loss or a capacity factor is refused") {
@@ -131,7 +145,7 @@ TEST_CASE("torchtitan's routers: an auxiliary loss or a capacity factor is refus
   // DeepSeek-V3 with a capacity factor: torchtitan's experts drop nothing.
   nlohmann::json d =
       nlohmann::json::parse(read_text(kSourceDir / "scenarios/deepseek-v3-2048gpu.json"));
-  d["model"]["moe"] = {{"capacity_factor", 1.25}};
+  d["model"] = {{"preset", "deepseek-v3"}, {"mtp_layers", 0}, {"moe", {{"capacity_factor", 1.25}}}};
   const Outcome capped = run_export(parasim::exporter::parse_export_input(d.dump(), "d.json"), v03,
                                     false);
   REQUIRE_FALSE(capped.result);

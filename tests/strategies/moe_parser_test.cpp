@@ -60,10 +60,16 @@ TEST_CASE("experts beside low-rank linears are refused") {
 }
 
 TEST_CASE("what the builder does not price yet is refused, never simulated as something else") {
-  CHECK(has_problem(problems_of(R"("deepseek-v3")"), "/model",
-                    "\"mtp_layers\" (preset deepseek-v3) is described"));
-  CHECK(has_problem(problems_of(R"({"preset": "llama2-7b", "mtp_layers": 1})"), "/model/mtp_layers",
-                    "not simulated yet"));
+  // Multi-token prediction is priced (mtp_module.hpp): a preset with it, or a depth given.
+  for (const char* model : {R"("deepseek-v3")", R"({"preset": "llama2-7b", "mtp_layers": 1})"}) {
+    CAPTURE(model);
+    CHECK_NOTHROW(parse_scenario(std::string(R"({"model": )") + model +
+                                     R"(, "cluster": "dgx-h100", "training": {"global_batch": 8,
+                                     "micro_batch": 1}, "parallel": {"dp": 8}})",
+                                 "mtp.json"));
+  }
+  CHECK(has_problem(problems_of(R"({"preset": "llama2-7b", "mtp_layers": 17})"),
+                    "/model/mtp_layers", "16"));
   // Latent attention is built for the megatron placement without context parallelism.
   const std::string mla_cp = R"({"model": {"preset": "llama2-7b", "mla": {"kv_lora_rank": 512,
       "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}},
