@@ -4,12 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "costmodel/cost_model.hpp"
 #include "costmodel/expert_load.hpp"
 #include "report/step_report.hpp"
 #include "scenario_builder.hpp"
 #include "costmodel/token_exchange.hpp"
+#include "strategies/input/scenario_parser.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/workload/workload_builder.hpp"
@@ -326,4 +328,47 @@ TEST_CASE("flex's rules: DeepEP's group sizes and 8 GPUs a node across nodes") {
   CHECK(cost::deepep_group_problem(8, 4).has_value());    // intranode needs one node
   CHECK_FALSE(cost::deepep_group_problem(16, 8).has_value());
   CHECK_FALSE(cost::deepep_group_problem(4, 8).has_value());
+}
+
+TEST_CASE("DeepSeek-V3's layout (pp 16, ep 64, ZeRO-1, flex, MTP): a middle stage's memory by hand") {
+  const auto sc = strat::load_scenario(
+      (std::filesystem::path(PARASIM_SOURCE_DIR) / "scenarios/deepseek-v3-2048gpu.json").string());
+  // Stage 1 holds layers 3..6 (3 / 4 x 14 / 2), all MoE. Per layer, tp 1:
+  const double h = 7168, E = 256, F = 2048;
+  const double mla = h * 1536 + 1536 + 1536 * 128 * (128 + 64.0) + h * (512 + 64.0) + 512 +
+                     512 * 128 * (128 + 128.0) + 128 * 128 * h;
+  const double dense = mla + 2 * h + (h * E + E) + 3 * h * F;  // norms, sigmoid router, shared
+  const double expert = E / 64 * 3 * h * F;                     // 4 local experts
+  const double dense_stage = 4 * dense, expert_stage = 4 * expert;
+  // ZeRO-1: bf16 weights and gradients whole; fp32 master and two moments (12 bytes) over the
+  // dense replicas (dp 128) and over the expert data-parallel ranks (edp = 128 / 64 = 2).
+  const double weights = 2 * (dense_stage + expert_stage);
+  const double gradients = 2 * (dense_stage + expert_stage);
+  const double optimizer = 12 * dense_stage / 128 + 12 * expert_stage / 2;
+  // DeepEP's buffers over 64 ranks, hidden 7168 in bf16, Megatron's 20 SMs (config.hpp hints).
+  const double per_token = 2 * h + 8 + 128 * 8 + 128 * 4 + 128 * 4;
+  const double nvl = std::ceil((10 * 8 * 19 * 4 + 10 * 8 * 288 * per_token) / 128) * 128;
+  const double rdma =
+      std::ceil((10 * 8 * 18 * 2 * 4 + 10 * 8 * 128 * 2 * (per_token + 16) + 1048576) / 128) * 128;
+  const auto r = test::simulate_report(sc);
+  REQUIRE_FALSE(r.memory.empty());
+  const auto* stage1 = &r.memory.front();
+  bool found = false;
+  for (const auto& m : r.memory) {
+    if (m.stage == 1 && !found) {
+      stage1 = &m;
+      found = true;
+    }
+  }
+  REQUIRE(found);
+  auto category = [&](const char* name) {
+    for (const auto& [key, bytes] : stage1->breakdown_bytes) {
+      if (key == name) return bytes;
+    }
+    return -1.0;
+  };
+  CHECK(category("weights") == doctest::Approx(weights).epsilon(1e-6));
+  CHECK(category("gradients") == doctest::Approx(gradients).epsilon(1e-6));
+  CHECK(category("optimizer state") == doctest::Approx(optimizer).epsilon(1e-6));
+  CHECK(stage1->dispatch_buffer_bytes == doctest::Approx(nvl + rdma).epsilon(1e-12));
 }
