@@ -94,6 +94,21 @@ void experts_backward(StepWriter& w, const Dims& x, const MoeDims& m) {
   w.gemm_backward(rows, 2 * f, x.h, n);
 }
 
+// Megatron's --moe-shared-expert-overlap in the backward: the shared experts ran on their own
+// stream (shared_experts.py), so autograd runs their backward there too, under the combine's
+// backward exchange just issued; it starts after step `start`, and the experts' backward waits
+// for both (the returned steps). Nothing (the chain as usual) without the overlap.
+std::vector<int> shared_backward_under(StepWriter& w, const Dims& x, const MoeDims& m,
+                                       std::vector<LayerStep>& out, int start) {
+  if (!m.shared_overlap) return {};
+  const int exchanged = last_step(out);
+  const std::size_t first_shared = out.size();
+  shared_backward(w, x, m, out);
+  if (out.size() == first_shared) return {};
+  out[first_shared].after = {start};
+  return {exchanged, last_step(out)};
+}
+
 void alltoall_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<LayerStep>& out) {
   const double copies = m.tokens * m.top_k;        // this rank's token copies
   const double received = copies * m.rank_factor;  // the busiest rank's
@@ -142,6 +157,7 @@ void alltoall_backward(StepWriter& w, const Dims& x, const MoeDims& m,
   const double copies = m.tokens * m.top_k, received = copies * m.rank_factor;
   w.memory(x.act(copies * x.h) + x.act(m.tokens * x.h));  // unpermute backward: gather
   w.close(out, "moe unpermute bwd");
+  const int unpermuted = last_step(out);
   if (m.ep > 1) {
     group_collective(out, "moe combine bwd all-to-all", CollectiveKind::kAllToAll,
                      x.act(received * x.h), StepGroup::kExpertParallel);
@@ -150,10 +166,11 @@ void alltoall_backward(StepWriter& w, const Dims& x, const MoeDims& m,
     group_collective(out, "moe combine bwd all-gather", CollectiveKind::kAllGather,
                      x.act(m.computed() * x.h), StepGroup::kExpertTensor);
   }
+  const std::vector<int> experts_after = shared_backward_under(w, x, m, out, unpermuted);
   if (m.local_experts > 1 && m.ep > 1) w.memory(2 * x.act(m.computed() * x.h));
   experts_backward(w, x, m);
   if (m.local_experts > 1 && m.ep > 1) w.memory(2 * x.act(m.computed() * x.h));
-  w.close(out, "experts bwd");
+  close_after(w, out, "experts bwd", experts_after);
   if (m.etp > 1) {
     group_collective(out, "moe dispatch bwd reduce-scatter", CollectiveKind::kReduceScatter,
                      x.act(m.computed() * x.h), StepGroup::kExpertTensor);
@@ -254,11 +271,13 @@ void flex_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<La
 void flex_backward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<LayerStep>& out) {
   const double grid = m.etp * m.ep;
   w.close(out, "moe combine bwd prep");
+  const int prepared = last_step(out);
   if (grid > 1) token_exchange(out, "moe combine bwd (deepep)", m, x.act(x.h));
+  const std::vector<int> experts_after = shared_backward_under(w, x, m, out, prepared);
   flex_permute(w, x, m);
   experts_backward(w, x, m);
   w.memory(x.act(m.computed() * x.h) + 2 * x.act(m.received * x.h));
-  w.close(out, "experts bwd");
+  close_after(w, out, "experts bwd", experts_after);
   if (grid > 1) token_exchange(out, "moe dispatch bwd (deepep)", m, x.act(x.h) + m.top_k * 4);
 }
 
@@ -346,7 +365,7 @@ void moe_block_backward(StepWriter& w, const Dims& x, const MoeDims& m,
     alltoall_backward(w, x, m, out);
   }
   router_backward(w, m, x);
-  shared_backward(w, x, m, out);
+  if (!m.shared_overlap) shared_backward(w, x, m, out);
   residual_gradient_add(w, x);
   norm_backward(w, x);
   w.close(out, "moe bwd");

@@ -28,8 +28,8 @@
 // of its fair share: the router drops the rest before the dispatch, so R is capped (the busiest
 // rank receives at most its local experts' capacity) and the model FLOPs count the kept share
 // (expert_load.hpp's expected drop).
-// With parallel.moe_shared_expert_overlap (Megatron's --moe-shared-expert-overlap, alltoall) the
-// forward's shared experts run after the permutation, on the compute stream while the dispatch
+// With parallel.moe_shared_expert_overlap (Megatron's --moe-shared-expert-overlap, alltoall or
+// flex) the forward's shared experts run after the permutation, on the compute stream while the dispatch
 // all-to-all is on the ep stream, and the experts wait for both (a DAG of the layer's steps).
 // The flex dispatcher (DeepEP's normal kernels through Megatron's _DeepepManager, token_
 // dispatcher.py and fused_a2a.py) over the etp x ep group: the router's probabilities to top-k
@@ -40,7 +40,10 @@
 // permuted into expert order; the experts; the un-permutation; the combine (hidden states back,
 // summed per token). Backward: the combine's transpose is a dispatch with the cached handle (no
 // layout, no sync), the dispatch's a combine (with the weights' gradients).
-// Not modelled: the shared-expert overlap in the backward, padding to capacity.
+// The shared-expert overlap holds in the backward too: Megatron runs the shared experts on a
+// stream of their own (shared_experts.py), so their backward runs under the combine's backward
+// exchange and the experts' backward waits for both.
+// Not modelled: padding to capacity.
 
 #include <vector>
 
