@@ -339,12 +339,14 @@ void map_model(const Scenario& s, ExportContext& c) {
                        m.mlp == strat::MlpKind::kSwiglu ? "SwiGLU" : "GELU",
                        m.norm == strat::NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm",
                        m.tied_embeddings ? "tied" : "untied", m.dropout ? "dropout" : "no dropout",
-                       m.linear_bias ? "linear biases" : "no linear biases",
+                       m.linear_bias ? "linear biases"
+                       : m.qkv_bias  ? "QKV biases only"
+                                     : "no linear biases",
                        m.learned_positions ? "learned" : "rotary"));
   for (const char* path :
        {"/model/hidden", "/model/heads", "/model/kv_heads", "/model/ffn_hidden", "/model/vocab",
         "/model/seq_len", "/model/mlp", "/model/norm", "/model/tied_embeddings", "/model/dropout",
-        "/model/linear_bias", "/model/learned_positions"}) {
+        "/model/linear_bias", "/model/qkv_bias", "/model/learned_positions"}) {
     c.mapped(path, "stated with /model/layers (the model is code)");
   }
 }

@@ -297,6 +297,9 @@ void map_model(const Scenario& s, ExportContext& c, ArgList& a) {
                                        : "--attention-dropout 0.0 --hidden-dropout 0.0");
   if (!m.linear_bias) a.add("--disable-bias-linear");
   c.mapped("/model/linear_bias", m.linear_bias ? "biases (no flag)" : "--disable-bias-linear");
+  if (m.qkv_bias && !m.linear_bias) a.add("--add-qkv-bias");
+  c.mapped("/model/qkv_bias", m.qkv_bias && !m.linear_bias ? "--add-qkv-bias"
+                                                           : "with /model/linear_bias");
   a.add("--position-embedding-type", m.learned_positions ? "learned_absolute" : "rope");
   c.mapped("/model/learned_positions", "--position-embedding-type");
 }

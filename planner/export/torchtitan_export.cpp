@@ -334,6 +334,7 @@ void map_model(const Scenario& s, ExportContext& c, const std::string& version,
   require(m.mlp == strat::MlpKind::kSwiglu, "/model/mlp", "a GELU MLP", "SwiGLU");
   require(m.norm == strat::NormKind::kRmsNorm, "/model/norm", "LayerNorm", "RMSNorm");
   require(!m.linear_bias, "/model/linear_bias", "linear biases", "no biases");
+  require(!m.qkv_bias || m.linear_bias, "/model/qkv_bias", "QKV biases", "no biases");
   require(!m.learned_positions, "/model/learned_positions", "learned positions", "RoPE");
   require(!m.dropout, "/model/dropout", "dropout", "no dropout");
   std::string where;

@@ -63,6 +63,7 @@ std::int64_t ModelSpec::attention_params() const {
   const std::int64_t d = head_dim(), q = a * d, kv = static_cast<std::int64_t>(kv_heads) * d;
   std::int64_t params = h * q + 2 * h * kv + q * h;  // Q, K, V, output
   if (linear_bias) params += q + 2 * kv + h;
+  else if (qkv_bias) params += q + 2 * kv;
   if (qk_norm == QkNorm::kPerHead) params += 2 * d;
   if (qk_norm == QkNorm::kFull) params += q + kv;
   return params;

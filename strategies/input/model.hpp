@@ -107,6 +107,9 @@ struct ModelSpec {
   bool tied_embeddings = false;  // output head shares the input embedding
   bool dropout = true;           // dropout masks stored (GPT); Llama trains without dropout
   bool linear_bias = true;       // GPT linears carry biases; Llama's do not
+  // Biases on the query, key and value projections only (Qwen2 / Qwen2.5: attention_bias on
+  // q_proj, k_proj, v_proj; Megatron-LM's --add-qkv-bias); implied by linear_bias.
+  bool qkv_bias = false;
   bool learned_positions = false;  // GPT: a seq_len x hidden position table; Llama uses RoPE
   LowRank low_rank;                // dense unless enabled()
   int explicit_head_dim = 0;       // 0: hidden / heads (Qwen3 sets 128 with hidden 2048)

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "strategies/input/current_dense_presets.hpp"
 #include "strategies/input/moe_presets.hpp"
 
 namespace parasim::strat {
@@ -105,6 +106,7 @@ std::vector<ModelPreset> build_presets() {
           "hidden_size 8192, num_attention_heads 64, num_key_value_heads 8, intermediate_size "
           "28672, vocab_size 32000).",
       llama2("llama2-70b", 80, 8192, 64, 8, 28672)));
+  append_current_dense_presets(presets);
   append_moe_presets(presets);
   return presets;
 }

@@ -118,6 +118,7 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
   assign(m.tied_embeddings, r.boolean("tied_embeddings", false));
   assign(m.dropout, r.boolean("dropout", false));
   assign(m.linear_bias, r.boolean("linear_bias", false));
+  assign(m.qkv_bias, r.boolean("qkv_bias", false));
   assign(m.learned_positions, r.boolean("learned_positions", false));
   assign(m.explicit_head_dim, r.integer("head_dim", false, 1, 1 << 14));
   if (auto q = r.choice("qk_norm", false, {"none", "per-head", "full"})) {

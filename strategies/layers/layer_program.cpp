@@ -127,7 +127,7 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
   w.memory(2 * hidden_bytes(x));                                   // input norm
   w.gemm(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
   // The QKV linear keeps its bias (skip_bias_add false): in the GEMM's epilogue, or an add.
-  if (x.bias && !x.fusions.linear_bias_in_gemm) w.memory(2 * qkv_bytes(x));
+  if (x.qkv_bias && !x.fusions.linear_bias_in_gemm) w.memory(2 * qkv_bytes(x));
   qk_norm_forward(w, x);
   if (x.cp > 1) {
     cp_attention_forward(w, x, out);
@@ -205,7 +205,7 @@ void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
   }
   qk_norm_backward(w, x);
   w.memory(2 * qkv_bytes(x));                                       // Q, K, V gradients joined
-  if (x.bias) w.memory(qkv_bytes(x));                               // QKV bias gradient
+  if (x.qkv_bias) w.memory(qkv_bytes(x));                           // QKV bias gradient
   w.gemm_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);   // QKV
   norm_backward(w, x);
   residual_gradient_add(w, x);
@@ -562,6 +562,8 @@ double layer_params_per_tp_rank(const ModelSpec& m, int tp) {
   if (m.linear_bias) {
     sharded += q + 2 * kv + (mats - 1) * f;  // column-parallel biases (QKV, fc1)
     replicated += 2 * h;                     // row-parallel biases (out proj, fc2)
+  } else if (m.qkv_bias) {
+    sharded += q + 2 * kv;
   }
   return sharded / t + replicated;
 }
@@ -599,7 +601,10 @@ std::vector<std::vector<double>> layer_module_tensors_per_tp_rank(const ModelSpe
     return m.linear_bias ? std::vector<double>{weight, bias} : std::vector<double>{weight};
   };
   const double q = m.query_width();
-  std::vector<std::vector<double>> modules = {norm, linear((h * q + 2 * h * kv) / t, (q + 2 * kv) / t)};
+  const double qkv_weight = (h * q + 2 * h * kv) / t, qkv_bias = (q + 2 * kv) / t;
+  std::vector<std::vector<double>> modules = {
+      norm, m.qkv_bias && !m.linear_bias ? std::vector<double>{qkv_weight, qkv_bias}
+                                         : linear(qkv_weight, qkv_bias)};
   if (m.qk_norm == QkNorm::kPerHead) {
     const double d = m.head_dim();
     modules.push_back({d, d});

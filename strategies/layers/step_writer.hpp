@@ -148,6 +148,7 @@ struct Dims {
   bool tsp = false;    // TSP: tokens are local (s / D); tsp_layer and tsp_vocab take over
   bool cp_allgather = false;
   bool bias = false;            // linear biases (GPT)
+  bool qkv_bias = false;        // a bias on the QKV projection (GPT, Qwen2.5)
   KernelFusions fusions;        // the framework's (training.framework)
   int layer_syncs = 0;          // the framework's syncs per layer forward, before the MLP
   QkNorm qk_norm = QkNorm::kNone;  // norms of the queries and keys after QKV (Qwen3, OLMoE)
@@ -179,6 +180,7 @@ inline Dims dims_of(const Scenario& sc) {
   x.dropout = m.dropout;
   x.flash = sc.training.attention == AttentionKind::kFlash;
   x.bias = m.linear_bias;
+  x.qkv_bias = m.linear_bias || m.qkv_bias;
   x.fusions = sc.training.framework.fusions;
   x.layer_syncs = sc.training.framework.counts.layer_syncs;
   x.qk_norm = m.qk_norm;

@@ -86,3 +86,45 @@ TEST_CASE("preset layouts follow their families") {
 }
 
 }  // namespace parasim::strat
+
+namespace parasim::strat {
+
+TEST_CASE("2024-25 dense presets: counts from their shapes by hand, and the published sizes") {
+  struct Case {
+    const char* name;
+    double published;  // the publisher's count (model card or paper), 0: none stated
+    double tolerance;  // the published figure's rounding
+  };
+  for (const Case& c : {Case{"llama3-8b", 8.03e9, 0.001}, Case{"llama3-70b", 70.6e9, 0.001},
+                        Case{"llama3.1-8b", 8.03e9, 0.001}, Case{"llama3.1-70b", 70.6e9, 0.001},
+                        Case{"llama3.1-405b", 405e9, 0.005}, Case{"llama3.2-1b", 1.23e9, 0.006},
+                        Case{"llama3.2-3b", 3.21e9, 0.002}, Case{"qwen2.5-7b", 7.61e9, 0.001},
+                        Case{"qwen2.5-14b", 14.7e9, 0.005}, Case{"qwen2.5-32b", 32.5e9, 0.01},
+                        Case{"qwen2.5-72b", 72.7e9, 0.001}, Case{"qwen3-8b", 8.2e9, 0.002},
+                        Case{"qwen3-14b", 14.8e9, 0.003}, Case{"qwen3-32b", 32.8e9, 0.002},
+                        Case{"mistral-7b", 7.3e9, 0.01}, Case{"mistral-nemo-12b", 12e9, 0.03}}) {
+    CAPTURE(c.name);
+    const ModelSpec& m = spec(c.name);
+    // By hand: embeddings (x2 untied), final norm, per layer Q K V O, SwiGLU's three matrices,
+    // two norms, QKV biases (Qwen2.5), per-head q/k norms (Qwen3).
+    const double h = m.hidden, d = m.head_dim(), q = m.heads * d, kv = m.kv_heads * d;
+    const double f = m.ffn_hidden, V = m.vocab;
+    double layer = h * q + 2 * h * kv + q * h + 3 * h * f + 2 * h;
+    if (m.qkv_bias) layer += q + 2 * kv;
+    if (m.qk_norm == QkNorm::kPerHead) layer += 2 * d;
+    const double total = V * h * (m.tied_embeddings ? 1 : 2) + h + m.layers * layer;
+    CHECK(static_cast<double>(m.total_params()) == total);
+    if (c.published > 0) CHECK(rel_diff(total, c.published) <= c.tolerance);
+  }
+  // The shapes as published: Llama 3.2 ties its embeddings, Qwen2.5 has QKV biases only, Qwen3
+  // heads of 128 with q/k norms, NeMo heads of 128 on hidden 5120.
+  CHECK(spec("llama3.2-1b").tied_embeddings);
+  CHECK(spec("llama3.2-1b").head_dim() == 64);
+  CHECK_FALSE(spec("llama3.1-405b").tied_embeddings);
+  CHECK(spec("qwen2.5-72b").qkv_bias);
+  CHECK_FALSE(spec("qwen2.5-72b").linear_bias);
+  CHECK(spec("qwen3-32b").query_width() == 8192);
+  CHECK(spec("mistral-nemo-12b").head_dim() == 128);
+}
+
+}  // namespace parasim::strat
