@@ -33,6 +33,13 @@ PlanRun run_plan(const std::string& scenario, const std::string& trainer, const 
   o.trainer = trainer;
   o.out = out;
   o.search = std::move(search);
+  // The export of the winner is what is checked here, not the ranking: the 16,384-GPU scenario's
+  // simulations take about 1.7 s each on 2 cores, so it simulates a few (enough for one that
+  // fits its memory).
+  if (scenario.find("llama3-405b-16384gpu") != std::string::npos) {
+    o.top = 2;
+    o.max_simulate = 8;
+  }
   return test::run_plan(o);
 }
 
