@@ -34,6 +34,7 @@ constexpr DeepEpConfig kDeepEpConfigs[] = {
     {128, 560, 12, 560, 8},  {144, 720, 12, 720, 8},  {160, 720, 12, 720, 8},
 };
 constexpr int kNvlPeers = 8;  // NUM_MAX_NVL_PEERS
+constexpr double kWorkspaceBytes = 32.0 * 1024 * 1024;  // NUM_WORKSPACE_BYTES, deep_ep.cpp's cudaMalloc
 // Per token in the buffers besides the hidden bytes (config.hpp): source meta (2 ints), top-k
 // indices (128 x int64), top-k weights (128 x float), scales (128 x float).
 constexpr double kNvlTokenExtraBytes = 8 + 128 * 8 + 128 * 4 + 128 * 4;
@@ -172,7 +173,7 @@ Bytes deepep_buffer_bytes(double hidden_bytes, int ranks, int num_sms) {
   const double rdma =
       std::max(rdma_hint(hidden_bytes, ranks, channels, rdma_recv_tokens(config->rdma_send_dispatch)),
                rdma_hint(hidden_bytes, ranks, channels, rdma_recv_tokens(config->rdma_send_combine)));
-  return Bytes{nvl + rdma};
+  return Bytes{nvl + rdma + kWorkspaceBytes};
 }
 
 }  // namespace parasim::cost

@@ -99,7 +99,8 @@ std::optional<std::string> deepep_group_problem(int ranks, int gpus_per_node);
 inline constexpr int kDeepEpDefaultSms = 20;
 
 // NVLink plus RDMA buffer bytes one rank of a `ranks`-rank DeepEP group allocates for tokens of
-// `hidden_bytes` (h x max(element size, 2)). 0 for a group of one. Throws std::invalid_argument
+// `hidden_bytes` (h x max(element size, 2)), plus the Buffer's 32 MiB workspace (csrc/deep_ep.cpp,
+// NUM_WORKSPACE_BYTES). 0 for a group of one. Throws std::invalid_argument
 // for a size outside deepep_group_sizes() or an odd num_sms.
 Bytes deepep_buffer_bytes(double hidden_bytes, int ranks, int num_sms = kDeepEpDefaultSms);
 

@@ -179,9 +179,11 @@ void memory_section(std::string& o, const strat::Scenario&, const strat::StepRep
     }
     line(o, "  {:<28} {:>11}{}  [{}]", m.device, gib(m.peak_bytes),
          m.fits_in_hbm ? "" : "  DOES NOT FIT", parts);
-    line(o, "  {:<28} {:>11}  outside the allocator (CUDA context {}, NCCL buffers {}): {} in all",
-         "", "+ " + gib(m.cuda_context_bytes + m.nccl_buffer_bytes), gib(m.cuda_context_bytes),
-         gib(m.nccl_buffer_bytes), gib(m.device_bytes));
+    const std::string deepep =
+        m.dispatch_buffer_bytes > 0 ? ", DeepEP buffers " + gib(m.dispatch_buffer_bytes) : "";
+    line(o, "  {:<28} {:>11}  outside the allocator (CUDA context {}, NCCL buffers {}{}): {} in all",
+         "", "+ " + gib(m.cuda_context_bytes + m.nccl_buffer_bytes + m.dispatch_buffer_bytes),
+         gib(m.cuda_context_bytes), gib(m.nccl_buffer_bytes), deepep, gib(m.device_bytes));
   }
   line(o, "");
 }

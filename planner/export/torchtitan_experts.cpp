@@ -65,8 +65,8 @@ void map_router(const strat::Scenario& s, const Flavour& f, ExportContext& c) {
 
 // torchtitan's parallel_dims.py: EP borrows dp_shard x cp x tp ranks; 0.3.0 shards experts on
 // ep only (etp 1), or over tp without ep; 0.2.2 takes etp tp or 1.
-void map_expert_layout(const strat::Scenario& s, ExportContext& c, Settings& out,
-                       const std::string& version) {
+void map_expert_layout(const strat::Scenario& s, const std::string& module, ExportContext& c,
+                       Settings& out, const std::string& version) {
   const auto& p = s.parallel;
   const int etp = p.expert_tp();
   const bool v02 = version == "0.2.2";
@@ -104,16 +104,21 @@ void map_expert_layout(const strat::Scenario& s, ExportContext& c, Settings& out
                    : "the config function's moe_comm_backend standard (all-to-all)");
       break;
     case strat::MoeDispatcher::kFlex:
-      if (v02) {
+      // 0.2.2's deepseek_v3 parallelize.py raises for DeepEP without ep or with expert tensor
+      // parallelism; its other models are not known to honour the backend.
+      if (v02 && p.ep > 1 && tt_etp == 1 && module == std::string("deepseek_v3")) {
         out.set("parallelism", "expert_parallel_comm_backend", "deepep");
         c.mapped("/parallel/moe_dispatcher", "expert_parallel_comm_backend deepep");
         c.note("expert_parallel_comm_backend deepep needs DeepEP installed "
                "(github.com/deepseek-ai/DeepEP)");
       } else {
         c.cannot("/parallel/moe_dispatcher",
-                 "DeepEP (torchtitan 0.3.0 chooses it in the model registry, moe_comm_backend, "
-                 "not by a flag)",
-                 "torchtitan 0.2 (expert_parallel_comm_backend deepep), megatron", "all-to-all");
+                 v02 ? "DeepEP other than deepseek_v3 with ep > 1 and etp 1 (torchtitan 0.2.2's "
+                       "parallelize.py)"
+                     : "DeepEP (torchtitan 0.3.0 chooses it in the model registry, "
+                       "moe_comm_backend, not by a flag)",
+                 v02 ? "megatron" : "torchtitan 0.2 (expert_parallel_comm_backend deepep), megatron",
+                 "all-to-all");
       }
       break;
     case strat::MoeDispatcher::kAllGather:
@@ -150,7 +155,7 @@ TorchtitanModel map_torchtitan_experts(const strat::Scenario& s, ExportContext& 
   model.config = f->config;
   model.flavor = f->flavor;
   map_router(s, *f, c);
-  map_expert_layout(s, c, out, version);
+  map_expert_layout(s, model.module, c, out, version);
   if (s.model.mtp_layers > 0) {
     // torchtitan 0.3.0's 671B config builds no MTP module (num_mtp_layers 0; only its debug
     // model has one) and 0.2.2 has none.

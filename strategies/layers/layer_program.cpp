@@ -643,9 +643,11 @@ int embedding_parameter_tensors(const ModelSpec& m, int stage, int pp) {
   if (stage == pp - 1) {
     n += m.norm == NormKind::kLayerNorm ? 2 : 1;
     if (!m.tied_embeddings || pp > 1) n += 1;
-    // MTP modules: three norms and the projection, and a layer's tensors each
+    // MTP modules: three norms and the projection, and a layer's tensors each; the embedding's
+    // copy (head_params_per_tp_rank)
     const int norm = m.norm == NormKind::kLayerNorm ? 2 : 1;
     n += m.mtp_layers * (3 * norm + 1 + layer_parameter_tensors(m));
+    if (m.mtp_layers > 0 && pp > 1 && !m.tied_embeddings) n += 1;
   }
   return n;
 }
@@ -669,7 +671,12 @@ double head_params_per_tp_rank(const ModelSpec& m, int tp, int pp) {
   const bool own_table = !m.tied_embeddings || pp > 1;
   ParallelSpec tp_only;
   tp_only.tp = tp;
-  return final_norm + (own_table ? static_cast<double>(m.vocab) * m.hidden / tp : 0.0) +
+  // MTP modules read the embedding: with pp > 1 the last stage builds its own copy of the table
+  // (megatron-core GPTModel: an embedding when pre_process or mtp_process), the output head's
+  // own when tied.
+  const bool mtp_table = m.mtp_layers > 0 && pp > 1 && !m.tied_embeddings;
+  const double table = static_cast<double>(m.vocab) * m.hidden / tp;
+  return final_norm + (own_table ? table : 0.0) + (mtp_table ? table : 0.0) +
          mtp_params_on_rank(m, tp_only).dense;
 }
 

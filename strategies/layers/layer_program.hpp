@@ -163,7 +163,8 @@ double input_embedding_params_per_tp_rank(const ModelSpec& model, int tp);
 LayerParams mtp_params_on_rank(const ModelSpec& model, const ParallelSpec& parallel);
 // Final norm and output head on the last stage: the head's own table (/t) when untied, or a copy
 // of the tied table when it lives on another stage (pp > 1, as Megatron keeps it); with MTP
-// modules their dense parameters (mtp_params_on_rank).
+// modules their dense parameters (mtp_params_on_rank) and, with pp > 1 and an untied head, the
+// last stage's own copy of the embedding table the modules read.
 double head_params_per_tp_rank(const ModelSpec& model, int tp, int pp);
 // Both, as held by `stage` (0..pp-1).
 double embedding_params_per_tp_rank(const ModelSpec& model, int tp, int stage, int pp);

@@ -15,7 +15,10 @@
 // Memory per module: the layer's kept activations, the projection's input (2h per token) and a
 // second set of logits and loss inputs. Parameters (layer_program.hpp mtp_params_on_rank): two
 // input norms, the projection 2h x h / tp, the module's final norm, the layer; the embedding and
-// the head are the main model's. The loss weight (lambda) is not a cost.
+// the head are the main model's, the last stage holding a copy of the embedding table when pp > 1
+// (head_params_per_tp_rank). The loss weight (lambda) is not a cost.
+// Not modelled: the embedding group's all-reduce of that copy's gradients with the first stage's
+// (as for tied embeddings).
 // Not modelled: Megatron's option to put the modules on a stage of their own
 // (--mtp-standalone), and with sequence parallelism the split of the projection's output is a
 // copy rather than Megatron's exact scatter.

@@ -25,7 +25,8 @@ std::vector<cost::GroupPlacement> device_communicators(const Scenario& sc, const
     if (p.chunks > 1 && stage == 0) peers.insert(p.pp - 1);
     if (p.chunks > 1 && stage == p.pp - 1) peers.insert(0);
     for (int peer : peers) add(layout.stage_pair(stage, peer, replica, tp_rank));
-    if (sc.model.tied_embeddings && (stage == 0 || stage == p.pp - 1)) {
+    // The embedding group: tied embeddings, or MTP modules that read the table on the last stage.
+    if ((sc.model.tied_embeddings || sc.model.mtp_layers > 0) && (stage == 0 || stage == p.pp - 1)) {
       add(layout.stage_pair(0, p.pp - 1, replica, tp_rank));
     }
   }

@@ -257,10 +257,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                  host_plan(head_.weight_grad, {false, true, false}));
       for_each_rank([&](std::size_t k, int d, int r) {
         alloc(chain[k], mem_act_, act.logits - act.loss_fp32, false);  // the rest freed after B
-        if (final_pass) {
-          grad_ready_[index(stage, d, r)].emplace_back(
-              chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
-        }
+        if (final_pass) head_gradients_ready(index(stage, d, r), chain[k]);
       });
     }
     for (int l = lc - 1; l >= 0; --l) {
@@ -299,10 +296,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     for_each_rank([&](std::size_t k, int d, int r) {
       // With a B/W split, W still needs the logit gradients (bf16); the fp32 loss inputs go now.
       alloc(chain[k], mem_act_, split_ ? act.loss_fp32 : act.logits, false);
-      if (final_pass && !split_) {
-        grad_ready_[index(stage, d, r)].emplace_back(
-            chain[k], head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
-      }
+      if (final_pass && !split_) head_gradients_ready(index(stage, d, r), chain[k]);
     });
   }
   if (paci_mem) {

@@ -109,6 +109,12 @@ LayerParams Builder::stage_params(int stage) const {
   return sum;
 }
 
+void Builder::head_gradients_ready(std::size_t dev, OpId op) {
+  grad_ready_[dev].emplace_back(op, head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+  const double mtp_experts = mtp_params_on_rank(sc_.model, sc_.parallel).expert;
+  if (mtp_experts > 0) expert_grad_ready_[dev].emplace_back(op, mtp_experts);
+}
+
 void Builder::set_base_memory() {
   auto& w = out_.workload;
   const bool mixed = sc_.training.precision != cost::Dtype::kFp32;

@@ -160,6 +160,9 @@ class Builder {
   // Parameters one rank of `stage` holds: its layers' dense part with the embedding and head, and
   // its local experts (layer_params_on_rank).
   LayerParams stage_params(int stage) const;
+  // The head's gradients (and the MTP modules': their dense part with the head's, their experts
+  // over the expert data-parallel group) ready at `op` on device `dev`.
+  void head_gradients_ready(std::size_t dev, OpId op);
   // Parameter tensors `stage` holds (layer_parameter_tensors, embedding_parameter_tensors).
   int stage_parameter_tensors(int stage) const;
   // ZeRO-3: bytes of one layer's weights a rank gathers from the others (what it holds while the

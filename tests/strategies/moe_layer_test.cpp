@@ -360,7 +360,8 @@ TEST_CASE("DeepSeek-V3's layout (pp 16, ep 64, ZeRO-1, flex, MTP): a middle stag
   const double weights = 2 * (dense_stage + expert_stage);
   const double gradients = 2 * (dense_stage + expert_stage);
   const double optimizer = 12 * dense_stage / 128 + 12 * expert_stage / 2;
-  // DeepEP's buffers over 64 ranks, hidden 7168 in bf16, Megatron's 20 SMs (config.hpp hints).
+  // DeepEP's buffers over 64 ranks, hidden 7168 in bf16, Megatron's 20 SMs (config.hpp hints),
+  // and its workspace.
   const double per_token = 2 * h + 8 + 128 * 8 + 128 * 4 + 128 * 4;
   const double nvl = std::ceil((10 * 8 * 19 * 4 + 10 * 8 * 288 * per_token) / 128) * 128;
   const double rdma =
@@ -385,5 +386,6 @@ TEST_CASE("DeepSeek-V3's layout (pp 16, ep 64, ZeRO-1, flex, MTP): a middle stag
   CHECK(category("weights") == doctest::Approx(weights).epsilon(1e-6));
   CHECK(category("gradients") == doctest::Approx(gradients).epsilon(1e-6));
   CHECK(category("optimizer state") == doctest::Approx(optimizer).epsilon(1e-6));
-  CHECK(stage1->dispatch_buffer_bytes == doctest::Approx(nvl + rdma).epsilon(1e-12));
+  const double workspace = 32.0 * 1024 * 1024;  // DeepEP's Buffer workspace (deep_ep.cpp)
+  CHECK(stage1->dispatch_buffer_bytes == doctest::Approx(nvl + rdma + workspace).epsilon(1e-12));
 }

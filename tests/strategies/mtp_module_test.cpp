@@ -18,11 +18,20 @@ TEST_CASE("MTP parameters on one rank add up to the model's count with no shardi
     strat::ParallelSpec p;  // tp = ep = etp = 1
     const strat::LayerParams held = strat::mtp_params_on_rank(m, p);
     CHECK(held.dense + held.expert == doctest::Approx(static_cast<double>(m.mtp_params())));
-    // The head's count on the last stage carries the dense part.
+    // The head's count on the last stage carries the dense part and, with a pipeline, the last
+    // stage's own copy of the (untied) embedding table the modules read (Megatron's GPTModel).
     strat::ModelSpec none = m;
     none.mtp_layers = 0;
-    CHECK(strat::head_params_per_tp_rank(m, 1, 4) - strat::head_params_per_tp_rank(none, 1, 4) ==
+    CHECK(strat::head_params_per_tp_rank(m, 1, 1) - strat::head_params_per_tp_rank(none, 1, 1) ==
           doctest::Approx(held.dense));
+    const double table = static_cast<double>(m.vocab) * m.hidden / 2;
+    CHECK(strat::head_params_per_tp_rank(m, 2, 4) - strat::head_params_per_tp_rank(none, 2, 4) ==
+          doctest::Approx(strat::mtp_params_on_rank(m, [] {
+                            strat::ParallelSpec tp2;
+                            tp2.tp = 2;
+                            return tp2;
+                          }()).dense +
+                          table));
   }
   // DeepSeek-V3's module over ep 64: its 256 experts on 64 ranks, the rest whole.
   const strat::ModelSpec v3 = strat::find_model_preset("deepseek-v3")->spec;
