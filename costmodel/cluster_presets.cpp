@@ -126,6 +126,27 @@ DeviceSpec b200_sxm_180gb() {
   return d;
 }
 
+// GB200's Blackwell GPU (GB200 NVL72, up to 1,200 W). NVIDIA's GB200 NVL72 datasheet
+// (nvidia.com/en-us/data-center/gb200-nvl72/) gives rack figures for 72 GPUs, sparse where
+// sparsity applies: FP16/BF16 360 PFLOP/s, TF32 180, FP8 720, FP64 3,240 TFLOP/s; HBM3e up to
+// 13.4 TB at 576 TB/s; NVLink 130 TB/s. Per GPU, dense = half: BF16 2.5 PFLOP/s, TF32 1.25, FP8
+// 5; 186 GB at 8 TB/s (MLCommons' GB200-NVL72 system description lists 186 GB). FP32 90 TFLOP/s
+// [derived: twice the FP64 45 TFLOP/s, as B200's 80 against its 40]. Others quote 2.25 PFLOP/s
+// BF16 for GB200 (torchao's roofline_utils.py) : a scenario may give device.peak_bf16. SMs as
+// B200's 148.
+DeviceSpec gb200_186gb() {
+  DeviceSpec d = b200_sxm_180gb();
+  d.name = "GB200-186GB";
+  d.peak_fp32 = FlopRate{90.0 * kTera};
+  d.peak_tf32 = FlopRate{1250.0 * kTera};
+  d.peak_bf16 = FlopRate{2500.0 * kTera};
+  d.peak_fp16 = FlopRate{2500.0 * kTera};
+  d.peak_fp8 = FlopRate{5000.0 * kTera};
+  d.hbm_capacity = Bytes{186.0 * kGiga};
+  d.hbm_bandwidth = Bandwidth{8000.0 * kGiga};
+  return d;
+}
+
 // MI300X OAM 192GB. Datasheet (amd.com/en/products/accelerators/instinct/mi300/mi300x.html):
 // dense BF16/FP16 1307.4 TFLOP/s, TF32 653.7, FP32 (matrix) 163.4, FP8 2614.9, 192 GB HBM3 at
 // 5.3 TB/s, 304 compute units (used as sm_count), Infinity Fabric 128 GB/s per link (both
@@ -221,6 +242,20 @@ std::vector<ClusterPreset> build_presets() {
       "1,000 W). 148 SMs: FlashAttention-4 paper (arXiv 2603.05451) section 2.2. NICs: 8x "
       "ConnectX-7 400 Gb/s for the compute fabric, one per GPU = 50 GB/s per GPU per direction.",
       b200_sxm_180gb(), b200_kernels(), 8, 900.0, 50.0));
+  presets.push_back(preset(
+      "gb200-nvl72",
+      "NVIDIA GB200 NVL72 rack: 72 GB200 GPUs in one NVLink5 domain (900 GB/s per direction), 18 "
+      "hosts of 4, a 400 Gb/s NIC per GPU",
+      "GB200 NVL72 datasheet nvidia.com/en-us/data-center/gb200-nvl72/ (rack: 360 PFLOP/s "
+      "BF16, 720 FP8 with sparsity; 13.4 TB HBM3e at 576 TB/s; NVLink 130 TB/s = 1.8 TB/s per "
+      "GPU bidirectional = 900 GB/s per direction), per GPU dense as half the sparse figure; "
+      "NVIDIA's multi-node NVLink tuning guide (docs.nvidia.com/multi-node-nvlink-systems/): 18 "
+      "compute trays of 4 GPUs and 2 Grace CPUs, 9 NVLink switch trays; one 72-GPU NVLink domain "
+      "is one parasim node, 4 GPUs per host for the launcher. NIC: assumption, one ConnectX-7 "
+      "400 Gb/s per GPU (50 GB/s) as on DGX B200. Kernel efficiencies: B200's (the same "
+      "Blackwell silicon). NCCL's figures for the rack are not published: B200's defaults.",
+      gb200_186gb(), b200_kernels(), 72, 900.0, 50.0));
+  presets.back().spec.gpus_per_host = 4;
   presets.push_back(preset(
       "mi300x-8x",
       "AMD MI300X platform: 8x MI300X 192GB, Infinity Fabric 448 GB/s per direction, 400 Gb/s NIC "

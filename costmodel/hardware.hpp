@@ -71,10 +71,16 @@ struct ClusterSpec {
   // nodes. Collectives' inter-node phases already pair same-index GPUs; point-to-point hops
   // between nodes must then stay on a rail too (checked by the scenario parser).
   bool rails_only = false;
+  // GPUs one host drives (a launcher's processes per node: torchrun --nproc-per-node); 0: the
+  // whole node. A "node" here is the NVLink domain the link classes follow: a GB200 NVL72 rack is
+  // one node of 72 GPUs on 18 hosts of 4. Invariant: 0, or it divides gpus_per_node.
+  int gpus_per_host = 0;
   // What NCCL achieves on these links and reads of the machine (collective_fabric.hpp).
   CollectiveFabric fabric;
 
   int total_gpus() const { return gpus_per_node * nodes; }
+  int host_gpus() const { return gpus_per_host > 0 ? gpus_per_host : gpus_per_node; }
+  int hosts() const { return total_gpus() / host_gpus(); }
 };
 
 }  // namespace parasim::cost

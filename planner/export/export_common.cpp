@@ -43,19 +43,25 @@ void cover_not_trainer(const strat::Scenario& s, ExportContext& c) {
 }
 
 std::string world_text(const strat::Scenario& s) {
-  return fmt::format("{} GPUs ({} node{} x {} GPUs per node)", s.cluster.total_gpus(),
-                     s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s", s.cluster.gpus_per_node);
+  const auto& c = s.cluster;
+  if (c.host_gpus() != c.gpus_per_node) {
+    return fmt::format("{} GPUs ({} host{} x {} GPUs; NVLink domains of {})", c.total_gpus(),
+                       c.hosts(), c.hosts() == 1 ? "" : "s", c.host_gpus(), c.gpus_per_node);
+  }
+  return fmt::format("{} GPUs ({} node{} x {} GPUs per node)", c.total_gpus(), c.nodes,
+                     c.nodes == 1 ? "" : "s", c.gpus_per_node);
 }
 
 void cover_launcher(const strat::Scenario& s, ExportContext& c, const std::string& launcher) {
   const std::string command = launcher == "deepspeed"
                                   ? fmt::format("deepspeed --num_nodes {} --num_gpus {}",
-                                                s.cluster.nodes, s.cluster.gpus_per_node)
+                                                s.cluster.hosts(), s.cluster.host_gpus())
                                   : fmt::format("torchrun --nnodes {} --nproc-per-node {}",
-                                                s.cluster.nodes, s.cluster.gpus_per_node);
+                                                s.cluster.hosts(), s.cluster.host_gpus());
   const std::string note = fmt::format("launch on {}: {} ...", world_text(s), command);
   c.stated("/cluster/nodes", note);
   c.mapped("/cluster/gpus_per_node", "the launcher's processes per node (see /cluster/nodes)");
+  c.mapped("/cluster/gpus_per_host", "the launcher's processes per host (see /cluster/nodes)");
 }
 
 void cover_experts_elsewhere(const strat::Scenario& s, ExportContext& c, const std::string& why) {

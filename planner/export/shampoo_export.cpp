@@ -47,6 +47,7 @@ void cover_rest(const Scenario& s, ExportContext& c) {
   c.unused("/training", why);
   c.unused("/cluster/nodes", why);
   c.unused("/cluster/gpus_per_node", why);
+  c.unused("/cluster/gpus_per_host", why);
   const auto& p = s.parallel;
   c.unused("/parallel", why);
   if (s.replicas() > 1 && p.tp * p.pp * p.cp > 1) {

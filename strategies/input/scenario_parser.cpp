@@ -275,7 +275,14 @@ void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits
   read_link(r, "intra_node", req, d, c.intra_node);
   read_link(r, "inter_node", req, d, c.inter_node);
   assign(c.rails_only, r.boolean("rails_only", false));
+  assign(c.gpus_per_host, r.integer("gpus_per_host", false, 1, 1024));
   r.finish();
+  if (c.gpus_per_host > 0 && c.gpus_per_node % c.gpus_per_host != 0) {
+    d.add(path + "/gpus_per_host",
+          fmt::format("gpus_per_host ({}) must divide gpus_per_node ({}): a node (NVLink domain) "
+                      "is whole hosts",
+                      c.gpus_per_host, c.gpus_per_node));
+  }
   if (static_cast<long long>(c.gpus_per_node) * c.nodes > limits.max_gpus) {
     d.add(path, fmt::format("{} GPUs is over the limit of {} GPUs per scenario",
                             static_cast<long long>(c.gpus_per_node) * c.nodes, limits.max_gpus));

@@ -90,3 +90,29 @@ TEST_CASE("datasheet figures are carried exactly") {
 }
 
 }  // namespace parasim::cost
+
+namespace parasim::cost {
+
+TEST_CASE("GB200 NVL72: one 72-GPU NVLink domain per rack, hosts of 4, the datasheet's dense peaks") {
+  const ClusterPreset* p = find_cluster_preset("gb200-nvl72");
+  REQUIRE(p != nullptr);
+  ClusterSpec c = p->spec;
+  CHECK(c.gpus_per_node == 72);
+  CHECK(c.gpus_per_host == 4);
+  c.nodes = 4;
+  CHECK(c.total_gpus() == 288);
+  CHECK(c.hosts() == 72);
+  CHECK(c.host_gpus() == 4);
+  // Rack figures of the datasheet over 72 GPUs, halved for dense: 360 PFLOP/s BF16 and 720 FP8
+  // with sparsity; 13.4 TB (186 GB each) at 576 TB/s; NVLink 130 TB/s both directions.
+  CHECK(c.device.peak_bf16.flop_per_s == doctest::Approx(360e15 / 72 / 2));
+  CHECK(c.device.peak_fp8.flop_per_s == doctest::Approx(720e15 / 72 / 2));
+  CHECK(c.device.hbm_bandwidth.bytes_per_s == doctest::Approx(576e12 / 72));
+  CHECK(c.intra_node.bandwidth.bytes_per_s == doctest::Approx(130e12 / 72 / 2).epsilon(0.005));  // 72 x 1.8 = 129.6
+  // A preset without hosts of its own: one host per node.
+  const ClusterSpec& dgx = find_cluster_preset("dgx-h100")->spec;
+  CHECK(dgx.host_gpus() == 8);
+  CHECK(dgx.hosts() == dgx.nodes);
+}
+
+}  // namespace parasim::cost

@@ -90,3 +90,27 @@ TEST_CASE("what the builder does not price yet is refused, never simulated as so
 }
 
 }  // namespace parasim::strat
+
+namespace parasim::strat {
+
+TEST_CASE("cluster.gpus_per_host must divide the node's GPUs") {
+  const std::string bad = R"({"model": "llama3-8b", "cluster": {"preset": "dgx-h100",
+      "gpus_per_host": 3}, "training": {"global_batch": 8}, "parallel": {"dp": 8}})";
+  try {
+    parse_scenario(bad, "hosts.json");
+    FAIL("expected cost::InputError");
+  } catch (const cost::InputError& e) {
+    bool named = false;
+    for (const auto& p : e.diagnostics().problems()) {
+      named = named || (p.json_path == "/cluster/gpus_per_host" &&
+                        p.message.find("must divide gpus_per_node (8)") != std::string::npos);
+    }
+    CHECK(named);
+  }
+  const auto ok = parse_scenario(R"({"model": "llama3-8b", "cluster": {"preset": "dgx-h100",
+      "gpus_per_host": 4}, "training": {"global_batch": 8}, "parallel": {"dp": 8}})",
+                                 "hosts.json");
+  CHECK(ok.cluster.hosts() == 2);
+}
+
+}  // namespace parasim::strat
