@@ -7,31 +7,6 @@
 namespace parasim::strat {
 namespace {
 
-// The Llama-style body they share: SwiGLU, RMSNorm, no biases, no dropout, RoPE (whose scaling
-// for long contexts is not a cost).
-ModelSpec body(std::string name, int layers, int hidden, int heads, int kv_heads, int ffn,
-               int vocab, int seq_len, bool tied) {
-  ModelSpec m;
-  m.name = std::move(name);
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = kv_heads;
-  m.ffn_hidden = ffn;
-  m.vocab = vocab;
-  m.seq_len = seq_len;
-  m.mlp = MlpKind::kSwiglu;
-  m.norm = NormKind::kRmsNorm;
-  m.tied_embeddings = tied;
-  m.dropout = false;
-  m.linear_bias = false;
-  return m;
-}
-
-ModelPreset preset(std::string description, std::string source, ModelSpec spec) {
-  return make_model_preset(std::move(description), std::move(source), std::move(spec));
-}
-
 // Llama 3 (Grattafiori et al., "The Llama 3 Herd of Models", arXiv:2407.21783, Table 3: 8B 32
 // layers d 4096 FFN 14336 32 heads 8 KV; 70B 80 / 8192 / 28672 / 64 / 8; 405B 126 / 16384 /
 // 53248 / 128 / 8; vocabulary 128K; sec. 3.4.1: pre-training on 8K-token sequences, then a
@@ -59,40 +34,45 @@ constexpr const char* kQwen3 =
 
 void append_current_dense_presets(std::vector<ModelPreset>& p) {
   // Llama 3 / 3.1 / 3.2.
-  p.push_back(preset("Llama 3 8B: 32 layers, hidden 4096, 32 heads, 8 KV heads, SwiGLU 14336, "
-                     "vocabulary 128256, context 8192",
-                     kLlama3, body("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, false)));
-  p.push_back(preset("Llama 3 70B: 80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28672, "
-                     "vocabulary 128256, context 8192",
-                     kLlama3, body("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, false)));
+  p.push_back(make_model_preset(
+      "Llama 3 8B: 32 layers, hidden 4096, 32 heads, 8 KV heads, SwiGLU 14336, "
+      "vocabulary 128256, context 8192",
+      kLlama3, llama_layout("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, false)));
+  p.push_back(make_model_preset(
+      "Llama 3 70B: 80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28672, "
+      "vocabulary 128256, context 8192",
+      kLlama3, llama_layout("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, false)));
   for (const auto& [name, layers, hidden, heads, ffn, size] :
        {std::tuple{"llama3.1-8b", 32, 4096, 32, 14336, "8B"},
         std::tuple{"llama3.1-70b", 80, 8192, 64, 28672, "70B"},
         std::tuple{"llama3.1-405b", 126, 16384, 128, 53248, "405B"}}) {
-    p.push_back(preset(
+    p.push_back(make_model_preset(
         std::string("Llama 3.1 ") + size + ": " + std::to_string(layers) + " layers, hidden " +
             std::to_string(hidden) + ", " + std::to_string(heads) + " heads, 8 KV heads, SwiGLU " +
-            std::to_string(ffn) + ", vocabulary 128256; context 131072 (preset sequence 8192, "
+            std::to_string(ffn) +
+            ", vocabulary 128256; context 131072 (preset sequence 8192, "
             "the pre-training length)",
-        kLlama3, body(name, layers, hidden, heads, 8, ffn, 128256, 8192, false)));
+        kLlama3, llama_layout(name, layers, hidden, heads, 8, ffn, 128256, 8192, false)));
   }
   {
-    ModelSpec m = body("llama3.2-1b", 16, 2048, 32, 8, 8192, 128256, 8192, true);
-    p.push_back(preset("Llama 3.2 1B (1.23B): 16 layers, hidden 2048, 32 heads of 64, 8 KV "
-                       "heads, SwiGLU 8192, tied embeddings; context 131072 (preset sequence "
-                       "8192)",
-                       std::string(kLlama3) + "; Llama 3.2 MODEL_CARD.md (1.23B, shared "
-                                              "embeddings)",
-                       m));
+    ModelSpec m = llama_layout("llama3.2-1b", 16, 2048, 32, 8, 8192, 128256, 8192, true);
+    p.push_back(
+        make_model_preset("Llama 3.2 1B (1.23B): 16 layers, hidden 2048, 32 heads of 64, 8 KV "
+                          "heads, SwiGLU 8192, tied embeddings; context 131072 (preset sequence "
+                          "8192)",
+                          std::string(kLlama3) + "; Llama 3.2 MODEL_CARD.md (1.23B, shared "
+                                                 "embeddings)",
+                          m));
   }
   {
-    ModelSpec m = body("llama3.2-3b", 28, 3072, 24, 8, 8192, 128256, 8192, true);
-    p.push_back(preset("Llama 3.2 3B (3.21B): 28 layers, hidden 3072, 24 heads of 128, 8 KV "
-                       "heads, SwiGLU 8192, tied embeddings; context 131072 (preset sequence "
-                       "8192)",
-                       std::string(kLlama3) + "; Llama 3.2 MODEL_CARD.md (3.21B, shared "
-                                              "embeddings)",
-                       m));
+    ModelSpec m = llama_layout("llama3.2-3b", 28, 3072, 24, 8, 8192, 128256, 8192, true);
+    p.push_back(
+        make_model_preset("Llama 3.2 3B (3.21B): 28 layers, hidden 3072, 24 heads of 128, 8 KV "
+                          "heads, SwiGLU 8192, tied embeddings; context 131072 (preset sequence "
+                          "8192)",
+                          std::string(kLlama3) + "; Llama 3.2 MODEL_CARD.md (3.21B, shared "
+                                                 "embeddings)",
+                          m));
   }
   // Qwen2.5: QKV biases only.
   for (const auto& [name, size, layers, hidden, heads, kv, ffn] :
@@ -100,44 +80,45 @@ void append_current_dense_presets(std::vector<ModelPreset>& p) {
         std::tuple{"qwen2.5-14b", "14B", 48, 5120, 40, 8, 13824},
         std::tuple{"qwen2.5-32b", "32B", 64, 5120, 40, 8, 27648},
         std::tuple{"qwen2.5-72b", "72B", 80, 8192, 64, 8, 29568}}) {
-    ModelSpec m = body(name, layers, hidden, heads, kv, ffn, 152064, 4096, false);
+    ModelSpec m = llama_layout(name, layers, hidden, heads, kv, ffn, 152064, 4096, false);
     m.qkv_bias = true;
-    p.push_back(preset(std::string("Qwen2.5 ") + size + ": " + std::to_string(layers) +
-                           " layers, hidden " + std::to_string(hidden) + ", " +
-                           std::to_string(heads) + " heads, " + std::to_string(kv) +
-                           " KV heads, SwiGLU " + std::to_string(ffn) +
-                           ", QKV biases, vocabulary 152064; context 131072 (preset sequence "
-                           "4096)",
-                       kQwen25, m));
+    p.push_back(make_model_preset(
+        std::string("Qwen2.5 ") + size + ": " + std::to_string(layers) + " layers, hidden " +
+            std::to_string(hidden) + ", " + std::to_string(heads) + " heads, " +
+            std::to_string(kv) + " KV heads, SwiGLU " + std::to_string(ffn) +
+            ", QKV biases, vocabulary 152064; context 131072 (preset sequence "
+            "4096)",
+        kQwen25, m));
   }
   // Qwen3 dense: heads of 128 whatever the hidden size, per-head q/k norms.
   for (const auto& [name, size, layers, hidden, heads, ffn] :
        {std::tuple{"qwen3-8b", "8B", 36, 4096, 32, 12288},
         std::tuple{"qwen3-14b", "14B", 40, 5120, 40, 17408},
         std::tuple{"qwen3-32b", "32B", 64, 5120, 64, 25600}}) {
-    ModelSpec m = body(name, layers, hidden, heads, 8, ffn, 151936, 4096, false);
+    ModelSpec m = llama_layout(name, layers, hidden, heads, 8, ffn, 151936, 4096, false);
     m.explicit_head_dim = 128;
     m.qk_norm = QkNorm::kPerHead;
-    p.push_back(preset(std::string("Qwen3 ") + size + ": " + std::to_string(layers) +
-                           " layers, hidden " + std::to_string(hidden) + ", " +
-                           std::to_string(heads) + " heads of 128, 8 KV heads, QK norm, SwiGLU " +
-                           std::to_string(ffn) + ", vocabulary 151936; context 40960 (preset "
-                           "sequence 4096)",
-                       kQwen3, m));
+    p.push_back(make_model_preset(
+        std::string("Qwen3 ") + size + ": " + std::to_string(layers) + " layers, hidden " +
+            std::to_string(hidden) + ", " + std::to_string(heads) +
+            " heads of 128, 8 KV heads, QK norm, SwiGLU " + std::to_string(ffn) +
+            ", vocabulary 151936; context 40960 (preset "
+            "sequence 4096)",
+        kQwen3, m));
   }
   // Mistral.
-  p.push_back(preset(
+  p.push_back(make_model_preset(
       "Mistral 7B v0.3: 32 layers, hidden 4096, 32 heads, 8 KV heads, SwiGLU 14336, vocabulary "
       "32768, no sliding window; context 32768 (preset sequence 4096: no published pre-training "
       "length)",
       "Jiang et al., \"Mistral 7B\", arXiv:2310.06825, Table 1 (dim 4096, 32 layers, head_dim "
       "128, hidden_dim 14336, 32 heads, 8 KV heads); Hugging Face mistralai/Mistral-7B-v0.3 "
       "config.json (vocab_size 32768, sliding_window null, tie_word_embeddings false)",
-      body("mistral-7b", 32, 4096, 32, 8, 14336, 32768, 4096, false)));
+      llama_layout("mistral-7b", 32, 4096, 32, 8, 14336, 32768, 4096, false)));
   {
-    ModelSpec m = body("mistral-nemo-12b", 40, 5120, 32, 8, 14336, 131072, 4096, false);
+    ModelSpec m = llama_layout("mistral-nemo-12b", 40, 5120, 32, 8, 14336, 131072, 4096, false);
     m.explicit_head_dim = 128;
-    p.push_back(preset(
+    p.push_back(make_model_preset(
         "Mistral NeMo 12B: 40 layers, hidden 5120, 32 heads of 128, 8 KV heads, SwiGLU 14336, "
         "vocabulary 131072; context 128K (preset sequence 4096: no published pre-training "
         "length)",

@@ -29,25 +29,11 @@ ModelSpec gpt(std::string name, int layers, int hidden, int heads, int seq_len) 
   return m;
 }
 
-// Llama 2 layout: SwiGLU MLP, RMSNorm, no biases, untied output head, no dropout, 32000-token
-// SentencePiece vocabulary, 4096-token context.
+// Llama 2 layout: a 32000-token SentencePiece vocabulary, 4096-token context, untied head.
 ModelSpec llama2(std::string name, int layers, int hidden, int heads, int kv_heads,
                  int ffn_hidden) {
-  ModelSpec m;
-  m.name = std::move(name);
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = kv_heads;
-  m.ffn_hidden = ffn_hidden;
-  m.vocab = 32000;
-  m.seq_len = 4096;
-  m.mlp = MlpKind::kSwiglu;
-  m.norm = NormKind::kRmsNorm;
-  m.tied_embeddings = false;
-  m.dropout = false;
-  m.linear_bias = false;
-  return m;
+  return llama_layout(std::move(name), layers, hidden, heads, kv_heads, ffn_hidden, 32000, 4096,
+                      false);
 }
 
 ModelPreset preset(std::string description, std::string source, ModelSpec spec) {
@@ -112,6 +98,25 @@ std::vector<ModelPreset> build_presets() {
 }
 
 }  // namespace
+
+ModelSpec llama_layout(std::string name, int layers, int hidden, int heads, int kv_heads,
+                       int ffn_hidden, int vocab, int seq_len, bool tied) {
+  ModelSpec m;
+  m.name = std::move(name);
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.ffn_hidden = ffn_hidden;
+  m.vocab = vocab;
+  m.seq_len = seq_len;
+  m.mlp = MlpKind::kSwiglu;
+  m.norm = NormKind::kRmsNorm;
+  m.tied_embeddings = tied;
+  m.dropout = false;
+  m.linear_bias = false;
+  return m;
+}
 
 ModelPreset make_model_preset(std::string description, std::string source, ModelSpec spec) {
   std::string name = spec.name;

@@ -24,6 +24,11 @@ struct ModelPreset {
   ModelSpec spec;
 };
 
+// The Llama layout the preset tables share: SwiGLU MLP of `ffn_hidden`, RMSNorm, no biases, no
+// dropout, RoPE (no learned positions); `tied` output head or not.
+ModelSpec llama_layout(std::string name, int layers, int hidden, int heads, int kv_heads,
+                       int ffn_hidden, int vocab, int seq_len, bool tied);
+
 // A table entry: the spec under its own name (the preset tables' one constructor).
 ModelPreset make_model_preset(std::string description, std::string source, ModelSpec spec);
 

@@ -5,24 +5,11 @@
 namespace parasim::strat {
 namespace {
 
-// The Llama-style body every preset here shares: SwiGLU experts, RMSNorm, no biases, untied
-// output head, no dropout.
+// The Llama layout every preset here shares (model_presets.hpp); the dense width is set per
+// preset.
 ModelSpec moe_body(std::string name, int layers, int hidden, int heads, int kv_heads, int vocab,
                    int seq_len) {
-  ModelSpec m;
-  m.name = std::move(name);
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = kv_heads;
-  m.vocab = vocab;
-  m.seq_len = seq_len;
-  m.mlp = MlpKind::kSwiglu;
-  m.norm = NormKind::kRmsNorm;
-  m.tied_embeddings = false;
-  m.dropout = false;
-  m.linear_bias = false;
-  return m;
+  return llama_layout(std::move(name), layers, hidden, heads, kv_heads, 0, vocab, seq_len, false);
 }
 
 MoeSpec routed(int experts, int top_k, int expert_ffn, RouterScore score, LoadBalancing balancing) {

@@ -94,19 +94,31 @@ void experts_backward(StepWriter& w, const Dims& x, const MoeDims& m) {
   w.gemm_backward(rows, 2 * f, x.h, n);
 }
 
-// Megatron's --moe-shared-expert-overlap in the backward: the shared experts ran on their own
-// stream (shared_experts.py), so autograd runs their backward there too, under the combine's
-// backward exchange just issued; it starts after step `start`, and the experts' backward waits
-// for both (the returned steps). Nothing (the chain as usual) without the overlap.
-std::vector<int> shared_backward_under(StepWriter& w, const Dims& x, const MoeDims& m,
-                                       std::vector<LayerStep>& out, int start) {
+// Megatron's --moe-shared-expert-overlap: the shared experts run on a stream of their own
+// (shared_experts.py) under the exchange just issued, forward (`pass` shared_forward) and
+// backward (shared_backward: autograd runs it on the stream its forward ran on). They start
+// after step `start`; the experts wait for the exchange and for them (the returned steps).
+// Nothing (the chain as usual) without the overlap.
+using SharedPass = void (*)(StepWriter&, const Dims&, const MoeDims&, std::vector<LayerStep>&);
+std::vector<int> shared_under_exchange(SharedPass pass, StepWriter& w, const Dims& x,
+                                       const MoeDims& m, std::vector<LayerStep>& out, int start) {
   if (!m.shared_overlap) return {};
   const int exchanged = last_step(out);
   const std::size_t first_shared = out.size();
-  shared_backward(w, x, m, out);
+  pass(w, x, m, out);
   if (out.size() == first_shared) return {};
   out[first_shared].after = {start};
   return {exchanged, last_step(out)};
+}
+
+std::vector<int> shared_forward_under(StepWriter& w, const Dims& x, const MoeDims& m,
+                                      std::vector<LayerStep>& out, int start) {
+  return shared_under_exchange(shared_forward, w, x, m, out, start);
+}
+
+std::vector<int> shared_backward_under(StepWriter& w, const Dims& x, const MoeDims& m,
+                                       std::vector<LayerStep>& out, int start) {
+  return shared_under_exchange(shared_backward, w, x, m, out, start);
 }
 
 void alltoall_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<LayerStep>& out) {
@@ -125,18 +137,7 @@ void alltoall_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vecto
     group_collective(out, "moe dispatch all-gather", CollectiveKind::kAllGather,
                      x.act(m.computed() * x.h), StepGroup::kExpertTensor);
   }
-  const int dispatched = last_step(out);
-  std::vector<int> experts_after;
-  if (m.shared_overlap) {
-    // Megatron's --moe-shared-expert-overlap: the shared experts run on the compute stream while
-    // the dispatch is on the wire; the experts wait for both.
-    const std::size_t first_shared = out.size();
-    shared_forward(w, x, m, out);
-    if (out.size() > first_shared) {
-      out[first_shared].after = {permute};
-      experts_after = {dispatched, last_step(out)};
-    }
-  }
+  const std::vector<int> experts_after = shared_forward_under(w, x, m, out, permute);
   if (m.local_experts > 1 && m.ep > 1) w.memory(2 * x.act(m.computed() * x.h));  // sort chunks
   experts_forward(w, x, m);
   if (m.local_experts > 1 && m.ep > 1) w.memory(2 * x.act(m.computed() * x.h));  // unsort
@@ -251,16 +252,7 @@ void flex_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<La
   w.sync(out, "moe dispatch layout", 1);
   const int layout = last_step(out);
   if (grid > 1) token_exchange(out, "moe dispatch (deepep)", m, x.act(x.h) + m.top_k * 12);
-  const int dispatched = last_step(out);
-  std::vector<int> experts_after;
-  if (m.shared_overlap) {
-    const std::size_t first_shared = out.size();
-    shared_forward(w, x, m, out);
-    if (out.size() > first_shared) {
-      out[first_shared].after = {layout};
-      experts_after = {dispatched, last_step(out)};
-    }
-  }
+  const std::vector<int> experts_after = shared_forward_under(w, x, m, out, layout);
   flex_permute(w, x, m);
   experts_forward(w, x, m);
   w.memory(x.act(m.computed() * x.h) + 2 * x.act(m.received * x.h));  // unpermute: scatter-add
@@ -323,8 +315,8 @@ MoeDims moe_dims_of(const Scenario& sc) {
                                    .etp = p.expert_tp(),
                                    .rank_factor = std::max(1.0, m.rank_factor)};
   m.received = m.etp * m.ep *
-               cost::token_hit_probability(spec.experts, spec.top_k, m.local_experts) *
-               m.tokens * m.rank_factor;
+               cost::token_hit_probability(spec.experts, spec.top_k, m.local_experts) * m.tokens *
+               m.rank_factor;
   return m;
 }
 
