@@ -35,10 +35,15 @@ void list_presets(std::ostream& out) {
             ? fmt::format(" (mesh: {} to any one peer)",
                           cost::format_bandwidth(c.intra_node.peer_bandwidth))
             : std::string();
-    out << fmt::format("  {:<16} {} x {} per node: {} bf16, {} HBM at {}, intra-node {} per GPU{}, "
-                       "NIC {} per GPU\n",
+    const std::string fp8 =
+        c.device.peak_fp8.flop_per_s > 0
+            ? fmt::format(", {} fp8", cost::format_flop_rate(c.device.peak_fp8))
+            : std::string();
+    out << fmt::format("  {:<16} {} x {} ({}) per node: {} bf16{}, {} HBM at {}, intra-node {} per "
+                       "GPU{}, NIC {} per GPU\n",
                        p.name, c.gpus_per_node, c.device.name,
-                       cost::format_flop_rate(c.device.peak_bf16),
+                       cost::architecture_name(c.device.architecture),
+                       cost::format_flop_rate(c.device.peak_bf16), fp8,
                        cost::format_bytes(c.device.hbm_capacity),
                        cost::format_bandwidth(c.device.hbm_bandwidth),
                        cost::format_bandwidth(c.intra_node.bandwidth), mesh,

@@ -52,6 +52,7 @@ DeviceSpec a100_sxm4_80gb() {
   d.hbm_bandwidth = Bandwidth{2039.0 * kGiga};
   d.kernel_launch_overhead = sim::Time::us(kLaunchOverheadUs);
   d.sm_count = 108;
+  d.architecture = Architecture::kAmpere;
   return d;
 }
 
@@ -83,6 +84,7 @@ DeviceSpec h100_sxm5_80gb() {
   d.hbm_bandwidth = Bandwidth{3350.0 * kGiga};
   d.kernel_launch_overhead = sim::Time::us(kLaunchOverheadUs);
   d.sm_count = 132;
+  d.architecture = Architecture::kHopper;
   return d;
 }
 
@@ -123,6 +125,7 @@ DeviceSpec b200_sxm_180gb() {
   d.hbm_bandwidth = Bandwidth{8000.0 * kGiga};
   d.kernel_launch_overhead = sim::Time::us(kLaunchOverheadUs);
   d.sm_count = 148;
+  d.architecture = Architecture::kBlackwell;
   return d;
 }
 
@@ -163,6 +166,7 @@ DeviceSpec mi300x_oam_192gb() {
   d.hbm_bandwidth = Bandwidth{5300.0 * kGiga};
   d.kernel_launch_overhead = sim::Time::us(kLaunchOverheadUs);
   d.sm_count = 304;
+  d.architecture = Architecture::kCdna3;
   return d;
 }
 

@@ -13,6 +13,7 @@
 
 #include "costmodel/collective_fabric.hpp"
 #include "costmodel/kernel_efficiency.hpp"
+#include "costmodel/precision/architecture.hpp"
 #include "costmodel/units.hpp"
 #include "sim/time.hpp"
 
@@ -44,6 +45,8 @@ struct DeviceSpec {
   Bandwidth hbm_bandwidth;
   sim::Time kernel_launch_overhead;  // per kernel, host launch plus GPU dispatch
   int sm_count = 0;            // for wave quantization in the GEMM efficiency model
+  // Which FP8/FP4 recipes run and whether FP8 operands need transposes (architecture.hpp).
+  Architecture architecture = Architecture::kUnknown;
   // Fractions of the peaks above that kernels reach. Default: conservative, uncalibrated.
   KernelEfficiency kernels = conservative_kernel_efficiency();
 

@@ -237,6 +237,10 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
   assign(dev.kernel_launch_overhead,
          r.time("kernel_launch_overhead", false, cost::kMaxPerEventDuration));
   assign(dev.sm_count, r.integer("sm_count", false, 0, 1 << 16));
+  if (auto a = r.choice("architecture", false,
+                        {"unknown", "ampere", "hopper", "blackwell", "cdna3", "cdna4"})) {
+    dev.architecture = *cost::parse_architecture(*a);  // the names of architecture.hpp
+  }
   if (const json* kernels = r.child("kernel_efficiency", false)) {
     cost::read_kernel_efficiency(*kernels, r.child_path("kernel_efficiency"), d, dev.kernels);
   }
