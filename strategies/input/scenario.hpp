@@ -17,6 +17,7 @@
 
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/hardware.hpp"
+#include "costmodel/precision/quantization.hpp"
 #include "costmodel/units.hpp"
 #include "strategies/framework/framework_presets.hpp"
 #include "strategies/input/model.hpp"
@@ -64,10 +65,36 @@ enum class PaciMode { kPerf, kMem };
 // nothing s^2 stored).
 enum class AttentionKind { kUnfused, kFlash };
 
+// FP8 training (training.precision "fp8"): the linear layers' GEMMs in FP8 with a scaling
+// recipe (costmodel/precision/quantization.hpp); activations, attention, the router, the
+// embedding and the output head stay in `precision` (bf16). docs/fp8.md.
+enum class Fp8Format { kHybrid, kE4m3 };  // hybrid: E4M3 forward, E5M2 gradients
+const char* fp8_format_name(Fp8Format f);
+struct Fp8Spec {
+  cost::QuantRecipe recipe = cost::QuantRecipe::kNone;  // kNone: no FP8
+  Fp8Format format = Fp8Format::kHybrid;
+  // The distributed optimizer's parameter all-gather in FP8, parameters kept in FP8 (Megatron's
+  // --fp8-param-gather): 1 byte per linear weight in memory and on the wire.
+  bool param_gather = false;
+  // Transformer layers kept in bf16 at each end (Megatron's --first-last-layers-bf16 with
+  // --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16; global layer indices).
+  int bf16_layers_at_start = 0;
+  int bf16_layers_at_end = 0;
+  bool enabled() const { return recipe != cost::QuantRecipe::kNone; }
+};
+
 struct TrainingSpec {
   int global_batch = 0;   // sequences per optimizer step, all replicas together
   int micro_batch = 1;    // sequences per micro-batch
-  cost::Dtype precision = cost::Dtype::kBf16;  // compute and activation dtype
+  cost::Dtype precision = cost::Dtype::kBf16;  // compute and activation dtype (bf16 with FP8)
+  Fp8Spec fp8;                                 // FP8 linear GEMMs; off by default
+  // "bf16", "fp16", "fp32", or "fp8:RECIPE": the registry's precision entry name.
+  std::string precision_name() const;
+  // Whether layer `layer` (0-based over the model, of `layers`) runs its linears in FP8.
+  bool fp8_layer(int layer, int layers) const {
+    return fp8.enabled() && layer >= fp8.bf16_layers_at_start &&
+           layer < layers - fp8.bf16_layers_at_end;
+  }
   cost::Recompute recompute = cost::Recompute::kNone;
   AttentionKind attention = AttentionKind::kUnfused;
   // Gradients accumulated and reduced in fp32 under bf16/fp16 training (Megatron-LM's main_grad,

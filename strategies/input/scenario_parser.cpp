@@ -293,14 +293,38 @@ void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits
   }
 }
 
+// training.fp8 (with precision "fp8"): the recipe and its options (precisions.cpp).
+void read_fp8(JsonObjectReader& parent, Diagnostics& d, TrainingSpec& t) {
+  const json* node = parent.child("fp8", false);
+  if (node == nullptr) return;
+  const std::string path = parent.child_path("fp8");
+  if (!t.fp8.enabled()) {
+    d.add(path, "training.fp8 applies with \"precision\": \"fp8\"");
+    return;
+  }
+  JsonObjectReader r(*node, path, d);
+  if (auto recipe = registered_choice(r, d, "/training/fp8/recipe")) {
+    t.fp8.recipe = *cost::parse_quant_recipe(*recipe);
+  }
+  if (t.fp8.recipe == cost::QuantRecipe::kTorchaoRowwise) t.fp8.format = Fp8Format::kE4m3;
+  if (auto f = registered_choice(r, d, "/training/fp8/format")) {
+    t.fp8.format = *f == "e4m3" ? Fp8Format::kE4m3 : Fp8Format::kHybrid;
+  }
+  assign(t.fp8.param_gather, r.boolean("param_gather", false));
+  assign(t.fp8.bf16_layers_at_start, r.integer("bf16_layers_at_start", false, 0, 1 << 16));
+  assign(t.fp8.bf16_layers_at_end, r.integer("bf16_layers_at_end", false, 0, 1 << 16));
+  r.finish();
+}
+
 void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
   JsonObjectReader r(node, "/training", d);
   assign(t.global_batch, r.integer("global_batch", true, 1, 1 << 30));
   assign(t.micro_batch, r.integer("micro_batch", false, 1, 1 << 20));
-  if (auto p = r.choice("precision", false, {"bf16", "fp16", "fp32"})) {
-    t.precision = *p == "fp32" ? cost::Dtype::kFp32
-                               : (*p == "fp16" ? cost::Dtype::kFp16 : cost::Dtype::kBf16);
+  if (const Entry* p = chosen_by_value(r, d, EntryKind::kPrecision, false)) {
+    t.precision = std::get<PrecisionTraits>(p->traits).dtype;
+    if (p->value == "fp8") t.fp8.recipe = cost::QuantRecipe::kDelayed;  // Megatron's default
   }
+  read_fp8(r, d, t);
   if (const Entry* at = chosen_by_value(r, d, EntryKind::kAttention, false)) {
     t.attention = std::get<AttentionKind>(at->traits);
   }
@@ -463,6 +487,13 @@ const char* tp_placement_name(TpPlacement p) {
     case TpPlacement::kTsp: return "tsp";
   }
   return "?";
+}
+
+const char* fp8_format_name(Fp8Format f) { return f == Fp8Format::kE4m3 ? "e4m3" : "hybrid"; }
+
+std::string TrainingSpec::precision_name() const {
+  if (fp8.enabled()) return fmt::format("fp8:{}", cost::quant_recipe_name(fp8.recipe));
+  return cost::dtype_name(precision);
 }
 
 const char* moe_dispatcher_name(MoeDispatcher d) {

@@ -40,11 +40,13 @@ enum class EntryKind : std::uint8_t {
   kRecompute,        // training.recompute
   kFramework,        // training.framework
   kDispatcher,       // parallel.moe_dispatcher (with model.moe)
+  kPrecision,        // training.precision (+ training.fp8.recipe)
 };
 inline constexpr EntryKind kAllEntryKinds[] = {
     EntryKind::kSchedule,  EntryKind::kTpPlacement, EntryKind::kContextParallel,
     EntryKind::kSharding,  EntryKind::kOptimizer,   EntryKind::kAttention,
-    EntryKind::kRecompute, EntryKind::kFramework,   EntryKind::kDispatcher};
+    EntryKind::kRecompute, EntryKind::kFramework,   EntryKind::kDispatcher,
+    EntryKind::kPrecision};
 
 // A validation rule: appends every problem of `scenario` it finds to `d`, each with the JSON
 // path of the field a user should change. Rules never throw and never stop at the first problem.
@@ -139,9 +141,15 @@ struct DispatcherTraits {
   MoeDispatcher id = MoeDispatcher::kAllToAll;
 };
 
+// The GEMMs' number format: TrainingSpec::precision and TrainingSpec::fp8.recipe.
+struct PrecisionTraits {
+  cost::Dtype dtype = cost::Dtype::kBf16;
+  cost::QuantRecipe recipe = cost::QuantRecipe::kNone;
+};
+
 using EntryTraits = std::variant<ScheduleTraits, PlacementTraits, ContextParallelTraits,
                                  ShardingTraits, OptimizerTraits, AttentionKind, cost::Recompute,
-                                 FrameworkTraits, DispatcherTraits>;
+                                 FrameworkTraits, DispatcherTraits, PrecisionTraits>;
 
 struct Entry {
   EntryKind kind = EntryKind::kSchedule;

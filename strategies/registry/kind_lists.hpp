@@ -16,5 +16,6 @@ std::vector<Entry> attention_entries();         // layer_choices.cpp
 std::vector<Entry> recompute_entries();         // layer_choices.cpp
 std::vector<Entry> framework_entries();         // frameworks.cpp
 std::vector<Entry> dispatcher_entries();        // dispatchers.cpp
+std::vector<Entry> precision_entries();         // precisions.cpp
 
 }  // namespace parasim::strat

@@ -24,7 +24,8 @@ std::vector<Entry> build_entries() {
   };
   for (auto list :
        {placement_entries, context_parallel_entries, sharding_entries, optimizer_entries,
-        attention_entries, recompute_entries, framework_entries, dispatcher_entries}) {
+        attention_entries, recompute_entries, framework_entries, dispatcher_entries,
+        precision_entries}) {
     for (Entry& e : list()) out.push_back(std::move(e));
   }
   return out;
@@ -118,6 +119,12 @@ std::vector<KindInfo> build_kinds() {
         text("/parallel/moe_shared_expert_overlap", "", "false", "true or false",
              "the shared experts computed under the dispatch (alltoall or flex, shared "
              "experts)")}},
+      {EntryKind::kPrecision,
+       "precision",
+       "/training/precision",
+       "the GEMMs' number format: bf16, fp16, fp32, or fp8 with a scaling recipe "
+       "(training.fp8.recipe; docs/fp8.md)",
+       {}},
   };
 }
 
@@ -148,6 +155,9 @@ bool chooses(const Entry& e, const Scenario& s) {
         }
         if constexpr (std::is_same_v<T, DispatcherTraits>) {
           return s.model.moe.enabled() && t.id == p.moe_dispatcher;
+        }
+        if constexpr (std::is_same_v<T, PrecisionTraits>) {
+          return t.dtype == s.training.precision && t.recipe == s.training.fp8.recipe;
         }
         return false;
       },

@@ -21,10 +21,16 @@ const json& schema() {
 }
 
 // "/parallel/chunks" -> the schema's property: /$defs/parallel/properties/chunks.
+// Nested objects: "/training/fp8/recipe" -> /$defs/training/properties/fp8/properties/recipe.
 json::json_pointer schema_pointer(const std::string& scenario_path) {
-  const auto slash = scenario_path.find('/', 1);
-  return json::json_pointer("/$defs/" + scenario_path.substr(1, slash - 1) + "/properties/" +
-                            scenario_path.substr(slash + 1));
+  auto slash = scenario_path.find('/', 1);
+  std::string out = "/$defs/" + scenario_path.substr(1, slash - 1);
+  while (slash != std::string::npos) {
+    const auto next = scenario_path.find('/', slash + 1);
+    out += "/properties/" + scenario_path.substr(slash + 1, next - slash - 1);
+    slash = next;
+  }
+  return json::json_pointer(out);
 }
 
 json strings(const std::vector<std::string>& v) { return json(v); }

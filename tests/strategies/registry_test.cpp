@@ -29,8 +29,8 @@ std::size_t traits_index(EntryKind kind) {
     case EntryKind::kAttention: return 5;
     case EntryKind::kRecompute: return 6;
     case EntryKind::kFramework: return 7;
-    case EntryKind::kDispatcher:
-      return 8;
+    case EntryKind::kDispatcher: return 8;
+    case EntryKind::kPrecision: return 9;
   }
   return 99;
 }
