@@ -273,17 +273,24 @@ def torchtitan03_keys(root):
 
 
 def torchtitan02_keys(root):
+    """section.field, and for a field that is a dataclass itself (quantize.linear.float8, a
+    nested TOML table) its fields below it too: quantize.linear, quantize.linear.float8,
+    quantize.linear.float8.recipe_name."""
     pkg = Package(root)
     module = "torchtitan.config.job_config"
     found = pkg.resolve(module, "JobConfig")
     keys = set()
-    for section, ann, _ in dataclass_fields(pkg, module, found[1]):
-        target = pkg.resolve(module, ast.unparse(ann)) if isinstance(ann, ast.Name) else None
-        if target is None:
-            keys.add(section)
-            continue
-        for field, _, _ in dataclass_fields(pkg, target[0], target[1]):
-            keys.add(f"{section}.{field}")
+
+    def walk(prefix, mod, cls, depth):
+        for field, ann, _ in dataclass_fields(pkg, mod, cls):
+            key = f"{prefix}.{field}" if prefix else field
+            target = pkg.resolve(mod, ast.unparse(ann)) if isinstance(ann, ast.Name) else None
+            if prefix or target is None:  # a section alone is no key; a plain field is
+                keys.add(key)
+            if target is not None and depth < 4:
+                walk(key, target[0], target[1], depth + 1)
+
+    walk("", module, found[1], 0)
     return sorted(keys)
 
 
