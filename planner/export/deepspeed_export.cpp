@@ -9,6 +9,7 @@
 #include <nlohmann/ordered_map.hpp>
 
 #include "planner/export/export_common.hpp"
+#include "planner/export/fp8_export.hpp"
 #include "strategies/layers/layer_program.hpp"
 
 namespace parasim::exporter {
@@ -278,8 +279,16 @@ void map_training(const Scenario& s, ExportContext& c, Json& j) {
   c.mapped("/training/micro_batch", "train_micro_batch_size_per_gpu, gradient_accumulation_steps");
   if (t.precision == cost::Dtype::kBf16) j["bf16"] = Json{{"enabled", true}};
   if (t.precision == cost::Dtype::kFp16) j["fp16"] = Json{{"enabled", true}};
-  c.mapped("/training/precision",
-           t.precision == cost::Dtype::kFp32 ? "fp32 (no section)" : "bf16/fp16.enabled");
+  if (t.fp8.enabled()) {
+    refuse_fp8(s, c,
+               "DeepSpeed 0.19.8's config has no FP8 training: FP8 runs through Transformer "
+               "Engine in the model's code (te.Linear under te.fp8_autocast), which no ds_config "
+               "key turns on");
+  } else {
+    covered_without_fp8(s, c);
+    c.mapped("/training/precision",
+             t.precision == cost::Dtype::kFp32 ? "fp32 (no section)" : "bf16/fp16.enabled");
+  }
   if (t.precision == cost::Dtype::kFp32) {
     c.unused("/training/grad_precision", "fp32 training");
   } else if (t.fp32_gradients && s.parallel.zero_stage == 0) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "planner/export/export_common.hpp"
+#include "planner/export/fp8_export.hpp"
 #include "planner/export/megatron_experts.hpp"
 
 namespace parasim::exporter {
@@ -212,9 +213,14 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
     default:
       break;
   }
-  c.mapped("/training/precision", t.precision == cost::Dtype::kFp32
-                                      ? "fp32 (no flag)"
-                                      : (t.precision == cost::Dtype::kBf16 ? "--bf16" : "--fp16"));
+  // FP8 keeps --bf16: the activations, the attention and the head stay bf16, the linears'
+  // GEMMs run in FP8 (the --fp8-* flags).
+  c.mapped("/training/precision",
+           t.fp8.enabled() ? "--bf16 with the linears in FP8 (--fp8-format, --fp8-recipe)"
+           : t.precision == cost::Dtype::kFp32
+               ? "fp32 (no flag)"
+               : (t.precision == cost::Dtype::kBf16 ? "--bf16" : "--fp16"));
+  map_megatron_fp8(s, c, a);
   if (t.precision == cost::Dtype::kFp32) {
     c.unused("/training/grad_precision", "fp32 training");
   } else if (t.fp32_gradients) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/export/export_common.hpp"
+#include "planner/export/fp8_export.hpp"
 #include "planner/export/torchtitan_experts.hpp"
 #include "planner/export/torchtitan_settings.hpp"
 
@@ -242,7 +243,10 @@ void map_training(const Scenario& s, ExportContext& c, Settings& out) {
   if (t.precision == cost::Dtype::kFp16) {
     c.cannot("/training/precision", "fp16 training", "megatron, deepspeed", "bfloat16");
   } else {
-    c.mapped("/training/precision", "mixed_precision_param");
+    c.mapped("/training/precision",
+             t.fp8.enabled() ? "mixed_precision_param bfloat16, the linears in FP8 (see "
+                               "/training/fp8/recipe)"
+                             : "mixed_precision_param");
   }
   out.set("training", "mixed_precision_param",
           t.precision == cost::Dtype::kFp32 ? "float32" : "bfloat16");
@@ -400,13 +404,14 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   cover_launcher(s, c, "torchrun");
   cover_framework(s, c, Target::kTorchtitan);
   cover_placements(s, c);
-  const TorchtitanModel model = map_torchtitan_experts(s, c, out, version);
+  TorchtitanModel model = map_torchtitan_experts(s, c, out, version);
   map_model(s, c, version, model);
   if (version == "0.2.2") {
     out.set("model", "name", model.module);
     out.set("model", "flavor", model.flavor);
   }
   map_training(s, c, out);
+  map_torchtitan_fp8(s, c, out, version, model);  // may pick the model's float8 function
   map_parallel(s, version, c, out);
   map_cuda_graphs(s, c, out, version);
   const std::string recompute = map_recompute(s, c);
@@ -424,7 +429,12 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
     c.note("run: torchrun ... -m torchtitan.train --job.config_file FILE");
     if (o.json) {
       nlohmann::ordered_json j;
-      for (const Setting& st : out.items()) j[st.section][st.key] = st.value;
+      // A dotted section is a nested table ([quantize.linear.float8]).
+      for (const Setting& st : out.items()) {
+        std::string pointer = "/" + st.section + "/" + st.key;
+        std::replace(pointer.begin(), pointer.end(), '.', '/');
+        j[nlohmann::ordered_json::json_pointer(pointer)] = st.value;
+      }
       return {j.dump(2) + "\n", "", false, ""};
     }
     return {toml_text(out), "# ", true, ""};
