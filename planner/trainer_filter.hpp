@@ -14,7 +14,13 @@
 //
 // The base scenario is the one with the trainer's defaults (planner/export/trainer_defaults.hpp).
 // What no layout changes (the model, the optimizer, the precision) is refused up front:
-// fixed_refusals() lists it, and `plan --for` stops with those reasons (exit 2).
+// fixed_refusals() lists it, and `plan --for` stops with those reasons (exit 2). The precision
+// rule is the exports' (planner/export/fp8_export.hpp): an FP8 recipe the trainer does not run is
+// a difference at /training/precision or /training/fp8/..., outside the layout: Megatron-LM
+// refuses torchao's recipes, torchtitan (0.3.0) Transformer Engine's and torchao-tensorwise,
+// DeepSpeed every FP8 recipe. An FP8 setting that depends on the layout (torchtitan 0.2.2's
+// float8 all-gather needs FSDP) is left to the filter by the probes below. Should the space
+// ever search the precision, these paths become layout paths (layout_path in the .cpp).
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -58,10 +58,12 @@ json with_trainer_defaults(const json& document, Target trainer,
     }
   }
   if (!training.contains("grad_precision")) {
-    const std::string precision =
+    std::string precision =
         training.contains("precision") && training["precision"].is_string()
             ? training["precision"].get<std::string>()
             : cost::dtype_name(strat::TrainingSpec{}.precision);  // the scenario's default
+    // FP8 training's gradients are bf16's (the FP8 GEMMs return bf16; Megatron-LM keeps --bf16).
+    if (precision == "fp8") precision = "bf16";
     const bool fp32 = (precision == "bf16" && d.fp32_gradients_with_bf16) ||
                       (precision == "fp16" && d.fp32_gradients_with_fp16);
     if (fp32) {

@@ -7,7 +7,8 @@
 //                    megatron-lm for megatron, deepspeed for deepspeed, torchtitan for
 //                    torchtitan; a scenario's framework is kept when it is a preset of the same
 //                    trainer (megatron-lm-2021; megatron-deepspeed, DeepSpeed's engine).
-//   grad_precision   the precision gradients are accumulated and reduced in:
+//   grad_precision   the precision gradients are accumulated and reduced in (FP8 training's
+//                    are bf16's: its GEMMs return bf16, and Megatron-LM keeps --bf16):
 //                    megatron-core 0.19.2: fp32 with --bf16 (validate_args sets
 //                      accumulate_allreduce_grads_in_fp32 for bf16, arguments.py), the training
 //                      precision with --fp16;
