@@ -47,7 +47,8 @@ std::vector<ActivationTerm> activation_terms_per_layer(const ActivationShape& x)
   std::vector<ActivationTerm> terms;
   // Attention block (Korthikanti et al. 2022, section 4.1: 11sbh + 5as^2b for GPT).
   terms.push_back({"ln1 input", act * sbh, kReplicated, false});
-  terms.push_back({"qkv input", act * sbh, kReplicated, false});
+  const double lin = x.linear_input_bytes;  // what a linear keeps of its input for wgrad
+  terms.push_back({"qkv input", lin * sbh, kReplicated, false});
   terms.push_back({"q", act * sbq, kSharded, false});
   terms.push_back({"k", act * sbq * kv, kSharded, false});
   terms.push_back({"softmax output", act * as2b, kSharded, kCore});
@@ -56,18 +57,22 @@ std::vector<ActivationTerm> activation_terms_per_layer(const ActivationShape& x)
     terms.push_back({"softmax dropout output", act * as2b, kSharded, kCore});
   }
   terms.push_back({"v", act * sbq * kv, kSharded, false});
-  terms.push_back({"out-proj input", act * sbq, kSharded, false});
+  if (lin != act && x.attention_keeps_output) {
+    // FlashAttention's backward reads its output: kept in bf16 beside the linear's own copy.
+    terms.push_back({"attention output", act * sbq, kSharded, false});
+  }
+  terms.push_back({"out-proj input", lin * sbq, kSharded, false});
   if (x.dropout) terms.push_back({"attn dropout mask", kMaskBytes * sbh, kReplicated, false});
   // MLP block (section 4.1: 19sbh for GPT with f = 4h) and its norm (2sbh).
   terms.push_back({"ln2 input", act * sbh, kReplicated, false});
-  terms.push_back({"fc1 input", act * sbh, kReplicated, false});
+  terms.push_back({"fc1 input", lin * sbh, kReplicated, false});
   if (x.swiglu) {
     terms.push_back({"gate output", act * sbf, kSharded, false});
     terms.push_back({"up output", act * sbf, kSharded, false});
-    terms.push_back({"down input", act * sbf, kSharded, false});
+    terms.push_back({"down input", lin * sbf, kSharded, false});
   } else {
     terms.push_back({"gelu input", act * sbf, kSharded, false});
-    terms.push_back({"fc2 input", act * sbf, kSharded, false});
+    terms.push_back({"fc2 input", lin * sbf, kSharded, false});
   }
   if (x.dropout) terms.push_back({"mlp dropout mask", kMaskBytes * sbh, kReplicated, false});
   return terms;

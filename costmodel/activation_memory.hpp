@@ -47,6 +47,7 @@
 //   * dropout == false: the three masks vanish, and attention x V reads the softmax output
 //     itself, so the attention core is the softmax output 2as^2b alone.
 //   * FlashAttention stores no s^2 tensors; its footprint equals Recompute::kSelective here.
+//   * FP8 linears (Transformer Engine) keep their inputs in FP8: linear_input_bytes below.
 // Full recompute keeps only the layer input, 2sbh (the paper's figure, without SP). With SP
 // Megatron checkpoints the sequence-sharded hidden states, so we return 2sbh/t. (Megatron's
 // optional distribute_saved_activations, which shards it /t without SP, is not modelled.)
@@ -73,6 +74,13 @@ struct ActivationShape {
   bool dropout = true;     // dropout masks stored (GPT); Llama trains without dropout
   int tp = 1;              // t
   bool sequence_parallel = false;
+  // FP8 linears (costmodel/precision/quantization.hpp, saved_linear_input_bytes): bytes per
+  // element of the inputs the four linears keep for their wgrad ("qkv input", "out-proj input",
+  // "fc1 input", "fc2 input" / "down input"): 2 in 16-bit training, 1 + scale bytes under
+  // Transformer Engine's FP8 recipes. When it is not 2 and the attention core's backward reads
+  // its output (FlashAttention), that output is kept in bf16 too ("attention output").
+  double linear_input_bytes = 2;
+  bool attention_keeps_output = false;
 };
 
 enum class Recompute { kNone, kSelective, kFull };

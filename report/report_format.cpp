@@ -42,7 +42,7 @@ void header_section(std::string& o, const strat::Scenario& sc, const strat::Step
        p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
        p.chunks > 1 ? fmt::format(" (v = {})", p.chunks) : std::string(),
        p.zero_stage, cost::recompute_name(sc.training.recompute),
-       cost::dtype_name(sc.training.precision),
+       sc.training.precision_name(),
        sc.training.fp32_gradients ? " (fp32 gradients)" : "");
   line(o, "  batch {} = {} of {} per replica", count_of(sc.training.global_batch, "sequence"),
        count_of(r.micro_batches, "micro-batch", "micro-batches"), sc.training.micro_batch);

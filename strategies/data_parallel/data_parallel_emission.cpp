@@ -5,10 +5,20 @@
 
 namespace parasim::strat::detail {
 
+double Builder::zero3_element_bytes() const {
+  const double element = cost::bytes_per_element(sc_.training.precision);
+  if (!sc_.training.fp8.enabled() || !sc_.training.fp8.param_gather) return element;
+  // torchao's float8 all-gather (FSDP): a layer's weight matrices in FP8, the rest (norms,
+  // biases) in bf16; per-layer units, each the layer's mix.
+  const double matrices = layer_matrix_params_per_tp_rank(sc_.model, sc_.parallel.tp) /
+                          layer_params_per_tp_rank(sc_.model, sc_.parallel.tp);
+  return matrices * gathered_weight_bytes(sc_, true) + (1 - matrices) * element;
+}
+
 double Builder::zero3_gathered_bytes() const {
   double elements = 0;
   for (double e : zero3_units_) elements += e;
-  return elements * cost::bytes_per_element(sc_.training.precision) * (replicas_ - 1) / replicas_;
+  return elements * zero3_element_bytes() * (replicas_ - 1) / replicas_;
 }
 
 double Builder::zero3_resident_bytes(int layers, int l, bool backward, bool after) {
@@ -24,8 +34,8 @@ double Builder::zero3_resident_bytes(int layers, int l, bool backward, bool afte
   const Zero3Resident& r = it->second;
   const auto& per_pass =
       after ? (backward ? r.backward_end : r.forward_end) : (backward ? r.backward : r.forward);
-  return per_pass[static_cast<std::size_t>(l)] * cost::bytes_per_element(sc_.training.precision) *
-         (replicas_ - 1) / replicas_;
+  return per_pass[static_cast<std::size_t>(l)] * zero3_element_bytes() * (replicas_ - 1) /
+         replicas_;
 }
 
 void Builder::zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId first, OpId last) {
@@ -50,7 +60,7 @@ void Builder::zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId
 void Builder::zero3_gather(int stage, int mb, const std::string& where,
                            const std::vector<OpId>& prefetch_after) {
   auto& w = out_.workload;
-  const double element_bytes = cost::bytes_per_element(sc_.training.precision);
+  const double element_bytes = zero3_element_bytes();
   const double dp = replicas_;
   for (double elements : zero3_units_) {
     const double unit_bytes = elements * element_bytes;
@@ -104,7 +114,10 @@ sim::Time Builder::stage_optimizer_time(int stage) const {
   const double updated = sc_.parallel.zero_stage >= 1
                              ? params.dense / replicas_ + params.expert / edp
                              : params.total();
-  return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_);
+  // FP8: the weights' casts of the next step's first micro-batch (layer_program.hpp,
+  // QuantizedWeightStep), after the update in a steady state.
+  return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_) +
+         stage_fp8_weights(stage).time;
 }
 
 void Builder::emit_data_parallel(int stage) {
@@ -235,12 +248,13 @@ void Builder::emit_data_parallel(int stage) {
       steps.push_back(op);
     }
     if (zero >= 1 && zero <= 2 && replicas_ > 1) {
-      // Updated weights (training precision) all-gathered back to every replica (gathered
-      // size: whole stage).
-      const auto plan = costs_.collective(
-          cost::CollectiveKind::kAllGather,
-          cost::Bytes{stage_params * cost::bytes_per_element(sc_.training.precision)},
-          layout_.dp_group(stage, r));
+      // Updated weights (training precision; FP8 linears in FP8 with fp8.param_gather)
+      // all-gathered back to every replica (gathered size: whole stage).
+      const double fp8_linears = stage_fp8_weights(stage).elements;
+      const double gathered = (stage_params - fp8_linears) * gathered_weight_bytes(sc_, false) +
+                              fp8_linears * gathered_weight_bytes(sc_, true);
+      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{gathered},
+                                          layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather", cat_dp_,
@@ -318,6 +332,9 @@ void Builder::emit_expert_param_gather(int stage, const std::vector<std::vector<
   const int edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
   const double experts = stage_params(stage).expert;
   if (edp == 1 || experts == 0) return;
+  const double fp8_experts = stage_fp8_weights(stage).expert_elements;
+  const double gathered = (experts - fp8_experts) * gathered_weight_bytes(sc_, false) +
+                          fp8_experts * gathered_weight_bytes(sc_, true);
   auto& w = out_.workload;
   for (int d = 0; d < dp_sim_; ++d) {
     for (int r = 0; r < tp_sim_; ++r) {
@@ -325,8 +342,7 @@ void Builder::emit_expert_param_gather(int stage, const std::vector<std::vector<
       if (members.front() != index(stage, d, r)) continue;
       const auto plan =
           costs_.collective(cost::CollectiveKind::kAllGather,
-                            cost::Bytes{experts * cost::bytes_per_element(sc_.training.precision)},
-                            expert_data_placement(stage, d, r));
+                            cost::Bytes{gathered}, expert_data_placement(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan, "expert param all-gather",
                                      cat_dp_, -1, CommKind::kDataParallel, edp);
       for (std::size_t i = 0; i < members.size(); ++i) {

@@ -240,6 +240,17 @@ struct Scenario {
   double tokens_per_step() const {
     return static_cast<double>(training.global_batch) * model.seq_len;
   }
+  // With FP8: whether some transformer layers stay in bf16 (training.fp8.bf16_layers_at_*).
+  bool has_bf16_layers() const {
+    return training.fp8.enabled() &&
+           (training.fp8.bf16_layers_at_start > 0 || training.fp8.bf16_layers_at_end > 0);
+  }
 };
+
+// The same scenario with 16-bit linears: what its bf16 layers run.
+inline Scenario without_fp8(Scenario s) {
+  s.training.fp8 = Fp8Spec{};
+  return s;
+}
 
 }  // namespace parasim::strat

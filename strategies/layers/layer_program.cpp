@@ -125,14 +125,14 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
   const double bsh = x.act(x.tokens() * x.h);
   if (x.t > 1 && x.sp) StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
   w.memory(2 * hidden_bytes(x));                                   // input norm
-  w.gemm(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
+  w.linear(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
   // The QKV linear keeps its bias (skip_bias_add false): in the GEMM's epilogue, or an add.
   if (x.qkv_bias && !x.fusions.linear_bias_in_gemm) w.memory(2 * qkv_bytes(x));
   qk_norm_forward(w, x);
   if (x.cp > 1) {
     cp_attention_forward(w, x, out);
     const int core = last_step(out);
-    w.gemm(x.tokens(), x.h, x.query_width() / x.t);                // output projection
+    w.linear(x.tokens(), x.h, x.query_width() / x.t);                // output projection
     bias_dropout_add(w, x);
     w.close(out, "attn proj");
     out.back().after = {core};
@@ -140,7 +140,7 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
     return;
   }
   attention_core_forward(w, x);
-  w.gemm(x.tokens(), x.h, x.query_width() / x.t);                  // output projection
+  w.linear(x.tokens(), x.h, x.query_width() / x.t);                  // output projection
   bias_dropout_add(w, x);
   w.close(out, "attn");
   if (x.t > 1) {
@@ -155,7 +155,7 @@ void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp all-gather", CollectiveKind::kAllGather, bsh);
   w.memory(2 * hidden_bytes(x));                                   // norm
   w.sync(out, "mlp norm", x.layer_syncs);                          // the framework's syncs
-  w.gemm(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);         // fc1 (gate+up)
+  w.linear(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);         // fc1 (gate+up)
   if (x.swiglu) {
     w.memory(3 * bsf);                                             // SwiGLU
   } else if (x.fusions.bias_gelu || !x.bias) {
@@ -164,7 +164,7 @@ void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
     w.memory(2 * bsf);                                             // fc1 + bias
     w.memory(2 * bsf);                                             // GeLU
   }
-  w.gemm(x.tokens(), x.h, x.f / x.t);                              // fc2
+  w.linear(x.tokens(), x.h, x.f / x.t);                              // fc2
   bias_dropout_add(w, x);
   w.close(out, "mlp");
   if (x.t > 1) {
@@ -178,10 +178,10 @@ void mlp_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsf = x.act(x.tokens() * x.f / x.t);
   if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp bwd all-gather", CollectiveKind::kAllGather, bsh);
   bias_dropout_add_backward(w, x);
-  w.gemm_backward(x.tokens(), x.h, x.f / x.t);                      // fc2
+  w.linear_backward(x.tokens(), x.h, x.f / x.t);                      // fc2
   w.memory(x.swiglu ? 5 * bsf : 3 * bsf);                          // activation backward
   if (x.bias && !x.swiglu) w.memory(bsf);                          // fc1's bias gradient
-  w.gemm_backward(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);  // fc1
+  w.linear_backward(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);  // fc1
   residual_gradient_add(w, x);
   norm_backward(w, x);
   w.close(out, "mlp bwd");
@@ -196,7 +196,7 @@ void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
   const double bsh = x.act(x.tokens() * x.h);
   if (x.t > 1 && x.sp) StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
   bias_dropout_add_backward(w, x);
-  w.gemm_backward(x.tokens(), x.h, x.query_width() / x.t);          // output projection
+  w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);          // output projection
   if (x.cp > 1) {
     cp_attention_backward(w, x, out);
   } else {
@@ -206,7 +206,7 @@ void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
   qk_norm_backward(w, x);
   w.memory(2 * qkv_bytes(x));                                       // Q, K, V gradients joined
   if (x.qkv_bias) w.memory(qkv_bytes(x));                           // QKV bias gradient
-  w.gemm_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);   // QKV
+  w.linear_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);   // QKV
   norm_backward(w, x);
   residual_gradient_add(w, x);
   w.close(out, "attn bwd");
@@ -308,6 +308,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
       mlp_backward(sw, x, out);
   };
   StepWriter w(costs, sc.training.precision);
+  if (sc.training.fp8.enabled()) w.quantize_linears(linear_quant_of(sc));
   LayerProgram p;
   attn_fwd(w, p.forward);
   mlp_fwd(w, p.forward);
@@ -321,6 +322,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   // The same backward with the weight gradients split off (zero-bubble B and W).
   {
     StepWriter split(costs, sc.training.precision);
+    if (sc.training.fp8.enabled()) split.quantize_linears(linear_quant_of(sc));
     ComputeBlock weights;
     split.set_weight_sink(&weights);
     if (recompute == cost::Recompute::kFull) {
@@ -335,6 +337,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
     p.weight_grad.push_back(step);
   }
   p.grad_accumulation = grad_accumulation_steps(sc, costs);
+  p.fp8_weights = w.weight_step();
   // Model FLOPs: forward once and backward (twice the forward), recompute excluded. An MoE
   // layer's count its mean rank's tokens (the busiest rank's extra work is time, not model
   // FLOPs).
@@ -344,6 +347,7 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
     MoeDims mean = md;
     mean.rank_factor = md.kept_share;
     StepWriter mw(costs, sc.training.precision);
+    if (sc.training.fp8.enabled()) mw.quantize_linears(linear_quant_of(sc));
     std::vector<LayerStep> mean_forward;
     attn_fwd(mw, mean_forward);
     moe_block_forward(mw, x, mean, mean_forward);
@@ -505,6 +509,22 @@ LayerProgram head_program(const Scenario& sc, const cost::CostModel& costs) {
   return p;
 }
 
+double fp8_weight_memory_bytes(const Scenario& sc, const QuantizedWeightStep& weights) {
+  const auto& f = sc.training.fp8;
+  if (!f.enabled()) return 0;
+  const double elements = weights.elements + weights.expert_elements;
+  if (f.param_gather) {  // parameters in FP8: each byte less, sharded with them under ZeRO-3
+    const double holders = sc.parallel.zero_stage == 3 ? sc.replicas() : 1;
+    return -elements * (cost::bytes_per_element(sc.training.precision) - 1.0) / holders;
+  }
+  return elements * cost::cached_weight_bytes_per_element(f.recipe, sc.cluster.device.architecture);
+}
+
+double gathered_weight_bytes(const Scenario& sc, bool fp8_linear) {
+  if (fp8_linear && sc.training.fp8.enabled() && sc.training.fp8.param_gather) return 1.0;
+  return cost::bytes_per_element(sc.training.precision);
+}
+
 cost::ActivationShape activation_shape(const Scenario& sc) {
   cost::ActivationShape a;
   a.seq_len = static_cast<double>(sc.model.seq_len) / sc.parallel.cp;  // this rank's tokens
@@ -526,6 +546,10 @@ cost::ActivationShape activation_shape(const Scenario& sc) {
   a.dropout = sc.model.dropout;
   a.tp = sc.parallel.tp;
   a.sequence_parallel = sc.parallel.sequence_parallel;
+  if (sc.training.fp8.enabled()) {
+    a.linear_input_bytes = cost::saved_linear_input_bytes(sc.training.fp8.recipe);
+    a.attention_keeps_output = sc.training.attention == AttentionKind::kFlash;
+  }
   return a;
 }
 

@@ -97,6 +97,17 @@ struct LayerStep {
   bool recompute = false;
 };
 
+// What a layer's FP8 weights cost once a step (TE casts them on a step's first micro-batch and
+// keeps the copies; priced with the optimizer step, where the cast of the next step's weights
+// sits in a steady state): the cast kernels' GPU time (bodies and gaps), their count, and the
+// weight elements quantised.
+struct QuantizedWeightStep {
+  sim::Time time;
+  int kernels = 0;
+  double elements = 0;         // dense linears' weights on this rank
+  double expert_elements = 0;  // the local experts' (MoE)
+};
+
 struct LayerProgram {
   std::vector<LayerStep> forward;
   std::vector<LayerStep> backward;   // recompute steps first, when any
@@ -115,7 +126,17 @@ struct LayerProgram {
   // low-rank ones (low_rank_layer.hpp).
   double activation_stored_bytes = 0;
   double activation_full_bytes = 0;
+  QuantizedWeightStep fp8_weights;  // empty without FP8
 };
+
+// What a stage's FP8 weights (the sum of its layers' fp8_weights) change in memory, per GPU:
+// the copies Transformer Engine caches over micro-batches (quantization.hpp,
+// cached_weight_bytes_per_element), or, with training.fp8.param_gather, the bf16 parameters
+// kept in FP8 instead (one byte less each). 0 without FP8.
+double fp8_weight_memory_bytes(const Scenario& scenario, const QuantizedWeightStep& weights);
+// Bytes per element of a weight in the distributed optimizer's parameter all-gather: 1 for FP8
+// linear weights under training.fp8.param_gather, the training precision's otherwise.
+double gathered_weight_bytes(const Scenario& scenario, bool fp8_linear);
 
 // A layer's MLP: dense, or a mixture of experts (moe_layer.hpp; ModelSpec::MoeSpec::is_moe_layer
 // says which layers).

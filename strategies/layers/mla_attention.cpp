@@ -36,22 +36,22 @@ void mla_attention_forward(StepWriter& w, const Dims& x, const MlaSpec& mla,
   if (x.t > 1 && x.sp) StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
   w.memory(2 * hidden_bytes(x));  // input norm
   if (mla.q_lora_rank > 0) {
-    w.gemm(T, m.q_in, x.h);                 // q down (duplicated)
+    w.linear(T, m.q_in, x.h);                 // q down (duplicated)
     w.memory(2 * x.act(T * m.q_in));        // q norm
-    w.gemm(T, m.qk, m.q_in);                // q up
+    w.linear(T, m.qk, m.q_in);                // q up
   } else {
-    w.gemm(T, m.qk, x.h);
+    w.linear(T, m.qk, x.h);
   }
-  w.gemm(T, m.kv_in, x.h);                                  // kv down (duplicated)
+  w.linear(T, m.kv_in, x.h);                                  // kv down (duplicated)
   w.memory(2 * x.act(T * mla.kv_lora_rank));                // kv norm
-  w.gemm(T, m.kv_up, mla.kv_lora_rank);                     // kv up
+  w.linear(T, m.kv_up, mla.kv_lora_rank);                     // kv up
   const double rope_q = x.act(T * x.a * mla.qk_rope_head_dim / x.t);
   w.memory(2 * rope_q);                                     // RoPE on the queries
   w.memory(2 * x.act(T * mla.qk_rope_head_dim));            // RoPE on the shared key part
   w.memory(2 * x.act(T * m.qk));                            // the queries joined
   w.memory(2 * x.act(T * m.qk));                            // the keys joined (rope broadcast)
   attention_core_forward(w, mla_core_dims(x, mla));
-  w.gemm(T, x.h, m.v_out);                                  // output projection
+  w.linear(T, x.h, m.v_out);                                  // output projection
   bias_dropout_add(w, x);
   w.close(out, "attn");
   if (x.t > 1) {
@@ -68,7 +68,7 @@ void mla_attention_backward(StepWriter& w, const Dims& x, const MlaSpec& mla, bo
     StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
   }
   bias_dropout_add_backward(w, x);
-  w.gemm_backward(T, x.h, m.v_out);
+  w.linear_backward(T, x.h, m.v_out);
   const Dims core = mla_core_dims(x, mla);
   if (recompute_core) attention_core_forward(w, core);
   attention_core_backward(w, core);
@@ -76,16 +76,16 @@ void mla_attention_backward(StepWriter& w, const Dims& x, const MlaSpec& mla, bo
   w.memory(2 * x.act(T * m.qk));
   w.memory(2 * x.act(T * x.a * mla.qk_rope_head_dim / x.t));  // RoPE backward
   w.memory(2 * x.act(T * mla.qk_rope_head_dim));
-  w.gemm_backward(T, m.kv_up, mla.kv_lora_rank);
+  w.linear_backward(T, m.kv_up, mla.kv_lora_rank);
   for (double width : {static_cast<double>(mla.kv_lora_rank), m.q_in}) {  // latent norms
     if (width > 0) norm_backward_of(w, x.act(T * width));
   }
-  w.gemm_backward(T, m.kv_in, x.h);
+  w.linear_backward(T, m.kv_in, x.h);
   if (mla.q_lora_rank > 0) {
-    w.gemm_backward(T, m.qk, m.q_in);
-    w.gemm_backward(T, m.q_in, x.h);
+    w.linear_backward(T, m.qk, m.q_in);
+    w.linear_backward(T, m.q_in, x.h);
   } else {
-    w.gemm_backward(T, m.qk, x.h);
+    w.linear_backward(T, m.qk, x.h);
   }
   w.memory(3 * hidden_bytes(x));  // the down projections' input gradients summed
   norm_backward(w, x);

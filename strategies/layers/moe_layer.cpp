@@ -23,9 +23,9 @@ void shared_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<
   w.close(out, "moe norm");
   if (x.t > 1 && x.sp)
     StepWriter::collective(out, "shared all-gather", CollectiveKind::kAllGather, bsh);
-  w.gemm(x.tokens(), 2 * m.shared_ffn / x.t, x.h);
+  w.linear(x.tokens(), 2 * m.shared_ffn / x.t, x.h);
   w.memory(3 * x.act(x.tokens() * m.shared_ffn / x.t));
-  w.gemm(x.tokens(), x.h, m.shared_ffn / x.t);
+  w.linear(x.tokens(), x.h, m.shared_ffn / x.t);
   w.close(out, "shared experts");
   if (x.t > 1) {
     StepWriter::collective(out, x.sp ? "shared reduce-scatter" : "shared all-reduce",
@@ -40,9 +40,9 @@ void shared_backward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector
   if (x.t > 1 && x.sp) {
     StepWriter::collective(out, "shared bwd all-gather", CollectiveKind::kAllGather, bsh);
   }
-  w.gemm_backward(x.tokens(), x.h, m.shared_ffn / x.t);
+  w.linear_backward(x.tokens(), x.h, m.shared_ffn / x.t);
   w.memory(5 * x.act(x.tokens() * m.shared_ffn / x.t));
-  w.gemm_backward(x.tokens(), 2 * m.shared_ffn / x.t, x.h);
+  w.linear_backward(x.tokens(), 2 * m.shared_ffn / x.t, x.h);
   w.close(out, "shared experts bwd");
   if (x.t > 1) {
     StepWriter::collective(out, x.sp ? "shared bwd reduce-scatter" : "shared bwd all-reduce",
@@ -82,16 +82,18 @@ void router_backward(StepWriter& w, const MoeDims& m, const Dims& x) {
 // The expert computation on `computed` tokens: grouped fc1, SwiGLU x probs, grouped fc2.
 void experts_forward(StepWriter& w, const Dims& x, const MoeDims& m) {
   const double n = m.local_experts, rows = m.computed() / n, f = m.expert_ffn / m.etp;
-  w.gemm(rows, 2 * f, x.h, n);
+  w.linear(rows, 2 * f, x.h, n);
   w.memory(3 * x.act(m.computed() * f) + 4 * m.computed());
-  w.gemm(rows, x.h, f, n);
+  w.linear(rows, x.h, f, n);
 }
 
 void experts_backward(StepWriter& w, const Dims& x, const MoeDims& m) {
   const double n = m.local_experts, rows = m.computed() / n, f = m.expert_ffn / m.etp;
-  w.gemm_backward(rows, x.h, f, n);
+  w.count_weights_as_experts(true);  // their FP8 copies are expert parameters
+  w.linear_backward(rows, x.h, f, n);
   w.memory(5 * x.act(m.computed() * f) + 8 * m.computed());
-  w.gemm_backward(rows, 2 * f, x.h, n);
+  w.linear_backward(rows, 2 * f, x.h, n);
+  w.count_weights_as_experts(false);
 }
 
 // Megatron's --moe-shared-expert-overlap: the shared experts run on a stream of their own

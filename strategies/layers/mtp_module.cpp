@@ -26,14 +26,14 @@ void block_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   if (x.t > 1 && x.sp) {
     StepWriter::collective(out, "mtp all-gather", CollectiveKind::kAllGather, 2 * bsh);
   }
-  w.gemm(x.tokens(), x.h / x.t, 2 * x.h);
+  w.linear(x.tokens(), x.h / x.t, 2 * x.h);
   if (x.t > 1) w.memory(2 * x.act(x.tokens() * x.h / x.t));  // the output back to the layout
   w.close(out, "mtp proj");
 }
 
 void block_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
-  w.gemm_backward(x.tokens(), x.h / x.t, 2 * x.h);
+  w.linear_backward(x.tokens(), x.h / x.t, 2 * x.h);
   w.close(out, "mtp proj bwd");
   if (x.t > 1 && x.sp) {
     StepWriter::collective(out, "mtp bwd reduce-scatter", CollectiveKind::kReduceScatter,
@@ -59,9 +59,12 @@ void append_mtp_modules(const Scenario& sc, const cost::CostModel& costs, LayerP
   LayerProgram block;
   {
     StepWriter w(costs, sc.training.precision);
+    if (sc.training.fp8.enabled()) w.quantize_linears(linear_quant_of(sc));
     block_forward(w, x, block.forward);
     block_backward(w, x, block.backward);
+    block.fp8_weights = w.weight_step();
     StepWriter split(costs, sc.training.precision);
+    if (sc.training.fp8.enabled()) split.quantize_linears(linear_quant_of(sc));
     ComputeBlock weights;
     split.set_weight_sink(&weights);
     block_backward(split, x, block.backward_input);
@@ -98,6 +101,13 @@ void append_mtp_modules(const Scenario& sc, const cost::CostModel& costs, LayerP
   head.model_flops = cost::Flops{
       head.model_flops.value +
       depth * (layer.model_flops.value + main_head.model_flops.value + projection_flops)};
+  const QuantizedWeightStep& block_weights = block.fp8_weights;
+  for (const QuantizedWeightStep* part : {&layer.fp8_weights, &block_weights}) {  // per module
+    head.fp8_weights.time += part->time * depth;
+    head.fp8_weights.kernels += part->kernels * depth;
+    head.fp8_weights.elements += part->elements * depth;
+    head.fp8_weights.expert_elements += part->expert_elements * depth;
+  }
   const double projection_input = 2 * x.act(x.tokens() * x.h);
   head.activation_stored_bytes +=
       depth * (layer.activation_stored_bytes + main_head.activation_stored_bytes + projection_input);

@@ -4,6 +4,7 @@
 // public header.
 
 #include <array>
+#include <optional>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 
 #include "costmodel/attention_cost.hpp"
 #include "costmodel/cost_model.hpp"
+#include "costmodel/precision/quantization.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/input/scenario.hpp"
 #include "strategies/layers/layer_program.hpp"
@@ -26,6 +28,19 @@ using cost::GemmShape;
 // (queued_kernel_gap, host_plan.hpp); its launch is the host's (FrameworkSpec), never counted on
 // the GPU as well. The block keeps its last kernel's GPU time (ComputeBlock::last_body) for the
 // host-issue bound (sim/workload.hpp, set_issue).
+// How a writer quantises linear layers (StepWriter::quantize_linears).
+struct LinearQuant {
+  cost::QuantRecipe recipe = cost::QuantRecipe::kNone;
+  cost::Architecture architecture = cost::Architecture::kUnknown;
+  double gemm_rate = 1;     // cost::quant_gemm_rate
+  bool fp8_params = false;  // training.fp8.param_gather
+};
+inline LinearQuant linear_quant_of(const Scenario& sc) {
+  const auto arch = sc.cluster.device.architecture;
+  return LinearQuant{sc.training.fp8.recipe, arch, cost::quant_gemm_rate(sc.training.fp8.recipe, arch),
+                     sc.training.fp8.param_gather};
+}
+
 class StepWriter {
  public:
   StepWriter(const cost::CostModel& costs, cost::Dtype dtype) : costs_(costs), dtype_(dtype) {}
@@ -56,6 +71,43 @@ class StepWriter {
     gemm(k, n, m, batch);
   }
   void set_weight_sink(ComputeBlock* sink) { weight_sink_ = sink; }
+
+  // FP8 linears (training.fp8): from here on linear() and linear_backward() quantise their
+  // operands with the recipe's kernels (costmodel/precision/quantization.hpp) and run FP8 GEMMs
+  // at the device's fp8 rate times the recipe's GEMM rate.
+  void quantize_linears(const LinearQuant& q) { quant_ = q; }
+  // A linear layer's forward GEMM [m x k] x [k x n] (`batch` of them: a grouped GEMM).
+  void linear(double m, double n, double k, double batch = 1) {
+    if (!quant_) {
+      gemm(m, n, k, batch);
+      return;
+    }
+    for (double bytes : kernels_of(m, n, k, batch).forward) memory(bytes);
+    quantized_gemm(m, n, k, batch);
+  }
+  // Its backward: the recipe's kernels, then dgrad and wgrad in FP8 (wgrad to the weight sink
+  // when there is one). Each call also counts the weight's once-a-step casts (weight_step()).
+  void linear_backward(double m, double n, double k, double batch = 1) {
+    if (!quant_) {
+      gemm_backward(m, n, k, batch);
+      return;
+    }
+    const cost::LinearQuantKernels kernels = kernels_of(m, n, k, batch);
+    for (double bytes : kernels.backward) memory(bytes);
+    quantized_gemm(m, k, n, batch);
+    if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
+    quantized_gemm(k, n, m, batch);
+    if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
+    for (double bytes : kernels.per_step) {
+      weight_step_.time += costs_.memory_bound_body(Bytes{bytes}) + queued_kernel_gap(costs_.device());
+      ++weight_step_.kernels;
+    }
+    (experts_ ? weight_step_.expert_elements : weight_step_.elements) += n * k * batch;
+  }
+  // Whether the linears that follow are experts' (their weights reduce over edp, not dp).
+  void count_weights_as_experts(bool experts) { experts_ = experts; }
+  // The FP8 weight casts the linears seen by linear_backward() add once a step.
+  const QuantizedWeightStep& weight_step() const { return weight_step_; }
   // One FlashAttention kernel (costmodel/attention_cost.hpp): the time the device's measured
   // efficiency table gives the FLOPs the FlashAttention papers count, plus one launch.
   void flash_attention(cost::AttentionShape shape, cost::FlashPass pass) {
@@ -112,10 +164,32 @@ class StepWriter {
     ++block_.kernels;
   }
 
+  cost::LinearQuantKernels kernels_of(double m, double n, double k, double batch) const {
+    cost::LinearQuantKernels q = cost::linear_quant_kernels(quant_->recipe, quant_->architecture,
+                                                            m, n, k, batch);
+    // FP8 parameters (param_gather) keep no transpose cache (Megatron's default without
+    // --keep-fp8-transpose-cache): where the GEMM needs one, each backward makes it (read + write).
+    if (quant_->fp8_params && cost::quant_recipe_info(quant_->recipe).per_tensor &&
+        cost::low_precision_support(quant_->architecture).fp8_needs_transpose) {
+      q.backward.push_back(2 * n * k * batch);
+    }
+    return q;
+  }
+  void quantized_gemm(double m, double n, double k, double batch) {
+    GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch),
+                    cost::Dtype::kFp8};
+    const sim::Time body = costs_.gemm_body(shape);
+    kernel(sim::Time::ps_rounded(static_cast<double>(body.picoseconds()) / quant_->gemm_rate));
+    block_.flops += shape.flops();
+  }
+
   const cost::CostModel& costs_;
   cost::Dtype dtype_;
   ComputeBlock block_;
   ComputeBlock* weight_sink_ = nullptr;
+  std::optional<LinearQuant> quant_;
+  QuantizedWeightStep weight_step_;
+  bool experts_ = false;
 };
 
 // Steps that name what they wait for (LayerStep::after holds indices into the same list).

@@ -180,11 +180,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                         sc_.parallel.paci_mode == PaciMode::kMem;
   // Per layer: its program (dense or MoE), what it keeps, its gradients' parameters.
   const ActivationBytes dense_act = activation_bytes(layer_);
-  const ActivationBytes moe_act =
-      sc_.model.moe.enabled() ? activation_bytes(moe_layer_) : dense_act;
-  auto act_of = [&](int layer) -> const ActivationBytes& {
-    return sc_.model.moe.is_moe_layer(layer) ? moe_act : dense_act;
-  };
+  auto act_of = [&](int layer) { return activation_bytes(program_of(layer)); };
   const ActivationBytes& act = dense_act;  // the head's, the stage input's (any layer's)
   // A layer's gradients ready at `op`: the dense part reduced over dp x cp, the experts' over edp.
   auto gradients_ready = [&](std::size_t dev, OpId op, int layer) {

@@ -109,6 +109,24 @@ LayerParams Builder::stage_params(int stage) const {
   return sum;
 }
 
+QuantizedWeightStep Builder::stage_fp8_weights(int stage) const {
+  QuantizedWeightStep sum;
+  if (!sc_.training.fp8.enabled()) return sum;
+  auto add = [&sum](const QuantizedWeightStep& w) {
+    sum.time += w.time;
+    sum.kernels += w.kernels;
+    sum.elements += w.elements;
+    sum.expert_elements += w.expert_elements;
+  };
+  for (int c = 0; c < chunks_; ++c) {
+    const int vs = c * pp_ + stage;
+    const int first = sc_.first_layer_of_virtual_stage(vs);
+    for (int l = first; l < first + sc_.virtual_stage_layers(vs); ++l) add(program_of(l).fp8_weights);
+  }
+  if (stage == pp_ - 1) add(head_.fp8_weights);  // the MTP modules'
+  return sum;
+}
+
 void Builder::head_gradients_ready(std::size_t dev, OpId op) {
   grad_ready_[dev].emplace_back(op, head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
   const double mtp_experts = mtp_params_on_rank(sc_.model, sc_.parallel).expert;
@@ -145,6 +163,13 @@ void Builder::set_base_memory() {
         // DeepSpeed export writes; the scenario's dp_bucket does not apply to ZeRO-3).
         gradients += layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) * element;
       }
+    }
+    // FP8: the cached copies apart, or the parameters themselves in FP8 (param_gather).
+    const double fp8 = fp8_weight_memory_bytes(sc_, stage_fp8_weights(s));
+    if (mem_fp8_ != 0) {
+      w.set_base_memory(dev, mem_fp8_, static_cast<std::int64_t>(fp8));
+    } else {
+      weights += fp8;
     }
     w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(weights));
     w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(gradients));
@@ -415,6 +440,10 @@ BuiltWorkload Builder::build() {
   mem_optimizer_ = w.memory_category("optimizer state");
   mem_act_ = w.memory_category("activations");
   mem_zero3_ = w.memory_category("zero-3 gathered weights");
+  // FP8 weight copies Transformer Engine keeps over micro-batches (apart from the weights).
+  if (sc_.training.fp8.enabled() && !sc_.training.fp8.param_gather) {
+    mem_fp8_ = w.memory_category("fp8 weight copies");
+  }
   // The estimate is a close upper bound (workload_estimate.hpp); untouched capacity costs
   // address space only, and the cap keeps that bounded.
   constexpr std::size_t kMaxReserve = 16'000'000;

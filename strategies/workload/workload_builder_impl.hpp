@@ -92,6 +92,11 @@ class Builder {
         layer_(transformer_layer_program(sc, costs)),
         moe_layer_(sc.model.moe.enabled() ? transformer_layer_program(sc, costs, LayerKind::kMoe)
                                           : LayerProgram{}),
+        bf16_layer_(sc.has_bf16_layers() ? transformer_layer_program(without_fp8(sc), costs)
+                                         : LayerProgram{}),
+        bf16_moe_layer_(sc.has_bf16_layers() && sc.model.moe.enabled()
+                            ? transformer_layer_program(without_fp8(sc), costs, LayerKind::kMoe)
+                            : LayerProgram{}),
         embed_(embedding_program(sc, costs)),
         head_(head_program(sc, costs)),
         noop_layer_(noop_layer_steps(sc, costs)),
@@ -105,10 +110,17 @@ class Builder {
   std::size_t index(int stage, int d, int r) const {
     return (static_cast<std::size_t>(stage) * dp_sim_ + d) * tp_sim_ + r;
   }
-  // The program of layer `layer` (0-based over the model): an MoE layer's or the dense one.
+  // The program of layer `layer` (0-based over the model): an MoE layer's or the dense one, in
+  // bf16 where FP8 training keeps the layer in bf16.
   const LayerProgram& program_of(int layer) const {
-    return sc_.model.moe.is_moe_layer(layer) ? moe_layer_ : layer_;
+    const bool moe = sc_.model.moe.is_moe_layer(layer);
+    if (sc_.has_bf16_layers() && !sc_.training.fp8_layer(layer, sc_.model.layers)) {
+      return moe ? bf16_moe_layer_ : bf16_layer_;
+    }
+    return moe ? moe_layer_ : layer_;
   }
+  // The FP8 weights of `stage`'s layers (and its MTP modules): per-step casts and elements.
+  QuantizedWeightStep stage_fp8_weights(int stage) const;
   // Simulated devices of the expert group `group` of (stage, d, r) (the ranks RankLayout names,
   // among those simulated: in symmetric mode the one device stands for them all), and its
   // placement.
@@ -167,6 +179,9 @@ class Builder {
   int stage_parameter_tensors(int stage) const;
   // ZeRO-3: bytes of one layer's weights a rank gathers from the others (what it holds while the
   // layer runs beyond its own shard).
+  // Bytes per gathered element (the training precision; FP8 weight matrices under torchao's
+  // float8 all-gather).
+  double zero3_element_bytes() const;
   double zero3_gathered_bytes() const;
   // ZeRO-3 with per-module gathering: bytes a rank holds gathered beyond its own shard during
   // the forward (`backward` false) or the backward of the `l`-th of a virtual stage's `layers`
@@ -231,7 +246,9 @@ class Builder {
   std::vector<std::vector<OpId>> optimizer_ops_;  // per device, stage-local steps in order
   std::vector<std::vector<OpId>> optimizer_host_ops_;  // and the host op that issues each
   std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
-  LayerProgram layer_, moe_layer_, embed_, head_;
+  LayerProgram layer_, moe_layer_;
+  LayerProgram bf16_layer_, bf16_moe_layer_;  // with FP8, the layers kept in bf16
+  LayerProgram embed_, head_;
   std::vector<LayerStep> noop_layer_;  // a virtual stage without layers runs it (forward)
   BuiltWorkload out_;
   std::vector<DeviceStreams> streams_;
@@ -265,6 +282,7 @@ class Builder {
   sim::LabelId cat_fwd_ = 0, cat_bwd_ = 0, cat_tp_ = 0, cat_pp_ = 0, cat_dp_ = 0, cat_opt_ = 0,
                cat_cp_ = 0, cat_ep_ = 0;
   std::uint8_t mem_weights_ = 0, mem_grads_ = 0, mem_optimizer_ = 0, mem_act_ = 0, mem_zero3_ = 0;
+  std::uint8_t mem_fp8_ = 0;  // FP8 weight copies; 0 (none) unless a recipe caches them
 };
 
 // Memory an item allocates and frees, per simulated rank (bytes).
