@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "costmodel/fat_tree.hpp"
 #include "costmodel/nccl_model.hpp"
 
 namespace parasim::cost {
@@ -136,8 +137,9 @@ void check_placement(Kind kind, Bytes message, const GroupPlacement& group) {
   }
 }
 
-CollectivePlan plan(CollectiveKind kind, const CollectiveAlgorithm* algorithm, Bytes message,
-                    const GroupPlacement& group, const ClusterSpec& cluster) {
+CollectivePlan plan_unspined(CollectiveKind kind, const CollectiveAlgorithm* algorithm,
+                             Bytes message, const GroupPlacement& group,
+                             const ClusterSpec& cluster) {
   check_placement(kind, message, group);
   if (nccl_models(kind)) {
     if (group.size == 1) return CollectivePlan{kind, Algo::kRing, CollectiveProtocol::kSimple, message, {}};
@@ -149,6 +151,15 @@ CollectivePlan plan(CollectiveKind kind, const CollectiveAlgorithm* algorithm, B
   CollectivePlan p{kind, algo, CollectiveProtocol::kSimple, message, {}};
   if (group.size == 1) return p;
   plan_point_to_point(p, group.gpus_per_node_in_group, group.nodes_spanned, cluster);
+  return p;
+}
+
+// NCCL chooses without knowing the spine (its tuning model has no such input); the chosen plan's
+// inter-node phases then pay it (fat_tree.hpp).
+CollectivePlan plan(CollectiveKind kind, const CollectiveAlgorithm* algorithm, Bytes message,
+                    const GroupPlacement& group, const ClusterSpec& cluster) {
+  CollectivePlan p = plan_unspined(kind, algorithm, message, group, cluster);
+  apply_spine(p, spine_pattern(p), group.nodes_spanned, cluster);
   return p;
 }
 

@@ -47,6 +47,8 @@
 //     Per-rank volumes: Thakur, Rabenseifner, Gropp, "Optimization of Collective Communication
 //     Operations in MPICH", IJHPCA 19(1) 2005, doi:10.1177/1094342005051521.
 // CollectivePlan::algorithm and ::protocol record what is used after any fall-back.
+// A fat tree (ClusterSpec::network): after the choice, every inter-node phase is capped at the
+// share of its rate the oversubscribed spine leaves it (fat_tree.hpp); NCCL chooses without it.
 //
 // Fully connected mesh (intra_node.peer_bandwidth > 0, hardware.hpp): every pair of GPUs has its
 // own links, so a rank of an intra-node phase reaches min(bandwidth, p x peer_bandwidth), p being

@@ -40,11 +40,25 @@ struct DeviceSpec {
   FlopRate peak_tf32;
   FlopRate peak_bf16;
   FlopRate peak_fp16;
-  FlopRate peak_fp8;           // zero where unsupported
+  FlopRate peak_fp8;           // zero where unsupported; MXFP8 runs at this rate on every preset
+  // Dense block-scaled FP4 (NVFP4 on Blackwell, MXFP4 on CDNA 4) tensor peak; zero where
+  // unsupported. Not a Dtype of the cost model yet: carried for the presets and reports.
+  FlopRate peak_fp4;
   Bytes hbm_capacity;
   Bandwidth hbm_bandwidth;
   sim::Time kernel_launch_overhead;  // per kernel, host launch plus GPU dispatch
   int sm_count = 0;            // for wave quantization in the GEMM efficiency model
+  // The SM (engine) clock the peaks above are quoted at, MHz: the datasheet's boost clock, or the
+  // clock that the peak implies (cores x FLOP/clock x clock), each preset saying which. 0: not
+  // known, so a scenario's device.clock_mhz cannot scale the peaks (device_clock.hpp).
+  double peak_clock_mhz = 0;
+  // Board power the peaks are quoted at (TDP / TBP), watts; 0: not known.
+  double tdp_watts = 0;
+  // A scenario's device.power_limit, watts; 0: none (the device runs at tdp_watts). Its clock is
+  // not modelled: the scenario gives clock_mhz or the peaks (device_clock.hpp).
+  double power_limit_watts = 0;
+  // A scenario's device.clock_mhz, MHz, after the peaks were scaled to it; 0: peak_clock_mhz.
+  double clock_mhz = 0;
   // Which FP8/FP4 recipes run and whether FP8 operands need transposes (architecture.hpp).
   Architecture architecture = Architecture::kUnknown;
   // Fractions of the peaks above that kernels reach. Default: conservative, uncalibrated.
@@ -61,6 +75,17 @@ struct LinkSpec {
   // peer_bandwidth) with the peers it talks to (collective_cost.hpp). Zero: switched (NVSwitch),
   // one peer can take the whole bandwidth. Invariant: 0 <= peer_bandwidth <= bandwidth.
   Bandwidth peer_bandwidth{};
+};
+
+// A rail-optimised two-tier fat tree between the nodes (fat_tree.hpp has the model). Invariant:
+// nodes_per_leaf >= 0, oversubscription >= 1.
+struct FatTree {
+  int nodes_per_leaf = 0;       // L, nodes under one leaf switch per rail; 0: a full-bisection
+                                // network, no spine modelled
+  double oversubscription = 1;  // R: a leaf's downlink over its uplink capacity; 1: non-blocking
+
+  bool enabled() const { return nodes_per_leaf > 0; }
+  bool operator==(const FatTree&) const = default;
 };
 
 struct ClusterSpec {
@@ -80,6 +105,8 @@ struct ClusterSpec {
   int gpus_per_host = 0;
   // What NCCL achieves on these links and reads of the machine (collective_fabric.hpp).
   CollectiveFabric fabric;
+  // The network between the nodes: by default full bisection (every NIC at its bandwidth).
+  FatTree network;
 
   int total_gpus() const { return gpus_per_node * nodes; }
   int host_gpus() const { return gpus_per_host > 0 ? gpus_per_host : gpus_per_node; }

@@ -24,8 +24,9 @@ namespace parasim::cost {
 // bytes per second, FLOP per second), and the bounds as unit text for messages and docs
 // (docs/scenario.md, Units; docs/profile.md). They are guards against unit slips and overflow
 // ("1e308 TB" is infinite bytes), far outside real parts, not physical limits: per GPU, HBM holds
-// at most 256 GB (AMD MI325X datasheet) at up to 8 TB/s (NVIDIA B200 datasheet), NVLink 5 carries
-// 900 GB/s per direction, and B200's densest peak is 9 PFLOP/s (dense FP4). The lower bounds
+// at most 288 GB (AMD MI355X, NVIDIA B300 datasheets) at up to 8 TB/s (NVIDIA B200 datasheet),
+// NVLink 5 carries 900 GB/s per direction, GB300's densest peak is 15 PFLOP/s (dense FP4), SM
+// clocks are about 2 GHz (MI355X 2,400 MHz) and boards draw up to 1,400 W. The lower bounds
 // of rates are one unit per second: a positive figure too small to simulate is refused by the
 // simulator's time range instead (sim/time.hpp, exit 2 with its own hint).
 struct QuantityRange {
@@ -42,6 +43,9 @@ struct QuantityRanges {
   QuantityRange flop_rate{"a FLOP rate", 1.0, 1e18, "1 FLOP/s", "1000 PFLOP/s"};
   // A scenario's device peaks: 0 says the device has none for that precision.
   QuantityRange peak_or_none{"a FLOP rate (0 for none)", 0.0, 1e18, "0 FLOP/s", "1000 PFLOP/s"};
+  // Plain numbers (JsonObjectReader::number): a device's clock in MHz and its power in watts.
+  QuantityRange clock_mhz{"a clock in MHz", 1.0, 1e5, "1", "100000"};
+  QuantityRange power_watts{"a power in watts", 1.0, 1e6, "1", "1000000"};
 };
 // The one table of ranges (scenario_parser.cpp and profile.cpp read their quantities with it).
 inline constexpr QuantityRanges kRanges{};

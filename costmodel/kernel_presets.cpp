@@ -1,5 +1,6 @@
 #include "costmodel/kernel_presets.hpp"
 
+#include <string>
 #include <vector>
 
 namespace parasim::cost {
@@ -263,6 +264,45 @@ KernelPreset mi300x_kernels() {
       "(Azure AI-benchmarking-guide fork samuel-bohman @ 3de0c29)";
   k.calibrated = true;
   return p;
+}
+
+KernelPreset b300_kernels() {
+  KernelPreset p = b200_kernels();
+  KernelEfficiency& k = p.kernels;
+  KernelEfficiencySources& s = p.sources;
+  // Transformer Engine's GEMM profile on "NVIDIA B300 SXM6 AC" (TE docs/examples/gemm_profiling/
+  // gemm_profiling.rst, BF16 fprop of the 5B config's largest GEMM, M x K x N = 15872 x 4096 x
+  // 12288): 1.071 ms, i.e. 2 x 15872 x 4096 x 12288 / 1.071 ms = 1491.8 TFLOP/s of 2250. One
+  // shape timed by a benchmark loop (burst, not thermally soaked), so it is at most the sustained
+  // ceiling; it lies within 3 % of B200's sustained 0.647.
+  const double bf16_tflops = 2.0 * 15872.0 * 4096.0 * 12288.0 / 1.071e-3 / 1e12;
+  k.gemm_ceiling_bf16 = bf16_tflops / 2250.0;
+  k.gemm_ceiling_fp16 = k.gemm_ceiling_bf16;
+  s.gemm_ceiling_bf16 =
+      "1491.8/2250 = 0.663: B300 SXM6 bf16 GEMM 15872x4096x12288 in 1.071 ms (Transformer Engine "
+      "docs/examples/gemm_profiling/gemm_profiling.rst; burst, one shape)";
+  s.gemm_ceiling_fp16 = s.gemm_ceiling_bf16;
+  s.gemm_ceiling_tf32 = "no B300 measurement: B200's, " + s.gemm_ceiling_tf32;
+  s.gemm_ceiling_fp8 =
+      "no B300 per-shape fp8 kernel time (TE's profile times fp8 with its quantisation): B200's, " +
+      s.gemm_ceiling_fp8;
+  s.gemm_k_half = "no B300 measurement: B200's, " + s.gemm_k_half;
+  s.min_gemm_body = "no B300 measurement: B200's, " + s.min_gemm_body;
+  s.memory_streaming = "no B300 measurement: B200's, " + s.memory_streaming;
+  s.flash = "no B300 measurement: B200's, " + s.flash;
+  return p;
+}
+
+KernelPreset borrowed_kernels(KernelPreset measured, const std::string& device,
+                              const std::string& measured_on) {
+  KernelEfficiencySources& s = measured.sources;
+  const std::string prefix = "no measurement of " + device + ": " + measured_on + "'s, ";
+  for (std::string* text :
+       {&s.gemm_ceiling_bf16, &s.gemm_ceiling_fp16, &s.gemm_ceiling_tf32, &s.gemm_ceiling_fp32,
+        &s.gemm_ceiling_fp8, &s.gemm_k_half, &s.min_gemm_body, &s.memory_streaming, &s.flash}) {
+    *text = prefix + *text;
+  }
+  return measured;
 }
 
 }  // namespace parasim::cost

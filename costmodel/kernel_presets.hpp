@@ -9,6 +9,8 @@
 // efficiency by device, shape and dtype" (the project's issue 14); each source text below names
 // the original (repository and file at a commit, paper section, or URL).
 
+#include <string>
+
 #include "costmodel/kernel_efficiency.hpp"
 
 namespace parasim::cost {
@@ -25,5 +27,14 @@ KernelPreset h100_sxm_kernels();
 KernelPreset h200_sxm_kernels();
 KernelPreset b200_kernels();
 KernelPreset mi300x_kernels();
+// B300 (HGX B300, Blackwell Ultra): B200's, with the 16-bit ceiling from Transformer Engine's
+// published B300 GEMM profile (kernel_presets.cpp).
+KernelPreset b300_kernels();
+
+// A device with no published kernel measurements of its own: `measured`'s values unchanged, every
+// source text prefixed with "no measurement of <device>: <measured_on>'s" so that it cannot be
+// read as the device's own. `measured_on` names the device they come from and why it is nearest.
+KernelPreset borrowed_kernels(KernelPreset measured, const std::string& device,
+                              const std::string& measured_on);
 
 }  // namespace parasim::cost

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "costmodel/fat_tree.hpp"
+
 namespace parasim::cost {
 namespace {
 
@@ -122,6 +124,8 @@ CollectivePlan plan_token_exchange(const TokenExchange& x, const GroupPlacement&
     plan.phases.push_back(point_to_point_phase(LinkClass::kIntraNode, t.nvlink_per_rank, 1,
                                                "deepep nvlink", cluster, g - 1));
   }
+  // Tokens go to every remote node alike: the spine's uniform pattern (fat_tree.hpp).
+  apply_spine(plan, SpinePattern::kUniform, nodes, cluster);
   return plan;
 }
 

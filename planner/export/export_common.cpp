@@ -37,6 +37,7 @@ void cover_not_trainer(const strat::Scenario& s, ExportContext& c) {
   c.not_trainer("/cluster/intra_node", hardware);
   c.not_trainer("/cluster/inter_node", hardware);
   c.not_trainer("/cluster/rails_only", hardware);
+  c.not_trainer("/cluster/network", hardware);
   c.not_trainer("/optimizer/host_op_overhead",
                 "cost model: host time the optimizer's eager loop spends per op");
   (void)s;

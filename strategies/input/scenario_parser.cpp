@@ -9,8 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "costmodel/cluster_presets.hpp"
+#include "costmodel/device_clock.hpp"
 #include "costmodel/json_fields.hpp"
 #include "costmodel/kernel_efficiency_json.hpp"
 #include "strategies/framework/framework_json.hpp"
@@ -217,21 +220,81 @@ void read_link(JsonObjectReader& parent, std::string_view key, bool required, Di
   r.finish();
 }
 
+std::string joined_peaks(const std::vector<std::string>& names, const std::string& path) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + path + "/peak/" + n;
+  return out;
+}
+
+// device.peak_clock_mhz, tdp, clock_mhz and power_limit (costmodel/device_clock.hpp): the peaks
+// follow the clock; a power cap alone leaves the clock, hence the peaks, unknown.
+void read_device_clock(JsonObjectReader& r, const cost::GivenPeaks& given, Diagnostics& d,
+                       cost::DeviceSpec& dev) {
+  const auto& clock_range = cost::kRanges.clock_mhz;
+  const auto& power_range = cost::kRanges.power_watts;
+  assign(dev.peak_clock_mhz, r.number("peak_clock_mhz", false, clock_range.min, clock_range.max));
+  assign(dev.tdp_watts, r.number("tdp", false, power_range.min, power_range.max));
+  const auto clock = r.number("clock_mhz", false, clock_range.min, clock_range.max);
+  const auto power = r.number("power_limit", false, power_range.min, power_range.max);
+  const std::vector<std::string> unknown = cost::peaks_not_given(dev, given);
+  const std::string name = dev.name.empty() ? std::string("the device") : dev.name;
+  if (clock) {
+    if (dev.peak_clock_mhz > 0 && *clock > dev.peak_clock_mhz) {
+      d.add(r.child_path("clock_mhz"),
+            fmt::format("{} MHz is above the {} MHz boost clock {}'s peaks are quoted at: give a "
+                        "clock at or below it",
+                        *clock, dev.peak_clock_mhz, name));
+    } else if (dev.peak_clock_mhz > 0) {
+      cost::scale_peaks_to_clock(dev, *clock, given);
+    } else if (!unknown.empty()) {
+      d.add(r.child_path("clock_mhz"),
+            fmt::format("{} does not say the clock its peaks are quoted at, so its peaks at {} "
+                        "MHz are unknown: give the peak ({}), or device.peak_clock_mhz",
+                        name, *clock, joined_peaks(unknown, r.path())));
+    } else {
+      dev.clock_mhz = *clock;
+    }
+  }
+  if (power) {
+    dev.power_limit_watts = *power;
+    const bool below_tdp = !(dev.tdp_watts > 0) || *power < dev.tdp_watts;
+    if (!clock && below_tdp && !unknown.empty()) {
+      const std::string tdp = dev.tdp_watts > 0 ? fmt::format("its TDP of {} W", dev.tdp_watts)
+                                                : std::string("an unknown TDP");
+      d.add(r.child_path("power_limit"),
+            fmt::format("parasim does not know the clock a {} W limit gives {} ({}), so its "
+                        "peaks are unknown: give the peak ({}), or device.clock_mhz, the clock "
+                        "the cap holds under load",
+                        *power, name, tdp, joined_peaks(unknown, r.path())));
+    }
+  }
+}
+
 void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::DeviceSpec& dev) {
   const json* node = parent.child("device", required);
   if (node == nullptr) return;
   JsonObjectReader r(*node, parent.child_path("device"), d);
   assign(dev.name, r.string("name", false));
+  cost::GivenPeaks given;
   if (const json* peak = r.child("peak", required)) {
     JsonObjectReader p(*peak, r.child_path("peak"), d);
     const auto& peak_range = cost::kRanges.peak_or_none;
-    assign(dev.peak_bf16, p.flop_rate("bf16", required, peak_range));
-    assign(dev.peak_fp16, p.flop_rate("fp16", false, peak_range));
-    assign(dev.peak_fp32, p.flop_rate("fp32", false, peak_range));
-    assign(dev.peak_tf32, p.flop_rate("tf32", false, peak_range));
-    assign(dev.peak_fp8, p.flop_rate("fp8", false, peak_range));
+    auto read_peak = [&p, &peak_range, required](const char* key, bool needed, bool& was_given,
+                                                  cost::FlopRate& into) {
+      if (auto v = p.flop_rate(key, needed && required, peak_range)) {
+        into = *v;
+        was_given = true;
+      }
+    };
+    read_peak("bf16", true, given.bf16, dev.peak_bf16);
+    read_peak("fp16", false, given.fp16, dev.peak_fp16);
+    read_peak("fp32", false, given.fp32, dev.peak_fp32);
+    read_peak("tf32", false, given.tf32, dev.peak_tf32);
+    read_peak("fp8", false, given.fp8, dev.peak_fp8);
+    read_peak("fp4", false, given.fp4, dev.peak_fp4);
     p.finish();
   }
+  read_device_clock(r, given, d, dev);
   assign(dev.hbm_capacity, r.bytes("hbm_capacity", required, cost::kRanges.memory_capacity));
   assign(dev.hbm_bandwidth, r.bandwidth("hbm_bandwidth", required, cost::kRanges.bandwidth));
   assign(dev.kernel_launch_overhead,
@@ -280,6 +343,17 @@ void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits
   read_link(r, "inter_node", req, d, c.inter_node);
   assign(c.rails_only, r.boolean("rails_only", false));
   assign(c.gpus_per_host, r.integer("gpus_per_host", false, 1, 1024));
+  if (const json* net = r.child("network", false)) {
+    // A rail-optimised two-tier fat tree (costmodel/fat_tree.hpp).
+    JsonObjectReader n(*net, r.child_path("network"), d);
+    assign(c.network.nodes_per_leaf, n.integer("nodes_per_leaf", true, 1, limits.max_gpus));
+    assign(c.network.oversubscription, n.number("oversubscription", true, 1.0, 1024.0));
+    n.finish();
+    if (c.rails_only && c.network.enabled()) {
+      d.add(r.child_path("network"),
+            "a rails-only fabric has no spine: give one of \"rails_only\" and \"network\"");
+    }
+  }
   r.finish();
   if (c.gpus_per_host > 0 && c.gpus_per_node % c.gpus_per_host != 0) {
     d.add(path + "/gpus_per_host",

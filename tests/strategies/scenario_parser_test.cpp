@@ -365,8 +365,8 @@ TEST_CASE("a preset with overrides keeps the preset's fields and changes only th
   CHECK(m.model.mlp == MlpKind::kSwiglu);
 
   // An unknown preset names the presets there are.
-  const auto bad = problems_of(with_cluster(R"({"preset": "dgx-b300"})", R"({"dp": 8})"));
-  CHECK(has_problem(bad, "/cluster/preset", "unknown cluster preset \"dgx-b300\""));
+  const auto bad = problems_of(with_cluster(R"({"preset": "dgx-b900"})", R"({"dp": 8})"));
+  CHECK(has_problem(bad, "/cluster/preset", "unknown cluster preset \"dgx-b900\""));
   CHECK(has_problem(bad, "/cluster/preset", "dgx-h100"));
 }
 
@@ -548,6 +548,158 @@ TEST_CASE(
     CAPTURE(key);
     CHECK(has_problem(zero3, std::string("/training/framework/zero3/") + key, ""));
   }
+}
+
+}  // namespace parasim::strat
+
+namespace parasim::strat {
+
+TEST_CASE("device.clock_mhz scales the peaks it does not give from the preset's boost clock") {
+  // H100 SXM5's peaks are quoted at 1,830 MHz: at 1,464 MHz (0.8 of it) every peak is 0.8 x.
+  const Scenario s = parse_scenario(
+      with_cluster(R"({"preset": "dgx-h100", "device": {"clock_mhz": 1464}})", R"({"dp": 8})"),
+      "x");
+  const cost::DeviceSpec& d = s.cluster.device;
+  CHECK(d.clock_mhz == 1464);
+  CHECK(d.peak_bf16.flop_per_s == doctest::Approx(989.4e12 * 1464 / 1830));
+  CHECK(d.peak_fp8.flop_per_s == doctest::Approx(1978.9e12 * 0.8));
+  CHECK(d.peak_tf32.flop_per_s == doctest::Approx(494.7e12 * 0.8));
+  CHECK(d.peak_fp32.flop_per_s == doctest::Approx(66.9e12 * 0.8));
+  CHECK(d.hbm_bandwidth.bytes_per_s == 3350e9);  // the memory clock is not the SM clock
+  CHECK(d.kernels == cost::find_cluster_preset("dgx-h100")->spec.device.kernels);
+
+  // A peak given beside the clock is taken as it is; the others follow the clock.
+  const Scenario given = parse_scenario(
+      with_cluster(R"({"preset": "dgx-b200", "device": {"clock_mhz": 1480,
+                      "peak": {"fp8": "3 PFLOP/s"}}})",
+                   R"({"dp": 8})"),
+      "x");
+  CHECK(given.cluster.device.peak_fp8.flop_per_s == 3e15);
+  CHECK(given.cluster.device.peak_bf16.flop_per_s == doctest::Approx(2250e12 * 0.8));
+  CHECK(given.cluster.device.peak_fp4.flop_per_s == doctest::Approx(9000e12 * 0.8));
+
+  // At the boost clock nothing changes; above it is refused.
+  const Scenario boost = parse_scenario(
+      with_cluster(R"({"preset": "dgx-h100", "device": {"clock_mhz": 1830}})", R"({"dp": 8})"),
+      "x");
+  CHECK(boost.cluster.device.peak_bf16.flop_per_s == 989.4e12);
+  const auto over = problems_of(
+      with_cluster(R"({"preset": "dgx-h100", "device": {"clock_mhz": 1980}})", R"({"dp": 8})"));
+  CHECK(has_problem(over, "/cluster/device/clock_mhz", "above the 1830 MHz boost clock"));
+  CHECK(over.size() == 1);
+}
+
+TEST_CASE("a clock on a device whose peaks' clock is unknown needs every peak") {
+  // GB300's clock is not published: "unknown: give the peak", naming the peaks to give.
+  const auto unknown = problems_of(with_cluster(
+      R"({"preset": "gb300-nvl72", "device": {"clock_mhz": 1500}})", R"({"dp": 72})"));
+  REQUIRE(unknown.size() == 1);
+  CHECK(has_problem(unknown, "/cluster/device/clock_mhz", "give the peak"));
+  CHECK(has_problem(unknown, "/cluster/device/clock_mhz",
+                    "/cluster/device/peak/bf16, /cluster/device/peak/fp16, "
+                    "/cluster/device/peak/fp32, /cluster/device/peak/tf32, "
+                    "/cluster/device/peak/fp8, /cluster/device/peak/fp4"));
+  // Telling the clock of the peaks makes it scalable.
+  const Scenario told = parse_scenario(
+      scenario_text(R"("gpt2-medium")", R"({"preset": "gb300-nvl72", "device": {
+                      "clock_mhz": 1500, "peak_clock_mhz": 2000}})",
+                    R"({"dp": 72})", R"({"global_batch": 72})"),
+      "x");
+  CHECK(told.cluster.device.peak_bf16.flop_per_s == doctest::Approx(2500e12 * 0.75));
+  // A written-out device with its one peak given: the clock is only recorded.
+  const Scenario custom = parse_scenario(
+      with_cluster(R"({"device": {"peak": {"bf16": "312 TFLOP/s"}, "hbm_capacity": "80 GB",
+                      "hbm_bandwidth": "2039 GB/s", "clock_mhz": 1200}, "gpus_per_node": 8,
+                      "intra_node": {"bandwidth": "300 GB/s", "latency": "1 us"},
+                      "inter_node": {"bandwidth": "25 GB/s", "latency": "5 us"}})",
+                   R"({"dp": 8})"),
+      "x");
+  CHECK(custom.cluster.device.peak_bf16.flop_per_s == doctest::Approx(312e12));
+  CHECK(custom.cluster.device.clock_mhz == 1200);
+}
+
+TEST_CASE("device.power_limit below the TDP needs the clock or the peaks") {
+  // H100 SXM5 is quoted at 700 W: a 500 W cap alone leaves the clock unknown.
+  const auto capped = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "device": {"power_limit": 500}})", R"({"dp": 8})"));
+  REQUIRE(capped.size() == 1);
+  CHECK(has_problem(capped, "/cluster/device/power_limit",
+                    "parasim does not know the clock a 500 W limit gives H100-SXM5-80GB (its "
+                    "TDP of 700 W)"));
+  CHECK(has_problem(capped, "/cluster/device/power_limit", "give the peak"));
+  CHECK(has_problem(capped, "/cluster/device/power_limit", "device.clock_mhz"));
+
+  // With the clock the cap holds, accepted and scaled.
+  const Scenario clocked = parse_scenario(
+      with_cluster(R"({"preset": "dgx-h100", "device": {"power_limit": 500,
+                      "clock_mhz": 1372.5}})",
+                   R"({"dp": 8})"),
+      "x");
+  CHECK(clocked.cluster.device.power_limit_watts == 500);
+  CHECK(clocked.cluster.device.peak_bf16.flop_per_s == doctest::Approx(989.4e12 * 0.75));
+
+  // With every non-zero peak given: taken as they are.
+  const Scenario peaks = parse_scenario(
+      with_cluster(R"({"preset": "dgx-h100", "device": {"power_limit": 500, "peak": {
+                      "bf16": "700 TFLOP/s", "fp16": "700 TFLOP/s", "fp32": "50 TFLOP/s",
+                      "tf32": "350 TFLOP/s", "fp8": "1400 TFLOP/s"}}})",
+                   R"({"dp": 8})"),
+      "x");
+  CHECK(peaks.cluster.device.peak_bf16.flop_per_s == 700e12);
+  CHECK(peaks.cluster.device.power_limit_watts == 500);
+
+  // Some peaks given: the rest are named.
+  const auto some = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "device": {"power_limit": 500, "peak": {"bf16": "700 TFLOP/s"}}})",
+      R"({"dp": 8})"));
+  CHECK(has_problem(some, "/cluster/device/power_limit",
+                    "/cluster/device/peak/fp16, /cluster/device/peak/fp32, "
+                    "/cluster/device/peak/tf32, /cluster/device/peak/fp8)"));
+
+  // At or above the TDP: nothing changes.
+  const Scenario full = parse_scenario(
+      with_cluster(R"({"preset": "dgx-h100", "device": {"power_limit": 700}})", R"({"dp": 8})"),
+      "x");
+  CHECK(full.cluster.device.peak_bf16.flop_per_s == 989.4e12);
+  CHECK(full.cluster.device.power_limit_watts == 700);
+
+  // Out of range, and the wrong type.
+  const auto zero = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "device": {"power_limit": 0}})", R"({"dp": 8})"));
+  CHECK(has_problem(zero, "/cluster/device/power_limit", ""));
+  const auto text = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "device": {"clock_mhz": "1.5 GHz"}})", R"({"dp": 8})"));
+  CHECK(has_problem(text, "/cluster/device/clock_mhz", ""));
+}
+
+}  // namespace parasim::strat
+
+namespace parasim::strat {
+
+TEST_CASE("cluster.network reads a fat tree; rails-only has no spine to give") {
+  const Scenario s = parse_scenario(
+      with_cluster(R"({"preset": "dgx-b300", "nodes": 4,
+                      "network": {"nodes_per_leaf": 2, "oversubscription": 1.5}})",
+                   R"({"dp": 32})"),
+      "x");
+  CHECK(s.cluster.network.nodes_per_leaf == 2);
+  CHECK(s.cluster.network.oversubscription == 1.5);
+  CHECK(s.cluster.inter_node.bandwidth.bytes_per_s == 100e9);  // 800 Gb/s
+  const Scenario plain = parse_scenario(with_cluster(R"("dgx-h100")", R"({"dp": 8})"), "x");
+  CHECK_FALSE(plain.cluster.network.enabled());
+
+  const auto under = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "network": {"nodes_per_leaf": 4, "oversubscription": 0.5}})",
+      R"({"dp": 8})"));
+  CHECK(has_problem(under, "/cluster/network/oversubscription", ""));
+  const auto missing = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "network": {"oversubscription": 2}})", R"({"dp": 8})"));
+  CHECK(has_problem(missing, "/cluster/network/nodes_per_leaf", ""));
+  const auto rails = problems_of(with_cluster(
+      R"({"preset": "dgx-h100", "rails_only": true,
+          "network": {"nodes_per_leaf": 4, "oversubscription": 2}})",
+      R"({"dp": 8})"));
+  CHECK(has_problem(rails, "/cluster/network", "a rails-only fabric has no spine"));
 }
 
 }  // namespace parasim::strat
