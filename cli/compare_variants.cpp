@@ -234,11 +234,39 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     if (v) out.variants.push_back(std::move(*v));
   };
   const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
-                          !o.ep.empty() || !o.dispatchers.empty();
+                          !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
             "--schedules compares schedules and cannot be combined with --placements, --layouts, "
-            "--optimizers, --ep or --dispatchers (set the schedule in the scenario instead)");
+            "--optimizers, --ep, --dispatchers or --precisions (set the schedule in the scenario "
+            "instead)");
+  }
+  // Precisions: registry entry names; "fp8" alone is the scenario's recipe (delayed when it has
+  // none). A recipe the device cannot run is a row saying why.
+  for (const auto& name : split_list(o.precisions)) {
+    const std::string full = name == "fp8" && !base.training.fp8.enabled() ? "fp8:delayed"
+                             : name == "fp8" ? base.training.precision_name()
+                                             : name;
+    const strat::Entry* e = strat::find_entry(strat::EntryKind::kPrecision, full);
+    if (e == nullptr) {
+      bad.add("/training/precision",
+              fmt::format("--precisions: unknown precision \"{}\" (known: {}, or fp8 for the "
+                          "scenario's recipe)",
+                          name, joined(strat::entry_names(strat::EntryKind::kPrecision))));
+      continue;
+    }
+    strat::Scenario s = base;
+    const auto& traits = std::get<strat::PrecisionTraits>(e->traits);
+    s.training.precision = traits.dtype;
+    if (traits.recipe != s.training.fp8.recipe) {
+      s.training.fp8 = strat::Fp8Spec{};  // another recipe: its defaults
+      s.training.fp8.recipe = traits.recipe;
+      if (traits.recipe == cost::QuantRecipe::kTorchaoRowwise) {
+        s.training.fp8.format = strat::Fp8Format::kE4m3;
+      }
+    }
+    if (traits.dtype == cost::Dtype::kFp32) s.training.fp32_gradients = false;
+    add(checked(full, "precision", std::move(s), o.scenario));
   }
   // Experts: the scenario at each expert-parallel degree, or with each dispatcher; a degree the
   // scenario's rules refuse (ep must divide the experts and, with etp, the stage's GPUs) is a row

@@ -19,13 +19,14 @@
 
 namespace {
 
-std::string dispatcher_names() {
+std::string joined_names(parasim::strat::EntryKind kind) {
   std::string out;
-  for (const auto& name : parasim::strat::entry_names(parasim::strat::EntryKind::kDispatcher)) {
+  for (const auto& name : parasim::strat::entry_names(kind)) {
     out += (out.empty() ? "" : ", ") + name;
   }
   return out;
 }
+std::string dispatcher_names() { return joined_names(parasim::strat::EntryKind::kDispatcher); }
 
 
 using parasim::cli::nearest_name;
@@ -218,6 +219,11 @@ int main(int argc, char** argv) {
                       "Compare expert-parallel degrees instead (a model with experts; "
                       "comma-separated whole numbers, each dividing the experts, e.g. 1,2,4,8); "
                       "the experts' all-to-all shows as communication kind ep (docs/moe.md)");
+  compare->add_option("--precisions", cmp.precisions,
+                      "Compare precisions instead (comma-separated registry names: " +
+                          joined_names(parasim::strat::EntryKind::kPrecision) +
+                          "; fp8 alone: the scenario's recipe, or delayed): what FP8 buys, its "
+                          "extra kernels and memory (docs/fp8.md)");
   compare->add_option("--dispatchers", cmp.dispatchers,
                       "Compare MoE token dispatchers instead (comma-separated): " +
                           dispatcher_names() + " (parasim list describes them; docs/moe.md)");
