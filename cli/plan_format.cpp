@@ -46,17 +46,26 @@ std::string layout_of(const plan::Candidate& c, bool experts) {
                  : fmt::format("{}/{}/{}/{}", c.dp, c.tp, c.pp, c.cp);
 }
 
+// The precision column (shown when a row runs FP8): the registry's name.
+std::string precision_of(const plan::Candidate& c, const strat::Scenario& base) {
+  return c.recipe == cost::QuantRecipe::kNone
+             ? std::string(cost::dtype_name(base.training.precision))
+             : fmt::format("fp8:{}", cost::quant_recipe_name(c.recipe));
+}
+
 std::string row(const std::string& rank, const plan::Simulated& s, double limit,
-                const std::string& tie, const std::string& runs_on, bool experts) {
+                const std::string& tie, const std::string& runs_on, bool experts,
+                const std::string& precision) {
   const plan::Candidate& c = s.screened.candidate;
   const strat::StepReport& r = s.report;
   return fmt::format(
-      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9.3f} {:>11.0f} "
+      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7}{} {:>9.3f} {:>11.0f} "
       "{:>5.1f}% {:>7.1f} {:>7.1f} {:>6.1f}% {:>8.3f} {:>5} {:>9.3f} {:>3}  {}",
       rank, layout_of(c, experts), c.chunks, edges_of(c), strat::schedule_name(c.schedule),
       c.micro_batch, cost::recompute_name(c.recompute), c.zero_stage,
       c.sequence_parallel ? "on" : "off",
-      c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused", r.step_time_s,
+      c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused",
+      precision.empty() ? std::string() : fmt::format(" {:<19}", precision), r.step_time_s,
       r.tokens_per_s, 100 * r.mfu, s.peak_bytes / kGiB, (limit - s.peak_bytes) / kGiB,
       100 * bubble_of(r), exposed_of(r), staleness_of(s), s.screened.estimate.step_s, tie, runs_on);
 }
@@ -91,6 +100,7 @@ ordered_json candidate_json(const plan::Candidate& c) {
       {"recompute", cost::recompute_name(c.recompute)},
       {"zero_stage", c.zero_stage},
       {"attention", c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused"},
+      {"fp8_recipe", cost::quant_recipe_name(c.recipe)},
       {"tp_placement", strat::tp_placement_name(c.placement)},
       {"optimizer", strat::optimizer_name(c.optimizer)},
       {"stacking", strat::stacking_name(c.stacking)},
@@ -166,20 +176,29 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
   out += "\n";
   const bool runs_on = notes.trainer_label.empty();
   const bool experts = base.model.moe.enabled();
+  // A precision column when FP8 is in play (the scenario's, or a row's).
+  bool fp8_rows = base.training.fp8.enabled();
+  for (const auto& s : r.simulated) fp8_rows = fp8_rows || s.screened.candidate.recipe != cost::QuantRecipe::kNone;
+  auto precision = [&](const plan::Candidate& c) {
+    return fp8_rows ? precision_of(c, base) : std::string();
+  };
+  const std::string precision_head = fp8_rows ? fmt::format(" {:<19}", "precision") : "";
+  const std::string precision_blank = fp8_rows ? fmt::format(" {:<19}", "") : "";
   out += fmt::format(
-      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} {:>9} {:>11} {:>6} "
+      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7}{} {:>9} {:>11} {:>6} "
       "{:>7} {:>7} {:>7} {:>8} {:>5} {:>9} {:>3}  {}",
       "rank", experts ? "dp/tp/pp/cp/ep" : "dp/tp/pp/cp", "v", "edges", "schedule", "mb",
-      "recompute", "ZeRO", "SP", "attn", "step s", "tokens/s", "MFU", "peak", "free", "bubble",
-      "exposed", "stale", "screen s", "tie", runs_on ? "runs on" : "");
+      "recompute", "ZeRO", "SP", "attn", precision_head, "step s", "tokens/s", "MFU", "peak",
+      "free", "bubble", "exposed", "stale", "screen s", "tie", runs_on ? "runs on" : "");
   out = line_of(std::move(out));
   out += line_of(fmt::format(
-      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7} "
+      "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7}{} "
       "{:>9} {:>11} {:>6} {:>7} {:>7} {:>7} {:>8} {:>5} {:>9}",
-      "", "", "", "", "", "", "", "", "", "", "", "", "", "GiB", "GiB", "", "comm s", "", ""));
+      "", "", "", "", "", "", "", "", "", "", precision_blank, "", "", "", "GiB", "GiB", "",
+      "comm s", "", ""));
   if (r.yours && r.yours->ran) {
-    out += line_of(
-        row("yours", *r.yours, r.limit_bytes, "", runs_on ? notes.yours_runs_on : "", experts));
+    out += line_of(row("yours", *r.yours, r.limit_bytes, "", runs_on ? notes.yours_runs_on : "",
+                       experts, precision(r.yours->screened.candidate)));
   }
   const int shown = std::min(r.ranked, 10);
   std::vector<plan::Candidate> ranked;
@@ -205,7 +224,8 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
     const std::string letters =
         runs_on && static_cast<std::size_t>(i) < notes.runs_on.size() ? notes.runs_on[i] : "";
     out += line_of(row(std::to_string(i + 1), r.simulated[static_cast<std::size_t>(i)],
-                       r.limit_bytes, tied(i) ? "=" : "", letters, experts));
+                       r.limit_bytes, tied(i) ? "=" : "", letters, experts,
+                       precision(r.simulated[static_cast<std::size_t>(i)].screened.candidate)));
   }
   if (!notes.yours_refused.empty() && r.yours && r.yours->ran) {
     out += fmt::format("yours: {} does not run it as written: {}\n", notes.trainer_label,

@@ -86,6 +86,11 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   s.optimizer.kind = c.optimizer;
   s.optimizer.stacking = c.stacking;
   s.optimizer.block_size = c.block_size;
+  if (c.recipe != base.training.fp8.recipe) {  // another recipe: its defaults (compare's rule)
+    s.training.fp8 = strat::Fp8Spec{};
+    s.training.fp8.recipe = c.recipe;
+    if (c.recipe == cost::QuantRecipe::kTorchaoRowwise) s.training.fp8.format = strat::Fp8Format::kE4m3;
+  }
   return s;
 }
 
@@ -115,6 +120,7 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.ep = s.parallel.ep;
   c.etp = s.parallel.etp > 0 && s.parallel.etp != s.parallel.tp ? s.parallel.etp : 0;
   c.dispatcher = s.parallel.moe_dispatcher;
+  c.recipe = s.training.fp8.recipe;
   // Its own stage_layers: as first/last counts when they are an edge split (so that the yours
   // row meets the same candidate of the space), else kept as written.
   const auto& own = s.parallel.stage_layers;
@@ -136,6 +142,9 @@ std::string describe(const Candidate& c) {
   if (c.cp > 1) out += fmt::format(" cp {}", c.cp);
   if (c.ep > 1) out += fmt::format(" ep {}", c.ep);
   if (c.etp > 0 && c.etp != c.tp) out += fmt::format(" etp {}", c.etp);
+  if (c.recipe != cost::QuantRecipe::kNone) {
+    out += fmt::format(" fp8:{}", cost::quant_recipe_name(c.recipe));
+  }
   if (c.dispatcher != strat::MoeDispatcher::kAllToAll) {
     out += fmt::format(" {}", strat::moe_dispatcher_name(c.dispatcher));
   }

@@ -30,6 +30,8 @@ struct Candidate {
   int ep = 1;
   int etp = 0;
   strat::MoeDispatcher dispatcher = strat::MoeDispatcher::kAllToAll;
+  // The FP8 recipe of the linears (kNone: the scenario's 16/32-bit precision throughout).
+  cost::QuantRecipe recipe = cost::QuantRecipe::kNone;
   // Megatron-LM's first and last stage layer counts (0: that edge takes the even share); with
   // both 0 and pp not dividing the layers, the balanced edge split (strategies/input/
   // stage_split.hpp). One model chunk per stage whenever the stages are uneven.

@@ -45,6 +45,15 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   t["micro_batch"] = c.micro_batch;
   t["recompute"] = cost::recompute_name(c.recompute);
   t["attention"] = c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused";
+  if (c.recipe != base.training.fp8.recipe) {  // another precision: the recipe with its defaults
+    t.erase("fp8");
+    if (c.recipe == cost::QuantRecipe::kNone) {
+      t["precision"] = cost::dtype_name(base.training.precision);
+    } else {
+      t["precision"] = "fp8";
+      t["fp8"] = json{{"recipe", cost::quant_recipe_name(c.recipe)}};
+    }
+  }
   if (c.optimizer != strat::OptimizerKind::kAdamW || s.contains("optimizer")) {
     json& o = s["optimizer"];
     o["name"] = strat::optimizer_name(c.optimizer);

@@ -60,7 +60,7 @@ const char* reason_text(Reason r) {
     case Reason::kSequenceParallel: return "sequence parallel with tp 1";
     case Reason::kExperts:
       return "experts: ep must divide them, etp x ep fold over a stage, SP with tp > 1";
-    case Reason::kPrecision: return "no peak FLOP rate for the precision";
+    case Reason::kPrecision: return "no peak FLOP rate for the precision, or the device cannot run the FP8 recipe";
     case Reason::kStaleness: return "staleness over search.max_staleness";
     case Reason::kDuplicate:
       return "same run as another candidate (pp 1 schedules; flash + selective; etp = tp)";
@@ -207,6 +207,20 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
     return Reason::kExperts;
   }
   if (base.cluster.device.peak(t.precision).flop_per_s <= 0) return Reason::kPrecision;
+  if (c.recipe != cost::QuantRecipe::kNone) {
+    // strategies/registry/precisions.cpp's rules, restated: the device runs the recipe; FP8
+    // parameters gather with the ZeRO stage their library gathers with.
+    const auto& dev = base.cluster.device;
+    if (!(dev.peak_fp8.flop_per_s > 0) || cost::quant_recipe_refusal(c.recipe, dev.architecture) ||
+        m.low_rank.enabled()) {
+      return Reason::kPrecision;
+    }
+    if (c.recipe == t.fp8.recipe && t.fp8.param_gather) {
+      const bool te = cost::quant_recipe_info(c.recipe).library ==
+                      cost::QuantLibrary::kTransformerEngine;
+      if (te ? (c.zero_stage < 1 || c.zero_stage > 2) : c.zero_stage != 3) return Reason::kPrecision;
+    }
+  }
   if (c.optimizer == strat::OptimizerKind::kShampoo && c.stacking != strat::Stacking::kNone) {
     return Reason::kValidate;
   }

@@ -34,7 +34,8 @@ ScreenKey programs_key(const Candidate& c) {
                     static_cast<int>(c.recompute), static_cast<int>(c.attention),
                     static_cast<int>(c.placement) | (static_cast<std::int64_t>(c.ep) << 8) |
                         (static_cast<std::int64_t>(c.dispatcher) << 28) |
-                        (static_cast<std::int64_t>(c.etp) << 32)}};
+                        (static_cast<std::int64_t>(c.etp) << 32) |
+                        (static_cast<std::int64_t>(c.recipe) << 48)}};
 }
 
 int optimizer_code(const Candidate& c) {
@@ -183,6 +184,11 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
   p.embed_flops = embed.model_flops.value;
   p.head_flops = head.model_flops.value;
   p.head_stored = head.activation_stored_bytes;
+  p.layer_fp8 = layer.fp8_weights;
+  p.head_fp8 = head.fp8_weights;
+  if (base_.model.moe.enabled()) {
+    p.moe_fp8 = strat::transformer_layer_program(sc, costs, strat::LayerKind::kMoe).fp8_weights;
+  }
   return programs_.emplace(key, p).first->second;
 }
 
@@ -258,7 +264,8 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
                        c.block_size, stage, stage_layers(c, stage), c.ep,
                        stage_moe_layers(c, stage),
                        // etp shards the experts; the dispatcher sizes DeepEP's buffers
-                       c.etp * 4 + static_cast<int>(c.dispatcher)}};
+                       (c.etp * 4 + static_cast<int>(c.dispatcher)) * 16 +
+                           static_cast<int>(c.recipe)}};
   auto it = stages_.find(key);
   if (it != stages_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
@@ -289,6 +296,26 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
       cost::model_state_bytes(held.expert, edp, c.zero_stage, mixed, base_.training.fp32_gradients)
           .total()
           .value;
+  // FP8 weights (the builder's stage_fp8_weights): casts with the optimizer step, their copies
+  // or FP8 parameters in memory, FP8 linears in the parameter all-gathers.
+  strat::QuantizedWeightStep fp8;
+  if (base_.training.fp8.enabled()) {
+    const Programs& pr = programs(c);
+    const int moe_layers = stage_moe_layers(c, stage);
+    for (const auto& [part, times] :
+         {std::pair{&pr.layer_fp8, layers - moe_layers}, std::pair{&pr.moe_fp8, moe_layers},
+          std::pair{&pr.head_fp8, stage == c.pp - 1 ? 1 : 0}}) {
+      fp8.time += part->time * times;
+      fp8.elements += part->elements * times;
+      fp8.expert_elements += part->expert_elements * times;
+    }
+    s.state_bytes += strat::fp8_weight_memory_bytes(sc, fp8);
+  }
+  const double dense_gathered = (params - fp8.elements) * strat::gathered_weight_bytes(sc, false) +
+                                fp8.elements * strat::gathered_weight_bytes(sc, true);
+  const double expert_gathered =
+      (held.expert - fp8.expert_elements) * strat::gathered_weight_bytes(sc, false) +
+      fp8.expert_elements * strat::gathered_weight_bytes(sc, true);
   // Outside the allocator, as the builder counts it; without interleaving's wrap-around pair
   // (the key leaves chunks out), so never above the simulated figure.
   strat::Scenario one_chunk = sc;
@@ -310,7 +337,8 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     const double updated =
         c.zero_stage >= 1 ? params / replicas + held.expert / edp : params + held.expert;
     s.optimizer = seconds(strat::adamw_step_time(updated, mixed,
-                                                 fw.counts.step_bytes_per_parameter, costs));
+                                                 fw.counts.step_bytes_per_parameter, costs) +
+                          fp8.time);
   } else {
     const strat::ShampooStepCost sh = strat::shampoo_step_cost(sc, costs, stage);
     s.optimizer = seconds(sh.factor_update + sh.inverse_roots + sh.precondition);
@@ -364,8 +392,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     }
     if (c.zero_stage >= 1 && c.optimizer == strat::OptimizerKind::kAdamW) {
       s.param_gather = seconds(cost::estimate_time(
-          costs.collective(cost::CollectiveKind::kAllGather,
-                           cost::Bytes{params * cost::bytes_per_element(base_.training.precision)},
+          costs.collective(cost::CollectiveKind::kAllGather, cost::Bytes{dense_gathered},
                            dp_group),
           costs.cluster()));
     }
@@ -384,10 +411,8 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     s.buckets.emplace_back(layers + 1, t);  // with the last chunk (the embedding's)
     if (c.zero_stage >= 1) {
       s.param_gather += seconds(cost::estimate_time(
-          costs.collective(
-              cost::CollectiveKind::kAllGather,
-              cost::Bytes{held.expert * cost::bytes_per_element(base_.training.precision)},
-              edp_group),
+          costs.collective(cost::CollectiveKind::kAllGather, cost::Bytes{expert_gathered},
+                           edp_group),
           costs.cluster()));
     }
   }
@@ -405,12 +430,12 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
   if (c.dp * c.cp > 1) {
     const cost::GroupPlacement g = layout.dp_group(0, 0);
     // The same calls the builder emits, back to back on the dp stream.
+    const double element_bytes = strat::zero3_gathered_element_bytes(apply_candidate(base_, c));
     for (double elements : strat::zero3_gather_units(base_.model, c.tp,
                                                      base_.training.framework.zero3)) {
       t.first += seconds(cost::estimate_time(
           costs.collective(cost::CollectiveKind::kAllGather,
-                           cost::Bytes{elements * cost::bytes_per_element(base_.training.precision)},
-                           g),
+                           cost::Bytes{elements * element_bytes}, g),
           costs.cluster()));
     }
     t.second = seconds(cost::estimate_time(

@@ -144,6 +144,9 @@ class Screen {
     double model_flops = 0;       // per micro-batch per TP rank: all layers excluded, one layer
     double embed_flops = 0, head_flops = 0;
     double head_stored = 0;  // the head's kept activations (logits; MTP modules)
+    // FP8 weights' once-a-step casts and elements (layer_program.hpp): a dense layer's, an MoE
+    // layer's, the head's MTP modules'. bf16 first/last layers are screened as FP8 ones.
+    strat::QuantizedWeightStep layer_fp8, moe_fp8, head_fp8;
   };
   // What a stage's data-parallel step costs, independent of the micro-batch: its gradient
   // buckets (index of the last gradient chunk in each, head first, and its reduction time),

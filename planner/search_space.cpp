@@ -41,7 +41,8 @@ constexpr const char* kKeys[] = {"gpus",
                                  "tp_across_nodes",
                                  "ep",
                                  "etp",
-                                 "moe_dispatcher"};
+                                 "moe_dispatcher",
+                                 "precision"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
 std::vector<int> divisors(long long n, long long cap) {
@@ -292,7 +293,7 @@ std::uint64_t SearchSpace::size() const {
        {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
         micro_batches.size(), recomputes.size(), zero_stages.size(), attentions.size(),
         placements.size(), optimizers.size(), edge_layers.size(), eps.size(), etps.size(),
-        dispatchers.size()}) {
+        dispatchers.size(), recipes.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -308,6 +309,7 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
     return i;
   };
   // Fastest-varying first.
+  c.recipe = recipes[take(recipes.size())];
   c.dispatcher = dispatchers[take(dispatchers.size())];
   c.etp = etps[take(etps.size())];
   c.ep = eps[take(eps.size())];
@@ -513,6 +515,19 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
                       : std::vector<std::string>{"alltoall"};
   for (const auto& name : r.names("moe_dispatcher", dispatcher_default, dispatcher_names)) {
     s.dispatchers.push_back(traits_of<strat::DispatcherTraits>(EntryKind::kDispatcher, name).id);
+  }
+  // Precision (docs/fp8.md): the scenario's own unless listed; the entries with its activation
+  // dtype (bf16 and the FP8 recipes with a bf16 scenario).
+  std::vector<std::string> precision_names;
+  for (const strat::Entry* e : strat::entries_of(EntryKind::kPrecision)) {
+    if (std::get<strat::PrecisionTraits>(e->traits).dtype == base.training.precision) {
+      precision_names.push_back(e->name);
+    }
+  }
+  s.recipes.clear();
+  for (const auto& name :
+       r.names("precision", {base.training.precision_name()}, precision_names)) {
+    s.recipes.push_back(traits_of<strat::PrecisionTraits>(EntryKind::kPrecision, name).recipe);
   }
   // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.
   const auto kind = base.optimizer.kind;

@@ -53,7 +53,8 @@ std::vector<std::pair<std::string, json>> generated_enums() {
   for (const auto& [key, kind] : {std::pair{"tp_placement", EntryKind::kTpPlacement},
                                   std::pair{"optimizer", EntryKind::kOptimizer},
                                   std::pair{"attention", EntryKind::kAttention},
-                                  std::pair{"recompute", EntryKind::kRecompute}}) {
+                                  std::pair{"recompute", EntryKind::kRecompute},
+                                  std::pair{"precision", EntryKind::kPrecision}}) {
     out.emplace_back(std::string("/properties/search/properties/") + key + "/items/enum",
                      strings(strat::entry_names(kind)));
   }
