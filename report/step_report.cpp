@@ -371,6 +371,7 @@ void optimizer_step(const BuiltWorkload& built, const sim::SimResult& r,
   }
   rep.optimizer_host_ops = built.optimizer_host_ops;
   rep.optimizer_host_syncs = built.optimizer_host_syncs;
+  rep.fp8_quantization_s = built.fp8_quantization_s;
 }
 
 // The framework's host thread: busy time of the host stream and syncs, per step, mean over the

@@ -96,6 +96,9 @@ struct StepReport {
   // optimizer_s is the sum of the parts, in issue order in optimizer_breakdown_s.
   double optimizer_s = 0;
   std::vector<std::pair<std::string, double>> optimizer_breakdown_s;
+  // FP8: per stage, seconds per step one GPU spends in quantisation kernels (BuiltWorkload::
+  // fp8_quantization_s); empty without FP8.
+  std::vector<double> fp8_quantization_s;
   int optimizer_host_ops = 0;    // Shampoo/DASH: ops the host issues per step (stage 0)
   int optimizer_host_syncs = 0;  // and host reads of device values; 0 for AdamW
   // The framework's host thread (training.framework; strategies/framework/): its name, the time

@@ -97,6 +97,30 @@ std::string compare_table(const std::vector<CompareRow>& rows) {
     for (double b : per_stage) o += fmt::format(" {:>7.2f}", b / kGiB);
     o += "\n";
   }
+  const bool fp8 = std::any_of(rows.begin(), rows.end(), [](const CompareRow& row) {
+    return row.ran() && row.variant.scenario.training.fp8.enabled();
+  });
+  if (fp8) {
+    // What FP8 costs and saves on stage 0's GPU (docs/fp8.md): the recipe's quantisation
+    // kernels (already in the step), its weight copies, its activations, at the memory peak.
+    o += "\nFP8 on stage 0 (per GPU, per step; memory at the peak)\n";
+    o += fmt::format("{:<{}} {:>15} {:>15} {:>15} {:>15}\n", "variant", w, "quant kernels",
+                     "fp8 copies GiB", "weights GiB", "activations GiB");
+    for (const auto& row : rows) {
+      if (!row.ran() || row.report.memory.empty()) continue;
+      auto category = [&](const std::string& name) {
+        for (const auto& [cat, bytes] : row.report.memory.front().breakdown_bytes) {
+          if (cat == name) return bytes / kGiB;
+        }
+        return 0.0;
+      };
+      const auto& q = row.report.fp8_quantization_s;
+      o += fmt::format("{:<{}} {:>15} {:>15.2f} {:>15.2f} {:>15.2f}\n", row.variant.label, w,
+                       q.empty() ? std::string("-") : fmt::format("{:.1f} ms", q.front() * 1e3),
+                       category("fp8 weight copies"), category("weights"),
+                       category("activations"));
+    }
+  }
   const bool shampoo = std::any_of(rows.begin(), rows.end(), [](const CompareRow& row) {
     return row.ran() && row.variant.scenario.optimizer.kind != strat::OptimizerKind::kAdamW;
   });

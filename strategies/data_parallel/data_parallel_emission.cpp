@@ -5,15 +5,7 @@
 
 namespace parasim::strat::detail {
 
-double Builder::zero3_element_bytes() const {
-  const double element = cost::bytes_per_element(sc_.training.precision);
-  if (!sc_.training.fp8.enabled() || !sc_.training.fp8.param_gather) return element;
-  // torchao's float8 all-gather (FSDP): a layer's weight matrices in FP8, the rest (norms,
-  // biases) in bf16; per-layer units, each the layer's mix.
-  const double matrices = layer_matrix_params_per_tp_rank(sc_.model, sc_.parallel.tp) /
-                          layer_params_per_tp_rank(sc_.model, sc_.parallel.tp);
-  return matrices * gathered_weight_bytes(sc_, true) + (1 - matrices) * element;
-}
+double Builder::zero3_element_bytes() const { return zero3_gathered_element_bytes(sc_); }
 
 double Builder::zero3_gathered_bytes() const {
   double elements = 0;

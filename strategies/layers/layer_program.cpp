@@ -525,6 +525,14 @@ double gathered_weight_bytes(const Scenario& sc, bool fp8_linear) {
   return cost::bytes_per_element(sc.training.precision);
 }
 
+double zero3_gathered_element_bytes(const Scenario& sc) {
+  const double element = cost::bytes_per_element(sc.training.precision);
+  if (!sc.training.fp8.enabled() || !sc.training.fp8.param_gather) return element;
+  const double matrices = layer_matrix_params_per_tp_rank(sc.model, sc.parallel.tp) /
+                          layer_params_per_tp_rank(sc.model, sc.parallel.tp);
+  return matrices * gathered_weight_bytes(sc, true) + (1 - matrices) * element;
+}
+
 cost::ActivationShape activation_shape(const Scenario& sc) {
   cost::ActivationShape a;
   a.seq_len = static_cast<double>(sc.model.seq_len) / sc.parallel.cp;  // this rank's tokens

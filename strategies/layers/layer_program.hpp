@@ -106,6 +106,9 @@ struct QuantizedWeightStep {
   int kernels = 0;
   double elements = 0;         // dense linears' weights on this rank
   double expert_elements = 0;  // the local experts' (MoE)
+  // The recipe's other kernels in one micro-batch's forward and backward (inputs, output
+  // gradients; torchao: the weights too), for reports: they are already in the passes.
+  sim::Time micro_batch_kernels;
 };
 
 struct LayerProgram {
@@ -137,6 +140,10 @@ double fp8_weight_memory_bytes(const Scenario& scenario, const QuantizedWeightSt
 // Bytes per element of a weight in the distributed optimizer's parameter all-gather: 1 for FP8
 // linear weights under training.fp8.param_gather, the training precision's otherwise.
 double gathered_weight_bytes(const Scenario& scenario, bool fp8_linear);
+// Bytes per element of ZeRO-3's per-layer gathers: the training precision's, or under torchao's
+// float8 all-gather (fp8.param_gather) the layer's weight matrices in FP8 and the rest (norms,
+// biases) in it, each unit the layer's mix.
+double zero3_gathered_element_bytes(const Scenario& scenario);
 
 // A layer's MLP: dense, or a mixture of experts (moe_layer.hpp; ModelSpec::MoeSpec::is_moe_layer
 // says which layers).

@@ -107,6 +107,7 @@ void append_mtp_modules(const Scenario& sc, const cost::CostModel& costs, LayerP
     head.fp8_weights.kernels += part->kernels * depth;
     head.fp8_weights.elements += part->elements * depth;
     head.fp8_weights.expert_elements += part->expert_elements * depth;
+    head.fp8_weights.micro_batch_kernels += part->micro_batch_kernels * depth;
   }
   const double projection_input = 2 * x.act(x.tokens() * x.h);
   head.activation_stored_bytes +=

@@ -82,7 +82,7 @@ class StepWriter {
       gemm(m, n, k, batch);
       return;
     }
-    for (double bytes : kernels_of(m, n, k, batch).forward) memory(bytes);
+    for (double bytes : kernels_of(m, n, k, batch).forward) quantization_kernel(bytes);
     quantized_gemm(m, n, k, batch);
   }
   // Its backward: the recipe's kernels, then dgrad and wgrad in FP8 (wgrad to the weight sink
@@ -93,7 +93,7 @@ class StepWriter {
       return;
     }
     const cost::LinearQuantKernels kernels = kernels_of(m, n, k, batch);
-    for (double bytes : kernels.backward) memory(bytes);
+    for (double bytes : kernels.backward) quantization_kernel(bytes);
     quantized_gemm(m, k, n, batch);
     if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
     quantized_gemm(k, n, m, batch);
@@ -174,6 +174,11 @@ class StepWriter {
       q.backward.push_back(2 * n * k * batch);
     }
     return q;
+  }
+  void quantization_kernel(double bytes) {
+    const sim::Time before = block_.time;
+    memory(bytes);
+    weight_step_.micro_batch_kernels += block_.time - before;
   }
   void quantized_gemm(double m, double n, double k, double batch) {
     GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch),

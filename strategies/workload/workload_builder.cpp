@@ -117,6 +117,7 @@ QuantizedWeightStep Builder::stage_fp8_weights(int stage) const {
     sum.kernels += w.kernels;
     sum.elements += w.elements;
     sum.expert_elements += w.expert_elements;
+    sum.micro_batch_kernels += w.micro_batch_kernels;
   };
   for (int c = 0; c < chunks_; ++c) {
     const int vs = c * pp_ + stage;
@@ -518,6 +519,13 @@ BuiltWorkload Builder::build() {
                       (executed(embed_.forward) + executed(embed_.backward) +
                        executed(head_.forward) + executed(head_.backward))
                           .value};
+  if (sc_.training.fp8.enabled()) {
+    for (int stage = 0; stage < pp_; ++stage) {  // per GPU of the stage, per step
+      const QuantizedWeightStep fp8 = stage_fp8_weights(stage);
+      out_.fp8_quantization_s.push_back(m_ * fp8.micro_batch_kernels.to_seconds() +
+                                        fp8.time.to_seconds());
+    }
+  }
   return std::move(out_);
 }
 

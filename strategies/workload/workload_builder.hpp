@@ -109,6 +109,10 @@ struct BuiltWorkload {
   // context and the buffers of the communicators it holds (communicators.hpp,
   // costmodel/non_tensor_memory.hpp); not in the workload's memory ledger.
   std::vector<cost::NonTensorMemory> non_tensor_memory;
+  // FP8 (training.fp8): per stage, the GPU time one GPU spends per step in the recipe's
+  // quantisation kernels (casts, amax, transposes; the weights' once-a-step casts); empty
+  // without FP8.
+  std::vector<double> fp8_quantization_s;
 };
 
 // Hardware figures (link bandwidths, latencies, peaks, ...) come from `costs.cluster()`, the
