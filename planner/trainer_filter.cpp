@@ -16,8 +16,7 @@ namespace {
 bool layout_path(std::string_view path) {
   for (std::string_view prefix :
        {"/parallel/", "/training/micro_batch", "/training/recompute", "/training/attention",
-        "/optimizer/stacking", "/optimizer/block_size", "/training/framework/gradient_",
-        "/training/precision", "/training/fp8/"}) {
+        "/optimizer/stacking", "/optimizer/block_size", "/training/framework/gradient_"}) {
     if (path.substr(0, prefix.size()) == prefix) return true;
   }
   return false;

@@ -19,8 +19,8 @@
 // a difference at /training/precision or /training/fp8/..., outside the layout: Megatron-LM
 // refuses torchao's recipes, torchtitan (0.3.0) Transformer Engine's and torchao-tensorwise,
 // DeepSpeed every FP8 recipe. An FP8 setting that depends on the layout (torchtitan 0.2.2's
-// float8 all-gather needs FSDP) is left to the filter by the probes below. Should the space
-// ever search the precision, these paths become layout paths (layout_path in the .cpp).
+// float8 all-gather needs FSDP) is left to the filter by the probes below; so is a refused
+// precision when search.precision lists others: a probe with another recipe clears it.
 
 #include <nlohmann/json.hpp>
 #include <string>
