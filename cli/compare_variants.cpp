@@ -242,7 +242,8 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
             "instead)");
   }
   // Precisions: registry entry names; "fp8" alone is the scenario's recipe (delayed when it has
-  // none). A recipe the device cannot run is a row saying why.
+  // none); the scenario's FP8 options carried where the recipe takes them (fp8_with_recipe). A
+  // recipe the device cannot run is a row saying why.
   for (const auto& name : split_list(o.precisions)) {
     const std::string full = name == "fp8" && !base.training.fp8.enabled() ? "fp8:delayed"
                              : name == "fp8" ? base.training.precision_name()
@@ -258,13 +259,7 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     strat::Scenario s = base;
     const auto& traits = std::get<strat::PrecisionTraits>(e->traits);
     s.training.precision = traits.dtype;
-    if (traits.recipe != s.training.fp8.recipe) {
-      s.training.fp8 = strat::Fp8Spec{};  // another recipe: its defaults
-      s.training.fp8.recipe = traits.recipe;
-      if (traits.recipe == cost::QuantRecipe::kTorchaoRowwise) {
-        s.training.fp8.format = strat::Fp8Format::kE4m3;
-      }
-    }
+    s.training.fp8 = strat::fp8_with_recipe(base.training.fp8, traits.recipe);
     if (traits.dtype == cost::Dtype::kFp32) s.training.fp32_gradients = false;
     add(checked(full, "precision", std::move(s), o.scenario));
   }

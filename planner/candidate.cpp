@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "strategies/input/stage_split.hpp"
+#include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
@@ -86,11 +87,7 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   s.optimizer.kind = c.optimizer;
   s.optimizer.stacking = c.stacking;
   s.optimizer.block_size = c.block_size;
-  if (c.recipe != base.training.fp8.recipe) {  // another recipe: its defaults (compare's rule)
-    s.training.fp8 = strat::Fp8Spec{};
-    s.training.fp8.recipe = c.recipe;
-    if (c.recipe == cost::QuantRecipe::kTorchaoRowwise) s.training.fp8.format = strat::Fp8Format::kE4m3;
-  }
+  s.training.fp8 = strat::fp8_with_recipe(base.training.fp8, c.recipe);  // compare's rule
   return s;
 }
 

@@ -1,6 +1,7 @@
 #include "planner/plan_scenario.hpp"
 
 #include "costmodel/json_fields.hpp"
+#include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::plan {
@@ -45,13 +46,18 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   t["micro_batch"] = c.micro_batch;
   t["recompute"] = cost::recompute_name(c.recompute);
   t["attention"] = c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused";
-  if (c.recipe != base.training.fp8.recipe) {  // another precision: the recipe with its defaults
+  if (c.recipe != base.training.fp8.recipe) {  // another precision: fp8_with_recipe's options
     t.erase("fp8");
-    if (c.recipe == cost::QuantRecipe::kNone) {
+    const strat::Fp8Spec f = strat::fp8_with_recipe(base.training.fp8, c.recipe);
+    if (!f.enabled()) {
       t["precision"] = cost::dtype_name(base.training.precision);
     } else {
       t["precision"] = "fp8";
-      t["fp8"] = json{{"recipe", cost::quant_recipe_name(c.recipe)}};
+      t["fp8"] = json{{"recipe", cost::quant_recipe_name(f.recipe)},
+                      {"format", strat::fp8_format_name(f.format)},
+                      {"param_gather", f.param_gather},
+                      {"bf16_layers_at_start", f.bf16_layers_at_start},
+                      {"bf16_layers_at_end", f.bf16_layers_at_end}};
     }
   }
   if (c.optimizer != strat::OptimizerKind::kAdamW || s.contains("optimizer")) {

@@ -215,10 +215,14 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
         m.low_rank.enabled()) {
       return Reason::kPrecision;
     }
-    if (c.recipe == t.fp8.recipe && t.fp8.param_gather) {
+    const strat::Fp8Spec f = strat::fp8_with_recipe(t.fp8, c.recipe);
+    if (f.param_gather) {
       const bool te = cost::quant_recipe_info(c.recipe).library ==
                       cost::QuantLibrary::kTransformerEngine;
       if (te ? (c.zero_stage < 1 || c.zero_stage > 2) : c.zero_stage != 3) return Reason::kPrecision;
+    }
+    if (std::max(f.bf16_layers_at_start, f.bf16_layers_at_end) > m.layers / c.pp) {
+      return Reason::kPrecision;
     }
   }
   if (c.optimizer == strat::OptimizerKind::kShampoo && c.stacking != strat::Stacking::kNone) {

@@ -147,6 +147,27 @@ Entry fp8(cost::QuantRecipe recipe, const std::string& description, const std::s
 
 }  // namespace
 
+Fp8Spec fp8_with_recipe(const Fp8Spec& from, cost::QuantRecipe recipe) {
+  if (recipe == from.recipe) return from;
+  Fp8Spec f;
+  f.recipe = recipe;
+  if (recipe == cost::QuantRecipe::kNone) return f;
+  const auto library = cost::quant_recipe_info(recipe).library;
+  const bool same_library =
+      from.enabled() && cost::quant_recipe_info(from.recipe).library == library;
+  if (recipe == cost::QuantRecipe::kTorchaoRowwise) f.format = Fp8Format::kE4m3;
+  if (library == cost::QuantLibrary::kTransformerEngine && same_library) f.format = from.format;
+  // param_gather: the same library's gather (torchao's only with tensorwise).
+  f.param_gather = same_library && from.param_gather &&
+                   (library == cost::QuantLibrary::kTransformerEngine ||
+                    recipe == cost::QuantRecipe::kTorchaoTensorwise);
+  if (recipe != cost::QuantRecipe::kDelayed) {  // delayed refuses bf16 layers (bf16_layers_fit)
+    f.bf16_layers_at_start = from.bf16_layers_at_start;
+    f.bf16_layers_at_end = from.bf16_layers_at_end;
+  }
+  return f;
+}
+
 std::vector<Entry> precision_entries() {
   return {sixteen_or_32(cost::Dtype::kBf16, "bf16 GEMMs and activations, fp32 master weights"),
           sixteen_or_32(cost::Dtype::kFp16,

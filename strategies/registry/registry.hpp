@@ -57,6 +57,12 @@ const PlacementTraits& placement_traits(TpPlacement p);
 // std::logic_error when none (a programming error: the parser asks only for registered paths).
 const ParameterSpec& registered_parameter(std::string_view path);
 
+// The FP8 options of `from` carried to `recipe` (compare --precisions, the planner's precision
+// axis): the bf16 first/last layers unless the recipe refuses them (delayed), the format within
+// Transformer Engine's recipes (torchao's are fixed), param_gather within the library that
+// gathers (torchao: tensorwise only); `from` itself when the recipe is its own.
+Fp8Spec fp8_with_recipe(const Fp8Spec& from, cost::QuantRecipe recipe);
+
 // Every entry's rules for `scenario`: for each kind, the chosen entry's rules, then, once per
 // path, the when_not_taken rule of each parameter of the kind that the chosen entry does not take.
 void check_entry_rules(const Scenario& scenario, cost::Diagnostics& d);
