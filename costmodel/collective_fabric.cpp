@@ -77,6 +77,21 @@ CollectiveFabric preset_collective_fabric(std::string_view preset_name) {
     f.published = false;
     return f;
   }
+  if (preset_name == "gb200-nvl72" || preset_name == "gb300-nvl72") {
+    // One NVLink domain of 72 GPUs (multi-node NVLink): NCCL 2.25.2+ runs NVLink SHARP over the
+    // whole domain ("GB200 MNNVL is supported in NCCL version 2.25.2 and later", NVIDIA's
+    // multi-node NVLink tuning guide; sjeaugey, NVIDIA/nccl#1286: on MNNVL systems "the full
+    // features of NVLink will be available to all GPUs ... including NVLink SHARP"; NCCL 2.30
+    // src/transport/nvls.cc builds the multicast group over the clique's ranks). No published
+    // NVL72 nccl-tests figures at hand: the default link shares, and DGX H100's NVLS busbw
+    // share (480 / 450) assumed for the domain's NVSwitches.
+    CollectiveFabric f;
+    f.arch = NcclGpuArch::kHopper;  // NCCL's newest tuning row parasim carries (Hopper's)
+    f.nvls = true;
+    f.nvls_allreduce_busbw_share = 480.0 / 450.0;
+    f.published = false;
+    return f;
+  }
   // mi300x-8x (RCCL has its own tuning tables, not modelled) and written-out clusters: defaults.
   return CollectiveFabric{};
 }
