@@ -464,3 +464,21 @@ TEST_CASE("picture file names: characters outside [A-Za-z0-9._-] replaced, every
   CHECK(picture_stems({"..", ".", "../x"}) == std::vector<std::string>{"_..", "_.", ".._x"});
   CHECK(picture_stems({"\xc3\xa9t\xc3\xa9"}) == std::vector<std::string>{"__t__"});
 }
+
+TEST_CASE("compare --precisions: FP8 faster than bf16 on H100, MXFP8 a row saying why, the FP8 table") {
+  CompareOptions o;
+  o.scenario = (kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json").string();
+  o.precisions = "bf16,fp8:delayed,fp8:mxfp8,fp8:torchao-rowwise";
+  std::ostringstream out, err;
+  REQUIRE_MESSAGE(run_compare(o, out, err) == kExitOk, err.str());
+  const std::string text = out.str();
+  CHECK(text.find("fp8:mxfp8") != std::string::npos);
+  CHECK(text.find("MXFP8 needs block-scaled tensor cores") != std::string::npos);
+  CHECK(text.find("FP8 on stage 0") != std::string::npos);
+  CHECK(text.find("fp8 copies GiB") != std::string::npos);
+  // An unknown precision is bad input, named.
+  o.precisions = "bf16,fp7";
+  std::ostringstream out2, err2;
+  CHECK(run_compare(o, out2, err2) == kExitBadInput);
+  CHECK(err2.str().find("unknown precision \"fp7\"") != std::string::npos);
+}

@@ -169,4 +169,41 @@ TEST_CASE("a yours row with a split first/last cannot express keeps it, in the s
   CHECK(edges.last_stage_layers == 7);
 }
 
+TEST_CASE("search.precision: the recipe is an axis; the device's refusals are rules; the plan "
+          "file carries it") {
+  json doc = json::parse(test::read_text(test::kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json"));
+  doc["search"] = {{"precision", {"bf16", "fp8:delayed", "fp8:mxfp8"}}};
+  const strat::Scenario base = strat::parse_scenario(doc.dump(), "p.json");
+  SearchOptions so;
+  so.flags = {"tp=2", "pp=2", "micro_batch=2", "recompute=selective", "zero_stage=1"};
+  const SearchSpace space = make_search_space(base, &doc["search"], so, "p.json");
+  REQUIRE(space.recipes.size() == 3);
+  const SpaceFacts facts = space_facts(space);
+  int delayed_ok = 0, mxfp8 = 0;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    const Candidate c = space.decode(i);
+    const Reason r = check_reason(base, c, facts);
+    if (c.recipe == cost::QuantRecipe::kMxfp8) {
+      CHECK(r != Reason::kOk);  // H100 has no block-scaled tensor cores
+      if (r == Reason::kPrecision) ++mxfp8;
+    }
+    if (c.recipe == cost::QuantRecipe::kDelayed && r == Reason::kOk) ++delayed_ok;
+  }
+  CHECK(mxfp8 > 0);
+  CHECK(delayed_ok > 0);
+  // The default space is the scenario's own precision only.
+  const SearchSpace plain = make_search_space(strat::parse_scenario(test::read_text(
+      test::kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json"), "p.json"), nullptr, so, "p.json");
+  CHECK(plain.recipes == std::vector<cost::QuantRecipe>{cost::QuantRecipe::kNone});
+  // Planned with the FP8 recipes, the winner's plan file says its precision.
+  test::TempDir tmp;
+  const std::string out = tmp.file("plan.json");
+  const PlanRun r = plan_document(doc, {"tp=1,2", "pp=1,2", "micro_batch=1,2"}, out);
+  REQUIRE_MESSAGE(r.code == cli::kExitOk, r.err);
+  CHECK(r.out.find("precision") != std::string::npos);
+  const json plan = json::parse(test::read_text(out));
+  CHECK(plan["scenario"]["training"]["precision"] == "fp8");
+  CHECK(plan["scenario"]["training"]["fp8"]["recipe"] == "delayed");
+}
+
 }  // namespace parasim::plan
