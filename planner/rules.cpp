@@ -212,7 +212,7 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
     // parameters gather with the ZeRO stage their library gathers with.
     const auto& dev = base.cluster.device;
     if (!(dev.peak_fp8.flop_per_s > 0) || cost::quant_recipe_refusal(c.recipe, dev.architecture) ||
-        m.low_rank.enabled()) {
+        m.low_rank.enabled() || c.placement == TpPlacement::kTsp) {
       return Reason::kPrecision;
     }
     const strat::Fp8Spec f = strat::fp8_with_recipe(t.fp8, c.recipe);
@@ -221,7 +221,8 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
                       cost::QuantLibrary::kTransformerEngine;
       if (te ? (c.zero_stage < 1 || c.zero_stage > 2) : c.zero_stage != 3) return Reason::kPrecision;
     }
-    if (std::max(f.bf16_layers_at_start, f.bf16_layers_at_end) > m.layers / c.pp) {
+    if (std::max(f.bf16_layers_at_start, f.bf16_layers_at_end) > m.layers / c.pp ||
+        f.bf16_layers_at_start + f.bf16_layers_at_end >= m.layers) {
       return Reason::kPrecision;
     }
   }

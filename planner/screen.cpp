@@ -299,16 +299,20 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   // FP8 weights (the builder's stage_fp8_weights): casts with the optimizer step, their copies
   // or FP8 parameters in memory, FP8 linears in the parameter all-gathers.
   strat::QuantizedWeightStep fp8;
-  if (base_.training.fp8.enabled()) {
+  if (sc.training.fp8.enabled()) {
     const Programs& pr = programs(c);
-    const int moe_layers = stage_moe_layers(c, stage);
-    for (const auto& [part, times] :
-         {std::pair{&pr.layer_fp8, layers - moe_layers}, std::pair{&pr.moe_fp8, moe_layers},
-          std::pair{&pr.head_fp8, stage == c.pp - 1 ? 1 : 0}}) {
-      fp8.time += part->time * times;
-      fp8.elements += part->elements * times;
-      fp8.expert_elements += part->expert_elements * times;
+    auto add = [&fp8](const strat::QuantizedWeightStep& part) {
+      fp8.time += part.time;
+      fp8.elements += part.elements;
+      fp8.expert_elements += part.expert_elements;
+    };
+    for (const auto& [first, count] : stage_ranges(c, stage)) {
+      for (int l = first; l < first + count; ++l) {  // the bf16 first/last layers have none
+        if (!sc.training.fp8_layer(l, base_.model.layers)) continue;
+        add(base_.model.moe.is_moe_layer(l) ? pr.moe_fp8 : pr.layer_fp8);
+      }
     }
+    if (stage == c.pp - 1) add(pr.head_fp8);
     s.state_bytes += strat::fp8_weight_memory_bytes(sc, fp8);
   }
   const double dense_gathered = (params - fp8.elements) * strat::gathered_weight_bytes(sc, false) +
@@ -337,8 +341,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     const double updated =
         c.zero_stage >= 1 ? params / replicas + held.expert / edp : params + held.expert;
     s.optimizer = seconds(strat::adamw_step_time(updated, mixed,
-                                                 fw.counts.step_bytes_per_parameter, costs) +
-                          fp8.time);
+                                                 fw.counts.step_bytes_per_parameter, costs));
   } else {
     const strat::ShampooStepCost sh = strat::shampoo_step_cost(sc, costs, stage);
     s.optimizer = seconds(sh.factor_update + sh.inverse_roots + sh.precondition);
@@ -350,6 +353,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
           costs.cluster()));
     }
   }
+  s.optimizer += seconds(fp8.time);  // the FP8 weight casts after the step (emit_fp8_weight_casts)
   if (replicas > 1 && c.zero_stage != 3) {
     // The builder's buckets (data_parallel_emission.cpp): head, layers last to first, embedding.
     const double grad_elem = base_.training.gradient_bytes();
@@ -420,7 +424,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
 }
 
 std::pair<double, double> Screen::zero3_times(const Candidate& c) {
-  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp}};
+  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe)}};
   auto it = zero3_.find(key);
   if (it != zero3_.end()) return it->second;
   const cost::CostModel& costs = costs_.at(c.gpus);

@@ -68,9 +68,14 @@ std::vector<exporter::Difference> fixed_refusals(const strat::Scenario& base,
   std::unordered_map<Candidate, bool, CandidateHash> seen;
   for (std::uint64_t start = 0; start < total && !fixed.empty(); start += stride) {
     for (std::uint64_t i = start; i < std::min(total, start + kLookahead); ++i) {
-      const Candidate c = space.decode(i);
-      if (check_reason(base, c, facts) != Reason::kOk) continue;
-      if (seen.emplace(filter_key(c), true).second) {
+      const Candidate found = space.decode(i);
+      if (check_reason(base, found, facts) != Reason::kOk) continue;
+      // The precision is the fastest axis: each probe tries every recipe of the space.
+      for (cost::QuantRecipe recipe : space.recipes) {
+        Candidate c = found;
+        c.recipe = recipe;
+        if (check_reason(base, c, facts) != Reason::kOk) continue;
+        if (!seen.emplace(filter_key(c), true).second) continue;
         const auto probe = export_differences(apply_candidate(base, c), trainer);
         std::erase_if(fixed, [&](const exporter::Difference& d) {
           return std::none_of(probe.begin(), probe.end(),

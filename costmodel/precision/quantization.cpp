@@ -46,10 +46,12 @@ QuantRecipeInfo quant_recipe_info(QuantRecipe r) {
     case QuantRecipe::kTensorwise: break;
     case QuantRecipe::kBlockwise:
       i.scale_bytes_per_element = 4.0 / 128.0;
+      i.weight_scale_bytes_per_element = 4.0 / (128.0 * 128.0);
       i.per_tensor = false;
       break;
     case QuantRecipe::kMxfp8:
       i.scale_bytes_per_element = 1.0 / 32.0;
+      i.weight_scale_bytes_per_element = 1.0 / 32.0;
       i.per_tensor = false;
       i.needs_blackwell_blocks = true;
       break;
@@ -87,7 +89,8 @@ double quant_gemm_rate(QuantRecipe r, Architecture a) {
 }
 
 LinearQuantKernels linear_quant_kernels(QuantRecipe r, Architecture a, double tokens,
-                                        double out_features, double in_features, double batch) {
+                                        double out_features, double in_features, double batch,
+                                        bool fp8_params) {
   LinearQuantKernels k;
   const QuantRecipeInfo info = quant_recipe_info(r);
   const double x = tokens * in_features * batch;  // every group's rows
@@ -96,10 +99,11 @@ LinearQuantKernels linear_quant_kernels(QuantRecipe r, Architecture a, double to
   const double q = 1.0 + info.scale_bytes_per_element;  // bytes of one FP8 element with its scale
   const bool transpose = low_precision_support(a).fp8_needs_transpose;
   // TE: the cast writes the copies the GEMMs need (quantization.hpp).
-  auto te_cast = [&](std::vector<double>& out, double e, int copies) {
+  auto te_cast = [&](std::vector<double>& out, double e, int copies, double bytes) {
     if (r == QuantRecipe::kTensorwise) out.push_back(kBf16 * e);  // the amax pass
-    out.push_back(kBf16 * e + copies * q * e);
+    out.push_back(kBf16 * e + copies * bytes * e);
   };
+  const double qw = 1.0 + info.weight_scale_bytes_per_element;
   switch (r) {
     case QuantRecipe::kNone: break;
     case QuantRecipe::kDelayed:
@@ -107,9 +111,11 @@ LinearQuantKernels linear_quant_kernels(QuantRecipe r, Architecture a, double to
     case QuantRecipe::kBlockwise:
     case QuantRecipe::kMxfp8: {
       const int copies = info.per_tensor && !transpose ? 1 : 2;
-      te_cast(k.forward, x, copies);
-      te_cast(k.backward, g, copies);
-      te_cast(k.per_step, w, weight_copies(info, a));
+      te_cast(k.forward, x, copies, q);
+      te_cast(k.backward, g, copies, q);
+      const bool transposed_per_use = fp8_params && info.per_tensor && transpose;
+      te_cast(k.per_step, w, transposed_per_use ? 1 : weight_copies(info, a), qw);
+      if (transposed_per_use) k.backward.push_back(2 * w);  // the FP8 weight's transpose
       break;
     }
     case QuantRecipe::kTorchaoTensorwise:
@@ -147,7 +153,13 @@ double saved_linear_input_bytes(QuantRecipe r) {
 double cached_weight_bytes_per_element(QuantRecipe r, Architecture a) {
   const QuantRecipeInfo info = quant_recipe_info(r);
   if (r == QuantRecipe::kNone || !info.caches_weights) return 0.0;
-  return weight_copies(info, a) * (1.0 + info.scale_bytes_per_element);
+  return weight_copies(info, a) * (1.0 + info.weight_scale_bytes_per_element);
+}
+
+double fp8_parameter_bytes_per_element(QuantRecipe r, Architecture a) {
+  const QuantRecipeInfo info = quant_recipe_info(r);
+  if (r == QuantRecipe::kNone || info.library == QuantLibrary::kTorchao) return kBf16;
+  return (info.per_tensor ? 1 : weight_copies(info, a)) * (1.0 + info.weight_scale_bytes_per_element);
 }
 
 }  // namespace parasim::cost

@@ -81,6 +81,7 @@ enum class QuantLibrary { kTransformerEngine, kTorchao };
 struct QuantRecipeInfo {
   QuantLibrary library = QuantLibrary::kTransformerEngine;
   double scale_bytes_per_element = 0;  // s: 0 per-tensor, 4/128 (1x128 fp32), 1/32 (E8M0 per 32)
+  double weight_scale_bytes_per_element = 0;  // the weights': blockwise's 128x128 blocks 4/16384
   bool caches_weights = true;          // FP8 weight kept across micro-batches (TE)
   bool saves_quantized_input = true;   // wgrad's input saved in FP8 (TE) or bf16 (torchao)
   bool per_tensor = true;              // one scale per tensor (transposable; Hopper transposes)
@@ -103,8 +104,12 @@ struct LinearQuantKernels {
   std::vector<double> backward;  // every micro-batch's backward (output gradient; torchao: weight)
   std::vector<double> per_step;  // once a step (TE: the weight, on the first micro-batch)
 };
+// `fp8_params` (training.fp8.param_gather): the weights are FP8 parameters, cast once a step
+// into the copies the GEMMs keep (one per-tensor copy: Megatron keeps no transpose cache without
+// --keep-fp8-transpose-cache, so where the GEMM needs one each backward makes it, read + write).
 LinearQuantKernels linear_quant_kernels(QuantRecipe r, Architecture a, double tokens,
-                                        double out_features, double in_features, double batch = 1);
+                                        double out_features, double in_features, double batch = 1,
+                                        bool fp8_params = false);
 
 // Bytes per element of the input a linear saves for its wgrad: 1 + s (TE), 2 (torchao, bf16).
 double saved_linear_input_bytes(QuantRecipe r);
@@ -112,5 +117,10 @@ double saved_linear_input_bytes(QuantRecipe r);
 // TE: (1 + s) per copy, two copies where the column-wise one is a separate tensor (Hopper's
 // transpose, and the block-scaled recipes everywhere), one on Blackwell per-tensor.
 double cached_weight_bytes_per_element(QuantRecipe r, Architecture a);
+// With FP8 parameters (training.fp8.param_gather), bytes per weight element they take in place of
+// the 16-bit parameter: TE's copies as linear_quant_kernels keeps them (one per-tensor copy, both
+// block-scaled ones); torchao's FSDP keeps its shards in 16 bits (returns 2) and casts for the
+// gather only.
+double fp8_parameter_bytes_per_element(QuantRecipe r, Architecture a);
 
 }  // namespace parasim::cost

@@ -106,10 +106,16 @@ sim::Time Builder::stage_optimizer_time(int stage) const {
   const double updated = sc_.parallel.zero_stage >= 1
                              ? params.dense / replicas_ + params.expert / edp
                              : params.total();
-  // FP8: the weights' casts of the next step's first micro-batch (layer_program.hpp,
-  // QuantizedWeightStep), after the update in a steady state.
-  return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_) +
-         stage_fp8_weights(stage).time;
+  return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_);
+}
+
+OpId Builder::emit_fp8_weight_casts(std::size_t dev, int stage, OpId after) {
+  if (!sc_.training.fp8.enabled()) return after;
+  auto& w = out_.workload;
+  const OpId op = w.add_compute(streams_[dev].compute, stage_fp8_weights(stage).time,
+                                w.intern("fp8 weight casts"), cat_opt_);
+  w.add_dependency(after, op);
+  return op;
 }
 
 void Builder::emit_data_parallel(int stage) {
@@ -236,13 +242,15 @@ void Builder::emit_data_parallel(int stage) {
       const OpId op =
           w.add_compute(streams_[dev].compute, step_time, w.intern("adamw step"), cat_opt_);
       for (OpId m : waits[static_cast<std::size_t>(d)]) w.add_dependency(m, op);
-      host_optimizer(dev, stage, waits[static_cast<std::size_t>(d)], {op});
-      steps.push_back(op);
+      const OpId casts = emit_fp8_weight_casts(dev, stage, op);
+      host_optimizer(dev, stage, waits[static_cast<std::size_t>(d)],
+                     casts == op ? std::vector<OpId>{op} : std::vector<OpId>{op, casts});
+      steps.push_back(casts);
     }
     if (zero >= 1 && zero <= 2 && replicas_ > 1) {
       // Updated weights (training precision; FP8 linears in FP8 with fp8.param_gather)
       // all-gathered back to every replica (gathered size: whole stage).
-      const double fp8_linears = stage_fp8_weights(stage).elements;
+      const double fp8_linears = std::min(stage_params, stage_fp8_weights(stage).elements);
       const double gathered = (stage_params - fp8_linears) * gathered_weight_bytes(sc_, false) +
                               fp8_linears * gathered_weight_bytes(sc_, true);
       const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{gathered},
@@ -324,7 +332,7 @@ void Builder::emit_expert_param_gather(int stage, const std::vector<std::vector<
   const int edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
   const double experts = stage_params(stage).expert;
   if (edp == 1 || experts == 0) return;
-  const double fp8_experts = stage_fp8_weights(stage).expert_elements;
+  const double fp8_experts = std::min(experts, stage_fp8_weights(stage).expert_elements);
   const double gathered = (experts - fp8_experts) * gathered_weight_bytes(sc_, false) +
                           fp8_experts * gathered_weight_bytes(sc_, true);
   auto& w = out_.workload;
@@ -379,6 +387,10 @@ void Builder::emit_shampoo(int stage, int r, const std::vector<std::vector<OpId>
       }
       prev = op;
       parts.push_back(op);
+    }
+    if (const OpId casts = emit_fp8_weight_casts(dev, stage, prev); casts != prev) {
+      parts.push_back(casts);
+      prev = casts;
     }
     host_optimizer(dev, stage, waits[static_cast<std::size_t>(d)], parts);
     last.push_back(prev);

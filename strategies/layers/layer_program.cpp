@@ -513,9 +513,13 @@ double fp8_weight_memory_bytes(const Scenario& sc, const QuantizedWeightStep& we
   const auto& f = sc.training.fp8;
   if (!f.enabled()) return 0;
   const double elements = weights.elements + weights.expert_elements;
-  if (f.param_gather) {  // parameters in FP8: each byte less, sharded with them under ZeRO-3
+  if (f.param_gather) {  // FP8 parameters in place of the 16-bit ones (torchao: none)
     const double holders = sc.parallel.zero_stage == 3 ? sc.replicas() : 1;
-    return -elements * (cost::bytes_per_element(sc.training.precision) - 1.0) / holders;
+    const auto arch = sc.cluster.device.architecture;
+    return elements *
+           (cost::fp8_parameter_bytes_per_element(f.recipe, arch) -
+            cost::bytes_per_element(sc.training.precision)) /
+           holders;
   }
   return elements * cost::cached_weight_bytes_per_element(f.recipe, sc.cluster.device.architecture);
 }

@@ -134,8 +134,8 @@ struct LayerProgram {
 
 // What a stage's FP8 weights (the sum of its layers' fp8_weights) change in memory, per GPU:
 // the copies Transformer Engine caches over micro-batches (quantization.hpp,
-// cached_weight_bytes_per_element), or, with training.fp8.param_gather, the bf16 parameters
-// kept in FP8 instead (one byte less each). 0 without FP8.
+// cached_weight_bytes_per_element), or, with training.fp8.param_gather, the 16-bit parameters
+// replaced by FP8 ones (fp8_parameter_bytes_per_element; sharded under ZeRO-3). 0 without FP8.
 double fp8_weight_memory_bytes(const Scenario& scenario, const QuantizedWeightStep& weights);
 // Bytes per element of a weight in the distributed optimizer's parameter all-gather: 1 for FP8
 // linear weights under training.fp8.param_gather, the training precision's otherwise.

@@ -368,10 +368,13 @@ void moe_block_backward(StepWriter& w, const Dims& x, const MoeDims& m,
 double moe_block_activation_bytes(const Dims& x, const MoeDims& m) {
   const double f = m.expert_ffn / m.etp;
   double bytes = m.tokens * m.experts * (4 + 1);  // probabilities and routing map
-  // Routed experts: fc1's input, SwiGLU's two inputs and fc2's input, the probabilities.
-  bytes += x.act(m.computed() * x.h) + 3 * x.act(m.computed() * f) + 4 * m.computed();
+  // Routed experts: fc1's input, SwiGLU's two inputs and fc2's input, the probabilities; the
+  // linears' inputs at x.linear_input_bytes (FP8 under Transformer Engine's GroupedLinear).
+  const double lin = x.linear_input_bytes / x.e;  // per activation byte
+  bytes += lin * x.act(m.computed() * x.h) + (2 + lin) * x.act(m.computed() * f) +
+           4 * m.computed();
   if (m.shared_ffn > 0) {
-    bytes += hidden_bytes(x) + 3 * x.act(x.tokens() * m.shared_ffn / x.t);
+    bytes += lin * hidden_bytes(x) + (2 + lin) * x.act(x.tokens() * m.shared_ffn / x.t);
   }
   if (x.dropout) bytes += hidden_bytes(x) / x.e;  // the residual dropout's mask
   return bytes;

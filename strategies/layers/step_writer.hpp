@@ -165,15 +165,8 @@ class StepWriter {
   }
 
   cost::LinearQuantKernels kernels_of(double m, double n, double k, double batch) const {
-    cost::LinearQuantKernels q = cost::linear_quant_kernels(quant_->recipe, quant_->architecture,
-                                                            m, n, k, batch);
-    // FP8 parameters (param_gather) keep no transpose cache (Megatron's default without
-    // --keep-fp8-transpose-cache): where the GEMM needs one, each backward makes it (read + write).
-    if (quant_->fp8_params && cost::quant_recipe_info(quant_->recipe).per_tensor &&
-        cost::low_precision_support(quant_->architecture).fp8_needs_transpose) {
-      q.backward.push_back(2 * n * k * batch);
-    }
-    return q;
+    return cost::linear_quant_kernels(quant_->recipe, quant_->architecture, m, n, k, batch,
+                                      quant_->fp8_params);
   }
   void quantization_kernel(double bytes) {
     const sim::Time before = block_.time;
@@ -231,6 +224,9 @@ struct Dims {
   KernelFusions fusions;        // the framework's (training.framework)
   int layer_syncs = 0;          // the framework's syncs per layer forward, before the MLP
   QkNorm qk_norm = QkNorm::kNone;  // norms of the queries and keys after QKV (Qwen3, OLMoE)
+  // Bytes per element a linear keeps of its input for wgrad (2; FP8: cost::
+  // saved_linear_input_bytes).
+  double linear_input_bytes = 2;
   double tokens() const { return b * s; }
   double query_width() const { return a * d; }  // h unless the head width is set
   double act(double elements) const { return elements * e; }
@@ -263,6 +259,9 @@ inline Dims dims_of(const Scenario& sc) {
   x.fusions = sc.training.framework.fusions;
   x.layer_syncs = sc.training.framework.counts.layer_syncs;
   x.qk_norm = m.qk_norm;
+  x.linear_input_bytes = sc.training.fp8.enabled()
+                             ? cost::saved_linear_input_bytes(sc.training.fp8.recipe)
+                             : x.e;
   return x;
 }
 

@@ -23,9 +23,9 @@ struct Tsp {
 // One round's attention compute: Q, K, V for head shard r on the local tokens.
 void qkv(StepWriter& w, const Tsp& z, bool backward) {
   if (backward) {
-    w.linear_backward(z.T, (z.h + 2 * z.kvd) / z.D, z.h);
+    w.gemm_backward(z.T, (z.h + 2 * z.kvd) / z.D, z.h);
   } else {
-    w.linear(z.T, (z.h + 2 * z.kvd) / z.D, z.h);
+    w.gemm(z.T, (z.h + 2 * z.kvd) / z.D, z.h);
   }
 }
 
@@ -42,21 +42,21 @@ void attend(StepWriter& w, const Tsp& z, bool backward) {
 // The round's output through O's shard, accumulated locally.
 void out_projection(StepWriter& w, const Tsp& z, bool backward) {
   if (backward) {
-    w.linear_backward(z.T, z.h, z.h / z.D);
+    w.gemm_backward(z.T, z.h, z.h / z.D);
   } else {
-    w.linear(z.T, z.h, z.h / z.D);
+    w.gemm(z.T, z.h, z.h / z.D);
   }
 }
 
 void mlp_step(StepWriter& w, const Tsp& z, bool backward) {
   if (backward) {
-    w.linear_backward(z.T, z.h, z.f / z.D);
+    w.gemm_backward(z.T, z.h, z.f / z.D);
     w.memory(z.act(5 * z.T * z.f / z.D));
-    w.linear_backward(z.T, 2 * z.f / z.D, z.h);
+    w.gemm_backward(z.T, 2 * z.f / z.D, z.h);
   } else {
-    w.linear(z.T, 2 * z.f / z.D, z.h);
+    w.gemm(z.T, 2 * z.f / z.D, z.h);
     w.memory(z.act(3 * z.T * z.f / z.D));
-    w.linear(z.T, z.h, z.f / z.D);
+    w.gemm(z.T, z.h, z.f / z.D);
   }
 }
 
@@ -154,7 +154,6 @@ LayerProgram tsp_layer_program(const Scenario& sc, const cost::CostModel& costs)
         x.kv * x.d, x.f, x.a, x.d, D, x.e};
   z.B = sc.parallel.tsp_kv_buckets;
   StepWriter w(costs, sc.training.precision);
-  if (sc.training.fp8.enabled()) w.quantize_linears(linear_quant_of(sc));
   LayerProgram p;
   attention(w, z, false, p.forward);
   mlp(w, z, false, p.forward);
@@ -174,7 +173,6 @@ LayerProgram tsp_layer_program(const Scenario& sc, const cost::CostModel& costs)
     p.backward.push_back(std::move(s));
   }
   p.backward_input = p.backward;
-  p.fp8_weights = w.weight_step();
   cost::Flops fwd;
   for (const auto& s : p.forward) {
     if (!s.is_collective) fwd += s.compute.flops;

@@ -76,6 +76,18 @@ void modelled_with_fp8(const Scenario& s, cost::Diagnostics& d) {
   if (s.training.precision != cost::Dtype::kBf16) {
     d.add("/training/precision", "FP8 runs with bf16 activations");
   }
+  if (s.parallel.tp_placement == TpPlacement::kTsp) {
+    d.add("/parallel/tp_placement",
+          "FP8 is not modelled with TSP's weight ring (each rank quantises the shards passing "
+          "through): use the megatron placement or train in bf16");
+  }
+  const auto& f0 = s.training.fp8;
+  if (f0.bf16_layers_at_start + f0.bf16_layers_at_end >= s.model.layers) {
+    d.add("/training/fp8/bf16_layers_at_end",
+          fmt::format("the bf16 layers at the start and the end ({} + {}) cover all {} layers: "
+                      "nothing runs in FP8; train in bf16",
+                      f0.bf16_layers_at_start, f0.bf16_layers_at_end, s.model.layers));
+  }
   const auto& f = s.training.fp8;
   const bool torchao = cost::quant_recipe_info(f.recipe).library == cost::QuantLibrary::kTorchao;
   const Fp8Format fixed = f.recipe == cost::QuantRecipe::kTorchaoRowwise ? Fp8Format::kE4m3

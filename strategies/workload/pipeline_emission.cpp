@@ -157,7 +157,9 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     auto& w = out_.workload;
     for_each_rank([&](std::size_t k, int d, int r) {
       const std::size_t dev = index(stage, d, r);
-      const OpId op = w.add_compute(streams_[dev].compute, stage_optimizer_time(stage),
+      // A stage-local step (asynchronous schedules): the FP8 weights recast after each.
+      const OpId op = w.add_compute(streams_[dev].compute,
+                                    stage_optimizer_time(stage) + stage_fp8_weights(stage).time,
                                     w.intern("optimizer step"), cat_opt_, item.step, queue_);
       optimizer_ops_[dev].push_back(op);
       host_optimizer(dev, stage, {chain[k]}, {op});

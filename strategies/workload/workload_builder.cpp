@@ -442,7 +442,8 @@ BuiltWorkload Builder::build() {
   mem_act_ = w.memory_category("activations");
   mem_zero3_ = w.memory_category("zero-3 gathered weights");
   // FP8 weight copies Transformer Engine keeps over micro-batches (apart from the weights).
-  if (sc_.training.fp8.enabled() && !sc_.training.fp8.param_gather) {
+  if (sc_.training.fp8.enabled() && !sc_.training.fp8.param_gather &&
+      cost::quant_recipe_info(sc_.training.fp8.recipe).caches_weights) {
     mem_fp8_ = w.memory_category("fp8 weight copies");
   }
   // The estimate is a close upper bound (workload_estimate.hpp); untouched capacity costs

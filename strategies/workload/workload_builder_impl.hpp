@@ -121,6 +121,9 @@ class Builder {
   }
   // The FP8 weights of `stage`'s layers (and its MTP modules): per-step casts and elements.
   QuantizedWeightStep stage_fp8_weights(int stage) const;
+  // FP8: the stage's weight casts as an optimizer op after `after` on `dev` (the cast of the next
+  // step's first micro-batch, in a steady state); `after` itself without FP8.
+  OpId emit_fp8_weight_casts(std::size_t dev, int stage, OpId after);
   // Simulated devices of the expert group `group` of (stage, d, r) (the ranks RankLayout names,
   // among those simulated: in symmetric mode the one device stands for them all), and its
   // placement.
