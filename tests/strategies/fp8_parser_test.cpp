@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "costmodel/diagnostics.hpp"
+#include "parser_problems.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::strat {
@@ -21,21 +22,9 @@ std::string scenario_text(const std::string& cluster, const std::string& trainin
 }
 
 std::vector<cost::Problem> problems_of(const std::string& text) {
-  try {
-    parse_scenario(text, "fp8.json");
-  } catch (const cost::InputError& e) {
-    return e.diagnostics().problems();
-  }
-  FAIL("expected cost::InputError");
-  return {};
+  return test::problems_of(text, "fp8.json");
 }
-
-bool has_problem(const std::vector<cost::Problem>& problems, std::string_view path,
-                 std::string_view substring) {
-  return std::any_of(problems.begin(), problems.end(), [&](const cost::Problem& p) {
-    return p.json_path == path && p.message.find(substring) != std::string::npos;
-  });
-}
+using test::has_problem;
 
 }  // namespace
 

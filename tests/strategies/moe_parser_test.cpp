@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "costmodel/diagnostics.hpp"
+#include "parser_problems.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
 namespace parasim::strat {
@@ -17,21 +18,9 @@ std::vector<cost::Problem> problems_of(const std::string& model) {
   const std::string text = R"({"model": )" + model +
                            R"(, "cluster": "dgx-h100", "training": {"global_batch": 8,
       "micro_batch": 1}, "parallel": {"dp": 8}})";
-  try {
-    parse_scenario(text, "moe.json");
-  } catch (const cost::InputError& e) {
-    return e.diagnostics().problems();
-  }
-  FAIL("expected cost::InputError");
-  return {};
+  return test::problems_of(text, "moe.json");
 }
-
-bool has_problem(const std::vector<cost::Problem>& problems, std::string_view path,
-                 std::string_view substring) {
-  return std::any_of(problems.begin(), problems.end(), [&](const cost::Problem& p) {
-    return p.json_path == path && p.message.find(substring) != std::string::npos;
-  });
-}
+using test::has_problem;
 
 }  // namespace
 

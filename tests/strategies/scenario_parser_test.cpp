@@ -1,5 +1,6 @@
 #include "../support/test_support.hpp"
 #include "strategies/input/scenario_parser.hpp"
+#include "parser_problems.hpp"
 
 #include <doctest/doctest.h>
 
@@ -29,24 +30,8 @@ using namespace parasim::test;
 
 
 
-// The problems of a parse that must fail; fails the test when it does not throw InputError.
-std::vector<cost::Problem> problems_of(std::string_view text) {
-  try {
-    parse_scenario(text, "test.json");
-  } catch (const cost::InputError& e) {
-    return e.diagnostics().problems();
-  }
-  FAIL("expected cost::InputError");
-  return {};
-}
-
-bool has_problem(const std::vector<cost::Problem>& problems, std::string_view path,
-                 std::string_view substring) {
-  return std::any_of(problems.begin(), problems.end(), [&](const cost::Problem& p) {
-    const std::string shown = p.json_path.empty() ? "/" : p.json_path;
-    return shown == path && p.message.find(substring) != std::string::npos;
-  });
-}
+using test::has_problem;
+using test::problems_of;
 
 double bytes_of(std::string_view text) {
   std::string why;
