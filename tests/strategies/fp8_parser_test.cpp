@@ -80,6 +80,10 @@ TEST_CASE("FP8 problems: every one at once, each at its path") {
       R"({"dp": 8, "zero_stage": 3})"));
   CHECK(has_problem(p, "/training/fp8/format", "fixes the format to e4m3"));
   CHECK(has_problem(p, "/training/fp8/param_gather", "torchao-tensorwise recipe only"));
+  // NVFP4 is refused with its reason, not as an unknown word.
+  p = problems_of(scenario_text(R"("dgx-b200")", R"("precision": "nvfp4")"));
+  CHECK(has_problem(p, "/training/precision", "nvfp4 is not modelled"));
+  CHECK_FALSE(has_problem(p, "/training/precision", "expected one of"));
   // A custom device without an architecture runs no block-scaled recipe.
   p = problems_of(scenario_text(
       R"({"preset": "dgx-h100", "device": {"architecture": "unknown"}})",
