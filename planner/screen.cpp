@@ -184,12 +184,24 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
   p.embed_flops = embed.model_flops.value;
   p.head_flops = head.model_flops.value;
   p.head_stored = head.activation_stored_bytes;
-  p.layer_fp8 = layer.fp8_weights;
-  p.head_fp8 = head.fp8_weights;
-  if (base_.model.moe.enabled()) {
-    p.moe_fp8 = strat::transformer_layer_program(sc, costs, strat::LayerKind::kMoe).fp8_weights;
-  }
   return programs_.emplace(key, p).first->second;
+}
+
+const Screen::Fp8Weights& Screen::fp8_weights(const Candidate& c) {
+  const ScreenKey key{{c.gpus, c.tp, c.ep, c.etp, static_cast<int>(c.recipe),
+                       static_cast<int>(c.placement), c.dp * c.cp}};
+  auto it = fp8_weights_.find(key);
+  if (it != fp8_weights_.end()) return it->second;
+  strat::Scenario sc = apply_candidate(base_, c);
+  sc.training.micro_batch = 1;  // the weights' casts do not depend on the tokens
+  const cost::CostModel& costs = costs_.at(c.gpus);
+  Fp8Weights f;
+  f.layer = strat::transformer_layer_program(sc, costs).fp8_weights;
+  if (base_.model.moe.enabled()) {
+    f.moe = strat::transformer_layer_program(sc, costs, strat::LayerKind::kMoe).fp8_weights;
+  }
+  f.head = strat::head_program(sc, costs).fp8_weights;
+  return fp8_weights_.emplace(key, f).first->second;
 }
 
 double Screen::p2p_time(const Candidate& c) {
@@ -300,7 +312,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   // or FP8 parameters in memory, FP8 linears in the parameter all-gathers.
   strat::QuantizedWeightStep fp8;
   if (sc.training.fp8.enabled()) {
-    const Programs& pr = programs(c);
+    const Fp8Weights& pr = fp8_weights(c);
     auto add = [&fp8](const strat::QuantizedWeightStep& part) {
       fp8.time += part.time;
       fp8.elements += part.elements;
@@ -309,10 +321,10 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     for (const auto& [first, count] : stage_ranges(c, stage)) {
       for (int l = first; l < first + count; ++l) {  // the bf16 first/last layers have none
         if (!sc.training.fp8_layer(l, base_.model.layers)) continue;
-        add(base_.model.moe.is_moe_layer(l) ? pr.moe_fp8 : pr.layer_fp8);
+        add(base_.model.moe.is_moe_layer(l) ? pr.moe : pr.layer);
       }
     }
-    if (stage == c.pp - 1) add(pr.head_fp8);
+    if (stage == c.pp - 1) add(pr.head);
     s.state_bytes += strat::fp8_weight_memory_bytes(sc, fp8);
   }
   const double dense_gathered = (params - fp8.elements) * strat::gathered_weight_bytes(sc, false) +

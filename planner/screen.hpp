@@ -144,10 +144,13 @@ class Screen {
     double model_flops = 0;       // per micro-batch per TP rank: all layers excluded, one layer
     double embed_flops = 0, head_flops = 0;
     double head_stored = 0;  // the head's kept activations (logits; MTP modules)
-    // FP8 weights' once-a-step casts and elements (layer_program.hpp): a dense layer's, an MoE
-    // layer's, the head's MTP modules'. bf16 first/last layers are screened as FP8 ones.
-    strat::QuantizedWeightStep layer_fp8, moe_fp8, head_fp8;
   };
+  // FP8 weights' once-a-step casts and elements (layer_program.hpp): a dense layer's, an MoE
+  // layer's, the head's MTP modules'; they depend on the weights' sharding and the recipe only.
+  struct Fp8Weights {
+    strat::QuantizedWeightStep layer, moe, head;
+  };
+  const Fp8Weights& fp8_weights(const Candidate& c);
   // What a stage's data-parallel step costs, independent of the micro-batch: its gradient
   // buckets (index of the last gradient chunk in each, head first, and its reduction time),
   // the optimizer step, ZeRO-1/2's parameter all-gather, the model state it holds.
@@ -192,6 +195,7 @@ class Screen {
   const strat::Scenario& base_;
   const CostModels& costs_;
   std::unordered_map<ScreenKey, Programs, ScreenKeyHash> programs_;
+  std::unordered_map<ScreenKey, Fp8Weights, ScreenKeyHash> fp8_weights_;
   std::unordered_map<ScreenKey, double, ScreenKeyHash> p2p_;
   std::unordered_map<ScreenKey, StageStatic, ScreenKeyHash> stages_;
   std::unordered_map<ScreenKey, std::pair<double, double>, ScreenKeyHash> zero3_;

@@ -67,12 +67,15 @@ TEST_CASE("DeepSpeed and torchtitan refuse experts with the reason, Megatron-LM 
 
 namespace {
 
-// DeepSeek-V3 as torchtitan can run it: ZeRO 0 (DDP), fp32 gradients, ep within tp x cp.
+// DeepSeek-V3 as torchtitan can run it: bf16 (the shipped scenario's Transformer Engine blockwise
+// FP8 is Megatron's), ZeRO 0 (DDP), fp32 gradients, ep within tp x cp.
 parasim::exporter::ExportInput deepseek_input(const nlohmann::json& parallel) {
   nlohmann::json s =
       nlohmann::json::parse(read_text(kSourceDir / "scenarios/deepseek-v3-2048gpu.json"));
   s["model"] = {{"preset", "deepseek-v3"}, {"mtp_layers", 0}};  // torchtitan's 671B has no MTP
   s["training"]["grad_precision"] = "fp32";
+  s["training"]["precision"] = "bf16";
+  s["training"].erase("fp8");
   s["training"]["recompute"] = "full";
   s["parallel"] = {{"dp", 16}, {"tp", 8}, {"pp", 16}, {"ep", 8}, {"etp", 1},
                    {"sequence_parallel", true}, {"zero_stage", 0}, {"schedule", "1f1b"},
