@@ -32,11 +32,11 @@ inline constexpr Architecture kAllArchitectures[] = {
 
 // What an architecture's tensor cores take.
 struct LowPrecisionSupport {
-  bool fp8 = false;                  // per-tensor scaled FP8 GEMMs
-  bool fp8_needs_transpose = true;   // column-wise operands are physical transposes (TN only)
-  bool fp8_blockwise = false;        // 1x128 / 128x128 block-scaled FP8 (native or emulated)
-  bool mxfp8 = false;                // 32-element blocks, E8M0 scales
-  bool nvfp4 = false;                // 16-element blocks, E4M3 scales, FP4 (E2M1) data
+  bool fp8 = false;                 // per-tensor scaled FP8 GEMMs
+  bool fp8_needs_transpose = true;  // column-wise operands are physical transposes (TN only)
+  bool fp8_blockwise = false;       // 1x128 / 128x128 block-scaled FP8 (native or emulated)
+  bool mxfp8 = false;               // 32-element blocks, E8M0 scales
+  bool nvfp4 = false;               // 16-element blocks, E4M3 scales, FP4 (E2M1) data
 };
 LowPrecisionSupport low_precision_support(Architecture a);
 

@@ -19,13 +19,20 @@ int weight_copies(const QuantRecipeInfo& info, Architecture a) {
 
 const char* quant_recipe_name(QuantRecipe r) {
   switch (r) {
-    case QuantRecipe::kNone: return "none";
-    case QuantRecipe::kDelayed: return "delayed";
-    case QuantRecipe::kTensorwise: return "tensorwise";
-    case QuantRecipe::kBlockwise: return "blockwise";
-    case QuantRecipe::kMxfp8: return "mxfp8";
-    case QuantRecipe::kTorchaoTensorwise: return "torchao-tensorwise";
-    case QuantRecipe::kTorchaoRowwise: return "torchao-rowwise";
+    case QuantRecipe::kNone:
+      return "none";
+    case QuantRecipe::kDelayed:
+      return "delayed";
+    case QuantRecipe::kTensorwise:
+      return "tensorwise";
+    case QuantRecipe::kBlockwise:
+      return "blockwise";
+    case QuantRecipe::kMxfp8:
+      return "mxfp8";
+    case QuantRecipe::kTorchaoTensorwise:
+      return "torchao-tensorwise";
+    case QuantRecipe::kTorchaoRowwise:
+      return "torchao-rowwise";
   }
   return "none";
 }
@@ -43,7 +50,8 @@ QuantRecipeInfo quant_recipe_info(QuantRecipe r) {
   switch (r) {
     case QuantRecipe::kNone:
     case QuantRecipe::kDelayed:
-    case QuantRecipe::kTensorwise: break;
+    case QuantRecipe::kTensorwise:
+      break;
     case QuantRecipe::kBlockwise:
       i.scale_bytes_per_element = 4.0 / 128.0;
       i.weight_scale_bytes_per_element = 4.0 / (128.0 * 128.0);
@@ -81,10 +89,12 @@ std::optional<std::string_view> quant_recipe_refusal(QuantRecipe r, Architecture
 
 double quant_gemm_rate(QuantRecipe r, Architecture a) {
   switch (r) {
-    case QuantRecipe::kMxfp8: return kMxfp8GemmRate;
+    case QuantRecipe::kMxfp8:
+      return kMxfp8GemmRate;
     case QuantRecipe::kBlockwise:
       return a == Architecture::kBlackwell ? kMxfp8GemmRate : kBlockwiseHopperGemmRate;
-    default: return 1.0;
+    default:
+      return 1.0;
   }
 }
 
@@ -105,7 +115,8 @@ LinearQuantKernels linear_quant_kernels(QuantRecipe r, Architecture a, double to
   };
   const double qw = 1.0 + info.weight_scale_bytes_per_element;
   switch (r) {
-    case QuantRecipe::kNone: break;
+    case QuantRecipe::kNone:
+      break;
     case QuantRecipe::kDelayed:
     case QuantRecipe::kTensorwise:
     case QuantRecipe::kBlockwise:
@@ -125,7 +136,7 @@ LinearQuantKernels linear_quant_kernels(QuantRecipe r, Architecture a, double to
         pass->push_back(0.0);                // amax, second stage (a few KB)
         pass->push_back(kBf16 * e + 2 * e);  // one cast: dim-0 and dim-1 copies
       }
-      k.forward.push_back(kBf16 * w);    // the weight's amax
+      k.forward.push_back(kBf16 * w);  // the weight's amax
       k.forward.push_back(0.0);
       k.forward.push_back(kBf16 * w + w);   // its forward cast
       k.backward.push_back(kBf16 * w + w);  // its backward cast
@@ -159,7 +170,8 @@ double cached_weight_bytes_per_element(QuantRecipe r, Architecture a) {
 double fp8_parameter_bytes_per_element(QuantRecipe r, Architecture a) {
   const QuantRecipeInfo info = quant_recipe_info(r);
   if (r == QuantRecipe::kNone || info.library == QuantLibrary::kTorchao) return kBf16;
-  return (info.per_tensor ? 1 : weight_copies(info, a)) * (1.0 + info.weight_scale_bytes_per_element);
+  return (info.per_tensor ? 1 : weight_copies(info, a)) *
+         (1.0 + info.weight_scale_bytes_per_element);
 }
 
 }  // namespace parasim::cost

@@ -82,10 +82,10 @@ struct QuantRecipeInfo {
   QuantLibrary library = QuantLibrary::kTransformerEngine;
   double scale_bytes_per_element = 0;  // s: 0 per-tensor, 4/128 (1x128 fp32), 1/32 (E8M0 per 32)
   double weight_scale_bytes_per_element = 0;  // the weights': blockwise's 128x128 blocks 4/16384
-  bool caches_weights = true;          // FP8 weight kept across micro-batches (TE)
-  bool saves_quantized_input = true;   // wgrad's input saved in FP8 (TE) or bf16 (torchao)
-  bool per_tensor = true;              // one scale per tensor (transposable; Hopper transposes)
-  bool needs_blackwell_blocks = false; // MXFP8: block-scaled tensor cores
+  bool caches_weights = true;                 // FP8 weight kept across micro-batches (TE)
+  bool saves_quantized_input = true;          // wgrad's input saved in FP8 (TE) or bf16 (torchao)
+  bool per_tensor = true;               // one scale per tensor (transposable; Hopper transposes)
+  bool needs_blackwell_blocks = false;  // MXFP8: block-scaled tensor cores
 };
 QuantRecipeInfo quant_recipe_info(QuantRecipe r);
 

@@ -4,8 +4,8 @@
 // public header.
 
 #include <array>
-#include <optional>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,11 +23,6 @@ using cost::Bytes;
 using cost::CollectiveKind;
 using cost::GemmShape;
 
-// Accumulates kernels into the current compute block; collectives and syncs close the block.
-// A kernel occupies the GPU for its body plus the GPU-side gap between queued kernels
-// (queued_kernel_gap, host_plan.hpp); its launch is the host's (FrameworkSpec), never counted on
-// the GPU as well. The block keeps its last kernel's GPU time (ComputeBlock::last_body) for the
-// host-issue bound (sim/workload.hpp, set_issue).
 // How a writer quantises linear layers (StepWriter::quantize_linears).
 struct LinearQuant {
   cost::QuantRecipe recipe = cost::QuantRecipe::kNone;
@@ -37,10 +32,16 @@ struct LinearQuant {
 };
 inline LinearQuant linear_quant_of(const Scenario& sc) {
   const auto arch = sc.cluster.device.architecture;
-  return LinearQuant{sc.training.fp8.recipe, arch, cost::quant_gemm_rate(sc.training.fp8.recipe, arch),
+  return LinearQuant{sc.training.fp8.recipe, arch,
+                     cost::quant_gemm_rate(sc.training.fp8.recipe, arch),
                      sc.training.fp8.param_gather};
 }
 
+// Accumulates kernels into the current compute block; collectives and syncs close the block.
+// A kernel occupies the GPU for its body plus the GPU-side gap between queued kernels
+// (queued_kernel_gap, host_plan.hpp); its launch is the host's (FrameworkSpec), never counted on
+// the GPU as well. The block keeps its last kernel's GPU time (ComputeBlock::last_body) for the
+// host-issue bound (sim/workload.hpp, set_issue).
 class StepWriter {
  public:
   StepWriter(const cost::CostModel& costs, cost::Dtype dtype) : costs_(costs), dtype_(dtype) {}
@@ -99,7 +100,8 @@ class StepWriter {
     quantized_gemm(k, n, m, batch);
     if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
     for (double bytes : kernels.per_step) {
-      weight_step_.time += costs_.memory_bound_body(Bytes{bytes}) + queued_kernel_gap(costs_.device());
+      weight_step_.time +=
+          costs_.memory_bound_body(Bytes{bytes}) + queued_kernel_gap(costs_.device());
       ++weight_step_.kernels;
     }
     (experts_ ? weight_step_.expert_elements : weight_step_.elements) += n * k * batch;

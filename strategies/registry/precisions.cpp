@@ -18,11 +18,10 @@ void device_runs_fp8(const Scenario& s, cost::Diagnostics& d) {
                       dev.name.empty() ? "(custom)" : dev.name));
   }
   if (auto why = cost::quant_recipe_refusal(s.training.fp8.recipe, dev.architecture)) {
-    d.add("/training/fp8/recipe",
-          fmt::format("recipe {} cannot run on {} ({}): {}",
-                      cost::quant_recipe_name(s.training.fp8.recipe),
-                      dev.name.empty() ? "this device" : dev.name,
-                      cost::architecture_name(dev.architecture), *why));
+    d.add("/training/fp8/recipe", fmt::format("recipe {} cannot run on {} ({}): {}",
+                                              cost::quant_recipe_name(s.training.fp8.recipe),
+                                              dev.name.empty() ? "this device" : dev.name,
+                                              cost::architecture_name(dev.architecture), *why));
   }
 }
 
@@ -90,8 +89,8 @@ void modelled_with_fp8(const Scenario& s, cost::Diagnostics& d) {
   }
   const auto& f = s.training.fp8;
   const bool torchao = cost::quant_recipe_info(f.recipe).library == cost::QuantLibrary::kTorchao;
-  const Fp8Format fixed = f.recipe == cost::QuantRecipe::kTorchaoRowwise ? Fp8Format::kE4m3
-                                                                         : Fp8Format::kHybrid;
+  const Fp8Format fixed =
+      f.recipe == cost::QuantRecipe::kTorchaoRowwise ? Fp8Format::kE4m3 : Fp8Format::kHybrid;
   if (torchao && f.format != fixed) {
     d.add("/training/fp8/format",
           fmt::format("torchao's {} recipe fixes the format to {}",

@@ -1,5 +1,7 @@
 // FP8 recipes (costmodel/precision/quantization.hpp): each recipe's kernels per linear, exactly,
 // the bytes it saves and caches, and where it runs.
+#include "costmodel/precision/quantization.hpp"
+
 #include <doctest/doctest.h>
 
 #include <numeric>
@@ -7,21 +9,23 @@
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/compute_cost.hpp"
 #include "costmodel/cost_model.hpp"
-#include "costmodel/precision/quantization.hpp"
 
 using namespace parasim::cost;
 
 namespace {
 
-double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+double sum(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
 
 }  // namespace
 
-TEST_CASE("per-tensor TE recipes: one fused cast (+ transpose on Hopper); current scaling reads twice") {
+TEST_CASE(
+    "per-tensor TE recipes: one fused cast (+ transpose on Hopper); current scaling reads twice") {
   const double m = 4096, n = 1024, k = 2048;  // tokens, out, in
   const double x = m * k, w = n * k, g = m * n;
   const auto hd = linear_quant_kernels(QuantRecipe::kDelayed, Architecture::kHopper, m, n, k);
-  CHECK(hd.forward == std::vector<double>{2 * x + 2 * x});   // read bf16, FP8 and its transpose
+  CHECK(hd.forward == std::vector<double>{2 * x + 2 * x});  // read bf16, FP8 and its transpose
   CHECK(hd.backward == std::vector<double>{2 * g + 2 * g});
   CHECK(hd.per_step == std::vector<double>{2 * w + 2 * w});
   const auto bd = linear_quant_kernels(QuantRecipe::kDelayed, Architecture::kBlackwell, m, n, k);
@@ -55,7 +59,8 @@ TEST_CASE("torchao recipes recast the weight every micro-batch and cache nothing
   CHECK(tw.forward == std::vector<double>{2 * x, 0, 4 * x, 2 * w, 0, 3 * w});
   CHECK(tw.backward == std::vector<double>{2 * g, 0, 4 * g, 3 * w});
   CHECK(tw.per_step.empty());
-  const auto rw = linear_quant_kernels(QuantRecipe::kTorchaoRowwise, Architecture::kHopper, m, n, k);
+  const auto rw =
+      linear_quant_kernels(QuantRecipe::kTorchaoRowwise, Architecture::kHopper, m, n, k);
   CHECK(rw.forward == std::vector<double>{5 * x, 3 * x, 3 * w});
   CHECK(rw.backward == std::vector<double>{5 * g, 3 * g, 4 * w, 3 * w});
   CHECK(cached_weight_bytes_per_element(QuantRecipe::kTorchaoRowwise, Architecture::kHopper) == 0);
@@ -105,12 +110,14 @@ TEST_CASE("where recipes run, and their GEMM rates") {
 TEST_CASE("an FP8 GEMM runs at the FP8 peak: twice bf16's on H100 before efficiency") {
   ClusterSpec c = find_cluster_preset("dgx-h100")->spec;
   // The datasheet's 1978.9 against 989.4 TFLOP/s (each rounded to 0.1).
-  CHECK(c.device.peak_fp8.flop_per_s == doctest::Approx(2 * c.device.peak_bf16.flop_per_s).epsilon(1e-4));
+  CHECK(c.device.peak_fp8.flop_per_s ==
+        doctest::Approx(2 * c.device.peak_bf16.flop_per_s).epsilon(1e-4));
   c.device.kernels.gemm_ceiling_fp8 = c.device.kernels.gemm_ceiling_bf16;  // same efficiency
   const CostModel costs(c);
   const GemmShape bf16{8192, 8192, 8192, 1, Dtype::kBf16};
   GemmShape fp8 = bf16;
   fp8.dtype = Dtype::kFp8;
-  CHECK(costs.gemm_body(bf16).to_seconds() / costs.gemm_body(fp8).to_seconds() ==
-        doctest::Approx(c.device.peak_fp8.flop_per_s / c.device.peak_bf16.flop_per_s).epsilon(1e-6));
+  CHECK(
+      costs.gemm_body(bf16).to_seconds() / costs.gemm_body(fp8).to_seconds() ==
+      doctest::Approx(c.device.peak_fp8.flop_per_s / c.device.peak_bf16.flop_per_s).epsilon(1e-6));
 }

@@ -47,8 +47,8 @@ ExtraKernels llama_layer_extra(const strat::Scenario& sc, const cost::CostModel&
     return s;
   };
   for (const auto& nk : linears) {
-    const auto k = cost::linear_quant_kernels(sc.training.fp8.recipe, sc.cluster.device.architecture,
-                                              tokens, nk[0], nk[1]);
+    const auto k = cost::linear_quant_kernels(sc.training.fp8.recipe,
+                                              sc.cluster.device.architecture, tokens, nk[0], nk[1]);
     e.forward += time(k.forward);
     e.backward += time(k.backward);
     e.per_step += time(k.per_step);
@@ -58,7 +58,8 @@ ExtraKernels llama_layer_extra(const strat::Scenario& sc, const cost::CostModel&
 
 }  // namespace
 
-TEST_CASE("an FP8 layer's memory: inputs saved in FP8, FlashAttention's output beside, weight copies") {
+TEST_CASE(
+    "an FP8 layer's memory: inputs saved in FP8, FlashAttention's output beside, weight copies") {
   auto sc = test::small_scenario(1, 1, 1, 1, 1);
   sc.training.attention = strat::AttentionKind::kFlash;
   const cost::CostModel costs(sc.cluster);
@@ -121,8 +122,7 @@ TEST_CASE("an FP8 step is never slower than bf16's by more than the kernels FP8 
     const auto fsc = fp8_of(sc, r);
     const ExtraKernels e = llama_layer_extra(fsc, costs);
     const int micro_batches = sc.micro_batches();
-    const double extra =
-        sc.model.layers * (micro_batches * (e.forward + e.backward) + e.per_step);
+    const double extra = sc.model.layers * (micro_batches * (e.forward + e.backward) + e.per_step);
     const double fp8 = test::simulate_report(fsc).step_time_s;
     CHECK(fp8 <= bf16 + extra);
   }
