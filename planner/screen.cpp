@@ -296,25 +296,18 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   strat::QuantizedWeightStep fp8;
   if (sc.training.fp8.enabled()) {
     const Fp8Weights& pr = fp8_weights(c);
-    auto add = [&fp8](const strat::QuantizedWeightStep& part) {
-      fp8.time += part.time;
-      fp8.elements += part.elements;
-      fp8.expert_elements += part.expert_elements;
-    };
     for (const auto& [first, count] : stage_ranges(c, stage)) {
       for (int l = first; l < first + count; ++l) {  // the bf16 first/last layers have none
         if (!sc.training.fp8_layer(l, base_.model.layers)) continue;
-        add(base_.model.moe.is_moe_layer(l) ? pr.moe : pr.layer);
+        fp8.add(base_.model.moe.is_moe_layer(l) ? pr.moe : pr.layer);
       }
     }
-    if (stage == c.pp - 1) add(pr.head);
+    if (stage == c.pp - 1) fp8.add(pr.head);
     s.state_bytes += strat::fp8_weight_memory_bytes(sc, fp8);
   }
-  const double dense_gathered = (params - fp8.elements) * strat::gathered_weight_bytes(sc, false) +
-                                fp8.elements * strat::gathered_weight_bytes(sc, true);
+  const double dense_gathered = strat::gathered_parameter_bytes(sc, params, fp8.elements);
   const double expert_gathered =
-      (held.expert - fp8.expert_elements) * strat::gathered_weight_bytes(sc, false) +
-      fp8.expert_elements * strat::gathered_weight_bytes(sc, true);
+      strat::gathered_parameter_bytes(sc, held.expert, fp8.expert_elements);
   // Outside the allocator, as the builder counts it; without interleaving's wrap-around pair
   // (the key leaves chunks out), so never above the simulated figure.
   strat::Scenario one_chunk = sc;

@@ -250,9 +250,8 @@ void Builder::emit_data_parallel(int stage) {
     if (zero >= 1 && zero <= 2 && replicas_ > 1) {
       // Updated weights (training precision; FP8 linears in FP8 with fp8.param_gather)
       // all-gathered back to every replica (gathered size: whole stage).
-      const double fp8_linears = std::min(stage_params, stage_fp8_weights(stage).elements);
-      const double gathered = (stage_params - fp8_linears) * gathered_weight_bytes(sc_, false) +
-                              fp8_linears * gathered_weight_bytes(sc_, true);
+      const double gathered =
+          gathered_parameter_bytes(sc_, stage_params, stage_fp8_weights(stage).elements);
       const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{gathered},
                                           layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
@@ -332,9 +331,8 @@ void Builder::emit_expert_param_gather(int stage, const std::vector<std::vector<
   const int edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
   const double experts = stage_params(stage).expert;
   if (edp == 1 || experts == 0) return;
-  const double fp8_experts = std::min(experts, stage_fp8_weights(stage).expert_elements);
-  const double gathered = (experts - fp8_experts) * gathered_weight_bytes(sc_, false) +
-                          fp8_experts * gathered_weight_bytes(sc_, true);
+  const double gathered =
+      gathered_parameter_bytes(sc_, experts, stage_fp8_weights(stage).expert_elements);
   auto& w = out_.workload;
   for (int d = 0; d < dp_sim_; ++d) {
     for (int r = 0; r < tp_sim_; ++r) {

@@ -1,5 +1,7 @@
 // FP8 weights beyond the layer programs (layer_program.hpp): what they change in memory and in the
 // data-parallel all-gathers, for the builder and the planner's screen.
+#include <algorithm>
+
 #include "costmodel/precision/quantization.hpp"
 #include "strategies/layers/layer_program.hpp"
 
@@ -23,6 +25,11 @@ double fp8_weight_memory_bytes(const Scenario& sc, const QuantizedWeightStep& we
 double gathered_weight_bytes(const Scenario& sc, bool fp8_linear) {
   if (fp8_linear && sc.training.fp8.enabled() && sc.training.fp8.param_gather) return 1.0;
   return cost::bytes_per_element(sc.training.precision);
+}
+
+double gathered_parameter_bytes(const Scenario& sc, double params, double fp8_elements) {
+  const double fp8 = std::min(params, fp8_elements);
+  return (params - fp8) * gathered_weight_bytes(sc, false) + fp8 * gathered_weight_bytes(sc, true);
 }
 
 double zero3_gathered_element_bytes(const Scenario& sc) {

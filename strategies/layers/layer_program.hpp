@@ -109,6 +109,15 @@ struct QuantizedWeightStep {
   // The recipe's other kernels in one micro-batch's forward and backward (inputs, output
   // gradients; torchao: the weights too), for reports: they are already in the passes.
   sim::Time micro_batch_kernels;
+
+  // Adds `times` copies of `o` (a stage's layers, a head's modules).
+  void add(const QuantizedWeightStep& o, int times = 1) {
+    time += o.time * times;
+    kernels += o.kernels * times;
+    elements += o.elements * times;
+    expert_elements += o.expert_elements * times;
+    micro_batch_kernels += o.micro_batch_kernels * times;
+  }
 };
 
 struct LayerProgram {
@@ -140,6 +149,9 @@ double fp8_weight_memory_bytes(const Scenario& scenario, const QuantizedWeightSt
 // Bytes per element of a weight in the distributed optimizer's parameter all-gather: 1 for FP8
 // linear weights under training.fp8.param_gather, the training precision's otherwise.
 double gathered_weight_bytes(const Scenario& scenario, bool fp8_linear);
+// Bytes the distributed optimizer's parameter all-gather moves for `params` parameters of which
+// `fp8_elements` are FP8 linear weights (at most all of them).
+double gathered_parameter_bytes(const Scenario& scenario, double params, double fp8_elements);
 // Bytes per element of ZeRO-3's per-layer gathers: the training precision's, or under torchao's
 // float8 all-gather (fp8.param_gather) the layer's weight matrices in FP8 and the rest (norms,
 // biases) in it, each unit the layer's mix.

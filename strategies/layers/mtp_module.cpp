@@ -101,14 +101,8 @@ void append_mtp_modules(const Scenario& sc, const cost::CostModel& costs, LayerP
   head.model_flops = cost::Flops{
       head.model_flops.value +
       depth * (layer.model_flops.value + main_head.model_flops.value + projection_flops)};
-  const QuantizedWeightStep& block_weights = block.fp8_weights;
-  for (const QuantizedWeightStep* part : {&layer.fp8_weights, &block_weights}) {  // per module
-    head.fp8_weights.time += part->time * depth;
-    head.fp8_weights.kernels += part->kernels * depth;
-    head.fp8_weights.elements += part->elements * depth;
-    head.fp8_weights.expert_elements += part->expert_elements * depth;
-    head.fp8_weights.micro_batch_kernels += part->micro_batch_kernels * depth;
-  }
+  head.fp8_weights.add(layer.fp8_weights, depth);  // FP8 weights: per module
+  head.fp8_weights.add(block.fp8_weights, depth);
   const double projection_input = 2 * x.act(x.tokens() * x.h);
   head.activation_stored_bytes +=
       depth * (layer.activation_stored_bytes + main_head.activation_stored_bytes + projection_input);

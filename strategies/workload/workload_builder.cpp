@@ -112,19 +112,14 @@ LayerParams Builder::stage_params(int stage) const {
 QuantizedWeightStep Builder::stage_fp8_weights(int stage) const {
   QuantizedWeightStep sum;
   if (!sc_.training.fp8.enabled()) return sum;
-  auto add = [&sum](const QuantizedWeightStep& w) {
-    sum.time += w.time;
-    sum.kernels += w.kernels;
-    sum.elements += w.elements;
-    sum.expert_elements += w.expert_elements;
-    sum.micro_batch_kernels += w.micro_batch_kernels;
-  };
   for (int c = 0; c < chunks_; ++c) {
     const int vs = c * pp_ + stage;
     const int first = sc_.first_layer_of_virtual_stage(vs);
-    for (int l = first; l < first + sc_.virtual_stage_layers(vs); ++l) add(program_of(l).fp8_weights);
+    for (int l = first; l < first + sc_.virtual_stage_layers(vs); ++l) {
+      sum.add(program_of(l).fp8_weights);
+    }
   }
-  if (stage == pp_ - 1) add(head_.fp8_weights);  // the MTP modules'
+  if (stage == pp_ - 1) sum.add(head_.fp8_weights);  // the MTP modules'
   return sum;
 }
 
