@@ -234,11 +234,13 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     if (v) out.variants.push_back(std::move(*v));
   };
   const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
-                          !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty();
+                          !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty() ||
+                          !o.shardings.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
             "--schedules compares schedules and cannot be combined with --placements, --layouts, "
-            "--optimizers, --ep, --dispatchers or --precisions (set the schedule in the scenario "
+            "--optimizers, --ep, --dispatchers, --precisions or --shardings (set the schedule in "
+            "the scenario "
             "instead)");
   }
   // Precisions: registry entry names; "fp8" alone is the scenario's recipe (delayed when it has
@@ -287,6 +289,23 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     strat::Scenario s = base;
     s.parallel.moe_dispatcher = std::get<strat::DispatcherTraits>(e->traits).id;
     add(checked(name, "dispatcher", std::move(s), o.scenario));
+  }
+  // Shardings: registry entry names; FSDP2 with the scenario's parallel.fsdp options, a ZeRO
+  // stage without them. A sharding the scenario's rules refuse is a row saying why.
+  for (const auto& name : split_list(o.shardings)) {
+    const strat::Entry* e = strat::find_entry(strat::EntryKind::kSharding, name);
+    if (e == nullptr) {
+      bad.add("/parallel/sharding",
+              fmt::format("--shardings: unknown sharding \"{}\" (known: {})", name,
+                          joined(strat::entry_names(strat::EntryKind::kSharding))));
+      continue;
+    }
+    strat::Scenario s = base;
+    const auto& traits = std::get<strat::ShardingTraits>(e->traits);
+    s.parallel.zero_stage = traits.zero_stage;
+    s.parallel.fsdp2.enabled = traits.fsdp2;
+    if (!traits.fsdp2) s.parallel.fsdp2 = strat::Fsdp2Spec{};
+    add(checked(name, "sharding", std::move(s), o.scenario));
   }
   if (!o.seq_lens.empty() && o.layouts.empty()) {
     bad.add("/model/seq_len", "--seq-lens repeats the --layouts at other lengths: give --layouts");
@@ -355,7 +374,8 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     }
   }
   if (other_axis && out.variants.empty() && bad.ok()) {
-    bad.add("/parallel", "--placements, --layouts, --optimizers, --ep or --dispatchers names nothing");
+    bad.add("/parallel", "--placements, --layouts, --optimizers, --ep, --dispatchers, "
+                         "--precisions or --shardings names nothing");
   }
   if (!bad.ok()) {
     add_not_applicable(out.variants, bad);  // every problem at once

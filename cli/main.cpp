@@ -224,6 +224,12 @@ int main(int argc, char** argv) {
                           joined_names(parasim::strat::EntryKind::kPrecision) +
                           "; fp8 alone: the scenario's recipe, or delayed): what FP8 buys, its "
                           "extra kernels and memory (docs/fp8.md)");
+  compare->add_option("--shardings", cmp.shardings,
+                      "Compare what the data-parallel replicas shard instead (comma-separated "
+                      "registry names: " +
+                          joined_names(parasim::strat::EntryKind::kSharding) +
+                          "): ZeRO's stages against FSDP2, with the scenario's parallel.fsdp "
+                          "options (docs/pytorch-native.md)");
   compare->add_option("--dispatchers", cmp.dispatchers,
                       "Compare MoE token dispatchers instead (comma-separated): " +
                           dispatcher_names() + " (parasim list describes them; docs/moe.md)");

@@ -26,7 +26,7 @@ std::pair<int, int> node_shape(int gpn, int gpus) {
 std::size_t CandidateHash::operator()(const Candidate& c) const {
   std::uint64_t h = 1469598103934665603ull;
   for (std::int64_t x : {c.gpus, c.dp, c.tp, c.pp, c.cp, c.chunks, c.micro_batch, c.zero_stage,
-                         static_cast<int>(c.schedule), static_cast<int>(c.recompute),
+                         static_cast<int>(c.fsdp2), static_cast<int>(c.schedule), static_cast<int>(c.recompute),
                          c.first_stage_layers, c.last_stage_layers, c.ep, c.etp}) {
     h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
   }
@@ -70,6 +70,7 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.chunks = c.chunks;
   p.schedule = c.schedule;
   p.zero_stage = c.zero_stage;
+  p.fsdp2.enabled = c.fsdp2;
   p.tp_placement = c.placement;
   p.ep = c.ep;
   p.etp = c.etp;
@@ -109,6 +110,7 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.micro_batch = s.training.micro_batch;
   c.recompute = s.training.recompute;
   c.zero_stage = s.parallel.zero_stage;
+  c.fsdp2 = s.parallel.fsdp2.enabled;
   c.attention = s.training.attention;
   c.placement = s.parallel.tp_placement;
   c.optimizer = s.optimizer.kind;
@@ -148,8 +150,8 @@ std::string describe(const Candidate& c) {
   if (c.sequence_parallel) out += " SP";
   out += fmt::format(" {}", strat::schedule_name(c.schedule));
   if (c.chunks > 1) out += fmt::format(" v{}", c.chunks);
-  out += fmt::format(" mb {} rc {} ZeRO {}", c.micro_batch, cost::recompute_name(c.recompute),
-                     c.zero_stage);
+  out += fmt::format(" mb {} rc {} {}", c.micro_batch, cost::recompute_name(c.recompute),
+                     c.fsdp2 ? std::string("FSDP2") : fmt::format("ZeRO {}", c.zero_stage));
   if (c.attention == strat::AttentionKind::kFlash) out += " flash";
   if (c.first_stage_layers > 0) out += fmt::format(" first {}", c.first_stage_layers);
   if (c.last_stage_layers > 0) out += fmt::format(" last {}", c.last_stage_layers);

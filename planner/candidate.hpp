@@ -20,6 +20,7 @@ struct Candidate {
   int micro_batch = 1;
   cost::Recompute recompute = cost::Recompute::kNone;
   int zero_stage = 0;
+  bool fsdp2 = false;  // sharding "fsdp2" (zero_stage 3), with the base scenario's parallel.fsdp
   strat::AttentionKind attention = strat::AttentionKind::kUnfused;
   strat::TpPlacement placement = strat::TpPlacement::kMegatron;
   strat::OptimizerKind optimizer = strat::OptimizerKind::kAdamW;

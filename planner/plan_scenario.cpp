@@ -28,6 +28,12 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   p["schedule"] = strat::schedule_name(c.schedule);
   p["chunks"] = c.chunks;
   p["zero_stage"] = c.zero_stage;
+  if (c.fsdp2) {
+    p["sharding"] = "fsdp2";
+  } else {
+    p.erase("sharding");
+    p.erase("fsdp");
+  }
   p["tp_placement"] = strat::tp_placement_name(c.placement);
   if (base.model.moe.enabled()) {
     p["ep"] = c.ep;

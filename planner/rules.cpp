@@ -50,6 +50,9 @@ const char* reason_text(Reason r) {
     case Reason::kInterleavedBatch: return "interleaved-1f1b: micro-batches not a multiple of pp";
     case Reason::kAsync: return "asynchronous schedule with dp > 1, ZeRO or not adamw";
     case Reason::kZero3: return "ZeRO-3 with a schedule other than gpipe or 1f1b";
+    case Reason::kFsdp2:
+      return "FSDP2: not gpipe, 1f1b or interleaved-1f1b, experts, a low-rank placement, or "
+             "parallel.fsdp's replicas or reshard group not dividing";
     case Reason::kPlacement: return "TP placement does not apply (TSP or low-rank rules)";
     case Reason::kBatch: return "global batch not a multiple of micro-batch x dp";
     case Reason::kContextParallel: return "cp rules (flash, sequence split, no interleaving)";
@@ -134,9 +137,23 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   if (async && (c.optimizer != strat::OptimizerKind::kAdamW || c.dp != 1 || c.zero_stage != 0)) {
     return Reason::kAsync;
   }
-  if (c.zero_stage == 3 && c.schedule != PipelineSchedule::kGpipe &&
+  if (c.zero_stage == 3 && !c.fsdp2 && c.schedule != PipelineSchedule::kGpipe &&
       c.schedule != PipelineSchedule::kOneFOneB) {
     return Reason::kZero3;
+  }
+  // FSDP2 (strategies/registry/sharding.cpp, fsdp2_layouts): gpipe, 1f1b, interleaved; dense
+  // models; HSDP's replicas dividing dp; an integer reshard dividing the shard group.
+  if (c.fsdp2) {
+    const auto& f = base.parallel.fsdp2;
+    const bool schedule_ok = c.schedule == PipelineSchedule::kGpipe ||
+                             c.schedule == PipelineSchedule::kOneFOneB ||
+                             c.schedule == PipelineSchedule::kInterleaved;
+    const int shard = c.dp % f.replicate == 0 ? c.dp / f.replicate * c.cp : 0;
+    const int n = f.reshard_after_forward.value_or(strat::Fsdp2Spec::kShardGroup);
+    if (!schedule_ok || m.moe.enabled() || c.placement != TpPlacement::kMegatron || shard == 0 ||
+        (n != strat::Fsdp2Spec::kShardGroup && shard % n != 0)) {
+      return Reason::kFsdp2;
+    }
   }
   if (low_rank && c.placement == TpPlacement::kMegatron) return Reason::kPlacement;
   if (c.placement == TpPlacement::kTsp) {
@@ -170,7 +187,7 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   if (c.cp > 1) {
     if (m.mla.enabled()) return Reason::kContextParallel;
     if (m.seq_len % (2 * c.cp) != 0 || c.attention != strat::AttentionKind::kFlash || low_rank ||
-        c.zero_stage == 3 || c.chunks > 1 || zero_bubble) {
+        (c.zero_stage == 3 && !c.fsdp2) || c.chunks > 1 || zero_bubble) {
       return Reason::kContextParallel;
     }
   }

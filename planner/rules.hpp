@@ -29,6 +29,7 @@ enum class Reason : std::uint8_t {
   kInterleavedBatch,  // interleaved needs micro-batches a multiple of pp
   kAsync,             // asynchronous schedules: adamw, dp 1, ZeRO 0
   kZero3,             // ZeRO-3 only with gpipe and 1f1b
+  kFsdp2,             // FSDP2's rules (schedules, dense, HSDP replicas, reshard group)
   kPlacement,         // TSP / low-rank placement rules
   kBatch,             // global batch a multiple of micro-batch x dp (and the micro-batch limit)
   kContextParallel,   // cp's rules

@@ -6,6 +6,7 @@
 #include "costmodel/model_state_memory.hpp"
 #include "costmodel/non_tensor_memory.hpp"
 #include "planner/rules.hpp"
+#include "strategies/data_parallel/fsdp2_units.hpp"
 #include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
@@ -255,7 +256,8 @@ int Screen::stage_moe_layers(const Candidate& c, int stage) {
 }
 
 const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
-  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp * 4096 + c.cp, c.zero_stage, optimizer_code(c),
+  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp * 4096 + c.cp, c.zero_stage + 4 * c.fsdp2,
+                       optimizer_code(c),
                        c.block_size, stage, stage_layers(c, stage), c.ep,
                        stage_moe_layers(c, stage),
                        // etp shards the experts; the dispatcher sizes DeepEP's buffers
@@ -285,7 +287,9 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   const int edp = base_.model.moe.enabled() ? sc.parallel.edp() : 1;
   StageStatic s;
   s.state_bytes =
-      cost::model_state_bytes(params, replicas, c.zero_stage, mixed, base_.training.fp32_gradients)
+      (c.fsdp2 ? strat::fsdp2_model_state_bytes(params, sc.parallel.fsdp2_shard())
+               : cost::model_state_bytes(params, replicas, c.zero_stage, mixed,
+                                         base_.training.fp32_gradients))
           .total()
           .value +
       cost::model_state_bytes(held.expert, edp, c.zero_stage, mixed, base_.training.fp32_gradients)
@@ -326,9 +330,11 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   s.optimizer_host = seconds(host.work);
   s.optimizer_syncs = host.syncs;
   if (c.optimizer == strat::OptimizerKind::kAdamW) {
-    const double updated =
-        c.zero_stage >= 1 ? params / replicas + held.expert / edp : params + held.expert;
-    s.optimizer = seconds(strat::adamw_step_time(updated, mixed,
+    // FSDP2: its fp32 shards, no 16-bit copy (the builder's stage_optimizer_time).
+    const double updated = c.fsdp2            ? params / sc.parallel.fsdp2_shard()
+                           : c.zero_stage >= 1 ? params / replicas + held.expert / edp
+                                               : params + held.expert;
+    s.optimizer = seconds(strat::adamw_step_time(updated, mixed && !c.fsdp2,
                                                  fw.counts.step_bytes_per_parameter, costs));
   } else {
     const strat::ShampooStepCost sh = strat::shampoo_step_cost(sc, costs, stage);
@@ -389,6 +395,24 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
           costs.cluster()));
     }
   }
+  if (c.fsdp2) {
+    // FSDP2's units (fsdp2_emission.cpp): the blocks' gathers and per-micro-batch reductions
+    // are in the passes (fsdp2_times); the embedding and head units gathered in memory while
+    // they run, and under pipelining every unit gathered from its first forward to the
+    // reduction after the stage's last backward, its gradients accumulated in the reduce dtype.
+    const Fsdp2Times& t = fsdp2_times(c);
+    const double block = strat::fsdp2_gather_bytes(sc, layer_params, strat::Fsdp2UnitKind::kBlock);
+    const bool whole_step =
+        strat::fsdp2_post_forward_ranks(sc, strat::Fsdp2UnitKind::kBlock) == 1 && c.pp > 1;
+    if (whole_step) {
+      s.state_bytes += layers * (block + strat::fsdp2_reduce_bytes(sc, layer_params));
+    } else {
+      s.state_bytes += 2 * block;  // the block running and the next one prefetched
+    }
+    if (!strat::fsdp2_reduces_every_micro_batch(sc)) {
+      for (int l = 0; l < layers; ++l) s.buckets.emplace_back(l + 1, t.reduce_at_end);
+    }
+  }
   if (edp > 1 && held.expert > 0) {
     // The experts' own buckets over their data-parallel group (emit_expert_buckets), screened as
     // one reduction after the dense ones, and their ZeRO gather.
@@ -438,6 +462,66 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
   return zero3_.emplace(key, t).first->second;
 }
 
+const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
+  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe),
+                       c.micro_batch}};
+  auto it = fsdp2_.find(key);
+  if (it != fsdp2_.end()) return it->second;
+  const strat::Scenario sc = apply_candidate(base_, c);
+  const cost::CostModel& costs = costs_.at(c.gpus);
+  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
+  const double elements = strat::layer_params_per_tp_rank(base_.model, c.tp);
+  const int shard = sc.parallel.fsdp2_shard();
+  const int replicate = sc.parallel.fsdp2.replicate;
+  const int after = strat::fsdp2_post_forward_ranks(sc, strat::Fsdp2UnitKind::kBlock);
+  const double gathered = strat::fsdp2_gather_bytes(sc, elements, strat::Fsdp2UnitKind::kBlock);
+  const strat::Fsdp2CopyBytes copies = strat::fsdp2_copy_bytes(sc, elements);
+  // The same calls and kernels the builder emits (fsdp2_emission.cpp).
+  auto collective = [&](cost::CollectiveKind kind, double bytes, const cost::GroupPlacement& g) {
+    return seconds(cost::estimate_time(costs.collective(kind, cost::Bytes{bytes}, g),
+                                       costs.cluster()));
+  };
+  auto gather = [&](int ranks) {
+    if (ranks <= 1) return 0.0;
+    return seconds(costs.memory_bound_body(cost::Bytes{copies.gather_copy_in})) +
+           collective(cost::CollectiveKind::kAllGather, gathered,
+                      layout.replica_block_group(0, 0, ranks));
+  };
+  const double copy_out = seconds(costs.memory_bound(cost::Bytes{copies.gather_copy_out}));
+  const double copy_in = seconds(costs.memory_bound(cost::Bytes{copies.reduce_copy_in}));
+  double reduce = shard > 1 ? collective(cost::CollectiveKind::kReduceScatter,
+                                         strat::fsdp2_reduce_bytes(sc, elements),
+                                         layout.replica_block_group(0, 0, shard))
+                            : 0.0;
+  if (replicate > 1) {
+    reduce += collective(cost::CollectiveKind::kAllReduce,
+                         strat::fsdp2_replica_reduce_bytes(sc, elements),
+                         layout.replica_stride_group(0, 0, shard, replicate, 0));
+  }
+  Fsdp2Times t;
+  const int m = base_.training.global_batch / (c.micro_batch * c.dp);
+  if (strat::fsdp2_reduces_every_micro_batch(sc)) {
+    t.gather_forward = gather(shard);
+    t.gather_backward = gather(after == shard ? shard : after);
+    t.reduce = reduce;
+    t.compute_forward = copy_out;
+    t.compute_backward = (after == 1 ? 0.0 : copy_out) + copy_in;
+  } else {
+    // Pipelining: no resharding after the backward, so a forward after a backward finds its
+    // block whole; resharded after the forward (after > 1), every backward gathers it again.
+    t.gather_forward = gather(shard) / m;
+    t.gather_backward = after == 1 ? 0.0 : gather(after);
+    t.compute_forward = copy_out / m;
+    t.compute_backward =
+        (after == 1 ? 0.0 : copy_out) +
+        seconds(costs.memory_bound(cost::Bytes{copies.unsharded_accumulate}));
+    t.reduce_at_end =
+        reduce + seconds(costs.memory_bound(
+                     cost::Bytes{2 * strat::fsdp2_reduce_bytes(sc, elements)}));
+  }
+  return fsdp2_.emplace(key, t).first->second;
+}
+
 namespace {
 
 HostGpu actions_map(const strat::HostActions& actions, double sync) {
@@ -462,7 +546,7 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   const int moe_layers = stage_moe_layers(c, stage) / v;  // per virtual stage, as the layers
   key.v[9] = kind * 2 + (split ? 1 : 0) + 8 * static_cast<std::int64_t>(moe_layers);
   key.v[10] = micro_batches;
-  key.v[11] = c.zero_stage == 3 ? static_cast<std::int64_t>(c.dp) * c.cp : 0;
+  key.v[11] = c.zero_stage == 3 ? static_cast<std::int64_t>(c.dp) * c.cp * 2 + c.fsdp2 : 0;
   auto it = passes_.find(key);
   if (it != passes_.end()) return it->second;
   const strat::FrameworkSpec& fw = base_.training.framework;
@@ -559,7 +643,11 @@ Estimate Screen::estimate(const Candidate& c) {
   const double lb = split ? pr.layer.backward_input : pr.layer.backward;
   const double lw = split ? pr.layer.weight_grad : 0.0;
   double z3f = 0, z3b = 0;
-  if (c.zero_stage == 3) {  // hidden behind the layer's compute, the excess exposed
+  if (c.fsdp2) {  // the copies on the compute stream; the collectives' excess exposed
+    const Fsdp2Times& t = fsdp2_times(c);
+    z3f = t.compute_forward + std::max(0.0, t.gather_forward - pr.layer.forward);
+    z3b = t.compute_backward + std::max(0.0, t.gather_backward + t.reduce - pr.layer.backward);
+  } else if (c.zero_stage == 3) {  // hidden behind the layer's compute, the excess exposed
     const auto [gather, reduce] = zero3_times(c);
     z3f = std::max(0.0, gather - pr.layer.forward);
     z3b = std::max(0.0, gather + reduce - pr.layer.backward);

@@ -183,6 +183,16 @@ class Screen {
   const StageStatic& stage_static(const Candidate& c, int stage);
   // ZeRO-3: one layer's weight all-gather and gradient reduce-scatter.
   std::pair<double, double> zero3_times(const Candidate& c);
+  // FSDP2 (strategies/data_parallel/fsdp2_units.hpp), one block per micro-batch: the
+  // all-gathers before its forward and backward (with their copy-in; under pipelining the
+  // forward's once a step, spread over the micro-batches), its reduction when every micro-batch
+  // reduces (reduce-scatter, HSDP all-reduce), and the copy kernels on the compute stream.
+  struct Fsdp2Times {
+    double gather_forward = 0, gather_backward = 0, reduce = 0;
+    double compute_forward = 0, compute_backward = 0;
+    double reduce_at_end = 0;  // pipelining: the block's reduction after the stage's backward
+  };
+  const Fsdp2Times& fsdp2_times(const Candidate& c);
   Pass time_program(const strat::LayerProgram& p, const cost::CostModel& costs,
                     const ScreenGroups& groups, bool layer, bool checkpointed);
   double steps_time(const std::vector<strat::LayerStep>& steps, const cost::CostModel& costs,
@@ -199,6 +209,7 @@ class Screen {
   std::unordered_map<ScreenKey, double, ScreenKeyHash> p2p_;
   std::unordered_map<ScreenKey, StageStatic, ScreenKeyHash> stages_;
   std::unordered_map<ScreenKey, std::pair<double, double>, ScreenKeyHash> zero3_;
+  std::unordered_map<ScreenKey, Fsdp2Times, ScreenKeyHash> fsdp2_;
   std::unordered_map<ScreenKey, StagePasses, ScreenKeyHash> passes_;
   std::unordered_map<ScreenKey, std::vector<int>, ScreenKeyHash> splits_;
 };

@@ -30,6 +30,7 @@ constexpr const char* kKeys[] = {"gpus",
                                  "micro_batch",
                                  "recompute",
                                  "zero_stage",
+                                 "sharding",
                                  "attention",
                                  "tp_placement",
                                  "optimizer",
@@ -291,7 +292,7 @@ std::uint64_t SearchSpace::size() const {
   std::uint64_t n = 1;
   for (std::size_t k :
        {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
-        micro_batches.size(), recomputes.size(), zero_stages.size(), attentions.size(),
+        micro_batches.size(), recomputes.size(), shardings.size(), attentions.size(),
         placements.size(), optimizers.size(), edge_layers.size(), eps.size(), etps.size(),
         dispatchers.size(), recipes.size()}) {
     if (k == 0) return 0;
@@ -322,7 +323,9 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
   c.block_size = o.block_size;
   c.placement = placements[take(placements.size())];
   c.attention = attentions[take(attentions.size())];
-  c.zero_stage = zero_stages[take(zero_stages.size())];
+  const Sharding& sh = shardings[take(shardings.size())];
+  c.zero_stage = sh.zero_stage;
+  c.fsdp2 = sh.fsdp2;
   c.recompute = recomputes[take(recomputes.size())];
   c.micro_batch = micro_batches[take(micro_batches.size())];
   c.schedule = schedules[take(schedules.size())];
@@ -481,11 +484,35 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   for (const auto& name : r.names("recompute", recompute_names, recompute_names)) {
     s.recomputes.push_back(traits_of<cost::Recompute>(EntryKind::kRecompute, name));
   }
-  std::vector<int> zero_stages;
+  // Sharding: search.sharding names entries, search.zero_stage ZeRO stages (zero-N); by default
+  // ZeRO's stages, and FSDP2 where the trainer runs it (the torchtitan framework, which plan
+  // --for torchtitan sets) or the scenario uses it.
+  std::vector<std::string> sharding_names, sharding_default;
+  std::vector<int> stages;
   for (const auto* e : strat::entries_of(EntryKind::kSharding)) {
-    zero_stages.push_back(std::get<strat::ShardingTraits>(e->traits).zero_stage);
+    const auto& t = std::get<strat::ShardingTraits>(e->traits);
+    sharding_names.push_back(e->name);
+    if (!t.fsdp2) stages.push_back(t.zero_stage);
+    const bool fsdp2_wanted = base.training.framework.name == "torchtitan" ||
+                              base.parallel.fsdp2.enabled;
+    if (!t.fsdp2 || fsdp2_wanted) sharding_default.push_back(e->name);
   }
-  s.zero_stages = r.integers("zero_stage", zero_stages, zero_stages.front(), zero_stages.back());
+  if (r.find("sharding") != nullptr && r.find("zero_stage") != nullptr) {
+    d.add("/search/zero_stage", "give search.sharding or search.zero_stage, not both "
+                                "(zero_stage N is sharding \"zero-N\")");
+  }
+  std::vector<std::string> chosen;
+  if (r.find("zero_stage") != nullptr) {
+    for (int z : r.integers("zero_stage", stages, stages.front(), stages.back())) {
+      chosen.push_back(fmt::format("zero-{}", z));
+    }
+  } else {
+    chosen = r.names("sharding", sharding_default, sharding_names);
+  }
+  for (const auto& name : chosen) {
+    const auto& t = traits_of<strat::ShardingTraits>(EntryKind::kSharding, name);
+    s.shardings.push_back({t.zero_stage, t.fsdp2});
+  }
   const auto attention_names = strat::entry_names(EntryKind::kAttention);
   for (const auto& name : r.names("attention", attention_names, attention_names)) {
     s.attentions.push_back(traits_of<strat::AttentionKind>(EntryKind::kAttention, name));

@@ -71,7 +71,12 @@ class SearchSpace {
   std::vector<strat::PipelineSchedule> schedules;
   std::vector<int> micro_batches;
   std::vector<cost::Recompute> recomputes;
-  std::vector<int> zero_stages;
+  // Sharding entries (strategies/registry/sharding.cpp): ZeRO's stages and FSDP2.
+  struct Sharding {
+    int zero_stage = 0;
+    bool fsdp2 = false;
+  };
+  std::vector<Sharding> shardings;
   std::vector<strat::AttentionKind> attentions;
   std::vector<strat::TpPlacement> placements;
   std::vector<OptimizerChoice> optimizers;

@@ -24,6 +24,21 @@ void line(std::string& out, fmt::format_string<Args...> format, Args&&... args) 
   out += '\n';
 }
 
+// "ZeRO N", or FSDP2 with its shard group, replicas and resharding.
+std::string sharding_text(const strat::ParallelSpec& p) {
+  if (!p.fsdp2.enabled) return fmt::format("ZeRO {}", p.zero_stage);
+  const auto& f = p.fsdp2.reshard_after_forward;
+  const std::string reshard = !f                                   ? "default"
+                              : *f == strat::Fsdp2Spec::kShardGroup ? "true"
+                              : *f == 1                             ? "false"
+                                                                    : std::to_string(*f);
+  return fmt::format("FSDP2 (shard {}{}, reshard after forward {})", p.fsdp2_shard(),
+                     p.fsdp2.replicate > 1 ? fmt::format(" x replicate {}", p.fsdp2.replicate)
+                                           : std::string(),
+                     reshard);
+}
+
+
 // The text report's sections, in the order printed, each ending with its blank line but the last.
 void header_section(std::string& o, const strat::Scenario& sc, const strat::StepReport& r) {
   const auto& p = sc.parallel;
@@ -35,13 +50,13 @@ void header_section(std::string& o, const strat::Scenario& sc, const strat::Step
   line(o, "  cluster {}: {} x {} = {} x {}", cost::printable(sc.cluster.name),
        count_of(sc.cluster.nodes, "node"), count_of(sc.cluster.gpus_per_node, "GPU"),
        r.total_gpus, cost::printable(sc.cluster.device.name));
-  line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, ZeRO {}, recompute {}, {}{}", p.dp,
+  line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, {}, recompute {}, {}{}", p.dp,
        p.tp, p.tp_placement == strat::TpPlacement::kTsp ? " (TSP)" : "", p.pp,
        p.cp > 1 ? fmt::format(" cp {}{}", p.cp, p.cp_allgather ? " (all-gather)" : " (ring)")
                 : std::string(),
        p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
        p.chunks > 1 ? fmt::format(" (v = {})", p.chunks) : std::string(),
-       p.zero_stage, cost::recompute_name(sc.training.recompute),
+       sharding_text(p), cost::recompute_name(sc.training.recompute),
        sc.training.precision_name(),
        sc.training.fp32_gradients ? " (fp32 gradients)" : "");
   line(o, "  batch {} = {} of {} per replica", count_of(sc.training.global_batch, "sequence"),

@@ -245,6 +245,7 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
   map_zero3_gathering(s, c, zero);
   j["zero_optimization"] = zero;
   c.mapped("/parallel/zero_stage", "zero_optimization.stage");
+  cover_fsdp2_elsewhere(s, c, "ZeRO stage 3");
   if (p.pp > 1 && p.zero_stage >= 2) {
     c.cannot("/parallel/zero_stage",
              fmt::format("ZeRO stage {} with pipeline parallelism", p.zero_stage),

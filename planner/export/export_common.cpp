@@ -154,6 +154,20 @@ void cover_shampoo_fields(const strat::Scenario& s, ExportContext& c, const std:
   }
 }
 
+void cover_fsdp2_elsewhere(const strat::Scenario& s, ExportContext& c,
+                           const std::string& closest) {
+  if (!s.parallel.fsdp2.enabled) {
+    c.mapped("/parallel/sharding", "as zero_stage");
+    c.unused("/parallel/fsdp", "sharding is not fsdp2");
+    return;
+  }
+  c.cannot("/parallel/sharding",
+           "FSDP2 as torchtitan applies it (fp32 shards, a unit per block plus the embedding "
+           "and the norm with the head, reductions in fp32)",
+           "torchtitan", closest);
+  c.unused("/parallel/fsdp", "FSDP2's options, with FSDP2 refused");
+}
+
 void cover_paci_mode(const strat::Scenario& s, ExportContext& c) {
   if (s.parallel.schedule == strat::PipelineSchedule::kPaci) {
     c.part_of_refused("/parallel/paci_mode", "part of the refused paci schedule");

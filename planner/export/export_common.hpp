@@ -51,6 +51,10 @@ void cover_experts_elsewhere(const strat::Scenario& s, ExportContext& c, const s
 void cover_shampoo_fields(const strat::Scenario& s, ExportContext& c, const std::string& why);
 // /parallel/paci_mode: only with the paci schedule (which every target refuses).
 void cover_paci_mode(const strat::Scenario& s, ExportContext& c);
+// parallel.sharding and parallel.fsdp on a target without torchtitan's FSDP2: zero-N as its
+// zero_stage seam maps it; fsdp2 refused (`closest`: what the target writes instead).
+void cover_fsdp2_elsewhere(const strat::Scenario& s, ExportContext& c,
+                           const std::string& closest);
 
 // training.framework: the framework whose host loop the step was simulated for. Its name,
 // preset and version are stated (the export's target is a trainer: a scenario modelled as

@@ -194,6 +194,10 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
       a.add("--ckpt-format", "fsdp_dtensor");
       c.mapped("/parallel/zero_stage", "--use-megatron-fsdp --data-parallel-sharding-strategy");
   }
+  // Megatron's --use-torch-fsdp2 wraps its bf16 modules without a mixed-precision policy (bf16
+  // shards and reductions, the output layer a unit of its own) and refuses pipelining
+  // (megatron/core/distributed/torch_fully_sharded_data_parallel.py, arguments.py @0.19.2).
+  cover_fsdp2_elsewhere(s, c, "Megatron FSDP, optim_grads_params");
   map_reduction(s, c, a);
 }
 

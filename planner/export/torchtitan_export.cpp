@@ -144,15 +144,52 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
   }
 }
 
+// FSDP2 (strategies/data_parallel/fsdp2_units.hpp): torchtitan's data_parallel_*_degree and
+// fsdp_reshard_after_forward ("default", "always", "never"); its reduce dtype is
+// training.grad_precision's (mixed_precision_reduce, mapped with the training section).
+void map_fsdp2(const Scenario& s, ExportContext& c, Settings& out) {
+  const auto& f = s.parallel.fsdp2;
+  c.mapped("/parallel/sharding", "data_parallel_shard_degree (FSDP2)");
+  c.mapped("/parallel/zero_stage", "FSDP2 (sharding fsdp2)");
+  c.mapped("/parallel/fsdp/replicate", "data_parallel_replicate_degree (HSDP)");
+  std::string policy = "default";
+  if (f.reshard_after_forward) {
+    const int n = *f.reshard_after_forward;
+    if (n == strat::Fsdp2Spec::kShardGroup || n == s.parallel.fsdp2_shard()) {
+      policy = "always";
+    } else if (n == 1) {
+      policy = "never";
+    } else {
+      policy = "always";
+      c.cannot("/parallel/fsdp/reshard_after_forward",
+               fmt::format("resharding to {} ranks after the forward", n),
+               "no export target (fully_shard's own reshard_after_forward=int)",
+               "fsdp_reshard_after_forward always");
+    }
+  }
+  if (!f.reshard_after_forward || *f.reshard_after_forward == strat::Fsdp2Spec::kShardGroup ||
+      *f.reshard_after_forward == 1 || *f.reshard_after_forward == s.parallel.fsdp2_shard()) {
+    c.mapped("/parallel/fsdp/reshard_after_forward", "fsdp_reshard_after_forward");
+  }
+  out.set("parallelism", "fsdp_reshard_after_forward", policy);
+}
+
 void map_data_parallel(const Scenario& s, ExportContext& c, Settings& out) {
   const auto& p = s.parallel;
   int replicate = p.dp, shard = 1;
   std::string reshard;
-  if (p.zero_stage == 3) {
+  if (p.fsdp2.enabled) {
+    map_fsdp2(s, c, out);
+    replicate = p.fsdp2.replicate;
+    shard = p.dp / p.fsdp2.replicate;
+  } else if (p.zero_stage == 3) {
     replicate = 1;
     shard = p.dp;
     reshard = "always";  // parameters gathered again for the backward, as ZeRO-3
-    c.mapped("/parallel/zero_stage", "data_parallel_shard_degree (FSDP2), reshard always");
+    c.cannot("/parallel/zero_stage",
+             "ZeRO-3's gathers without FSDP2's units, fp32 shards and fp32 reductions "
+             "(parasim's zero_stage 3 is DeepSpeed's or FSDP1's)",
+             "megatron, deepspeed", "FSDP2, reshard always (sharding \"fsdp2\" models it)");
   } else if (p.zero_stage > 0 && s.replicas() > 1) {
     replicate = 1;
     shard = p.dp;
@@ -165,9 +202,13 @@ void map_data_parallel(const Scenario& s, ExportContext& c, Settings& out) {
     c.mapped("/parallel/zero_stage",
              p.zero_stage == 0 ? "data_parallel_replicate_degree (DDP)" : "no replicas");
   }
-  if (p.cp > 1 && p.zero_stage != 3) {
+  if (!p.fsdp2.enabled) {
+    c.mapped("/parallel/sharding", "as zero_stage");
+    c.unused("/parallel/fsdp", "sharding is not fsdp2");
+  }
+  if (p.cp > 1 && !p.fsdp2.enabled) {
     c.cannot("/parallel/cp",
-             "context parallelism without ZeRO-3 (torchtitan shards parameters over the "
+             "context parallelism without FSDP2 (torchtitan shards parameters over the "
              "context-parallel ranks with FSDP2)",
              "megatron", "FSDP2 over the context-parallel ranks");
   }

@@ -1461,6 +1461,7 @@ def zb_stage_w(run):
 # output shown verbatim is output_block with the command's arguments (and stream, exit code).
 
 EXPORT_PLAN = "tests/data/plan-llama2-7b.json"
+EXPORT_PLAN_FSDP2 = "tests/data/plan-llama2-7b-fsdp2.json"  # the same, as torchtitan shards it
 
 RECIPES = {
     # docs/export.md: one plan exported four ways (tests/data/plan-llama2-7b.json)
@@ -1472,8 +1473,12 @@ RECIPES = {
                                              "stream": "stderr"}),
     "export-deepspeed": (output_block, {"args": ("export", EXPORT_PLAN, "--to", "deepspeed"),
                                         "info": "json"}),
-    "export-torchtitan": (output_block, {"args": ("export", EXPORT_PLAN, "--to", "torchtitan")}),
-    "export-torchtitan-0.2": (output_block, {"args": ("export", EXPORT_PLAN, "--to", "torchtitan",
+    "export-torchtitan-zero3-refused": (output_block, {"args": ("export", EXPORT_PLAN, "--to",
+                                                                "torchtitan"),
+                                                       "stream": "stderr", "expect_rc": 2}),
+    "export-torchtitan": (output_block, {"args": ("export", EXPORT_PLAN_FSDP2, "--to",
+                                                  "torchtitan")}),
+    "export-torchtitan-0.2": (output_block, {"args": ("export", EXPORT_PLAN_FSDP2, "--to", "torchtitan",
                                                       "--version", "0.2"), "info": "toml"}),
     "export-shampoo-refused": (output_block, {"args": ("export", EXPORT_PLAN, "--to", "shampoo"),
                                               "stream": "stderr", "expect_rc": 2}),

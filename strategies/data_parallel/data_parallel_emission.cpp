@@ -103,6 +103,10 @@ sim::Time Builder::stage_optimizer_time(int stage) const {
   const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
   const LayerParams params = stage_params(stage);
   const double edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
+  if (sc_.parallel.fsdp2.enabled) {  // fp32 shards, no 16-bit copy to write (fsdp2_units.hpp)
+    return adamw_step_time(params.total() / sc_.parallel.fsdp2_shard(), false,
+                           fw_.counts.step_bytes_per_parameter, costs_);
+  }
   const double updated = sc_.parallel.zero_stage >= 1
                              ? params.dense / replicas_ + params.expert / edp
                              : params.total();
@@ -154,8 +158,11 @@ void Builder::emit_data_parallel(int stage) {
     for (int d = 0; d < dp_sim_; ++d) {
       const std::size_t dev = index(stage, d, r);
       host_begin(dev, "host step", -1);
-      all_waits[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)].push_back(
-          final_backward_[dev]);
+      auto& wait = all_waits[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)];
+      wait.push_back(final_backward_[dev]);
+      // FSDP2: every unit's last reduction (reduce-scatter, HSDP all-reduce, accumulation).
+      wait.insert(wait.end(), fsdp2_reduced_[dev].begin(), fsdp2_reduced_[dev].end());
+      fsdp2_reduced_[dev].clear();
     }
   }
   emit_expert_buckets(stage, all_waits);

@@ -114,6 +114,29 @@ struct TrainingSpec {
 enum class MoeDispatcher { kAllToAll, kAllGather, kFlex };
 const char* moe_dispatcher_name(MoeDispatcher d);
 
+// FSDP2, PyTorch's fully_shard (torch.distributed.fsdp, torch 2.15) as torchtitan applies it
+// (torchtitan/distributed/fsdp.py, apply_fsdp_to_decoder, torchtitan 0.3.0): one unit per
+// transformer block, one for the token embedding and one for the final norm with the output
+// head; parameters sharded per tensor (DTensor Shard(0)) over the shard group, all-gathered in
+// the training precision before a unit runs, gradients reduce-scattered in the gradient dtype
+// (training.grad_precision: MixedPrecisionPolicy.reduce_dtype, torchtitan's
+// mixed_precision_reduce).
+// docs/pytorch-native.md. Chosen by parallel.sharding "fsdp2" (Fsdp2Spec::enabled).
+struct Fsdp2Spec {
+  bool enabled = false;
+  // reshard_after_forward: after a unit's forward its parameters are freed to the shard
+  // (kShardGroup, fully_shard's True), kept whole until the backward (1, False), or kept as a
+  // 1/N shard so that the backward gathers over N ranks only (an integer N, fully_shard's int).
+  // Unset: torchtitan's "default" policy, True without pipelining and False with it
+  // (get_fsdp_reshard_after_forward_policy).
+  static constexpr int kShardGroup = 0;
+  std::optional<int> reshard_after_forward;
+  // HSDP: data-parallel ranks split as replicate x shard (torchtitan's
+  // data_parallel_replicate_degree); gradients reduce-scattered over the shard group, then
+  // all-reduced over the replicas. 1: plain FSDP.
+  int replicate = 1;
+};
+
 struct ParallelSpec {
   int dp = 1;
   int tp = 1;
@@ -149,6 +172,10 @@ struct ParallelSpec {
   bool linear_grouping = true;       // linears sharing an input: one GEMM and one collective
   bool lowrank_checkpointing = false;  // keep only the r-wide chunk boundaries (BTP)
   int zero_stage = 0;
+  // FSDP2 instead of ZeRO (zero_stage is 3 with it: weights, gradients and optimizer state
+  // sharded); the shard group is dp / fsdp2.replicate x cp ranks (torchtitan folds cp into it).
+  Fsdp2Spec fsdp2;
+  int fsdp2_shard() const { return dp / fsdp2.replicate * cp; }
   // Gradient reduction bucket; a scenario that gives none gets its framework's
   // (FrameworkSpec::gradient_bucket; 0: every gradient of a stage in one bucket).
   cost::Bytes dp_bucket{0};

@@ -440,15 +440,44 @@ cost::Bytes framework_bucket(const TrainingSpec& t) {
   return f.gradient_bucket;
 }
 
-// parallel.zero_stage: a whole number, one of the sharding entries' stages.
-const Entry* chosen_zero_stage(JsonObjectReader& r) {
-  int lo = 0, hi = 0;
-  for (const Entry* e : entries_of(EntryKind::kSharding)) {
-    const int z = std::get<ShardingTraits>(e->traits).zero_stage;
-    lo = std::min(lo, z), hi = std::max(hi, z);
+// parallel.sharding (a sharding entry's name) and parallel.zero_stage (its stage as a number,
+// zero-N): either, or both when they agree.
+const Entry* chosen_sharding(JsonObjectReader& r, Diagnostics& d) {
+  const Entry* named = chosen_by_value(r, d, EntryKind::kSharding, false);
+  const auto& zero = registered_parameter("/parallel/zero_stage");
+  const auto z = r.integer("zero_stage", false, zero.min, zero.max);
+  if (!z) return named;
+  const Entry* numbered = find_entry_by_value(EntryKind::kSharding, fmt::format("zero-{}", *z));
+  if (named != nullptr && std::get<ShardingTraits>(named->traits).zero_stage == *z) return named;
+  if (named != nullptr) {
+    d.add(r.child_path("sharding"),
+          fmt::format("sharding \"{}\" contradicts zero_stage {} (zero_stage N is sharding "
+                      "\"zero-N\", and fsdp2 shards as zero_stage 3); give one of them",
+                      named->name, *z));
+    return named;
   }
-  const auto z = r.integer("zero_stage", false, lo, hi);
-  return z ? find_entry_by_value(EntryKind::kSharding, std::to_string(*z)) : nullptr;
+  return numbered;
+}
+
+// parallel.fsdp: FSDP2's options (Fsdp2Spec).
+void read_fsdp(const json& node, Diagnostics& d, Fsdp2Spec& f) {
+  JsonObjectReader r(node, "/parallel/fsdp", d);
+  if (const json* raf = r.child("reshard_after_forward", false)) {
+    const std::string path = r.child_path("reshard_after_forward");
+    if (raf->is_boolean()) {
+      f.reshard_after_forward = raf->get<bool>() ? Fsdp2Spec::kShardGroup : 1;
+    } else if (raf->is_string() && raf->get<std::string>() == "default") {
+      f.reshard_after_forward.reset();
+    } else if (raf->is_number_integer() && raf->get<std::int64_t>() >= 1 &&
+               raf->get<std::int64_t>() <= (1 << 20)) {
+      f.reshard_after_forward = static_cast<int>(raf->get<std::int64_t>());
+    } else {
+      d.add(path, "expected \"default\", true, false, or a whole number from 1 to 1048576 (the "
+                  "ranks a unit stays sharded over after its forward)");
+    }
+  }
+  assign(f.replicate, registered_integer(r, "/parallel/fsdp/replicate"));
+  r.finish();
 }
 
 void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limits,
@@ -482,7 +511,11 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   assign(p.online_rmsnorm, r.boolean("online_rmsnorm", false));
   assign(p.linear_grouping, r.boolean("linear_grouping", false));
   assign(p.lowrank_checkpointing, r.boolean("lowrank_checkpointing", false));
-  if (const Entry* z = chosen_zero_stage(r)) p.zero_stage = std::get<ShardingTraits>(z->traits).zero_stage;
+  if (const Entry* z = chosen_sharding(r, d)) {
+    p.zero_stage = std::get<ShardingTraits>(z->traits).zero_stage;
+    p.fsdp2.enabled = std::get<ShardingTraits>(z->traits).fsdp2;
+  }
+  if (const json* f = r.child("fsdp", false)) read_fsdp(*f, d, p.fsdp2);
   assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
   assign(p.ep, registered_integer(r, "/parallel/ep"));
   assign(p.etp, registered_integer(r, "/parallel/etp"));

@@ -27,7 +27,8 @@ void needs_flash_attention(const Scenario& s, cost::Diagnostics& d) {
 
 void modelled_combinations(const Scenario& s, cost::Diagnostics& d) {
   const auto& p = s.parallel;
-  if (s.model.low_rank.enabled() || p.zero_stage == 3 || p.chunks > 1 ||
+  // FSDP2 folds the cp ranks into its shard group (torchtitan); ZeRO-3 is not built with cp.
+  if (s.model.low_rank.enabled() || (p.zero_stage == 3 && !p.fsdp2.enabled) || p.chunks > 1 ||
       splits_weight_gradient(p.schedule)) {
     d.add("/parallel/cp", "cp > 1 is modelled without low-rank placements, zero_stage 3, "
                           "interleaving or zero-bubble schedules");

@@ -34,7 +34,7 @@ enum class EntryKind : std::uint8_t {
   kSchedule,         // parallel.schedule
   kTpPlacement,      // parallel.tp_placement
   kContextParallel,  // parallel.cp_variant (with cp > 1)
-  kSharding,         // parallel.zero_stage
+  kSharding,         // parallel.sharding (or parallel.zero_stage)
   kOptimizer,        // optimizer.name (+ stacking for DASH)
   kAttention,        // training.attention
   kRecompute,        // training.recompute
@@ -127,6 +127,7 @@ struct ContextParallelTraits {
 
 struct ShardingTraits {
   int zero_stage = 0;
+  bool fsdp2 = false;  // PyTorch's fully_shard (ParallelSpec::fsdp2), zero_stage 3's sharding
 };
 
 struct OptimizerTraits {

@@ -88,10 +88,12 @@ std::vector<KindInfo> build_kinds() {
        "weights",
        {whole("/parallel/cp", "GPUs", "1", 1, 1 << 12, "context-parallel ranks")}},
       {EntryKind::kSharding,
-       "zero_stage",
-       "/parallel/zero_stage",
-       "data parallelism and what its replicas shard (ZeRO)",
+       "sharding",
+       "/parallel/sharding",
+       "data parallelism and what its replicas shard (ZeRO's stages, or PyTorch's FSDP2)",
        {whole("/parallel/dp", "GPUs", "1", 1, 1 << 20, "data-parallel replicas"),
+        whole("/parallel/zero_stage", "", "0", 0, 3,
+              "the ZeRO stage as a number: zero_stage N is sharding \"zero-N\""),
         text("/parallel/dp_bucket", "bytes", "the framework's (Megatron-LM: 40M elements)",
              bucket_range, "gradient bucket size")}},
       {EntryKind::kOptimizer,
@@ -143,7 +145,9 @@ bool chooses(const Entry& e, const Scenario& s) {
         if constexpr (std::is_same_v<T, ContextParallelTraits>) {
           return p.cp > 1 && t.allgather == p.cp_allgather;
         }
-        if constexpr (std::is_same_v<T, ShardingTraits>) return t.zero_stage == p.zero_stage;
+        if constexpr (std::is_same_v<T, ShardingTraits>) {
+          return t.zero_stage == p.zero_stage && t.fsdp2 == p.fsdp2.enabled;
+        }
         if constexpr (std::is_same_v<T, OptimizerTraits>) {
           return t.kind == s.optimizer.kind &&
                  (t.kind != OptimizerKind::kDash || t.stacking == s.optimizer.stacking);

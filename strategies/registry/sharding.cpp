@@ -21,14 +21,92 @@ void zero3_with_gpipe_or_1f1b(const Scenario& s, cost::Diagnostics& d) {
 Entry stage(int zero_stage, const std::string& description, std::vector<Rule> rules) {
   Entry e;
   e.kind = EntryKind::kSharding;
-  e.name = fmt::format("zero-{}", zero_stage);
-  e.value = std::to_string(zero_stage);
+  e.name = e.value = fmt::format("zero-{}", zero_stage);
   e.description = description;
   e.paper = zero_stage == 0 ? "Li et al. 2020, PyTorch Distributed, arXiv 2006.15704"
                             : "Rajbhandari et al. 2020, ZeRO, arXiv 1910.02054";
   e.rules = std::move(rules);
   e.builder = "data_parallel_emission.cpp (buckets, reduce-scatter, all-gathers, the step)";
   e.traits = ShardingTraits{.zero_stage = zero_stage};
+  return e;
+}
+
+// FSDP2's rules (fsdp2_units.hpp): what parasim builds for it and what fully_shard accepts.
+void fsdp2_layouts(const Scenario& s, cost::Diagnostics& d) {
+  const auto& p = s.parallel;
+  const PipelineSchedule sc = p.schedule;
+  if (sc != PipelineSchedule::kGpipe && sc != PipelineSchedule::kOneFOneB &&
+      sc != PipelineSchedule::kInterleaved) {
+    d.add("/parallel/sharding",
+          fmt::format("fsdp2 is modelled with gpipe, 1f1b and interleaved-1f1b (got {}): the "
+                      "split backward of zero-bubble schedules and the stage-local steps of "
+                      "asynchronous ones are not built with FSDP2's units",
+                      schedule_name(sc)));
+  }
+  if (s.model.moe.enabled()) {
+    d.add("/parallel/sharding", "fsdp2 is not modelled with model.moe (torchtitan shards the "
+                                "routed experts over their own expert data-parallel mesh); use "
+                                "zero_stage 1 or 3");
+  }
+  if (p.tp_placement != TpPlacement::kMegatron) {
+    d.add("/parallel/sharding", fmt::format("fsdp2 is modelled with the megatron placement (got "
+                                            "{})",
+                                            tp_placement_name(p.tp_placement)));
+  }
+  if (p.fsdp2.replicate < 1 || p.dp % p.fsdp2.replicate != 0) {
+    d.add("/parallel/fsdp/replicate",
+          fmt::format("HSDP's replicas ({}) must divide dp ({})", p.fsdp2.replicate, p.dp));
+    return;
+  }
+  const int shard = p.fsdp2_shard();
+  const auto& n = p.fsdp2.reshard_after_forward;
+  if (n && *n != Fsdp2Spec::kShardGroup && shard % *n != 0) {
+    d.add("/parallel/fsdp/reshard_after_forward",
+          fmt::format("an integer reshard_after_forward ({}) must divide the shard group, dp / "
+                      "replicate x cp = {} ranks (fully_shard's post-forward mesh)",
+                      *n, shard));
+  }
+}
+
+void fsdp_needs_fsdp2(const Scenario& s, cost::Diagnostics& d) {
+  const Fsdp2Spec& f = s.parallel.fsdp2;
+  if (!f.enabled && (f.reshard_after_forward || f.replicate != 1)) {
+    d.add("/parallel/fsdp", "parallel.fsdp applies to \"sharding\": \"fsdp2\" only");
+  }
+}
+
+Entry fsdp2() {
+  Entry e;
+  e.kind = EntryKind::kSharding;
+  e.name = e.value = "fsdp2";
+  e.description =
+      "PyTorch FSDP2 (fully_shard) as torchtitan applies it: a unit per block plus the "
+      "embedding and the norm with the head, fp32 shards, all-gathered in the training "
+      "precision with the next unit prefetched, gradients reduce-scattered per unit in "
+      "training.grad_precision (every "
+      "micro-batch; once per step under pipelining), HSDP, cp folded into the shard group";
+  e.paper = "Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277; torch.distributed.fsdp "
+            "fully_shard (torch 2.15); torchtitan 0.3.0 apply_fsdp_to_decoder";
+  ParameterSpec reshard;
+  reshard.path = "/parallel/fsdp/reshard_after_forward";
+  reshard.default_value = "default";
+  reshard.range_text = "\"default\", true, false, or a whole number dividing the shard group";
+  reshard.meaning = "after a unit's forward: free to the shard (true), keep whole (false), keep "
+                    "a 1/N shard (N); default: true without pipelining, false with (torchtitan)";
+  reshard.when_not_taken = fsdp_needs_fsdp2;
+  ParameterSpec replicate;
+  replicate.path = "/parallel/fsdp/replicate";
+  replicate.unit = "GPUs";
+  replicate.default_value = "1";
+  replicate.min = 1;
+  replicate.max = 1 << 20;
+  replicate.meaning = "HSDP: dp = replicate x shard; gradients all-reduced over the replicas "
+                      "after the shard group's reduce-scatter";
+  replicate.when_not_taken = fsdp_needs_fsdp2;
+  e.parameters = {reshard, replicate};
+  e.rules = {fsdp2_layouts};
+  e.builder = "fsdp2_emission.cpp (units' gathers, reshards, reductions), fsdp2_units.cpp";
+  e.traits = ShardingTraits{.zero_stage = 3, .fsdp2 = true};
   return e;
 }
 
@@ -47,7 +125,8 @@ std::vector<Entry> sharding_entries() {
                 {}),
           stage(3, "weights sharded too: all-gathered per layer before its forward and its "
                    "backward",
-                {zero3_with_gpipe_or_1f1b})};
+                {zero3_with_gpipe_or_1f1b}),
+          fsdp2()};
 }
 
 }  // namespace parasim::strat

@@ -177,7 +177,9 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   const int last_vstage = pp_ * chunks_ - 1;
   const int lc = sc_.virtual_stage_layers(vstage);
   const int layer0 = sc_.first_layer_of_virtual_stage(vstage);  // index of its first layer
-  const bool zero3 = sc_.parallel.zero_stage == 3;
+  // FSDP2 has its own units and reductions (fsdp2_emission.cpp); zero3 is DeepSpeed's / FSDP1's.
+  const bool fsdp2 = sc_.parallel.fsdp2.enabled;
+  const bool zero3 = sc_.parallel.zero_stage == 3 && !fsdp2;
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
   // Per layer: its program (dense or MoE), what it keeps, its gradients' parameters.
@@ -206,8 +208,10 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
 
   if (item.kind == ItemKind::kForward) {
     if (vstage == 0) {
+      if (fsdp2) fsdp2_unshard(stage, mb, "F embed ", kFsdp2Embedding, prev_layer_first, chain);
       emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first,
                  host_plan(embed_.forward, {}));
+      if (fsdp2) fsdp2_after_forward(stage, kFsdp2Embedding, chain);
     }
     if (lc == 0) {  // Megatron's no-op layer (layer_program.hpp, noop_layer_steps)
       std::vector<OpId> noop_first(ranks, kNone);
@@ -220,10 +224,12 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     for (int l = 0; l < lc; ++l) {
       const std::string where = fmt::format("F L{} ", layer0 + l);
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
+      if (fsdp2) fsdp2_unshard(stage, mb, where, layer0 + l, prev_layer_first, chain);
       std::vector<OpId> layer_first(ranks, kNone);
       const LayerProgram& program = program_of(layer0 + l);
       emit_steps(stage, program.forward, where, cat_fwd_, mb, chain, layer_first,
                  host_plan(program.forward, {true, false, checkpointed}));
+      if (fsdp2) fsdp2_after_forward(stage, layer0 + l, chain);
       for_each_rank([&](std::size_t k, int d, int r) {
         if (paci_mem) {
           if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
@@ -237,8 +243,10 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     if (vstage == last_vstage) {
       std::vector<OpId> head_first(ranks, kNone);
+      if (fsdp2) fsdp2_unshard(stage, mb, "F head ", kFsdp2Head, prev_layer_first, chain);
       emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first,
                  host_plan(head_.forward, {}));
+      if (fsdp2) fsdp2_after_forward(stage, kFsdp2Head, chain);
       for_each_rank([&](std::size_t k, int, int) {
         alloc(head_first[k], mem_act_, act.logits, true);
         if (first[k] == kNone) first[k] = head_first[k];
@@ -289,13 +297,21 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   };
   const auto& head_bwd = split_ ? head_.backward_input : head_.backward;
   if (vstage == last_vstage) {
-    emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, first,
+    std::vector<OpId> head_first(ranks, kNone);
+    if (fsdp2) fsdp2_unshard(stage, mb, "B head ", kFsdp2Head, prev_layer_first, chain);
+    emit_steps(stage, head_bwd, "B ", cat_bwd_, mb, chain, head_first,
                host_plan(head_bwd, {false, true, false}));
     for_each_rank([&](std::size_t k, int d, int r) {
       // With a B/W split, W still needs the logit gradients (bf16); the fp32 loss inputs go now.
       alloc(chain[k], mem_act_, split_ ? act.loss_fp32 : act.logits, false);
-      if (final_pass && !split_) head_gradients_ready(index(stage, d, r), chain[k]);
+      if (final_pass && !split_ && !fsdp2) head_gradients_ready(index(stage, d, r), chain[k]);
+      if (first[k] == kNone) first[k] = head_first[k];
     });
+    if (fsdp2) {
+      fsdp2_before_backward(stage, kFsdp2Head, head_first);
+      fsdp2_after_backward(stage, mb, "B head ", kFsdp2Head, chain);
+      prev_layer_first = head_first;
+    }
   }
   if (paci_mem) {
     // PACI mem mode: the stage's forward runs again (without its head) before the backward.
@@ -320,12 +336,17 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       zero3_gather(stage, mb, where, prev_layer_first);
       if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
     }
+    if (fsdp2) fsdp2_unshard(stage, mb, where, layer0 + l, prev_layer_first, chain);
     std::vector<OpId> layer_first(ranks, kNone);
     const std::vector<LayerStep>& layer_bwd = backward_of(layer0 + l);
     const ActivationBytes& layer_act = act_of(layer0 + l);
     emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first,
                host_plan(layer_bwd, {true, true, checkpointed}));
     if (!split_) grad_accumulate(where, program_of(layer0 + l));
+    if (fsdp2) {
+      fsdp2_before_backward(stage, layer0 + l, layer_first);
+      fsdp2_after_backward(stage, mb, where, layer0 + l, chain);
+    }
     for_each_rank([&](std::size_t k, int d, int r) {
       if (paci_mem) {
         alloc(chain[k], mem_act_, layer_act.full, false);
@@ -338,7 +359,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       }
       if (zero3) zero3_hold(index(stage, d, r), lc, l, true, layer_first[k], chain[k]);
       if (first[k] == kNone) first[k] = layer_first[k];
-      if (final_pass && !zero3 && !split_)
+      if (final_pass && !zero3 && !fsdp2 && !split_)
         gradients_ready(index(stage, d, r), chain[k], layer0 + l);
     });
     if (zero3) {
@@ -357,14 +378,30 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                host_plan(embed_.backward_input, {false, true, false}));
   }
   if (vstage == 0 && !split_) {
-    emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, first,
+    std::vector<OpId> embed_first(ranks, kNone);
+    if (fsdp2) fsdp2_unshard(stage, mb, "B embed ", kFsdp2Embedding, prev_layer_first, chain);
+    emit_steps(stage, embed_.backward, "B embed ", cat_bwd_, mb, chain, embed_first,
                host_plan(embed_.backward, {false, true, false}));
-    if (final_pass) {
+    for_each_rank([&](std::size_t k, int, int) {
+      if (first[k] == kNone) first[k] = embed_first[k];
+    });
+    if (fsdp2) {
+      fsdp2_before_backward(stage, kFsdp2Embedding, embed_first);
+      fsdp2_after_backward(stage, mb, "B embed ", kFsdp2Embedding, chain);
+    }
+    if (final_pass && !fsdp2) {
       for_each_rank([&](std::size_t k, int d, int r) {
         grad_ready_[index(stage, d, r)].emplace_back(
             chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
       });
     }
+  }
+  if (fsdp2 && final_pass) {  // pipelining: the chunk's accumulated gradients reduced now
+    std::vector<int> units;
+    if (vstage == last_vstage) units.push_back(kFsdp2Head);
+    for (int l = lc - 1; l >= 0; --l) units.push_back(layer0 + l);
+    if (vstage == 0) units.push_back(kFsdp2Embedding);
+    fsdp2_finish(stage, units, chain);
   }
   record();
 }

@@ -34,6 +34,11 @@ void Builder::add_devices() {
           st.send_bwd.push_back(w.add_stream(dev, "pp-send-bwd" + suffix));
         }
         st.dp = w.add_stream(dev, "dp-comm");
+        const bool fsdp2 = sc_.parallel.fsdp2.enabled;
+        st.fsdp_reduce = fsdp2 ? w.add_stream(dev, "fsdp2-reduce-scatter") : st.dp;
+        st.fsdp_replica = fsdp2 && sc_.parallel.fsdp2.replicate > 1
+                              ? w.add_stream(dev, "fsdp2-all-reduce")
+                              : st.fsdp_reduce;
         st.cp = sc_.parallel.cp > 1 ? w.add_stream(dev, "cp-comm") : st.tp;
         st.ep = sc_.model.moe.enabled() ? w.add_stream(dev, "ep-comm") : st.tp;
         st.weights = sc_.parallel.tp_placement == TpPlacement::kTsp
@@ -138,14 +143,19 @@ void Builder::set_base_memory() {
     // Dense parameters sharded (ZeRO) over the dp x cp replicas, the local experts over the
     // expert data-parallel ranks that hold the same experts (Megatron's distributed optimizer
     // keeps the two apart).
-    const auto state = cost::model_state_bytes(params.dense, replicas_, sc_.parallel.zero_stage,
-                                               mixed, sc_.training.fp32_gradients);
+    // FSDP2: fp32 shards of the parameters, their gradients and AdamW's moments over the shard
+    // group (fsdp2_units.hpp).
+    const auto state =
+        sc_.parallel.fsdp2.enabled
+            ? fsdp2_model_state_bytes(params.dense, sc_.parallel.fsdp2_shard())
+            : cost::model_state_bytes(params.dense, replicas_, sc_.parallel.zero_stage, mixed,
+                                      sc_.training.fp32_gradients);
     const auto experts =
         cost::model_state_bytes(params.expert, sc_.model.moe.enabled() ? sc_.parallel.edp() : 1,
                                 sc_.parallel.zero_stage, mixed, sc_.training.fp32_gradients);
     double weights = state.weights.value + experts.weights.value;
     double gradients = state.gradients.value + experts.gradients.value;
-    if (sc_.parallel.zero_stage == 3) {
+    if (sc_.parallel.zero_stage == 3 && !sc_.parallel.fsdp2.enabled) {
       // What the framework keeps beyond ZeRO's shards (framework.hpp, Zero3Gathering): the
       // persistent tensors whole on every rank, and the gradient bucket it allocates once (the
       // data-parallel bucket's gradients, or all of the stage's with dp_bucket 0).
@@ -436,6 +446,10 @@ BuiltWorkload Builder::build() {
   mem_optimizer_ = w.memory_category("optimizer state");
   mem_act_ = w.memory_category("activations");
   mem_zero3_ = w.memory_category("zero-3 gathered weights");
+  if (sc_.parallel.fsdp2.enabled) {
+    mem_fsdp2_params_ = w.memory_category("fsdp2 unsharded parameters");
+    mem_fsdp2_grads_ = w.memory_category("fsdp2 gradient buffers");
+  }
   // FP8 weight copies Transformer Engine keeps over micro-batches (apart from the weights).
   if (sc_.training.fp8.enabled() && !sc_.training.fp8.param_gather &&
       cost::quant_recipe_info(sc_.training.fp8.recipe).caches_weights) {
@@ -473,6 +487,9 @@ BuiltWorkload Builder::build() {
   grad_ready_.assign(n, {});
   expert_grad_ready_.assign(n, {});
   final_backward_.assign(n, kNone);
+  fsdp2_held_.assign(n, {});
+  fsdp2_accumulating_.assign(n, {});
+  fsdp2_reduced_.assign(n, {});
   for (int s = 0; s < pp_; ++s) emit_stage(s);
   emit_p2p();
   if (!async_ && !iterations_) {  // several iterations: emitted at each iteration's end

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "costmodel/model_state_memory.hpp"
+#include "strategies/data_parallel/fsdp2_units.hpp"
 #include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/data_parallel/zero3_resident.hpp"
 #include "strategies/framework/host_plan.hpp"
@@ -41,6 +42,9 @@ enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
 struct DeviceStreams {
   sim::StreamId compute, tp, dp, cp, weights;
   sim::StreamId ep;    // the experts' collectives (dispatch, combine; the tp stream without MoE)
+  // FSDP2's reduce-scatter and HSDP all-reduce streams (fsdp2_emission.cpp; its all-gathers run
+  // on dp); dp without FSDP2.
+  sim::StreamId fsdp_reduce, fsdp_replica;
   sim::StreamId host;  // the framework's host thread (StreamKind::kHost)
   std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
   std::array<sim::LinkId, kLinkSlots> links;
@@ -104,6 +108,8 @@ class Builder {
         zero3_units_(zero3_gather_units(sc.model, sc.parallel.tp, sc.training.framework.zero3)) {}
 
   BuiltWorkload build();
+  // FSDP2's root units, beside the blocks (numbered by layer).
+  static constexpr int kFsdp2Embedding = -1, kFsdp2Head = -2;
 
  private:
   // Index of the simulated device of (stage, dp, tp) among the simulated ones.
@@ -200,6 +206,26 @@ class Builder {
   void zero3_gather(int stage, int mb, const std::string& where,
                     const std::vector<OpId>& prefetch_after);
   void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);
+  // FSDP2 (fsdp2_emission.cpp, fsdp2_units.hpp). Units: a layer index, kFsdp2Embedding or
+  // kFsdp2Head. Before a unit's forward or backward: its all-gather (over the ranks it is
+  // sharded over now; none when it is whole) may start once prefetch_after[k] has started, its
+  // copy-out runs on the compute chain. After its forward: resharded as the policy says. After
+  // its backward: its gradients reduced (every micro-batch) or accumulated (pipelining), and the
+  // unit resharded; fsdp2_finish reduces what pipelining accumulated after the chunk's last
+  // backward.
+  double fsdp2_unit_elements(int unit) const;
+  void fsdp2_unshard(int stage, int mb, const std::string& where, int unit,
+                     const std::vector<OpId>& prefetch_after, std::vector<OpId>& chain);
+  void fsdp2_after_forward(int stage, int unit, const std::vector<OpId>& chain);
+  // Before the unit's backward: its gradients' memory from `first` on.
+  void fsdp2_before_backward(int stage, int unit, const std::vector<OpId>& first);
+  void fsdp2_after_backward(int stage, int mb, const std::string& where, int unit,
+                            std::vector<OpId>& chain);
+  void fsdp2_finish(int stage, const std::vector<int>& units, std::vector<OpId>& chain);
+  // The reduce-scatter (and HSDP all-reduce) of one unit's gradients after chain[k], its
+  // reduce-scatter input of `input_bytes` per rank allocated from the copy-in.
+  void fsdp2_reduce(int stage, int mb, const std::string& where, int unit, double copy_in_bytes,
+                    std::vector<OpId>& chain);
   sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
                                const cost::CollectivePlan& plan, const std::string& label,
                                sim::LabelId category, int mb, CommKind kind, int group_size);
@@ -278,6 +304,13 @@ class Builder {
   const std::vector<double> zero3_units_;  // elements per ZeRO-3 all-gather of a layer pass
   std::map<int, Zero3Resident> zero3_resident_;  // per virtual stage's layer count
   std::vector<double> zero3_carry_;  // per simulated device: bytes left gathered by its last pass
+  // FSDP2: per simulated device, the ranks each unit is sharded over now (absent: the shard
+  // group), whether its gradients are being accumulated (pipelining), and the reductions the
+  // optimizer step waits for.
+  std::vector<std::map<int, int>> fsdp2_held_;
+  std::vector<std::map<int, bool>> fsdp2_accumulating_;
+  std::vector<std::vector<OpId>> fsdp2_reduced_;
+  std::uint8_t mem_fsdp2_params_ = 0, mem_fsdp2_grads_ = 0;
   std::vector<HostCursor> host_;  // per simulated device
   bool host_syncs_wait_ = true;   // false for dynamic schedules (see host_sync)
   std::map<std::pair<const std::vector<LayerStep>*, int>, std::vector<StepHost>> host_plans_;

@@ -28,7 +28,7 @@ parasim::exporter::ExportInput megatron_input(const json& fp8) {
   return parasim::exporter::parse_export_input(s.dump(), "fp8.json");
 }
 
-// Llama 2 7B on 8 GPUs as torchtitan runs it: FSDP2 (ZeRO-3), fp32 gradient reduction,
+// Llama 2 7B on 8 GPUs as torchtitan runs it: FSDP2, fp32 gradient reduction,
 // FlashAttention, full recompute.
 parasim::exporter::ExportInput torchtitan_input(const json& fp8, const char* cluster = "dgx-h100") {
   json s = {{"model", "llama2-7b"},
@@ -41,7 +41,7 @@ parasim::exporter::ExportInput torchtitan_input(const json& fp8, const char* clu
               {"attention", "flash"},
               {"recompute", "full"},
               {"fp8", fp8}}},
-            {"parallel", {{"dp", 8}, {"zero_stage", 3}}},
+            {"parallel", {{"dp", 8}, {"sharding", "fsdp2"}}},
             {"optimizer", {{"name", "adamw"}}}};
   return parasim::exporter::parse_export_input(s.dump(), "fp8.json");
 }

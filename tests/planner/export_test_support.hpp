@@ -32,6 +32,9 @@ inline std::vector<ExportCase> export_cases() {
   }
   const fs::path plan = kSourceDir / "tests/data/plan-llama2-7b.json";
   cases.push_back({"plan-llama2-7b", "tests/data/plan-llama2-7b.json", plan});
+  // The same plan with FSDP2, as plan --for torchtitan picks it.
+  const fs::path fsdp2 = kSourceDir / "tests/data/plan-llama2-7b-fsdp2.json";
+  cases.push_back({"plan-llama2-7b-fsdp2", "tests/data/plan-llama2-7b-fsdp2.json", fsdp2});
   // A planner output as `parasim plan scenarios/llama2-70b-64gpu.json --out FILE` wrote it.
   const fs::path planned = kSourceDir / "tests/data/plan-llama2-70b-64gpu.json";
   cases.push_back({"plan-llama2-70b-64gpu", "tests/data/plan-llama2-70b-64gpu.json", planned});

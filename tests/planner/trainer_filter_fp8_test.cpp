@@ -17,8 +17,9 @@ using parasim::exporter::Target;
 
 namespace {
 
-// Llama 2 7B on 8 H100s with FSDP2 and FlashAttention (a layout all three trainers run in bf16).
-json fp8_document(const json& fp8) {
+// Llama 2 7B on 8 H100s with parameters sharded (ZeRO-3, which Megatron-LM and DeepSpeed run,
+// or FSDP2, which torchtitan runs) and FlashAttention.
+json fp8_document(const json& fp8, const char* sharding = "zero-3") {
   return {{"model", "llama2-7b"},
           {"cluster", "dgx-h100"},
           {"training",
@@ -28,14 +29,14 @@ json fp8_document(const json& fp8) {
             {"attention", "flash"},
             {"recompute", "full"},
             {"fp8", fp8}}},
-          {"parallel", {{"dp", 8}, {"zero_stage", 3}}},
+          {"parallel", {{"dp", 8}, {"sharding", sharding}}},
           {"optimizer", {{"name", "adamw"}}}};
 }
 
 // "megatron torchtitan": the trainers that run it, by name.
-std::string running(const json& fp8) {
+std::string running(const json& fp8, const char* sharding = "zero-3") {
   std::string out;
-  for (Target t : parasim::plan::trainers_running(fp8_document(fp8), "fp8.json")) {
+  for (Target t : parasim::plan::trainers_running(fp8_document(fp8, sharding), "fp8.json")) {
     out += (out.empty() ? "" : " ") + std::string(parasim::exporter::target_name(t));
   }
   return out;
@@ -46,14 +47,19 @@ std::string running(const json& fp8) {
 TEST_CASE("the trainers that run a scenario's FP8 recipe") {
   CHECK(running({{"recipe", "tensorwise"}}) == "megatron");
   CHECK(running({{"recipe", "blockwise"}}) == "megatron");
-  CHECK(running({{"recipe", "torchao-rowwise"}, {"format", "e4m3"}}) == "torchtitan");
+  CHECK(running({{"recipe", "torchao-rowwise"}, {"format", "e4m3"}}, "fsdp2") == "torchtitan");
+  CHECK(running({{"recipe", "torchao-rowwise"}, {"format", "e4m3"}}) == "");
   // torchao tensorwise: torchtitan 0.2.2 only, and the filter targets 0.3.0.
-  CHECK(running({{"recipe", "torchao-tensorwise"}}) == "");
-  // The same layout in bf16 runs on all three (the FP8 recipe is what decides above).
-  json bf16 = fp8_document(json::object());
-  bf16["training"]["precision"] = "bf16";
-  bf16["training"].erase("fp8");
-  CHECK(parasim::plan::trainers_running(bf16, "bf16.json").size() == 3);
+  CHECK(running({{"recipe", "torchao-tensorwise"}}, "fsdp2") == "");
+  // The same layouts in bf16 run on the trainers that shard that way (the FP8 recipe is what
+  // decides above).
+  for (const char* sharding : {"zero-3", "fsdp2"}) {
+    json bf16 = fp8_document(json::object(), sharding);
+    bf16["training"]["precision"] = "bf16";
+    bf16["training"].erase("fp8");
+    CHECK(parasim::plan::trainers_running(bf16, "bf16.json").size() ==
+          (std::string(sharding) == "fsdp2" ? 1u : 2u));
+  }
 }
 
 TEST_CASE("an FP8 recipe the trainer refuses is a fixed refusal, not a layout difference") {

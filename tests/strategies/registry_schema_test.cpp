@@ -40,7 +40,6 @@ std::vector<std::pair<std::string, json>> generated_enums() {
   std::vector<std::pair<std::string, json>> out;
   for (EntryKind kind : strat::kAllEntryKinds) {
     const auto& info = strat::kind_info(kind);
-    if (kind == EntryKind::kSharding) continue;  // a whole number: generated_ranges
     if (kind == EntryKind::kFramework) {
       out.emplace_back("/$defs/framework_preset_name/enum",
                        strings(strat::scenario_values(kind)));
@@ -54,6 +53,7 @@ std::vector<std::pair<std::string, json>> generated_enums() {
                                   std::pair{"optimizer", EntryKind::kOptimizer},
                                   std::pair{"attention", EntryKind::kAttention},
                                   std::pair{"recompute", EntryKind::kRecompute},
+                                  std::pair{"sharding", EntryKind::kSharding},
                                   std::pair{"precision", EntryKind::kPrecision}}) {
     out.emplace_back(std::string("/properties/search/properties/") + key + "/items/enum",
                      strings(strat::entry_names(kind)));
@@ -97,11 +97,13 @@ TEST_CASE("docs/scenario.schema.json's choice lists are the registry's") {
     CHECK(property.at("minimum") == p->min);
     if (property.contains("maximum")) CHECK(property.at("maximum") == p->max);
   }
-  // ZeRO stages: the sharding entries' stages are the schema's range, every stage in it.
+  // ZeRO stages: the ZeRO entries' stages are the schema's range, every stage in it (FSDP2 is
+  // zero_stage 3's sharding by another name, not a stage).
   const json& zero = schema().at(schema_pointer("/parallel/zero_stage"));
   std::vector<int> stages;
   for (const strat::Entry* e : strat::entries_of(EntryKind::kSharding)) {
-    stages.push_back(std::get<strat::ShardingTraits>(e->traits).zero_stage);
+    const auto& t = std::get<strat::ShardingTraits>(e->traits);
+    if (!t.fsdp2) stages.push_back(t.zero_stage);
   }
   REQUIRE_FALSE(stages.empty());
   CHECK(zero.at("minimum") == stages.front());
