@@ -34,6 +34,8 @@ void Builder::fsdp2_unshard(int stage, int mb, const std::string& where, int uni
   const sim::LabelId ag_label = w.intern(where + "fsdp2 all-gather");
   const sim::LabelId in_label = w.intern(where + "fsdp2 all-gather copy-in");
   const sim::LabelId out_label = w.intern(where + "fsdp2 all-gather copy-out");
+  // The copy-out is a kernel of the pass that waits for it (F or B in `where`).
+  const sim::LabelId out_category = !where.empty() && where[0] == 'F' ? cat_fwd_ : cat_bwd_;
   for (int r = 0; r < tp_sim_; ++r) {
     for (int d = 0; d < dp_sim_; ++d) {
       const std::size_t dev = index(stage, d, r);
@@ -70,7 +72,7 @@ void Builder::fsdp2_unshard(int stage, int mb, const std::string& where, int uni
         // The copy-out into the unsharded parameters, on the compute stream (wait_for_unshard).
         const OpId out = w.add_compute(streams_[m].compute,
                                        costs_.memory_bound(cost::Bytes{copies.gather_copy_out}),
-                                       out_label, cat_dp_, mb);
+                                       out_label, out_category, mb);
         w.add_dependency(ag, out);
         if (chain[k] != kNone) w.add_dependency(chain[k], out);
         chain[k] = out;
@@ -136,7 +138,7 @@ void Builder::fsdp2_reduce(int stage, int mb, const std::string& where, int unit
         members.push_back(m);
         const OpId copy_in =
             w.add_compute(streams_[m].compute, costs_.memory_bound(cost::Bytes{copy_in_bytes}),
-                          in_label, cat_dp_, mb);
+                          in_label, cat_bwd_, mb);
         if (chain[k] != kNone) w.add_dependency(chain[k], copy_in);
         chain[k] = copy_in;
         alloc(copy_in, mem_fsdp2_grads_, input, true);  // the reduce-scatter input

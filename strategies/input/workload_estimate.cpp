@@ -1,5 +1,7 @@
 #include "strategies/input/workload_estimate.hpp"
 
+#include "strategies/data_parallel/fsdp2_units.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -60,6 +62,32 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
   const bool split = splits_weight_gradient(p.schedule);
   const bool async = is_asynchronous(p.schedule);
   const bool zero3 = p.zero_stage == 3;
+  // Ops a sharded unit adds per pass and micro-batch: ZeRO-3's gather (and its reduce-scatter in
+  // the backward); FSDP2's (fsdp2_emission.cpp) copy-in, all-gather and copy-out where the unit
+  // is not whole, and its reduction: without pipelining the reduce-scatter's copy-in, the
+  // reduce-scatter, HSDP's all-reduce and the accumulation every micro-batch; with pipelining the
+  // unsharded accumulation every micro-batch, the reduction once a step (spread here over the
+  // micro-batches); a unit kept whole after its forward under pipelining is gathered once a step.
+  const double m = std::max(1, sc.micro_batches());
+  const bool every = fsdp2_reduces_every_micro_batch(sc);
+  const double all_reduce = p.fsdp2.replicate > 1 ? 1 : 0;
+  // Under 1F1B a forward after a backward finds its unit whole (no resharding after backward):
+  // only stage s's min(m, pp - s) warm-up forwards gather; GPipe's and interleaving's (bounded)
+  // every forward.
+  auto fsdp2_ops = [&](Fsdp2UnitKind kind, bool backward, int stage) -> double {
+    if (!p.fsdp2.enabled) return zero3 ? (backward ? 2 : 1) : 0;
+    const bool whole_after_forward = fsdp2_post_forward_ranks(sc, kind) == 1;
+    if (!backward) {
+      if (every) return 3;
+      if (whole_after_forward) return 3 / m;
+      const double warm = p.schedule == PipelineSchedule::kOneFOneB
+                              ? std::min(m, static_cast<double>(pp - stage))
+                              : m;
+      return 3 * warm / m;
+    }
+    const double gather = whole_after_forward ? 0 : 3;
+    return gather + (every ? 2 + all_reduce + (m - 1) / m : 1 + (2 + all_reduce) / m);
+  };
   const bool paci_mem = p.schedule == PipelineSchedule::kPaci && p.paci_mode == PaciMode::kMem;
   const AsyncSteps steps = simulated_steps(p, sc.micro_batches());
   const double total_mb = static_cast<double>(sc.micro_batches()) * steps.total;
@@ -73,13 +101,18 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
     for (int c = 0; c < chunks; ++c) {
       const int v = c * pp + s;
       const int lc = sc.virtual_stage_layers(v);
-      double f = lc * (steps_of(layer.forward) + (zero3 ? 1 : 0));
+      double f = lc * (steps_of(layer.forward) + fsdp2_ops(Fsdp2UnitKind::kBlock, false, s));
+      if (v == 0 && p.fsdp2.enabled) f += fsdp2_ops(Fsdp2UnitKind::kEmbedding, false, s);
+      if (v == last && p.fsdp2.enabled) f += fsdp2_ops(Fsdp2UnitKind::kHead, false, s);
       if (v == 0) f += steps_of(embed.forward);
       if (v == last) f += steps_of(head.forward);
       double b = lc * (steps_of(split ? layer.backward_input : layer.backward) +
-                       (zero3 ? 2 : 0) + (paci_mem ? steps_of(layer.forward) : 0));
+                       fsdp2_ops(Fsdp2UnitKind::kBlock, true, s) +
+                       (paci_mem ? steps_of(layer.forward) : 0));
       if (v == 0) b += steps_of(split ? embed.backward_input : embed.backward);
       if (v == last) b += steps_of(split ? head.backward_input : head.backward);
+      if (v == 0 && p.fsdp2.enabled) b += fsdp2_ops(Fsdp2UnitKind::kEmbedding, true, s);
+      if (v == last && p.fsdp2.enabled) b += fsdp2_ops(Fsdp2UnitKind::kHead, true, s);
       double w = 0;
       if (split) {
         w = lc * steps_of(layer.weight_grad);

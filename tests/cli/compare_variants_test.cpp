@@ -188,3 +188,34 @@ TEST_CASE("compare --ep and --dispatchers: a model with experts along its expert
   CHECK(none.err.find("with ep 2: ep > 1 needs a model with experts (model.moe)") !=
         std::string::npos);
 }
+
+TEST_CASE("compare --shardings: ZeRO's stages against FSDP2, one row each, unknown names exit 2") {
+  TempDir tmp;
+  CompareOptions o;
+  o.scenario = (kScenarios / "llama3-8b-fsdp2-8gpu.json").string();
+  o.shardings = "zero-1,zero-3,fsdp2";
+  o.json = tmp.file("shardings.json");
+  const CompareRun r = compare(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 3);
+  for (const auto& row : j.at("rows")) CHECK(row.at("applicable") == true);
+  // Sharding the weights too (ZeRO-3, FSDP2) holds less than sharding the optimizer alone.
+  const double zero1 = j.at("rows")[0].at("peak_memory_bytes")[0].get<double>();
+  CHECK(j.at("rows")[1].at("peak_memory_bytes")[0].get<double>() < zero1);
+  CHECK(j.at("rows")[2].at("peak_memory_bytes")[0].get<double>() < zero1);
+  // A pipelined scenario (tp 2, pp 2, dp 2): FSDP2 as torchtitan pipelines it, beside ZeRO-1.
+  CompareOptions zb = o;
+  zb.json.clear();
+  zb.scenario = (kScenarios / "llama2-7b-dgx-h100.json").string();  // pp 2, 1f1b
+  zb.shardings = "zero-1,fsdp2";
+  const CompareRun piped = compare(zb);
+  REQUIRE_MESSAGE(piped.code == kExitOk, piped.err);
+  CHECK(piped.out.find("fsdp2") != std::string::npos);
+  o.shardings = "fsdp";
+  o.json.clear();
+  const CompareRun unknown = compare(o);
+  CHECK(unknown.code == kExitBadInput);
+  CHECK(unknown.err.find("--shardings: unknown sharding \"fsdp\" (known: zero-0, zero-1, "
+                         "zero-2, zero-3, fsdp2)") != std::string::npos);
+}

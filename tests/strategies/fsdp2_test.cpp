@@ -9,6 +9,7 @@
 #include "parser_problems.hpp"
 #include "scenario_builder.hpp"
 #include "strategies/data_parallel/fsdp2_units.hpp"
+#include "strategies/input/workload_estimate.hpp"
 #include "strategies/layers/layer_program.hpp"
 
 using namespace parasim;
@@ -198,4 +199,28 @@ TEST_CASE("the parser: sharding, zero_stage and parallel.fsdp, every problem wit
   const auto off =
       test::problems_of(head + R"({"dp": 8, "zero_stage": 3, "fsdp": {"replicate": 2}}})");
   CHECK(test::has_problem(off, "/parallel/fsdp", "applies to \"sharding\": \"fsdp2\" only"));
+}
+
+TEST_CASE("the op estimate bounds FSDP2's ops from above, within 10 %") {
+  std::vector<strat::Scenario> cases = {fsdp2_scenario(8, 1, 16), fsdp2_scenario(4, 2, 32)};
+  auto hsdp = fsdp2_scenario(8, 1, 16);
+  hsdp.parallel.fsdp2.replicate = 2;
+  cases.push_back(hsdp);
+  auto always = fsdp2_scenario(4, 2, 32);
+  always.parallel.fsdp2.reshard_after_forward = Fsdp2Spec::kShardGroup;
+  cases.push_back(always);
+  auto kept = fsdp2_scenario(8, 1, 16);
+  kept.parallel.fsdp2.reshard_after_forward = 1;
+  cases.push_back(kept);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(i);
+    for (bool full : {false, true}) {
+      const cost::CostModel costs(cases[i].cluster);
+      const auto built = strat::build_workload(cases[i], costs, {full});
+      const auto ops = static_cast<double>(built.workload.op_count());
+      const double estimate = strat::estimate_workload(cases[i], full).ops;
+      CHECK(estimate >= ops);
+      CHECK(estimate <= 1.10 * ops);
+    }
+  }
 }
