@@ -27,7 +27,8 @@ std::size_t CandidateHash::operator()(const Candidate& c) const {
   std::uint64_t h = 1469598103934665603ull;
   for (std::int64_t x : {c.gpus, c.dp, c.tp, c.pp, c.cp, c.chunks, c.micro_batch, c.zero_stage,
                          static_cast<int>(c.schedule), static_cast<int>(c.recompute),
-                         c.first_stage_layers, c.last_stage_layers, c.ep, c.etp}) {
+                         c.first_stage_layers, c.last_stage_layers, c.ep, c.etp,
+                         static_cast<int>(c.cp_comm), c.cp_a2a_size}) {
     h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
   }
   return static_cast<std::size_t>(h);
@@ -66,6 +67,8 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.tp = c.tp;
   p.pp = c.pp;
   p.cp = c.cp;
+  p.cp_comm = c.cp_comm;
+  p.cp_a2a_size = c.cp_a2a_size;
   p.sequence_parallel = c.sequence_parallel;
   p.chunks = c.chunks;
   p.schedule = c.schedule;
@@ -103,6 +106,8 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.tp = s.parallel.tp;
   c.pp = s.parallel.pp;
   c.cp = s.parallel.cp;
+  c.cp_comm = s.parallel.cp_comm;
+  c.cp_a2a_size = s.parallel.cp_a2a_size;
   c.sequence_parallel = s.parallel.sequence_parallel;
   c.chunks = s.parallel.chunks;
   c.schedule = s.parallel.schedule;

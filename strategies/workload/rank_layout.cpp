@@ -25,6 +25,11 @@ cost::GroupPlacement RankLayout::replica_block_group(int stage, int first, int c
   return placement(count, [&](int i) { return rank(stage, first + i, 0); });
 }
 
+cost::GroupPlacement RankLayout::replica_strided_group(int stage, int first, int count,
+                                                      int stride) const {
+  return placement(count, [&](int i) { return rank(stage, first + i * stride, 0); });
+}
+
 cost::GroupPlacement RankLayout::model_parallel_group(int dp_rank, int pp) const {
   return placement(tp_ * pp, [&](int i) { return rank(i / tp_, dp_rank, i % tp_); });
 }

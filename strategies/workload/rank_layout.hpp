@@ -30,6 +30,9 @@ class RankLayout {
   // `count` consecutive replicas from `first` (tp rank 0): a context-parallel group when the
   // layout's dp is dp x cp.
   cost::GroupPlacement replica_block_group(int stage, int first, int count) const;
+  // `count` replicas `stride` apart from `first` (tp rank 0): a2a+p2p's ring across the
+  // all-to-all groups (StepGroup::kContextRing).
+  cost::GroupPlacement replica_strided_group(int stage, int first, int count, int stride) const;
   // Every stage's tensor-parallel ranks of replica `dp_rank`, `pp` stages: Megatron's
   // model-parallel group.
   cost::GroupPlacement model_parallel_group(int dp_rank, int pp) const;
