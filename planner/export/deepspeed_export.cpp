@@ -213,12 +213,15 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
     // DeepSpeed's Ulysses is model code (deepspeed/sequence/layer.py DistributedAttention over a
     // sequence-parallel group from the mpu or runtime/sequence_parallel/parallel_state_sp.py):
     // its configuration has no key for it, nor for ring attention.
+    const bool all_to_all =
+        p.cp_comm == strat::CpComm::kAllToAll || p.cp_comm == strat::CpComm::kAllToAllP2p;
     c.cannot("/parallel/cp",
-             p.cp_comm == strat::CpComm::kAllToAll
-                 ? "Ulysses context parallelism (DeepSpeed's DistributedAttention is set up in "
-                   "model code; its configuration has no key for it)"
-                 : "context parallelism (ring attention)",
-             "megatron (--context-parallel-size), torchtitan (context_parallel_degree)",
+             all_to_all ? "all-to-all context parallelism (DeepSpeed's Ulysses, "
+                          "DistributedAttention, is set up in model code; its configuration has "
+                          "no key for it)"
+                        : "context parallelism (ring attention)",
+             all_to_all ? "megatron (--cp-comm-type a2a, a2a+p2p)"
+                        : "megatron (--context-parallel-size), torchtitan (context_parallel_degree)",
              "no context parallelism");
     c.part_of_refused("/parallel/cp_variant", "part of the refused context parallelism");
     c.part_of_refused("/parallel/cp_a2a_size", "part of the refused context parallelism");

@@ -218,7 +218,8 @@ void map_parallel(const Scenario& s, const std::string& version, ExportContext& 
     c.cannot("/parallel/cp_variant",
              p.cp_comm == strat::CpComm::kAllToAll ? "Ulysses all-to-all context parallelism"
                                                     : "hierarchical a2a+p2p context parallelism",
-             "megatron (--cp-comm-type a2a, a2a+p2p)", "cp_variant ring (rotate method alltoall)");
+             "megatron (--cp-comm-type a2a, a2a+p2p)",
+             "ring attention with torchtitan's default rotate method");
     return;
   }
   out.set("parallelism", "context_parallel_load_balancer", "headtail");  // zigzag halves

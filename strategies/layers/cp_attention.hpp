@@ -35,7 +35,7 @@
 //   sp_stream overlap (deepspeed/sequence/layer.py:321-337) is not modelled.
 // a2a+p2p (Megatron-core --cp-comm-type a2a+p2p with --hierarchical-context-parallel-sizes
 //   [n_a, n_p], n_a n_p = cp; TE's AttnFuncWithCPAndKVP2P with cp_group = [a2a group, p2p group],
-//   context_parallel.py:1407-1419, 1486-1500, 2032-2050): the a2a above over the n_a consecutive
+//   context_parallel.py:1407-1419, 1492, 2034): the a2a above over the n_a consecutive
 //   cp ranks (Megatron-LM d98e8a64, megatron/core/parallel_state.py:378 create_hierarchical_groups:
 //   level 0 consecutive, level 1 strided by n_a), then ring attention over the n_p ranks of
 //   stride n_a with n_a s tokens and a / (t n_a), kv / (t n_a) heads (its K/V block is the same

@@ -54,8 +54,8 @@ void ring_on_rails(const Scenario& s, cost::Diagnostics& d) {
 
 // DeepSpeed-Ulysses and Transformer Engine's a2a split each rank's heads over the all-to-all
 // group: TE asserts num_heads % cp_size == 0 for Q and for K/V (TE d0067d0d,
-// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py:4244, a2a;
-// :1486 flash_attn_a2a_communicate views the heads as [cp_size_a2a, heads / cp_size_a2a] under
+// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py:4246, a2a;
+// :1492 flash_attn_a2a_communicate views the heads as [cp_size_a2a, heads / cp_size_a2a] under
 // a2a+p2p), on the heads of one TP rank. K/V heads fewer than the group are refused as TE
 // refuses them (DeepSpeed's uneven-heads all-to-all, deepspeed/sequence/layer.py:131, is not
 // modelled).
