@@ -142,6 +142,10 @@ Candidate candidate_of(const strat::Scenario& s) {
 std::string describe(const Candidate& c) {
   std::string out = fmt::format("dp {} tp {} pp {}", c.dp, c.tp, c.pp);
   if (c.cp > 1) out += fmt::format(" cp {}", c.cp);
+  if (c.cp > 1 && c.cp_comm != strat::CpComm::kRing) {
+    out += fmt::format(" {}", strat::cp_comm_name(c.cp_comm));
+    if (c.cp_comm == strat::CpComm::kAllToAllP2p) out += fmt::format(" {}", c.cp_a2a_size);
+  }
   if (c.ep > 1) out += fmt::format(" ep {}", c.ep);
   if (c.etp > 0 && c.etp != c.tp) out += fmt::format(" etp {}", c.etp);
   if (c.recipe != cost::QuantRecipe::kNone) {

@@ -118,6 +118,8 @@ struct TrainingSpec {
 // over the NIC; costmodel/token_exchange.hpp).
 enum class MoeDispatcher { kAllToAll, kAllGather, kFlex };
 const char* moe_dispatcher_name(MoeDispatcher d);
+// The cp_variant registry entry's name: "ring", "allgather", "a2a", "a2a+p2p".
+const char* cp_comm_name(CpComm c);
 
 struct ParallelSpec {
   int dp = 1;

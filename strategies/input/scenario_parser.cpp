@@ -593,6 +593,13 @@ const char* moe_dispatcher_name(MoeDispatcher d) {
   return "?";
 }
 
+const char* cp_comm_name(CpComm c) {
+  for (const Entry* e : entries_of(EntryKind::kContextParallel)) {
+    if (std::get<ContextParallelTraits>(e->traits).comm == c) return e->name.c_str();
+  }
+  return "?";
+}
+
 const char* schedule_name(PipelineSchedule s) { return schedule_entry(s).name.c_str(); }
 
 bool schedule_from_name(std::string_view name, PipelineSchedule* out) {
