@@ -11,7 +11,9 @@ namespace {
 using cost::CollectiveKind;
 
 // The K/V block one context-parallel rank holds: K and V of its s/cp tokens, its heads.
-double kv_block_bytes(const Dims& x) { return x.act(2 * x.tokens() * x.kv * x.d / x.t); }
+double kv_block_bytes(const Dims& x) {
+  return x.act(2 * x.tokens() * x.kv * x.d / x.t);
+}
 
 void cp_collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
                    double bytes, std::vector<int> after, StepGroup group) {
@@ -30,8 +32,8 @@ void ring_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out,
   const int qkv = last_step(out);
   const int cp = static_cast<int>(x.cp);
   if (x.cp_comm == CpComm::kAllGather) {
-    cp_collective(out, "attn kv all-gather", CollectiveKind::kAllGather, kv_block_bytes(x) * cp,
-                  {}, group);
+    cp_collective(out, "attn kv all-gather", CollectiveKind::kAllGather, kv_block_bytes(x) * cp, {},
+                  group);
     for (int i = 0; i < cp; ++i) attention_core_forward(w, x);
     w.close(out, "attn core");
     return;
@@ -59,8 +61,8 @@ void ring_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out,
   const int start = last_step(out);
   const int cp = static_cast<int>(x.cp);
   if (x.cp_comm == CpComm::kAllGather) {
-    cp_collective(out, "attn kv all-gather bwd", CollectiveKind::kAllGather,
-                  kv_block_bytes(x) * cp, {}, group);
+    cp_collective(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, kv_block_bytes(x) * cp,
+                  {}, group);
     for (int i = 0; i < cp; ++i) attention_core_backward(w, x);
     w.close(out, "attn core bwd");
     cp_collective(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter,
@@ -71,8 +73,8 @@ void ring_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out,
   for (int i = 0; i < cp; ++i) {
     attention_core_backward(w, x);
     w.close(out, "attn ring bwd " + std::to_string(i));
-    out.back().after = i == 0 ? std::vector<int>{previous_compute}
-                              : std::vector<int>{previous_compute, kv};
+    out.back().after =
+        i == 0 ? std::vector<int>{previous_compute} : std::vector<int>{previous_compute, kv};
     previous_compute = last_step(out);
     if (i + 1 < cp) {
       // The next block's K/V first (prefetch), then this block's dK/dV: the cp stream is FIFO.
@@ -97,7 +99,9 @@ double a2a_tensor_bytes(const Dims& x, double heads) {
 }
 
 // TE's two copies around an all-to-all'd tensor (cp_attention.hpp): read and write it, twice.
-void a2a_copy(StepWriter& w, double bytes) { w.memory(2 * bytes); }
+void a2a_copy(StepWriter& w, double bytes) {
+  w.memory(2 * bytes);
+}
 
 // The all-to-alls of `tensors` (label, heads) in order, each chained after the previous step,
 // with their send-side copies in the open block (closed first as `opened`) and their
@@ -126,8 +130,9 @@ Dims heads_scattered(const Dims& x, double group) {
 }
 
 std::vector<std::pair<const char*, double>> qkv_tensors(const Dims& x, bool backward) {
-  if (backward) return {{"attn dq all-to-all", x.a}, {"attn dk all-to-all", x.kv},
-                        {"attn dv all-to-all", x.kv}};
+  if (backward)
+    return {
+        {"attn dq all-to-all", x.a}, {"attn dk all-to-all", x.kv}, {"attn dv all-to-all", x.kv}};
   return {{"attn q all-to-all", x.a}, {"attn k all-to-all", x.kv}, {"attn v all-to-all", x.kv}};
 }
 

@@ -58,8 +58,8 @@ TEST_CASE("cp_variant: the scenario's own by default, every entry when listed") 
 }
 
 TEST_CASE("cp_variant: the fast rules accept exactly what validate accepts") {
-  auto s = space_of({"cp_variant=ring,allgather,a2a,a2a+p2p", "cp=1,2,4,8", "pp=1",
-                     "micro_batch=1", "zero_stage=0", "chunks=1"});
+  auto s = space_of({"cp_variant=ring,allgather,a2a,a2a+p2p", "cp=1,2,4,8", "pp=1", "micro_batch=1",
+                     "zero_stage=0", "chunks=1"});
   const SpaceFacts facts = space_facts(s->space);
   int checked = 0, a2a_ok = 0, a2a_refused = 0;
   for (std::uint64_t i = 0; i < s->space.size(); ++i) {
@@ -83,8 +83,8 @@ TEST_CASE("cp_variant: the fast rules accept exactly what validate accepts") {
 }
 
 TEST_CASE("cp_variant: the screen costs a2a as the simulation does (nothing overlaps)") {
-  auto s = space_of({"cp_variant=a2a,ring", "cp=2,4", "dp=1", "pp=1", "tp=1,2",
-                     "micro_batch=1", "zero_stage=0", "chunks=1", "gpus=2,4,8"});
+  auto s = space_of({"cp_variant=a2a,ring", "cp=2,4", "dp=1", "pp=1", "tp=1,2", "micro_batch=1",
+                     "zero_stage=0", "chunks=1", "gpus=2,4,8"});
   Screen screen(s->base, s->owned.view);
   const SpaceFacts facts = space_facts(s->space);
   int a2a = 0;

@@ -74,7 +74,8 @@ int kernels(const std::vector<strat::LayerStep>& steps) {
 std::vector<std::string> problems(const std::string& parallel) {
   const std::string text = R"({"model": {"preset": "llama3-8b", "seq_len": 16384},
       "cluster": {"preset": "dgx-h100", "nodes": 2}, "training": {"global_batch": 16,
-      "micro_batch": 1, "attention": "flash"}, "parallel": )" + parallel + "}";
+      "micro_batch": 1, "attention": "flash"}, "parallel": )" +
+                           parallel + "}";
   try {
     strat::parse_scenario(text, "t.json");
   } catch (const cost::InputError& e) {
@@ -186,14 +187,14 @@ TEST_CASE("a2a+p2p: all-to-all in groups of cp_a2a_size, a ring across them") {
   // Backward ring: K/V and dK/dV per hop.
   CHECK(traffic(p.backward, sc.parallel, StepGroup::kContextRing, cost::CollectiveKind::kSendRecv)
             .sent == 2 * 3 * 2 * mib);
-  CHECK(traffic(p.forward, sc.parallel, StepGroup::kContextParallel,
-                cost::CollectiveKind::kAllToAll)
-            .count == 0);
+  CHECK(
+      traffic(p.forward, sc.parallel, StepGroup::kContextParallel, cost::CollectiveKind::kAllToAll)
+          .count == 0);
 }
 
 TEST_CASE("all-to-all context parallelism: the full simulation equals the symmetric one") {
-  for (const auto& sc : {gqa_scenario(CpComm::kAllToAll, 4, 0, 2),
-                         gqa_scenario(CpComm::kAllToAllP2p, 4, 2, 2)}) {
+  for (const auto& sc :
+       {gqa_scenario(CpComm::kAllToAll, 4, 0, 2), gqa_scenario(CpComm::kAllToAllP2p, 4, 2, 2)}) {
     CAPTURE(static_cast<int>(sc.parallel.cp_comm));
     auto s = sc;
     s.model.layers = 2;
