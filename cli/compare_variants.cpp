@@ -235,13 +235,28 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   };
   const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
                           !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty() ||
-                          !o.shardings.empty();
+                          !o.shardings.empty() || !o.cp_variants.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
             "--schedules compares schedules and cannot be combined with --placements, --layouts, "
-            "--optimizers, --ep, --dispatchers, --precisions or --shardings (set the schedule in "
-            "the scenario "
-            "instead)");
+            "--optimizers, --ep, --dispatchers, --precisions, --shardings or --cp-variants (set "
+            "the schedule in the scenario instead)");
+  }
+  // Context-parallel exchanges (docs/context-parallel.md): a2a+p2p keeps the scenario's
+  // cp_a2a_size, the others drop it; a variant the rules refuse (cp 1, heads that do not split)
+  // is a row saying why.
+  for (const auto& name : split_list(o.cp_variants)) {
+    const strat::Entry* e = strat::find_entry(strat::EntryKind::kContextParallel, name);
+    if (e == nullptr) {
+      bad.add("/parallel/cp_variant",
+              fmt::format("--cp-variants: unknown context-parallel variant \"{}\" (known: {})",
+                          name, joined(strat::entry_names(strat::EntryKind::kContextParallel))));
+      continue;
+    }
+    strat::Scenario s = base;
+    s.parallel.cp_comm = std::get<strat::ContextParallelTraits>(e->traits).comm;
+    if (s.parallel.cp_comm != strat::CpComm::kAllToAllP2p) s.parallel.cp_a2a_size = 0;
+    add(checked(name, "cp", std::move(s), o.scenario));
   }
   // Precisions: registry entry names; "fp8" alone is the scenario's recipe (delayed when it has
   // none); the scenario's FP8 options carried where the recipe takes them (fp8_with_recipe). A
@@ -375,7 +390,7 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   }
   if (other_axis && out.variants.empty() && bad.ok()) {
     bad.add("/parallel", "--placements, --layouts, --optimizers, --ep, --dispatchers, "
-                         "--precisions or --shardings names nothing");
+                         "--precisions, --shardings or --cp-variants names nothing");
   }
   if (!bad.ok()) {
     add_not_applicable(out.variants, bad);  // every problem at once

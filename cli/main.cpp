@@ -233,6 +233,10 @@ int main(int argc, char** argv) {
   compare->add_option("--dispatchers", cmp.dispatchers,
                       "Compare MoE token dispatchers instead (comma-separated): " +
                           dispatcher_names() + " (parasim list describes them; docs/moe.md)");
+  compare->add_option("--cp-variants", cmp.cp_variants,
+                      "Compare context-parallel exchanges instead (comma-separated): " +
+                          joined_names(parasim::strat::EntryKind::kContextParallel) +
+                          " (a2a+p2p with the scenario's cp_a2a_size; docs/context-parallel.md)");
   compare->add_option("--chunks", cmp.chunks,
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()

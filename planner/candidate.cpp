@@ -26,8 +26,9 @@ std::pair<int, int> node_shape(int gpn, int gpus) {
 std::size_t CandidateHash::operator()(const Candidate& c) const {
   std::uint64_t h = 1469598103934665603ull;
   for (std::int64_t x : {c.gpus, c.dp, c.tp, c.pp, c.cp, c.chunks, c.micro_batch, c.zero_stage,
-                         static_cast<int>(c.fsdp2), static_cast<int>(c.schedule), static_cast<int>(c.recompute),
-                         c.first_stage_layers, c.last_stage_layers, c.ep, c.etp}) {
+                         static_cast<int>(c.fsdp2), static_cast<int>(c.schedule),
+                         static_cast<int>(c.recompute), c.first_stage_layers, c.last_stage_layers,
+                         c.ep, c.etp, static_cast<int>(c.cp_comm), c.cp_a2a_size}) {
     h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
   }
   return static_cast<std::size_t>(h);
@@ -66,6 +67,8 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.tp = c.tp;
   p.pp = c.pp;
   p.cp = c.cp;
+  p.cp_comm = c.cp_comm;
+  p.cp_a2a_size = c.cp_a2a_size;
   p.sequence_parallel = c.sequence_parallel;
   p.chunks = c.chunks;
   p.schedule = c.schedule;
@@ -104,6 +107,8 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.tp = s.parallel.tp;
   c.pp = s.parallel.pp;
   c.cp = s.parallel.cp;
+  c.cp_comm = s.parallel.cp_comm;
+  c.cp_a2a_size = s.parallel.cp_a2a_size;
   c.sequence_parallel = s.parallel.sequence_parallel;
   c.chunks = s.parallel.chunks;
   c.schedule = s.parallel.schedule;
@@ -139,6 +144,10 @@ Candidate candidate_of(const strat::Scenario& s) {
 std::string describe(const Candidate& c) {
   std::string out = fmt::format("dp {} tp {} pp {}", c.dp, c.tp, c.pp);
   if (c.cp > 1) out += fmt::format(" cp {}", c.cp);
+  if (c.cp > 1 && c.cp_comm != strat::CpComm::kRing) {
+    out += fmt::format(" {}", strat::cp_comm_name(c.cp_comm));
+    if (c.cp_comm == strat::CpComm::kAllToAllP2p) out += fmt::format(" {}", c.cp_a2a_size);
+  }
   if (c.ep > 1) out += fmt::format(" ep {}", c.ep);
   if (c.etp > 0 && c.etp != c.tp) out += fmt::format(" etp {}", c.etp);
   if (c.recipe != cost::QuantRecipe::kNone) {

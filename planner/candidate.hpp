@@ -31,6 +31,10 @@ struct Candidate {
   int ep = 1;
   int etp = 0;
   strat::MoeDispatcher dispatcher = strat::MoeDispatcher::kAllToAll;
+  // How the cp ranks exchange attention's tensors (cp > 1; docs/context-parallel.md) and
+  // a2a+p2p's all-to-all group.
+  strat::CpComm cp_comm = strat::CpComm::kRing;
+  int cp_a2a_size = 0;
   // The FP8 recipe of the linears (kNone: the scenario's 16/32-bit precision throughout).
   cost::QuantRecipe recipe = cost::QuantRecipe::kNone;
   // Megatron-LM's first and last stage layer counts (0: that edge takes the even share); with

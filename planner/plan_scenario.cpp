@@ -24,6 +24,14 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   p["tp"] = c.tp;
   p["pp"] = c.pp;
   p["cp"] = c.cp;
+  // The candidate's exchange (ring, the default, written only where the document wrote one).
+  const bool wrote_variant = p.contains("cp_variant");
+  p.erase("cp_variant");
+  p.erase("cp_a2a_size");
+  if (c.cp > 1 && (wrote_variant || c.cp_comm != strat::CpComm::kRing)) {
+    p["cp_variant"] = strat::cp_comm_name(c.cp_comm);
+  }
+  if (c.cp > 1 && c.cp_comm == strat::CpComm::kAllToAllP2p) p["cp_a2a_size"] = c.cp_a2a_size;
   p["sequence_parallel"] = c.sequence_parallel;
   p["schedule"] = strat::schedule_name(c.schedule);
   p["chunks"] = c.chunks;

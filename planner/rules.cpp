@@ -93,6 +93,7 @@ SpaceFacts space_facts(const SearchSpace& space) {
   f.one_f_one_b_searched = std::find(s.begin(), s.end(), PipelineSchedule::kOneFOneB) != s.end();
   const auto& e = space.etps;
   f.etp_tp_searched = std::find(e.begin(), e.end(), 0) != e.end();
+  if (!space.cp_comms.empty()) f.first_cp_comm = space.cp_comms.front();
   return f;
 }
 
@@ -107,6 +108,7 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   const bool zero_bubble = strat::splits_weight_gradient(c.schedule);  // zb-h1/h2, zb-1p/2p
   const bool async = strat::is_asynchronous(c.schedule);
   if (c.pp == 1 && c.schedule != first_schedule) return Reason::kDuplicate;
+  if (c.cp == 1 && c.cp_comm != facts.first_cp_comm) return Reason::kDuplicate;
   // etp equal to tp is the "as tp" value's run.
   if (c.etp == c.tp && facts.etp_tp_searched) return Reason::kDuplicate;
   // Interleaving one chunk is 1F1B's layout and order; only Megatron's interleaved warm-up
@@ -188,6 +190,19 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
     if (m.mla.enabled()) return Reason::kContextParallel;
     if (m.seq_len % (2 * c.cp) != 0 || c.attention != strat::AttentionKind::kFlash || low_rank ||
         (c.zero_stage == 3 && !c.fsdp2) || c.chunks > 1 || zero_bubble) {
+      return Reason::kContextParallel;
+    }
+    // strategies/registry/context_parallel.cpp's all-to-all rules, restated: a2a+p2p's group a
+    // proper divisor of cp; each TP rank's heads and kv heads split over the all-to-all group.
+    const bool a2a = c.cp_comm == strat::CpComm::kAllToAll;
+    if (c.cp_comm == strat::CpComm::kAllToAllP2p &&
+        (c.cp_a2a_size < 2 || c.cp % c.cp_a2a_size != 0 || c.cp_a2a_size == c.cp)) {
+      return Reason::kContextParallel;
+    }
+    const long long group = a2a ? c.cp : c.cp_a2a_size;
+    const long long kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+    if ((a2a || c.cp_comm == strat::CpComm::kAllToAllP2p) &&
+        ((m.heads / c.tp) % group != 0 || (kv / c.tp) % group != 0)) {
       return Reason::kContextParallel;
     }
   }

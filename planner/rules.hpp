@@ -60,6 +60,7 @@ struct SpaceFacts {
   bool none_searched = true;         // recompute "none" is on the axis
   bool one_f_one_b_searched = true;  // 1f1b is on the axis
   bool etp_tp_searched = true;       // etp 0 ("as tp") is on the axis
+  strat::CpComm first_cp_comm = strat::CpComm::kRing;  // kept at cp 1
 };
 SpaceFacts space_facts(const SearchSpace& space);
 

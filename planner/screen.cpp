@@ -31,7 +31,10 @@ strat::ParallelSpec replica_spec(const Candidate& c) {
 }
 
 ScreenKey programs_key(const Candidate& c) {
-  return ScreenKey{{c.gpus, c.tp, c.sequence_parallel, c.cp, c.micro_batch,
+  return ScreenKey{{c.gpus, c.tp, c.sequence_parallel,
+                    c.cp | (static_cast<std::int64_t>(c.cp_comm) << 16) |
+                        (static_cast<std::int64_t>(c.cp_a2a_size) << 24),
+                    c.micro_batch,
                     static_cast<int>(c.recompute), static_cast<int>(c.attention),
                     static_cast<int>(c.placement) | (static_cast<std::int64_t>(c.ep) << 8) |
                         (static_cast<std::int64_t>(c.dispatcher) << 28) |
@@ -51,6 +54,14 @@ ScreenGroups Screen::groups_of(const Candidate& c) const {
   ScreenGroups g;
   g.tp = layout.tp_group(0, 0);
   g.cp = layout.replica_block_group(0, 0, c.cp);
+  strat::ParallelSpec cp_spec;
+  cp_spec.cp = c.cp;
+  cp_spec.cp_comm = c.cp_comm;
+  cp_spec.cp_a2a_size = c.cp_a2a_size;
+  const strat::CpGroupShape a2a = strat::cp_group_shape(cp_spec, strat::StepGroup::kContextAllToAll);
+  const strat::CpGroupShape ring = strat::cp_group_shape(cp_spec, strat::StepGroup::kContextRing);
+  g.cp_a2a = layout.replica_strided_group(0, 0, a2a.size, a2a.stride);
+  g.cp_ring = layout.replica_strided_group(0, 0, ring.size, ring.stride);
   if (base_.model.moe.enabled()) {
     g.ep = layout.expert_parallel_group(0, 0, 0, etp, c.ep);
     g.etp = layout.expert_tensor_group(0, 0, 0, etp);
@@ -496,7 +507,7 @@ const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
   if (replicate > 1) {
     reduce += collective(cost::CollectiveKind::kAllReduce,
                          strat::fsdp2_replica_reduce_bytes(sc, elements),
-                         layout.replica_stride_group(0, 0, shard, replicate, 0));
+                         layout.replica_strided_group(0, 0, replicate, shard));
   }
   Fsdp2Times t;
   const int m = base_.training.global_batch / (c.micro_batch * c.dp);

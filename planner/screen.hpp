@@ -94,10 +94,15 @@ struct CostModels {
 // LayerStep::group: tensor, context and the experts' (MoE parallel folding, rank_layout.hpp).
 struct ScreenGroups {
   cost::GroupPlacement tp, cp, ep, etp, grid;
+  cost::GroupPlacement cp_a2a, cp_ring;  // a2a+p2p's subgroups (strat::cp_group_shape)
   const cost::GroupPlacement& of(strat::StepGroup g) const {
     switch (g) {
       case strat::StepGroup::kContextParallel:
         return cp;
+      case strat::StepGroup::kContextAllToAll:
+        return cp_a2a;
+      case strat::StepGroup::kContextRing:
+        return cp_ring;
       case strat::StepGroup::kExpertParallel:
         return ep;
       case strat::StepGroup::kExpertTensor:

@@ -43,6 +43,7 @@ constexpr const char* kKeys[] = {"gpus",
                                  "ep",
                                  "etp",
                                  "moe_dispatcher",
+                                 "cp_variant",
                                  "precision"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
@@ -294,7 +295,7 @@ std::uint64_t SearchSpace::size() const {
        {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
         micro_batches.size(), recomputes.size(), shardings.size(), attentions.size(),
         placements.size(), optimizers.size(), edge_layers.size(), eps.size(), etps.size(),
-        dispatchers.size(), recipes.size()}) {
+        dispatchers.size(), recipes.size(), cp_comms.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -311,6 +312,7 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
   };
   // Fastest-varying first.
   c.recipe = recipes[take(recipes.size())];
+  c.cp_comm = cp_comms[take(cp_comms.size())];
   c.dispatcher = dispatchers[take(dispatchers.size())];
   c.etp = etps[take(etps.size())];
   c.ep = eps[take(eps.size())];
@@ -337,6 +339,7 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
   c.tp = l.tp;
   c.pp = l.pp;
   c.cp = l.cp;
+  c.cp_a2a_size = c.cp > 1 && c.cp_comm == strat::CpComm::kAllToAllP2p ? cp_a2a_size : 0;
   if (first == 0 && last == 0 && c.pp > 1 && c.chunks == 1 && layers % c.pp != 0) {
     const std::vector<int> split = strat::balanced_edge_split(layers, c.pp);
     if (!split.empty()) {  // the counts, so that the candidate says what it runs
@@ -543,6 +546,14 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   for (const auto& name : r.names("moe_dispatcher", dispatcher_default, dispatcher_names)) {
     s.dispatchers.push_back(traits_of<strat::DispatcherTraits>(EntryKind::kDispatcher, name).id);
   }
+  // Context parallelism's exchange (docs/context-parallel.md): the scenario's own unless listed.
+  const strat::Entry* own_cp = strat::chosen_entry(EntryKind::kContextParallel, base);
+  s.cp_comms.clear();
+  for (const auto& name : r.names("cp_variant", {own_cp != nullptr ? own_cp->name : "ring"},
+                                  strat::entry_names(EntryKind::kContextParallel))) {
+    s.cp_comms.push_back(traits_of<strat::ContextParallelTraits>(EntryKind::kContextParallel, name).comm);
+  }
+  s.cp_a2a_size = base.parallel.cp_a2a_size;
   // Precision (docs/fp8.md): the scenario's own unless listed; the entries with its activation
   // dtype (bf16 and the FP8 recipes with a bf16 scenario).
   std::vector<std::string> precision_names;

@@ -83,6 +83,10 @@ class SearchSpace {
   std::vector<int> eps;                           // expert-parallel degrees ({1}: dense)
   std::vector<int> etps{0};                       // expert tensor-parallel degrees (0: tp)
   std::vector<strat::MoeDispatcher> dispatchers;  // token dispatchers ({alltoall})
+  // How cp ranks exchange attention's tensors (cp_variant; the scenario's own by default) and
+  // a2a+p2p's all-to-all group, the scenario's cp_a2a_size (0: none given).
+  std::vector<strat::CpComm> cp_comms{strat::CpComm::kRing};
+  int cp_a2a_size = 0;
   // FP8 recipes (kNone: the scenario's 16/32-bit GEMMs); the scenario's own by default.
   std::vector<cost::QuantRecipe> recipes{cost::QuantRecipe::kNone};
   // Megatron-LM's first/last stage layer counts (0: the even share; both 0 with pp not dividing

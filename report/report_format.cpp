@@ -38,6 +38,17 @@ std::string sharding_text(const strat::ParallelSpec& p) {
                      reshard);
 }
 
+// " (ring)", " (all-gather)" as before; the all-to-all modes by their registry name.
+std::string cp_comm_label(const strat::ParallelSpec& p) {
+  switch (p.cp_comm) {
+    case strat::CpComm::kRing: return " (ring)";
+    case strat::CpComm::kAllGather: return " (all-gather)";
+    case strat::CpComm::kAllToAll: return " (a2a)";
+    case strat::CpComm::kAllToAllP2p:
+      return fmt::format(" (a2a {} x p2p {})", p.cp_a2a_size, p.cp / std::max(1, p.cp_a2a_size));
+  }
+  return "";
+}
 
 // The text report's sections, in the order printed, each ending with its blank line but the last.
 void header_section(std::string& o, const strat::Scenario& sc, const strat::StepReport& r) {
@@ -52,7 +63,7 @@ void header_section(std::string& o, const strat::Scenario& sc, const strat::Step
        r.total_gpus, cost::printable(sc.cluster.device.name));
   line(o, "  parallel dp {} tp {}{} pp {}{}{}, schedule {}{}, {}, recompute {}, {}{}", p.dp,
        p.tp, p.tp_placement == strat::TpPlacement::kTsp ? " (TSP)" : "", p.pp,
-       p.cp > 1 ? fmt::format(" cp {}{}", p.cp, p.cp_allgather ? " (all-gather)" : " (ring)")
+       p.cp > 1 ? fmt::format(" cp {}{}", p.cp, cp_comm_label(p))
                 : std::string(),
        p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
        p.chunks > 1 ? fmt::format(" (v = {})", p.chunks) : std::string(),

@@ -210,13 +210,25 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
     c.mapped("/parallel/sequence_parallel", "off");
   }
   if (p.cp > 1) {
-    c.cannot("/parallel/cp", "context parallelism (ring attention)",
-             "megatron (--context-parallel-size), torchtitan (context_parallel_degree)",
+    // DeepSpeed's Ulysses is model code (deepspeed/sequence/layer.py DistributedAttention over a
+    // sequence-parallel group from the mpu or runtime/sequence_parallel/parallel_state_sp.py):
+    // its configuration has no key for it, nor for ring attention.
+    const bool all_to_all =
+        p.cp_comm == strat::CpComm::kAllToAll || p.cp_comm == strat::CpComm::kAllToAllP2p;
+    c.cannot("/parallel/cp",
+             all_to_all ? "all-to-all context parallelism (DeepSpeed's Ulysses, "
+                          "DistributedAttention, is set up in model code; its configuration has "
+                          "no key for it)"
+                        : "context parallelism (ring attention)",
+             all_to_all ? "megatron (--cp-comm-type a2a, a2a+p2p)"
+                        : "megatron (--context-parallel-size), torchtitan (context_parallel_degree)",
              "no context parallelism");
     c.part_of_refused("/parallel/cp_variant", "part of the refused context parallelism");
+    c.part_of_refused("/parallel/cp_a2a_size", "part of the refused context parallelism");
   } else {
     c.mapped("/parallel/cp", "none");
     c.unused("/parallel/cp_variant", "no context parallelism");
+    c.unused("/parallel/cp_a2a_size", "no context parallelism");
   }
   if (p.pp > 1) {
     c.stated("/parallel/pp",

@@ -162,10 +162,21 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
   a.add("--context-parallel-size", num(p.cp));
   c.mapped("/parallel/cp", "--context-parallel-size");
   if (p.cp > 1) {
-    a.add("--cp-comm-type", p.cp_allgather ? "all_gather" : "p2p");
+    // Megatron-core's names (megatron/core/model_parallel_config.py, cp_comm_type).
+    const char* comm[] = {"p2p", "all_gather", "a2a", "a2a+p2p"};
+    a.add("--cp-comm-type", comm[static_cast<int>(p.cp_comm)]);
     c.mapped("/parallel/cp_variant", "--cp-comm-type");
   } else {
     c.unused("/parallel/cp_variant", "no context parallelism");
+  }
+  if (p.cp > 1 && p.cp_comm == strat::CpComm::kAllToAllP2p) {
+    // A list (nargs '+'): [a2a group, p2p group], level 0 innermost (parallel_state.py
+    // create_hierarchical_groups); its second size as a word of its own.
+    a.add("--hierarchical-context-parallel-sizes", num(p.cp_a2a_size));
+    a.add(num(p.cp / p.cp_a2a_size));
+    c.mapped("/parallel/cp_a2a_size", "--hierarchical-context-parallel-sizes");
+  } else {
+    c.unused("/parallel/cp_a2a_size", "no a2a+p2p context parallelism");
   }
   c.stated("/parallel/dp",
            fmt::format("Megatron-LM derives dp = WORLD_SIZE / (tp x pp x cp) = {} / ({} x {} x {}) "

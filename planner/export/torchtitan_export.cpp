@@ -248,17 +248,28 @@ void map_parallel(const Scenario& s, const std::string& version, ExportContext& 
   cover_paci_mode(s, c);
   out.set("parallelism", "context_parallel_degree", p.cp);
   c.mapped("/parallel/cp", "context_parallel_degree");
+  c.unused("/parallel/cp_a2a_size", "torchtitan has no hierarchical context parallelism");
   if (p.cp == 1) {
     c.unused("/parallel/cp_variant", "no context parallelism");
+    return;
+  }
+  if (p.cp_comm == strat::CpComm::kAllToAll || p.cp_comm == strat::CpComm::kAllToAllP2p) {
+    // torch's context_parallel shards the sequence and runs ring attention only (its rotate
+    // methods pass K/V); it has no head-scattering all-to-all (Ulysses).
+    c.cannot("/parallel/cp_variant",
+             p.cp_comm == strat::CpComm::kAllToAll ? "Ulysses all-to-all context parallelism"
+                                                    : "hierarchical a2a+p2p context parallelism",
+             "megatron (--cp-comm-type a2a, a2a+p2p)",
+             "ring attention with torchtitan's default rotate method");
     return;
   }
   out.set("parallelism", "context_parallel_load_balancer", "headtail");  // zigzag halves
   if (version == "0.2.2") {
     // torch's rotate methods: allgather gathers every K/V shard first, alltoall passes them on.
     out.set("parallelism", "context_parallel_rotate_method",
-            p.cp_allgather ? "allgather" : "alltoall");
+            p.cp_comm == strat::CpComm::kAllGather ? "allgather" : "alltoall");
     c.mapped("/parallel/cp_variant", "context_parallel_rotate_method");
-  } else if (p.cp_allgather) {
+  } else if (p.cp_comm == strat::CpComm::kAllGather) {
     c.stated("/parallel/cp_variant",
              "context parallelism: torch's default rotate method (all-gather of K/V); 0.3.0 has "
              "no setting for it");

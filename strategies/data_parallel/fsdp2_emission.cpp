@@ -166,7 +166,7 @@ void Builder::fsdp2_reduce(int stage, int mb, const std::string& where, int unit
         for (int i = 0; i < simulated; ++i) members.push_back(index(stage, first + i * stride, r));
         const auto plan = costs_.collective(
             cost::CollectiveKind::kAllReduce, cost::Bytes{message},
-            layout_.replica_stride_group(stage, first, sc_.parallel.fsdp2_shard(), replicate, r));
+            layout_.replica_strided_group(stage, first, replicate, sc_.parallel.fsdp2_shard(), r));
         const sim::GroupId g =
             emit_collective(members, &DeviceStreams::fsdp_replica, plan, ar_label, cat_dp_, mb,
                             CommKind::kDataParallel, replicate);

@@ -59,6 +59,11 @@ const char* tp_placement_name(TpPlacement p);
 // PACI's two memory modes: perf keeps every activation; mem keeps only each stage's input and
 // recomputes the stage's forward inside its backward.
 enum class PaciMode { kPerf, kMem };
+// How context-parallel ranks exchange what attention needs (docs/context-parallel.md): K/V blocks
+// around a ring (Megatron's p2p), K/V all-gathered (all_gather), Q/K/V and the output all-to-all
+// over heads (a2a, DeepSpeed-Ulysses), or all-to-all inside groups of cp_a2a_size and a ring
+// across them (a2a+p2p, Megatron's hierarchical context parallelism).
+enum class CpComm { kRing, kAllGather, kAllToAll, kAllToAllP2p };
 
 // How the attention core runs: unfused (Megatron's core attention: scores and probabilities in
 // HBM, stored for the backward; Korthikanti et al.'s accounting) or FlashAttention (fused, causal,
@@ -113,6 +118,8 @@ struct TrainingSpec {
 // over the NIC; costmodel/token_exchange.hpp).
 enum class MoeDispatcher { kAllToAll, kAllGather, kFlex };
 const char* moe_dispatcher_name(MoeDispatcher d);
+// The cp_variant registry entry's name: "ring", "allgather", "a2a", "a2a+p2p".
+const char* cp_comm_name(CpComm c);
 
 // FSDP2, PyTorch's fully_shard (torch.distributed.fsdp, torch 2.15) as torchtitan applies it
 // (torchtitan/distributed/fsdp.py, apply_fsdp_to_decoder, torchtitan 0.3.0): one unit per
@@ -158,9 +165,13 @@ struct ParallelSpec {
   std::optional<bool> optimizer_post_validation;
   // Context parallelism (Liu et al. 2023, ring attention, arXiv 2310.01889; Megatron's CP): the
   // sequence is split over cp ranks that hold the same weights; attention passes K/V blocks
-  // around a ring while computing (ring) or all-gathers them first (allgather).
+  // around a ring while computing (ring) or all-gathers them first (allgather); or all-to-all
+  // over heads (a2a; a2a+p2p: all-to-all inside groups of cp_a2a_size consecutive cp ranks, a
+  // ring across the cp / cp_a2a_size groups: Megatron's --hierarchical-context-parallel-sizes
+  // [cp_a2a_size, cp / cp_a2a_size]).
   int cp = 1;
-  bool cp_allgather = false;
+  CpComm cp_comm = CpComm::kRing;
+  int cp_a2a_size = 0;  // a2a+p2p only; 0: not given
   PaciMode paci_mode = PaciMode::kPerf;
   TpPlacement tp_placement = TpPlacement::kMegatron;
   // TSP's head bucketing (arXiv 2604.26294): each attention round gathers the K/V of its head

@@ -499,8 +499,9 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   if (auto pv = r.boolean("optimizer_post_validation", false)) p.optimizer_post_validation = *pv;
   assign(p.cp, registered_integer(r, "/parallel/cp"));
   if (const Entry* v = chosen_by_value(r, d, EntryKind::kContextParallel, false)) {
-    p.cp_allgather = std::get<ContextParallelTraits>(v->traits).allgather;
+    p.cp_comm = std::get<ContextParallelTraits>(v->traits).comm;
   }
+  assign(p.cp_a2a_size, registered_integer(r, "/parallel/cp_a2a_size"));
   assign(p.tsp_kv_buckets, registered_integer(r, "/parallel/tsp_kv_buckets"));
   if (auto mode = registered_choice(r, d, "/parallel/paci_mode")) {
     p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
@@ -621,6 +622,13 @@ const char* moe_dispatcher_name(MoeDispatcher d) {
       return "allgather";
     case MoeDispatcher::kFlex:
       return "flex";
+  }
+  return "?";
+}
+
+const char* cp_comm_name(CpComm c) {
+  for (const Entry* e : entries_of(EntryKind::kContextParallel)) {
+    if (std::get<ContextParallelTraits>(e->traits).comm == c) return e->name.c_str();
   }
   return "?";
 }

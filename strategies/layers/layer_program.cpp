@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "strategies/layers/attention_core.hpp"
+#include "strategies/layers/cp_attention.hpp"
 #include "strategies/layers/layer_kernels.hpp"
 #include "strategies/layers/low_rank_layer.hpp"
 #include "strategies/layers/mla_attention.hpp"
@@ -25,82 +26,6 @@ namespace {
 using namespace detail;
 using cost::CollectiveKind;
 using cost::Flops;
-
-// The K/V block one context-parallel rank holds: K and V of its s/cp tokens, its heads.
-double kv_block_bytes(const Dims& x) { return x.act(2 * x.tokens() * x.kv * x.d / x.t); }
-
-void cp_collective(std::vector<LayerStep>& out, std::string label, CollectiveKind kind,
-                   double bytes, std::vector<int> after) {
-  collective_after(out, std::move(label), kind, bytes, StepGroup::kContextParallel,
-                   std::move(after));
-}
-
-// Context-parallel attention core, forward (Liu et al. 2023, ring attention, arXiv 2310.01889;
-// Megatron CP with the zigzag split, each rank's causal work 1/cp of the total): cp blocks of
-// (s/cp) x (s/cp) for the local queries, each with half its FLOPs (causal, zigzag-balanced on
-// average). Ring: block i+1's K/V arrive while block i computes (cp-1 send-recv shifts on the
-// cp stream). All-gather: all K/V first, then the cp blocks.
-void cp_attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
-  w.close(out, "attn qkv");
-  const int qkv = last_step(out);
-  const int cp = static_cast<int>(x.cp);
-  if (x.cp_allgather) {
-    cp_collective(out, "attn kv all-gather", CollectiveKind::kAllGather, kv_block_bytes(x) * cp, {});
-    for (int i = 0; i < cp; ++i) attention_core_forward(w, x);
-    w.close(out, "attn core");
-    return;
-  }
-  int previous_compute = qkv, previous_transfer = qkv;
-  for (int i = 0; i < cp; ++i) {
-    attention_core_forward(w, x);
-    w.close(out, "attn ring " + std::to_string(i));
-    out.back().after = i == 0 ? std::vector<int>{previous_compute}
-                              : std::vector<int>{previous_compute, previous_transfer};
-    previous_compute = last_step(out);
-    if (i + 1 < cp) {
-      cp_collective(out, "attn kv ring", CollectiveKind::kSendRecv, kv_block_bytes(x),
-                    {previous_transfer});
-      previous_transfer = last_step(out);
-    }
-  }
-}
-
-// Backward: cp blocks of FlashAttention's backward; K/V blocks travel ahead of the compute as in
-// the forward, and each block's dK/dV travel on after it is computed (2x the forward's bytes).
-void cp_attention_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
-  w.close(out, "attn proj bwd");
-  const int start = last_step(out);
-  const int cp = static_cast<int>(x.cp);
-  if (x.cp_allgather) {
-    cp_collective(out, "attn kv all-gather bwd", CollectiveKind::kAllGather, kv_block_bytes(x) * cp,
-                  {});
-    for (int i = 0; i < cp; ++i) attention_core_backward(w, x);
-    w.close(out, "attn core bwd");
-    cp_collective(out, "attn dkv reduce-scatter", CollectiveKind::kReduceScatter,
-                  kv_block_bytes(x) * cp, {});
-    return;
-  }
-  int previous_compute = start, kv = start, dkv = start;
-  for (int i = 0; i < cp; ++i) {
-    attention_core_backward(w, x);
-    w.close(out, "attn ring bwd " + std::to_string(i));
-    out.back().after = i == 0 ? std::vector<int>{previous_compute}
-                              : std::vector<int>{previous_compute, kv};
-    previous_compute = last_step(out);
-    if (i + 1 < cp) {
-      // The next block's K/V first (prefetch), then this block's dK/dV: the cp stream is FIFO.
-      cp_collective(out, "attn kv ring bwd", CollectiveKind::kSendRecv, kv_block_bytes(x), {kv});
-      kv = last_step(out);
-      cp_collective(out, "attn dkv ring", CollectiveKind::kSendRecv, kv_block_bytes(x),
-                    {dkv, previous_compute});
-      dkv = last_step(out);
-    }
-  }
-  // The input-gradient GEMMs need every block's gradient: after the last compute and dK/dV.
-  out.push_back(LayerStep{});
-  out.back().compute.label = "attn ring join";
-  out.back().after = {previous_compute, dkv};
-}
 
 // Bytes of this rank's QKV output (the QKV GEMM's [tokens x (a + 2 kv) d / t]).
 double qkv_bytes(const Dims& x) { return x.act(x.tokens() * (x.a + 2 * x.kv) * x.d / x.t); }

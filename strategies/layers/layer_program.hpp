@@ -71,14 +71,30 @@ cost::CollectivePlan plan_step(const cost::CostModel& costs, const CollectiveSte
 // Mixture of experts (moe_layer.hpp; RankLayout's folding): kExpertParallel over the ep ranks
 // holding the other experts, kExpertTensor over the etp ranks splitting the same experts,
 // kExpertGrid over both (etp x ep, the allgather dispatcher's group); on the ep stream.
+// kContextParallel: the cp ranks of one replica; a2a+p2p's kContextAllToAll: the cp_a2a_size
+// consecutive ones, kContextRing: the cp / cp_a2a_size ones of stride cp_a2a_size
+// (cp_attention.hpp); all on the cp stream.
 enum class StepGroup : std::uint8_t {
   kTensorParallel,
   kContextParallel,
   kWeights,
   kExpertParallel,
   kExpertTensor,
-  kExpertGrid
+  kExpertGrid,
+  kContextAllToAll,
+  kContextRing
 };
+
+// A context-parallel collective's group among the cp consecutive replicas of one cp group: `size`
+// members `stride` apart from the first (Megatron-LM's create_hierarchical_groups: level 0
+// consecutive, level 1 strided by the level-0 size). Whole group {cp, 1}; kContextAllToAll
+// {cp_a2a_size, 1}; kContextRing {cp / cp_a2a_size, cp_a2a_size}.
+struct CpGroupShape {
+  int size = 1;
+  int stride = 1;
+};
+bool is_context_parallel(StepGroup g);
+CpGroupShape cp_group_shape(const ParallelSpec& p, StepGroup g);
 
 struct LayerStep {
   bool is_collective = false;

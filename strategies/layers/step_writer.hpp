@@ -220,7 +220,8 @@ struct Dims {
   bool flash = false;  // FlashAttention core (Dao et al. 2022, arXiv 2205.14135), causal
   double cp = 1;       // context-parallel ranks; s is then this rank's share, s_total / cp
   bool tsp = false;    // TSP: tokens are local (s / D); tsp_layer and tsp_vocab take over
-  bool cp_allgather = false;
+  CpComm cp_comm = CpComm::kRing;
+  double cp_a2a = 1;  // a2a+p2p: the all-to-all group's size (cp / cp_a2a ranks on the ring)
   bool bias = false;            // linear biases (GPT)
   bool qkv_bias = false;        // a bias on the QKV projection (GPT, Qwen2.5)
   KernelFusions fusions;        // the framework's (training.framework)
@@ -243,7 +244,8 @@ inline Dims dims_of(const Scenario& sc) {
         (sc.parallel.tp_placement == TpPlacement::kTsp ? sc.parallel.tp : 1);
   x.tsp = sc.parallel.tp_placement == TpPlacement::kTsp;
   x.cp = sc.parallel.cp;
-  x.cp_allgather = sc.parallel.cp_allgather;
+  x.cp_comm = sc.parallel.cp_comm;
+  x.cp_a2a = sc.parallel.cp_comm == CpComm::kAllToAllP2p ? sc.parallel.cp_a2a_size : 1;
   x.h = m.hidden;
   x.a = m.heads;
   x.kv = m.kv_heads;

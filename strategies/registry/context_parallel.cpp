@@ -53,7 +53,59 @@ void ring_on_rails(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
-Entry mode(const std::string& name, bool allgather, const std::string& description) {
+// DeepSpeed-Ulysses and Transformer Engine's a2a split each rank's heads over the all-to-all
+// group: TE asserts num_heads % cp_size == 0 for Q and for K/V (TE d0067d0d,
+// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py:4246, a2a;
+// :1492 flash_attn_a2a_communicate views the heads as [cp_size_a2a, heads / cp_size_a2a] under
+// a2a+p2p), on the heads of one TP rank. K/V heads fewer than the group are refused as TE
+// refuses them (DeepSpeed's uneven-heads all-to-all, deepspeed/sequence/layer.py:131, is not
+// modelled).
+void heads_split_over(const Scenario& s, int group, const char* what, cost::Diagnostics& d) {
+  const long long tp = s.parallel.tp;
+  const long long heads = s.model.heads, kv = s.model.kv_heads > 0 ? s.model.kv_heads : heads;
+  for (const auto& [name, n] : {std::pair<const char*, long long>{"heads", heads}, {"kv_heads", kv}}) {
+    if (n % tp != 0 || (n / tp) % group != 0) {
+      d.add("/parallel/cp_variant",
+            fmt::format("\"{}\" splits each tensor-parallel rank's attention heads over {} "
+                        "ranks: model {} ({}) / tp ({}) must be a multiple of {} (Transformer "
+                        "Engine refuses it; with fewer kv_heads use \"ring\" or \"allgather\")",
+                        s.parallel.cp_comm == CpComm::kAllToAll ? "a2a" : "a2a+p2p", group, name,
+                        n, tp, what));
+    }
+  }
+}
+
+void heads_split_over_cp(const Scenario& s, cost::Diagnostics& d) {
+  heads_split_over(s, s.parallel.cp, "cp", d);
+}
+
+// Megatron-LM requires --hierarchical-context-parallel-sizes with a2a+p2p and their product to
+// be cp (Megatron-LM d98e8a64, megatron/training/arguments.py:580-585).
+void hierarchical_sizes(const Scenario& s, cost::Diagnostics& d) {
+  const int a2a = s.parallel.cp_a2a_size, cp = s.parallel.cp;
+  if (a2a == 0) {
+    d.add("/parallel/cp_a2a_size",
+          "\"a2a+p2p\" needs cp_a2a_size, the all-to-all group (Megatron-LM's "
+          "--hierarchical-context-parallel-sizes [cp_a2a_size, cp / cp_a2a_size])");
+    return;
+  }
+  if (cp % a2a != 0 || a2a == cp) {
+    d.add("/parallel/cp_a2a_size",
+          fmt::format("cp_a2a_size ({}) must divide cp ({}) and be smaller (equal to cp is "
+                      "\"a2a\")",
+                      a2a, cp));
+    return;
+  }
+  heads_split_over(s, a2a, "cp_a2a_size", d);
+}
+
+void a2a_size_needs_hierarchical(const Scenario& s, cost::Diagnostics& d) {
+  if (s.parallel.cp_a2a_size != 0) {
+    d.add("/parallel/cp_a2a_size", "cp_a2a_size applies to \"cp_variant\": \"a2a+p2p\" only");
+  }
+}
+
+Entry mode(const std::string& name, CpComm comm, const std::string& description) {
   Entry e;
   e.kind = EntryKind::kContextParallel;
   e.name = e.value = name;
@@ -61,20 +113,44 @@ Entry mode(const std::string& name, bool allgather, const std::string& descripti
   e.paper = "Liu et al. 2023, Ring Attention, arXiv 2310.01889";
   e.rules = {sequence_splits_in_zigzag, needs_flash_attention, modelled_combinations,
              ring_on_rails};
-  e.builder = "layer_program.cpp: transformer_layer_program (context-parallel attention steps)";
-  e.traits = ContextParallelTraits{.allgather = allgather};
+  e.builder = "cp_attention.cpp: cp_attention_forward, cp_attention_backward";
+  e.traits = ContextParallelTraits{.comm = comm};
   return e;
 }
 
 }  // namespace
 
 std::vector<Entry> context_parallel_entries() {
-  return {mode("ring", false,
+  Entry ulysses = mode("a2a", CpComm::kAllToAll,
+                       "DeepSpeed-Ulysses: Q, K, V all-to-all to whole sequences of heads / cp "
+                       "heads, attention, output all-to-all back; 2 B S (a + kv) d (cp-1) / "
+                       "(cp^2 t) bytes per rank per layer forward; heads and kv_heads per tp "
+                       "rank divisible by cp");
+  ulysses.paper = "Jacobs et al. 2023, DeepSpeed Ulysses, arXiv 2309.14509";
+  ulysses.rules.push_back(heads_split_over_cp);
+  Entry hierarchical = mode("a2a+p2p", CpComm::kAllToAllP2p,
+                            "Megatron-core's hierarchical CP: a2a inside groups of cp_a2a_size "
+                            "ranks, K/V ring over the cp / cp_a2a_size groups");
+  hierarchical.paper = "Jacobs et al. 2023, arXiv 2309.14509 (a2a); Liu et al. 2023, arXiv "
+                       "2310.01889 (ring); Megatron-core --cp-comm-type a2a+p2p";
+  hierarchical.rules.push_back(hierarchical_sizes);
+  ParameterSpec a2a;
+  a2a.path = "/parallel/cp_a2a_size";
+  a2a.unit = "GPUs";
+  a2a.default_value = "none (required)";
+  a2a.min = 2;
+  a2a.max = 1 << 12;
+  a2a.meaning = "consecutive cp ranks exchanging heads by all-to-all; the ring runs over "
+                "cp / cp_a2a_size groups";
+  a2a.when_not_taken = a2a_size_needs_hierarchical;
+  hierarchical.parameters = {a2a};
+  return {mode("ring", CpComm::kRing,
                "K/V blocks passed around the cp ring while attention computes (zigzag-balanced "
                "causal work); 4 B S h (cp-1)/cp bytes per rank per layer forward"),
-          mode("allgather", true,
+          mode("allgather", CpComm::kAllGather,
                "every K/V block all-gathered before attention computes; the same bytes, nothing "
-               "overlapped")};
+               "overlapped"),
+          ulysses, hierarchical};
 }
 
 }  // namespace parasim::strat

@@ -122,7 +122,7 @@ struct PlacementTraits {
 };
 
 struct ContextParallelTraits {
-  bool allgather = false;  // ParallelSpec::cp_allgather
+  CpComm comm = CpComm::kRing;  // ParallelSpec::cp_comm
 };
 
 struct ShardingTraits {

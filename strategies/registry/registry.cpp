@@ -143,7 +143,7 @@ bool chooses(const Entry& e, const Scenario& s) {
         if constexpr (std::is_same_v<T, ScheduleTraits>) return t.id == p.schedule;
         if constexpr (std::is_same_v<T, PlacementTraits>) return t.id == p.tp_placement;
         if constexpr (std::is_same_v<T, ContextParallelTraits>) {
-          return p.cp > 1 && t.allgather == p.cp_allgather;
+          return p.cp > 1 && t.comm == p.cp_comm;
         }
         if constexpr (std::is_same_v<T, ShardingTraits>) {
           return t.zero_stage == p.zero_stage && t.fsdp2 == p.fsdp2.enabled;

@@ -25,8 +25,8 @@ cost::GroupPlacement RankLayout::replica_block_group(int stage, int first, int c
   return placement(count, [&](int i) { return rank(stage, first + i, 0); });
 }
 
-cost::GroupPlacement RankLayout::replica_stride_group(int stage, int first, int stride, int count,
-                                                      int tp_rank) const {
+cost::GroupPlacement RankLayout::replica_strided_group(int stage, int first, int count,
+                                                       int stride, int tp_rank) const {
   return placement(count, [&](int i) { return rank(stage, first + i * stride, tp_rank); });
 }
 

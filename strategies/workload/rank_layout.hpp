@@ -30,10 +30,11 @@ class RankLayout {
   // `count` consecutive replicas from `first` (tp rank 0): a context-parallel group when the
   // layout's dp is dp x cp.
   cost::GroupPlacement replica_block_group(int stage, int first, int count) const;
-  // `count` replicas first, first + stride, ... of tensor-parallel rank `tp_rank`: an HSDP
-  // replicate group (FSDP2's shard groups are blocks of `stride` replicas).
-  cost::GroupPlacement replica_stride_group(int stage, int first, int stride, int count,
-                                            int tp_rank) const;
+  // `count` replicas `stride` apart from `first`, of tensor-parallel rank `tp_rank`: a2a+p2p's
+  // ring across the all-to-all groups (StepGroup::kContextRing), an HSDP replicate group
+  // (FSDP2's shard groups are blocks of `stride` replicas).
+  cost::GroupPlacement replica_strided_group(int stage, int first, int count, int stride,
+                                             int tp_rank = 0) const;
   // Every stage's tensor-parallel ranks of replica `dp_rank`, `pp` stages: Megatron's
   // model-parallel group.
   cost::GroupPlacement model_parallel_group(int dp_rank, int pp) const;

@@ -327,24 +327,35 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       }
       continue;
     }
-    if (step.group == StepGroup::kContextParallel) {
-      // Over the cp ranks of one data-parallel replica, for each TP rank: a ring (send-recv
-      // shifts every member's block to the next) or an all-gather along the sequence.
+    if (is_context_parallel(step.group)) {
+      // Over the cp ranks of one data-parallel replica (or a2a+p2p's subgroup of them,
+      // cp_group_shape), for each TP rank: a ring (send-recv shifts every member's block to the
+      // next), an all-gather along the sequence or an all-to-all over heads.
       const int cp = sc_.parallel.cp;
-      const int groups = std::max(1, dp_sim_ / cp);
-      const int members_per_group = dp_sim_ / groups;
+      const CpGroupShape shape = cp_group_shape(sc_.parallel, step.group);
+      // Symmetric: replica 0 alone; full: every group of every block of cp replicas.
+      const int groups = dp_sim_ == 1 ? 1 : dp_sim_ / shape.size;
+      const int members_per_group = dp_sim_ == 1 ? 1 : shape.size;
+      const auto member_replica = [&](int g, int c) {
+        const int block = g / (cp / shape.size), in_block = g % (cp / shape.size);
+        const int lead = shape.stride == 1 ? in_block * shape.size : in_block;
+        return block * cp + lead + c * shape.stride;
+      };
       for (int g = 0; g < groups; ++g) {
         for (int r = 0; r < tp_sim_; ++r) {
-          const cost::GroupPlacement& place = cp_place_[static_cast<std::size_t>(stage)];
+          const cost::GroupPlacement& place =
+              cp_place_[static_cast<std::size_t>(stage) * 3 + cp_place_slot(step.group)];
           const auto plan =
               plan_step(costs_, step.collective, place);
           std::vector<std::size_t> members;
-          for (int c = 0; c < members_per_group; ++c) members.push_back(index(stage, g * members_per_group + c, r));
-          const sim::GroupId gid = emit_collective(members, &DeviceStreams::cp, plan, labels[si],
-                                                   cat_cp_, mb, CommKind::kContextParallel, cp,
-                                                   queue_);
           for (int c = 0; c < members_per_group; ++c) {
-            const int d = g * members_per_group + c;
+            members.push_back(index(stage, dp_sim_ == 1 ? 0 : member_replica(g, c), r));
+          }
+          const sim::GroupId gid = emit_collective(members, &DeviceStreams::cp, plan, labels[si],
+                                                   cat_cp_, mb, CommKind::kContextParallel,
+                                                   shape.size, queue_);
+          for (int c = 0; c < members_per_group; ++c) {
+            const int d = dp_sim_ == 1 ? 0 : member_replica(g, c);
             const OpId member = w.members(gid)[static_cast<std::size_t>(c)];
             link(static_cast<std::size_t>(d * tp_sim_ + r), si, member);
             host_issue(index(stage, d, r), member, host[si], sim::Time::zero(), true);
@@ -468,7 +479,12 @@ BuiltWorkload Builder::build() {
   set_base_memory();
   for (int s = 0; s < pp_; ++s) {
     for (int d = 0; d < dp_sim_; ++d) tp_place_.push_back(layout_.tp_group(s, d));
-    cp_place_.push_back(layout_.replica_block_group(s, 0, sc_.parallel.cp));
+    // The whole cp group, a2a+p2p's all-to-all group and its ring (cp_place_slot).
+    for (StepGroup g : {StepGroup::kContextParallel, StepGroup::kContextAllToAll,
+                        StepGroup::kContextRing}) {
+      const CpGroupShape shape = cp_group_shape(sc_.parallel, g);
+      cp_place_.push_back(layout_.replica_strided_group(s, 0, shape.size, shape.stride));
+    }
   }
   const std::size_t n = out_.devices.size();
   out_.steps = simulated_steps(sc_.parallel, m_);

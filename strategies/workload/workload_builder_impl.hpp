@@ -298,7 +298,12 @@ class Builder {
   std::map<std::pair<std::size_t, std::size_t>, sim::LinkId> pair_links_;  // see p2p_second_link
   std::vector<std::size_t> scratch_members_;
   std::vector<cost::GroupPlacement> tp_place_;  // per (stage, dp rank)
-  std::vector<cost::GroupPlacement> cp_place_;  // per stage: the cp group of replica 0
+  // Per stage, three each (cp_place_slot): the cp group of replica 0, a2a+p2p's all-to-all
+  // group and its ring.
+  std::vector<cost::GroupPlacement> cp_place_;
+  static std::size_t cp_place_slot(StepGroup g) {
+    return g == StepGroup::kContextAllToAll ? 1 : g == StepGroup::kContextRing ? 2 : 0;
+  }
   std::vector<OpId> scratch_step_ops_;
   const FrameworkSpec& fw_;
   const std::vector<double> zero3_units_;  // elements per ZeRO-3 all-gather of a layer pass

@@ -219,3 +219,28 @@ TEST_CASE("compare --shardings: ZeRO's stages against FSDP2, one row each, unkno
   CHECK(unknown.err.find("--shardings: unknown sharding \"fsdp\" (known: zero-0, zero-1, "
                          "zero-2, zero-3, fsdp2)") != std::string::npos);
 }
+
+TEST_CASE("compare --cp-variants: the context-parallel exchanges of one layout") {
+  TempDir tmp;
+  CompareOptions o;
+  o.scenario = (kScenarios / "llama3.1-8b-ulysses-cp4.json").string();  // tp 2, cp 4, a2a
+  o.cp_variants = "ring,allgather,a2a,a2a+p2p";
+  o.json = tmp.file("cp.json");
+  const CompareRun r = compare(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 4);
+  for (int i = 0; i < 3; ++i) CHECK(j.at("rows")[i].at("applicable") == true);
+  // a2a+p2p needs its all-to-all group, which the scenario does not give: a row saying why.
+  CHECK(j.at("rows")[3].at("applicable") == false);
+  CHECK(r.out.find("\"a2a+p2p\" needs cp_a2a_size") != std::string::npos);
+  // Each variant is its own run: the exchanges cost differently.
+  CHECK(j.at("rows")[0].at("step_time_s") != j.at("rows")[2].at("step_time_s"));
+  CHECK(j.at("rows")[0].at("step_time_s") != j.at("rows")[1].at("step_time_s"));
+
+  o.cp_variants = "ulysses";
+  const CompareRun unknown = compare(o);
+  CHECK(unknown.code == kExitBadInput);
+  CHECK(unknown.err.find("--cp-variants: unknown context-parallel variant \"ulysses\" (known: "
+                         "ring, allgather, a2a, a2a+p2p)") != std::string::npos);
+}

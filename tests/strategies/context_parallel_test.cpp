@@ -14,10 +14,11 @@ using namespace parasim;
 namespace {
 
 strat::Scenario cp_scenario(int cp, bool allgather, int dp = 1) {
+  // (cp_all_to_all_test.cpp covers a2a and a2a+p2p.)
   auto sc = test::small_scenario(dp * cp, 1, 1, 2 * dp, 1);  // dp*cp GPUs in one node
   sc.parallel.dp = dp;
   sc.parallel.cp = cp;
-  sc.parallel.cp_allgather = allgather;
+  sc.parallel.cp_comm = allgather ? strat::CpComm::kAllGather : strat::CpComm::kRing;
   sc.training.attention = strat::AttentionKind::kFlash;
   sc.model.seq_len = 8192;
   return sc;

@@ -75,7 +75,9 @@ TEST_CASE("every schedule, placement, sharding mode, optimizer and layer choice 
     CHECK(listed(EntryKind::kRecompute, cost::recompute_name(r)));
   }
   for (const char* name : {"unfused", "flash"}) CHECK(listed(EntryKind::kAttention, name));
-  for (const char* name : {"ring", "allgather"}) CHECK(listed(EntryKind::kContextParallel, name));
+  for (const char* name : {"ring", "allgather", "a2a", "a2a+p2p"}) {
+    CHECK(listed(EntryKind::kContextParallel, name));
+  }
   for (const char* name : {"zero-0", "zero-1", "zero-2", "zero-3"}) {
     CHECK(listed(EntryKind::kSharding, name));
   }

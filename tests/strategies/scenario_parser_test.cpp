@@ -90,7 +90,7 @@ TEST_CASE("every shipped scenario parses and satisfies the Scenario invariants")
     CHECK(s.source_file == file.string());
     CHECK(!s.name.empty());
     CHECK(!s.description.empty());
-    CHECK(static_cast<long long>(p.dp) * p.tp * p.pp == c.total_gpus());
+    CHECK(static_cast<long long>(p.dp) * p.tp * p.pp * p.cp == c.total_gpus());
     CHECK(m.heads % p.tp == 0);
     CHECK(m.kv_heads % p.tp == 0);
     CHECK(m.hidden % m.heads == 0);
