@@ -340,8 +340,8 @@ void map_training(const Scenario& s, ExportContext& c, Json& j) {
       break;
   }
   if (t.recompute == cost::Recompute::kSelective) {
-    c.stated("/training/recompute_modules",
-             "refused with \"selective\" above: DeepSpeed has no per-module recompute setting");
+    c.part_of_refused("/training/recompute_modules",
+                      "Megatron's modules, with \"selective\" (refused at /training/recompute)");
   } else {
     c.unused("/training/recompute_modules", "read with \"recompute\": \"selective\" only");
   }

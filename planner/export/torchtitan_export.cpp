@@ -423,8 +423,8 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   if (s.training.recompute != cost::Recompute::kSelective) {
     c.unused("/training/recompute_modules", "Megatron's modules, read with \"selective\" only");
   } else {
-    c.stated("/training/recompute_modules",
-             "refused with \"selective\" above: torchtitan checkpoints per op or per block");
+    c.part_of_refused("/training/recompute_modules",
+                      "Megatron's modules, with \"selective\" (refused at /training/recompute)");
   }
   if (version == "0.2.2") {
     out.set("activation_checkpoint", "mode", recompute);
