@@ -63,6 +63,7 @@ struct CompareOptions {
   std::string ep;           // non-empty: compare expert-parallel degrees (models with experts)
   std::string dispatchers;  // non-empty: compare MoE token dispatchers (alltoall, allgather)
   std::string precisions;   // non-empty: compare precisions (bf16, fp8:delayed, fp8:mxfp8, ...)
+  std::string recomputes;   // non-empty: compare recompute modes (none, selective, full, per-op)
   int chunks = 2;         // v for interleaved-1f1b when the scenario does not set one
   std::string profile;
   bool allow_foreign_profile = false;  // --allow-foreign-profile

@@ -234,7 +234,8 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     if (v) out.variants.push_back(std::move(*v));
   };
   const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
-                          !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty();
+                          !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty() ||
+                          !o.recomputes.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
             "--schedules compares schedules and cannot be combined with --placements, --layouts, "
@@ -275,6 +276,22 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
       bad.add("/parallel/ep", whole_number_message("--ep", item, 1, kMaxEp,
                                                    "expert-parallel ranks, the range of parallel.ep"));
     }
+  }
+  // Recompute modes: registry names; selective keeps the scenario's recompute_modules when it
+  // is selective already (Megatron's default, core_attn, otherwise). A mode the scenario's rules
+  // refuse (per-op on a model torchtitan's policy is not modelled for) is a row saying why.
+  for (const auto& name : split_list(o.recomputes)) {
+    const strat::Entry* e = strat::find_entry(strat::EntryKind::kRecompute, name);
+    if (e == nullptr) {
+      bad.add("/training/recompute",
+              fmt::format("--recomputes: unknown recompute mode \"{}\" (known: {})", name,
+                          joined(strat::entry_names(strat::EntryKind::kRecompute))));
+      continue;
+    }
+    strat::Scenario s = base;
+    s.training.recompute = std::get<cost::Recompute>(e->traits);
+    if (s.training.recompute != cost::Recompute::kSelective) s.training.recompute_modules = {};
+    add(checked(name, "recompute", std::move(s), o.scenario));
   }
   for (const auto& name : split_list(o.dispatchers)) {
     const strat::Entry* e = strat::find_entry(strat::EntryKind::kDispatcher, name);

@@ -2,8 +2,8 @@
 // parasim::cli compare variants — the scenario changed along one axis, one variant per item of
 // `parasim compare`'s list: schedules (--schedules), tensor-parallel placements (--placements),
 // layouts of the tp x cp group (--layouts, each repeated at every --seq-lens length),
-// optimizers (--optimizers), expert-parallel degrees (--ep) or MoE token dispatchers
-// (--dispatchers).
+// optimizers (--optimizers), expert-parallel degrees (--ep), MoE token dispatchers
+// (--dispatchers), precisions (--precisions) or recompute modes (--recomputes).
 //
 // Two kinds of problem, kept apart:
 // - the command line is wrong (an unknown name, a malformed layout or optimizer spec, a number

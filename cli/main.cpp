@@ -224,6 +224,10 @@ int main(int argc, char** argv) {
                           joined_names(parasim::strat::EntryKind::kPrecision) +
                           "; fp8 alone: the scenario's recipe, or delayed): what FP8 buys, its "
                           "extra kernels and memory (docs/fp8.md)");
+  compare->add_option("--recomputes", cmp.recomputes,
+                      "Compare activation recomputation instead (comma-separated registry "
+                      "names: " + joined_names(parasim::strat::EntryKind::kRecompute) +
+                          "; docs/activation-checkpointing.md)");
   compare->add_option("--dispatchers", cmp.dispatchers,
                       "Compare MoE token dispatchers instead (comma-separated): " +
                           dispatcher_names() + " (parasim list describes them; docs/moe.md)");
