@@ -36,8 +36,8 @@ Bytes selective_bytes_per_layer(const ActivationShape& x, const RecomputeModules
     const std::string_view name = term.name;
     if (modules.core_attn && term.attention_core) continue;
     if (modules.layernorm && in(name, {"qkv input", "fc1 input"})) continue;
-    if (modules.mlp && in(name, {"gate output", "up output", "down input", "gelu input",
-                                 "fc2 input"})) {
+    if (modules.mlp &&
+        in(name, {"gate output", "up output", "down input", "gelu input", "fc2 input"})) {
       continue;
     }
     total += (term.sharded_by_tp || x.sequence_parallel) ? term.bytes / x.tp : term.bytes;

@@ -67,7 +67,7 @@ struct SacTerm {
   const char* name;
   double bytes;  // full size, before the split
   SacSplit split;
-  bool saved;    // in the checkpoint's cache from forward to backward; else recomputed
+  bool saved;  // in the checkpoint's cache from forward to backward; else recomputed
 };
 
 // torchtitan's per-op terms of one dense block, in forward order. Throws std::invalid_argument

@@ -23,9 +23,8 @@ void read_recompute_modules(const nlohmann::json& node, const std::string& path,
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string at = fmt::format("{}/{}", path, i);
     const auto& v = node[i];
-    if (!v.is_string() ||
-        std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) ==
-            spec.choices.end()) {
+    if (!v.is_string() || std::find(spec.choices.begin(), spec.choices.end(),
+                                    v.get<std::string>()) == spec.choices.end()) {
       d.add(at, fmt::format("expected one of {}, got {}", spec.legal_values(), v.dump()));
       continue;
     }

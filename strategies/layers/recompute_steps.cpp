@@ -25,24 +25,24 @@ void rerun_all_gather(std::vector<LayerStep>& out, const Dims& x, const char* la
 void per_op_recompute(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   // Attention: mm 1 (wq) and mm 3 (wv) saved, mm 2 (wk) and mm 4 (wo) rerun; SDPA saved.
   rerun_all_gather(out, x, "attn all-gather");
-  w.memory(2 * hidden_bytes(x));                       // input norm
-  w.linear(x.tokens(), x.kv * x.d / x.t, x.h);         // wk
+  w.memory(2 * hidden_bytes(x));                // input norm
+  w.linear(x.tokens(), x.kv * x.d / x.t, x.h);  // wk
   qk_norm_forward(w, x);
-  w.linear(x.tokens(), x.h, x.query_width() / x.t);    // wo
-  bias_dropout_add(w, x);                              // the residual add
+  w.linear(x.tokens(), x.h, x.query_width() / x.t);  // wo
+  bias_dropout_add(w, x);                            // the residual add
   w.close(out, "attn");
-  rerun_all_reduce(out, x, "attn all-reduce");         // with SP the reduce-scatter is saved
+  rerun_all_reduce(out, x, "attn all-reduce");  // with SP the reduce-scatter is saved
   // MLP: SwiGLU's w1 (mm 5) and w2 (mm 7) saved, w3 (mm 6) rerun; GeLU's fc1 (mm 5) saved, fc2
   // (mm 6) rerun.
   rerun_all_gather(out, x, "mlp all-gather");
-  w.memory(2 * hidden_bytes(x));                       // norm
+  w.memory(2 * hidden_bytes(x));  // norm
   w.sync(out, "mlp norm", x.layer_syncs);
   if (x.swiglu) {
-    w.linear(x.tokens(), x.f / x.t, x.h);              // w3
+    w.linear(x.tokens(), x.f / x.t, x.h);  // w3
     mlp_activation(w, x);
   } else {
     mlp_activation(w, x);
-    w.linear(x.tokens(), x.h, x.f / x.t);              // fc2
+    w.linear(x.tokens(), x.h, x.f / x.t);  // fc2
   }
   bias_dropout_add(w, x);
   w.close(out, "mlp");
@@ -60,7 +60,7 @@ void module_recompute(StepWriter& w, const Dims& x, const cost::RecomputeModules
   rerun_all_gather(out, x, "mlp all-gather");
   w.linear(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);  // fc1 (gate+up)
   mlp_activation(w, x);
-  w.linear(x.tokens(), x.h, x.f / x.t);                        // fc2
+  w.linear(x.tokens(), x.h, x.f / x.t);  // fc2
   w.close(out, "mlp");
   if (x.t > 1) {
     StepWriter::collective(out, x.sp ? "mlp reduce-scatter" : "mlp all-reduce",

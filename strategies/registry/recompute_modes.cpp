@@ -32,12 +32,12 @@ void modules_need_selective(const Scenario& s, cost::Diagnostics& d) {
 void modules_modelled(const Scenario& s, cost::Diagnostics& d) {
   const auto& m = s.training.recompute_modules;
   if (!m.mlp && !m.layernorm) return;
-  const char* what = s.model.moe.enabled()           ? "a mixture of experts"
-                     : s.model.mla.enabled()         ? "multi-head latent attention"
-                     : s.training.fp8.enabled()      ? "FP8 linears"
+  const char* what = s.model.moe.enabled()      ? "a mixture of experts"
+                     : s.model.mla.enabled()    ? "multi-head latent attention"
+                     : s.training.fp8.enabled() ? "FP8 linears"
                      : s.parallel.tp_placement != TpPlacement::kMegatron ? "this tp_placement"
-                     : s.parallel.cp > 1             ? "context parallelism"
-                                                     : nullptr;
+                     : s.parallel.cp > 1                                 ? "context parallelism"
+                                                                         : nullptr;
   if (what != nullptr) {
     d.add("/training/recompute_modules",
           fmt::format("the \"mlp\" and \"layernorm\" modules are modelled for dense layers in bf16 "
@@ -52,8 +52,9 @@ void per_op_modelled(const Scenario& s, cost::Diagnostics& d) {
   const auto& m = s.model;
   const std::string why = "torchtitan's per-op checkpointing is modelled for dense blocks ";
   if (m.moe.enabled()) {
-    d.add("/model/moe", why + "(MoE blocks: router force-recomputed, grouped GEMMs outside the "
-                              "save list and saved all-to-all outputs are not modelled)");
+    d.add("/model/moe", why +
+                            "(MoE blocks: router force-recomputed, grouped GEMMs outside the "
+                            "save list and saved all-to-all outputs are not modelled)");
   }
   if (m.mla.enabled()) d.add("/model/mla", why + "(not multi-head latent attention)");
   if (s.training.attention != AttentionKind::kFlash) {
@@ -61,8 +62,9 @@ void per_op_modelled(const Scenario& s, cost::Diagnostics& d) {
   }
   if (m.dropout) d.add("/model/dropout", why + "without dropout (torchtitan's models have none)");
   if (m.linear_bias || m.qkv_bias) {
-    d.add("/model", why + "without linear biases (a biased linear runs as addmm, which the "
-                          "policy saves without counting it among the mms)");
+    d.add("/model", why +
+                        "without linear biases (a biased linear runs as addmm, which the "
+                        "policy saves without counting it among the mms)");
   }
   if (s.training.fp8.enabled()) {
     d.add("/training/fp8", why + "in bf16 (float8's saved amax and casts are not modelled)");
@@ -86,12 +88,13 @@ std::vector<Entry> recompute_entries() {
   modules.path = "/training/recompute_modules";
   modules.default_value = "[\"core_attn\"]";
   // megatron/core/transformer/transformer_config.py (0.19.2), recompute_modules' choices.
-  modules.choices = {"core_attn", "mlp", "layernorm", "moe", "moe_act", "shared_experts",
-                     "mla_up_proj"};
+  modules.choices = {"core_attn",      "mlp",        "layernorm", "moe", "moe_act",
+                     "shared_experts", "mla_up_proj"};
   modules.list = true;
-  modules.meaning = "Megatron's --recompute-modules: core_attn, mlp (dense MLP from its input), "
-                    "layernorm (both norms' outputs discarded); moe, moe_act, shared_experts and "
-                    "mla_up_proj are not modelled";
+  modules.meaning =
+      "Megatron's --recompute-modules: core_attn, mlp (dense MLP from its input), "
+      "layernorm (both norms' outputs discarded); moe, moe_act, shared_experts and "
+      "mla_up_proj are not modelled";
   modules.when_not_taken = modules_need_selective;
   selective.parameters = {modules};
   selective.rules = {modules_modelled};

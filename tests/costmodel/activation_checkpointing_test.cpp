@@ -12,7 +12,9 @@ using namespace parasim::cost;
 
 namespace {
 
-bool rel_eq(double got, double want) { return std::abs(got - want) <= 1e-12 * std::abs(want); }
+bool rel_eq(double got, double want) {
+  return std::abs(got - want) <= 1e-12 * std::abs(want);
+}
 
 // Llama 3 8B's block: s 8192, h 4096, 32 heads, 8 KV heads, f 14336, SwiGLU, no dropout.
 ActivationShape llama3_8b(int tp, bool sp) {
@@ -30,9 +32,16 @@ ActivationShape llama3_8b(int tp, bool sp) {
 
 // GPT-3 175B as in Korthikanti et al. 2022 (gelu, f = 4h, dropout).
 ActivationShape gpt3(int tp, bool sp) {
-  return ActivationShape{.seq_len = 2048, .micro_batch = 1, .hidden = 12288, .heads = 96,
-                         .kv_heads = 96, .ffn_hidden = 4 * 12288, .swiglu = false,
-                         .dropout = true, .tp = tp, .sequence_parallel = sp};
+  return ActivationShape{.seq_len = 2048,
+                         .micro_batch = 1,
+                         .hidden = 12288,
+                         .heads = 96,
+                         .kv_heads = 96,
+                         .ffn_hidden = 4 * 12288,
+                         .swiglu = false,
+                         .dropout = true,
+                         .tp = tp,
+                         .sequence_parallel = sp};
 }
 
 }  // namespace
@@ -51,15 +60,16 @@ TEST_CASE("per-op AC keeps the block input, wq, wv, SDPA, w1 and w2 outputs (han
   // tp 4 with SP: sharded terms / 4, the two reduce-scatter outputs saved (2sbh / 4 each), w2's
   // TP-partial output whole on every rank; the gathered norm outputs whole.
   const double t = 4;
-  const double saved4 = (2 * sbh + 2 * sbh + 2 * kv + 2 * sbh + 4 * a * s + 2 * sbh + 2 * s * f +
-                         2 * sbh) / t + 2 * sbh;
+  const double saved4 =
+      (2 * sbh + 2 * sbh + 2 * kv + 2 * sbh + 4 * a * s + 2 * sbh + 2 * s * f + 2 * sbh) / t +
+      2 * sbh;
   CHECK(rel_eq(per_op_sac_saved_bytes(llama3_8b(4, true)).value, saved4));
-  const double rerun4 = 2 * sbh + (2 * sbh + 2 * kv + 2 * sbh + 2 * sbh) / t + 2 * sbh +
-                        3 * 2 * s * f / t;
+  const double rerun4 =
+      2 * sbh + (2 * sbh + 2 * kv + 2 * sbh + 2 * sbh) / t + 2 * sbh + 3 * 2 * s * f / t;
   CHECK(rel_eq(per_op_sac_backward_bytes(llama3_8b(4, true)).value, saved4 + rerun4));
   // tp 4 without SP: no reduce-scatter outputs (the all-reduces rerun), the input whole.
-  const double saved4_nosp = 2 * sbh + (2 * sbh + 2 * kv + 2 * sbh + 4 * a * s + 2 * s * f) / t +
-                             2 * sbh;
+  const double saved4_nosp =
+      2 * sbh + (2 * sbh + 2 * kv + 2 * sbh + 4 * a * s + 2 * s * f) / t + 2 * sbh;
   CHECK(rel_eq(per_op_sac_saved_bytes(llama3_8b(4, false)).value, saved4_nosp));
 }
 

@@ -12,7 +12,8 @@
 
 namespace parasim::plan {
 
-TEST_CASE("per-op is in the recompute axis for torchtitan or when named, refused where unmodelled") {
+TEST_CASE(
+    "per-op is in the recompute axis for torchtitan or when named, refused where unmodelled") {
   const strat::Scenario gpt = strat::parse_scenario(
       test::read_text(test::kSourceDir / "scenarios" / "gpt2-medium-gpipe.json"), "g.json");
   auto has_per_op = [](const SearchSpace& s) {
@@ -34,8 +35,10 @@ TEST_CASE("per-op is in the recompute axis for torchtitan or when named, refused
   for (std::uint64_t i = 0; i < space.size(); ++i) {
     const Candidate c = space.decode(i);
     const bool ok = check_reason(gpt, c, facts) == Reason::kOk;
-    if (c.recompute == cost::Recompute::kPerOp) per_op_ok += ok;
-    else others_ok += ok;
+    if (c.recompute == cost::Recompute::kPerOp)
+      per_op_ok += ok;
+    else
+      others_ok += ok;
   }
   CHECK(per_op_ok == 0);
   CHECK(others_ok > 0);

@@ -50,8 +50,7 @@ TEST_CASE("per-op AC reruns wk, wo and w3 and the all-gathers, keeps torchtitan'
     // GEMM FLOPs 2 m n k of wk [tokens x kv d / t], wo [tokens x h, k = a d / t], w3.
     const double rerun = 2 * tokens * (m.kv_heads * d / t) * h +
                          2 * tokens * h * (m.heads * d / t) + 2 * tokens * (f / t) * h;
-    CHECK(flops(op.backward) - flops(none.backward) ==
-          doctest::Approx(rerun).epsilon(1e-9));
+    CHECK(flops(op.backward) - flops(none.backward) == doctest::Approx(rerun).epsilon(1e-9));
     CHECK(flops(op.backward_input) - flops(none.backward_input) ==
           doctest::Approx(rerun).epsilon(1e-9));
     CHECK(flops(op.forward) == flops(none.forward));
