@@ -235,12 +235,13 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   };
   const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
                           !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty() ||
-                          !o.shardings.empty() || !o.cp_variants.empty();
+                          !o.shardings.empty() || !o.cp_variants.empty() ||
+                          !o.recomputes.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
             "--schedules compares schedules and cannot be combined with --placements, --layouts, "
-            "--optimizers, --ep, --dispatchers, --precisions, --shardings or --cp-variants (set "
-            "the schedule in the scenario instead)");
+            "--optimizers, --ep, --dispatchers, --precisions, --shardings, --cp-variants or "
+            "--recomputes (set the schedule in the scenario instead)");
   }
   // Context-parallel exchanges (docs/context-parallel.md): a2a+p2p keeps the scenario's
   // cp_a2a_size, the others drop it; a variant the rules refuse (cp 1, heads that do not split)
@@ -292,6 +293,22 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
       bad.add("/parallel/ep", whole_number_message("--ep", item, 1, kMaxEp,
                                                    "expert-parallel ranks, the range of parallel.ep"));
     }
+  }
+  // Recompute modes: registry names; selective keeps the scenario's recompute_modules when it
+  // is selective already (Megatron's default, core_attn, otherwise). A mode the scenario's rules
+  // refuse (per-op on a model torchtitan's policy is not modelled for) is a row saying why.
+  for (const auto& name : split_list(o.recomputes)) {
+    const strat::Entry* e = strat::find_entry(strat::EntryKind::kRecompute, name);
+    if (e == nullptr) {
+      bad.add("/training/recompute",
+              fmt::format("--recomputes: unknown recompute mode \"{}\" (known: {})", name,
+                          joined(strat::entry_names(strat::EntryKind::kRecompute))));
+      continue;
+    }
+    strat::Scenario s = base;
+    s.training.recompute = std::get<cost::Recompute>(e->traits);
+    if (s.training.recompute != cost::Recompute::kSelective) s.training.recompute_modules = {};
+    add(checked(name, "recompute", std::move(s), o.scenario));
   }
   for (const auto& name : split_list(o.dispatchers)) {
     const strat::Entry* e = strat::find_entry(strat::EntryKind::kDispatcher, name);
@@ -390,7 +407,7 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   }
   if (other_axis && out.variants.empty() && bad.ok()) {
     bad.add("/parallel", "--placements, --layouts, --optimizers, --ep, --dispatchers, "
-                         "--precisions, --shardings or --cp-variants names nothing");
+                         "--precisions, --shardings, --cp-variants or --recomputes names nothing");
   }
   if (!bad.ok()) {
     add_not_applicable(out.variants, bad);  // every problem at once

@@ -230,6 +230,10 @@ int main(int argc, char** argv) {
                           joined_names(parasim::strat::EntryKind::kSharding) +
                           "): ZeRO's stages against FSDP2, with the scenario's parallel.fsdp "
                           "options (docs/pytorch-native.md)");
+  compare->add_option("--recomputes", cmp.recomputes,
+                      "Compare activation recomputation instead (comma-separated registry "
+                      "names: " + joined_names(parasim::strat::EntryKind::kRecompute) +
+                          "; docs/activation-checkpointing.md)");
   compare->add_option("--dispatchers", cmp.dispatchers,
                       "Compare MoE token dispatchers instead (comma-separated): " +
                           dispatcher_names() + " (parasim list describes them; docs/moe.md)");

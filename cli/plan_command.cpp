@@ -130,6 +130,7 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     so.gpus = o.gpus;
     so.max_candidates = o.max_candidates;
     so.flags = o.search;
+    so.per_op_recompute = question.trainer == exporter::Target::kTorchtitan;
     const nlohmann::json* search = document.contains("search") ? &document["search"] : nullptr;
     const plan::SearchSpace space = [&] {
       try {

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "costmodel/activation_checkpointing.hpp"
+
 namespace parasim::cost {
 
 const char* recompute_name(Recompute r) {
@@ -12,6 +14,8 @@ const char* recompute_name(Recompute r) {
       return "selective";
     case Recompute::kFull:
       return "full";
+    case Recompute::kPerOp:
+      return "per-op";
   }
   return "?";
 }
@@ -86,6 +90,7 @@ Bytes activation_bytes_per_layer(const ActivationShape& x, Recompute recompute) 
     const double input = kActivationBytes * x.seq_len * x.micro_batch * x.hidden;
     return {x.sequence_parallel ? input / tp : input};
   }
+  if (recompute == Recompute::kPerOp) return per_op_sac_saved_bytes(x);
   double total = 0;
   for (const auto& term : activation_terms_per_layer(x)) {
     if (recompute == Recompute::kSelective && term.attention_core) continue;

@@ -83,8 +83,9 @@ struct ActivationShape {
   bool attention_keeps_output = false;
 };
 
-enum class Recompute { kNone, kSelective, kFull };
-// "none", "selective", "full".
+// kPerOp: torchtitan's per-op selective activation checkpointing (activation_checkpointing.hpp).
+enum class Recompute { kNone, kSelective, kFull, kPerOp };
+// "none", "selective", "full", "per-op".
 const char* recompute_name(Recompute r);
 
 // One stored tensor. `bytes` is its full size, before any TP/SP division.

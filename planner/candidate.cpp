@@ -87,6 +87,8 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   if (!strat::splits_weight_gradient(c.schedule)) p.optimizer_post_validation.reset();
   s.training.micro_batch = c.micro_batch;
   s.training.recompute = c.recompute;
+  // Megatron's modules go with selective; another mode leaves them at their default.
+  if (c.recompute != cost::Recompute::kSelective) s.training.recompute_modules = {};
   s.training.attention = c.attention;
   s.optimizer.kind = c.optimizer;
   s.optimizer.stacking = c.stacking;

@@ -123,6 +123,14 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
       c.recompute == cost::Recompute::kSelective) {
     return Reason::kDuplicate;
   }
+  // torchtitan's per-op policy: its registry entry's rules on the candidate's scenario.
+  if (c.recompute == cost::Recompute::kPerOp) {
+    cost::Diagnostics per_op("candidate");
+    for (strat::Rule rule : strat::find_entry(strat::EntryKind::kRecompute, "per-op")->rules) {
+      rule(apply_candidate(base, c), per_op);
+    }
+    if (!per_op.ok()) return Reason::kValidate;
+  }
   if (m.heads % c.tp != 0 || m.kv_heads % c.tp != 0) return Reason::kHeads;
   bool split_exists = true;
   uneven_stage_layers(m.layers, c, &split_exists);

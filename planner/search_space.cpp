@@ -484,7 +484,13 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
                                1, 1 << 20);
   using strat::EntryKind;
   const auto recompute_names = strat::entry_names(EntryKind::kRecompute);
-  for (const auto& name : r.names("recompute", recompute_names, recompute_names)) {
+  // torchtitan's per-op policy is searched when search.recompute names it or the plan is for
+  // torchtitan (its rules refuse most other models: activation_checkpointing.hpp).
+  std::vector<std::string> searched_recomputes;
+  for (const auto& name : recompute_names) {
+    if (name != "per-op" || options.per_op_recompute) searched_recomputes.push_back(name);
+  }
+  for (const auto& name : r.names("recompute", searched_recomputes, recompute_names)) {
     s.recomputes.push_back(traits_of<cost::Recompute>(EntryKind::kRecompute, name));
   }
   // Sharding: search.sharding names entries, search.zero_stage ZeRO stages (zero-N); by default

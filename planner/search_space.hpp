@@ -61,6 +61,7 @@ struct SearchOptions {
   int gpus = 0;                  // --gpus N (0: the cluster's)
   double max_candidates = 4e8;   // --max-candidates
   std::vector<std::string> flags;  // --search KEY=V1,V2,...
+  bool per_op_recompute = false;   // per-op in the default recompute axis (plan --for torchtitan)
 };
 
 class SearchSpace {

@@ -334,6 +334,14 @@ void map_training(const Scenario& s, ExportContext& c, Json& j) {
                "selective recompute of the attention core (Korthikanti et al.)",
                "megatron (--recompute-granularity selective)", "no recompute");
       break;
+    case cost::Recompute::kPerOp:
+      // DeepSpeed's activation_checkpointing section configures deepspeed.checkpointing's
+      // whole-function checkpoints (activation_checkpointing/config.py): no per-op policy.
+      c.cannot("/training/recompute",
+               "torchtitan's per-op selective activation checkpointing (DeepSpeed checkpoints "
+               "whole functions)",
+               "torchtitan (activation_checkpoint selective, op)", "no recompute");
+      break;
     case cost::Recompute::kFull:
       j["activation_checkpointing"] =
           Json{{"partition_activations", false}, {"contiguous_memory_optimization", false}};
@@ -343,6 +351,12 @@ void map_training(const Scenario& s, ExportContext& c, Json& j) {
                "activation_checkpoint_interval=1)); the activation_checkpointing section "
                "configures it");
       break;
+  }
+  if (t.recompute == cost::Recompute::kSelective) {
+    c.part_of_refused("/training/recompute_modules",
+                      "Megatron's modules, with \"selective\" (refused at /training/recompute)");
+  } else {
+    c.unused("/training/recompute_modules", "read with \"recompute\": \"selective\" only");
   }
   c.stated("/training/attention",
            fmt::format("DeepSpeed takes the attention from the model code: {}",

@@ -253,11 +253,28 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
     case cost::Recompute::kNone:
       c.mapped("/training/recompute", "none (no flag)");
       break;
-    case cost::Recompute::kSelective:
-      // The attention core, as parasim's selective (Korthikanti et al.): core_attn.
+    case cost::Recompute::kSelective: {
+      // The modules (default the attention core, Korthikanti et al.'s selective): nargs='*'.
+      const cost::RecomputeModules& m = t.recompute_modules;
+      std::vector<std::string> names;
+      if (m.core_attn) names.emplace_back("core_attn");
+      if (m.mlp) names.emplace_back("mlp");
+      if (m.layernorm) names.emplace_back("layernorm");
       a.add("--recompute-granularity", "selective");
-      a.add("--recompute-modules", "core_attn");
+      if (names.empty()) a.add("--recompute-modules");
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i == 0) a.add("--recompute-modules", names[i]);
+        else a.add(names[i]);  // the list's next word
+      }
       c.mapped("/training/recompute", "--recompute-granularity selective --recompute-modules");
+      c.mapped("/training/recompute_modules", "--recompute-modules");
+      break;
+    }
+    case cost::Recompute::kPerOp:
+      c.cannot("/training/recompute",
+               "torchtitan's per-op selective activation checkpointing (Megatron checkpoints by "
+               "module, not by op)",
+               "torchtitan (activation_checkpoint selective, op)", "no recompute flag");
       break;
     case cost::Recompute::kFull:
       // Every layer recomputed from its input: uniform with one layer per checkpoint.
@@ -267,6 +284,9 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
       c.mapped("/training/recompute",
                "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
       break;
+  }
+  if (t.recompute != cost::Recompute::kSelective) {
+    c.unused("/training/recompute_modules", "read with \"recompute\": \"selective\" only");
   }
   a.add("--attention-backend", t.attention == strat::AttentionKind::kFlash ? "flash" : "unfused");
   c.mapped("/training/attention", "--attention-backend");

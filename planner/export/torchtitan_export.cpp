@@ -370,6 +370,11 @@ std::string map_recompute(const Scenario& s, ExportContext& c) {
                "selective AC saves matmul and attention outputs per op instead)",
                "megatron (--recompute-granularity selective)", "selective (per-op) AC");
       return "selective";
+    case cost::Recompute::kPerOp:
+      // 0.3.0: the SelectiveAC subcommand is per-op only; 0.2.2: mode selective, option "op"
+      // (torchtitan/distributed/activation_checkpoint.py in each).
+      c.mapped("/training/recompute", "selective (per-op)");
+      return "selective";
   }
   return "none";
 }
@@ -467,6 +472,12 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   map_parallel(s, version, c, out);
   map_cuda_graphs(s, c, out, version);
   const std::string recompute = map_recompute(s, c);
+  if (s.training.recompute != cost::Recompute::kSelective) {
+    c.unused("/training/recompute_modules", "Megatron's modules, read with \"selective\" only");
+  } else {
+    c.part_of_refused("/training/recompute_modules",
+                      "Megatron's modules, with \"selective\" (refused at /training/recompute)");
+  }
   if (version == "0.2.2") {
     out.set("activation_checkpoint", "mode", recompute);
     if (recompute == "selective") out.set("activation_checkpoint", "selective_ac_option", "op");

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "costmodel/activation_checkpointing.hpp"
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/hardware.hpp"
 #include "costmodel/precision/quantization.hpp"
@@ -101,6 +102,8 @@ struct TrainingSpec {
            layer < layers - fp8.bf16_layers_at_end;
   }
   cost::Recompute recompute = cost::Recompute::kNone;
+  // Megatron's --recompute-modules under "selective" (costmodel/activation_checkpointing.hpp).
+  cost::RecomputeModules recompute_modules;
   AttentionKind attention = AttentionKind::kUnfused;
   // Gradients accumulated and reduced in fp32 under bf16/fp16 training (Megatron-LM's main_grad,
   // its default with --bf16): 4 bytes per gradient in memory and in the data-parallel reduction.

@@ -19,6 +19,7 @@
 #include "strategies/framework/framework_json.hpp"
 #include "strategies/input/model_presets.hpp"
 #include "strategies/input/moe_json.hpp"
+#include "strategies/input/recompute_json.hpp"
 #include "strategies/input/stage_layers_json.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/registry/scenario_rules.hpp"
@@ -423,6 +424,9 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
   }
   if (const Entry* rc = chosen_by_value(r, d, EntryKind::kRecompute, false)) {
     t.recompute = std::get<cost::Recompute>(rc->traits);
+  }
+  if (const json* rm = r.child("recompute_modules", false)) {
+    read_recompute_modules(*rm, r.child_path("recompute_modules"), d, t.recompute_modules);
   }
   if (const json* f = r.child("framework", false)) {
     read_framework(*f, r.child_path("framework"), d, t.framework);

@@ -51,4 +51,25 @@ inline void residual_gradient_add(StepWriter& w, const Dims& x) {
   w.memory(3 * hidden_bytes(x));
 }
 
+// Query and key norms (Qwen3's q_norm / k_norm per head, OLMoE's over all heads): one RMSNorm
+// kernel over this rank's queries and one over its keys, each reading and writing them.
+inline void qk_norm_forward(StepWriter& w, const Dims& x) {
+  if (x.qk_norm == QkNorm::kNone) return;
+  w.memory(2 * x.act(x.tokens() * x.a * x.d / x.t));
+  w.memory(2 * x.act(x.tokens() * x.kv * x.d / x.t));
+}
+
+// The dense MLP's activation between fc1 and fc2 over this rank's [tokens, f / t].
+inline void mlp_activation(StepWriter& w, const Dims& x) {
+  const double bsf = x.act(x.tokens() * x.f / x.t);
+  if (x.swiglu) {
+    w.memory(3 * bsf);  // SwiGLU
+  } else if (x.fusions.bias_gelu || !x.bias) {
+    w.memory(2 * bsf);  // (bias-)GeLU
+  } else {
+    w.memory(2 * bsf);  // fc1 + bias
+    w.memory(2 * bsf);  // GeLU
+  }
+}
+
 }  // namespace parasim::strat::detail

@@ -10,6 +10,7 @@
 #include "strategies/layers/mla_attention.hpp"
 #include "strategies/layers/moe_layer.hpp"
 #include "strategies/layers/mtp_module.hpp"
+#include "strategies/layers/recompute_steps.hpp"
 #include "strategies/layers/step_writer.hpp"
 #include "strategies/layers/tsp_layer.hpp"
 #include "strategies/layers/tsp_vocab.hpp"
@@ -30,15 +31,8 @@ using cost::Flops;
 // Bytes of this rank's QKV output (the QKV GEMM's [tokens x (a + 2 kv) d / t]).
 double qkv_bytes(const Dims& x) { return x.act(x.tokens() * (x.a + 2 * x.kv) * x.d / x.t); }
 
-// Query and key norms (Qwen3's q_norm / k_norm per head, OLMoE's over all heads): one RMSNorm
-// kernel over this rank's queries and one over its keys, each reading and writing them; their
-// backward as apex's norm backward (norm_backward), per tensor.
-void qk_norm_forward(StepWriter& w, const Dims& x) {
-  if (x.qk_norm == QkNorm::kNone) return;
-  w.memory(2 * x.act(x.tokens() * x.a * x.d / x.t));
-  w.memory(2 * x.act(x.tokens() * x.kv * x.d / x.t));
-}
-
+// The query and key norms' backward (their forward: layer_kernels.hpp, qk_norm_forward) as
+// apex's norm backward (norm_backward), per tensor.
 void qk_norm_backward(StepWriter& w, const Dims& x) {
   if (x.qk_norm == QkNorm::kNone) return;
   for (const double heads : {x.a, x.kv}) {
@@ -76,19 +70,11 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
 
 void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
-  const double bsf = x.act(x.tokens() * x.f / x.t);
   if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp all-gather", CollectiveKind::kAllGather, bsh);
   w.memory(2 * hidden_bytes(x));                                   // norm
   w.sync(out, "mlp norm", x.layer_syncs);                          // the framework's syncs
   w.linear(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);         // fc1 (gate+up)
-  if (x.swiglu) {
-    w.memory(3 * bsf);                                             // SwiGLU
-  } else if (x.fusions.bias_gelu || !x.bias) {
-    w.memory(2 * bsf);                                             // (bias-)GeLU
-  } else {
-    w.memory(2 * bsf);                                             // fc1 + bias
-    w.memory(2 * bsf);                                             // GeLU
-  }
+  mlp_activation(w, x);
   w.linear(x.tokens(), x.h, x.f / x.t);                              // fc2
   bias_dropout_add(w, x);
   w.close(out, "mlp");
@@ -238,24 +224,28 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   attn_fwd(w, p.forward);
   mlp_fwd(w, p.forward);
   const auto recompute = sc.training.recompute;
-  if (recompute == cost::Recompute::kFull) {
-    p.backward = p.forward;
-    as_recompute(p.backward);
-  }
+  const cost::RecomputeModules& modules = sc.training.recompute_modules;
+  const bool recompute_core = recompute == cost::Recompute::kSelective && modules.core_attn;
+  // The forward the backward reruns first: all of it (full), torchtitan's unsaved ops (per-op)
+  // or Megatron's norms and MLP modules (selective; recompute_steps.hpp).
+  auto rerun = [&](StepWriter& sw, std::vector<LayerStep>& out) {
+    if (recompute == cost::Recompute::kFull) out = p.forward;
+    if (recompute == cost::Recompute::kPerOp) per_op_recompute(sw, x, out);
+    if (recompute == cost::Recompute::kSelective) module_recompute(sw, x, modules, out);
+    as_recompute(out);
+  };
+  rerun(w, p.backward);
   mlp_bwd(w, p.backward);
-  attn_bwd(w, recompute == cost::Recompute::kSelective && !x.flash, p.backward);
+  attn_bwd(w, recompute_core && !x.flash, p.backward);
   // The same backward with the weight gradients split off (zero-bubble B and W).
   {
     StepWriter split(costs, sc.training.precision);
     if (sc.training.fp8.enabled()) split.quantize_linears(linear_quant_of(sc));
     ComputeBlock weights;
     split.set_weight_sink(&weights);
-    if (recompute == cost::Recompute::kFull) {
-      p.backward_input = p.forward;
-      as_recompute(p.backward_input);
-    }
+    rerun(split, p.backward_input);
     mlp_bwd(split, p.backward_input);
-    attn_bwd(split, recompute == cost::Recompute::kSelective && !x.flash, p.backward_input);
+    attn_bwd(split, recompute_core && !x.flash, p.backward_input);
     weights.label = "wgrad";
     LayerStep step;
     step.compute = weights;
@@ -288,6 +278,14 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
       cost::activation_bytes_per_layer(shape, flash ? cost::Recompute::kSelective
                                                     : cost::Recompute::kNone)
           .value;
+  if (recompute == cost::Recompute::kSelective && !(modules == cost::RecomputeModules{})) {
+    cost::RecomputeModules dropped = modules;  // FlashAttention keeps no s^2 terms either way
+    dropped.core_attn = modules.core_attn || flash;
+    p.activation_stored_bytes = cost::selective_bytes_per_layer(shape, dropped).value;
+  }
+  if (recompute == cost::Recompute::kPerOp) {  // torchtitan's own tensors, saved and rerun
+    p.activation_full_bytes = cost::per_op_sac_backward_bytes(shape).value;
+  }
   if (moe) {
     // Korthikanti's attention terms and the pre-MLP norm's input, then the MoE block's own.
     const double block = moe_block_activation_bytes(x, md);

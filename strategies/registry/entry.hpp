@@ -58,6 +58,7 @@ struct ParameterSpec {
   std::string unit;           // "" (a name, a flag or a count without unit), "bytes", "GPUs", ...
   std::string default_value;  // as written in a scenario ("1", "perf", "25 MB"), or how it is found
   std::vector<std::string> choices;  // the legal values of a string parameter, in schema order
+  bool list = false;          // a list of `choices` (a JSON array of distinct strings)
   std::int64_t min = 0;       // the legal range of a whole-number parameter (is_whole_number())
   std::int64_t max = -1;
   std::string range_text;     // the legal range of anything else ("true or false", "1 B to 1 TB")

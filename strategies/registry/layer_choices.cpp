@@ -1,4 +1,4 @@
-// Choices inside a transformer layer: the attention core and activation recomputation.
+// Choices inside a transformer layer: the attention core (recompute modes: recompute_modes.cpp).
 #include "strategies/registry/kind_lists.hpp"
 
 namespace parasim::strat {
@@ -29,20 +29,6 @@ std::vector<Entry> attention_entries() {
                 "backward recomputes the scores, nothing s^2 stored; needed by cp and tsp",
                 "Dao et al. 2022, FlashAttention, arXiv 2205.14135; Dao 2023, arXiv 2307.08691",
                 "attention_core.cpp: attention_core_forward, attention_core_backward", AttentionKind::kFlash)};
-}
-
-std::vector<Entry> recompute_entries() {
-  return {entry(EntryKind::kRecompute, "none", "every activation kept for the backward",
-                "Korthikanti et al. 2022, arXiv 2205.05198",
-                "layer_program.cpp: transformer_layer_program", cost::Recompute::kNone),
-          entry(EntryKind::kRecompute, "selective",
-                "attention core (softmax, dropout, scores) recomputed inside the backward",
-                "Korthikanti et al. 2022, arXiv 2205.05198",
-                "layer_program.cpp: transformer_layer_program", cost::Recompute::kSelective),
-          entry(EntryKind::kRecompute, "full",
-                "only each layer's input kept; the layer's forward rerun in backward",
-                "Chen et al. 2016, arXiv 1604.06174",
-                "layer_program.cpp: transformer_layer_program", cost::Recompute::kFull)};
 }
 
 }  // namespace parasim::strat

@@ -84,7 +84,8 @@ TEST_CASE("validation file: a scenario the parser rejects names the case and the
   const Outcome r = validate(doc);
   check_problem(r,
                 "set.json: /cases/0/scenario/training/recompute: case \"t1_1.7B\": scenario "
-                "rejected: expected one of \"none\", \"selective\", \"full\", got \"most\"");
+                "rejected: expected one of \"none\", \"selective\", \"full\", \"per-op\", "
+                "got \"most\"");
 }
 
 TEST_CASE("validation file: a scenario's cross-field rule is reported under the case") {

@@ -61,7 +61,8 @@ std::vector<std::pair<std::string, json>> generated_enums() {
   for (const strat::Entry& e : strat::registry_entries()) {
     for (const auto& p : e.parameters) {
       if (!p.choices.empty()) {
-        out.emplace_back(schema_pointer(p.path).to_string() + "/enum", strings(p.choices));
+        out.emplace_back(schema_pointer(p.path).to_string() + (p.list ? "/items/enum" : "/enum"),
+                         strings(p.choices));
       }
     }
   }

@@ -1,0 +1,115 @@
+// Activation recomputation: Korthikanti's three modes, Megatron-core's recompute modules and
+// torchtitan's per-op selective checkpointing (costmodel/activation_checkpointing.hpp,
+// docs/activation-checkpointing.md).
+#include <fmt/format.h>
+
+#include "strategies/registry/kind_lists.hpp"
+
+namespace parasim::strat {
+namespace {
+
+Entry entry(const std::string& name, const std::string& description, const std::string& paper,
+            cost::Recompute traits) {
+  Entry e;
+  e.kind = EntryKind::kRecompute;
+  e.name = e.value = name;
+  e.description = description;
+  e.paper = paper;
+  e.builder = "layer_program.cpp: transformer_layer_program";
+  e.traits = traits;
+  return e;
+}
+
+void modules_need_selective(const Scenario& s, cost::Diagnostics& d) {
+  if (!(s.training.recompute_modules == cost::RecomputeModules{})) {
+    d.add("/training/recompute_modules",
+          "recompute_modules applies to \"recompute\": \"selective\" only (Megatron's "
+          "--recompute-modules with --recompute-granularity selective)");
+  }
+}
+
+// mlp and layernorm are modelled for dense layers in bf16 with Megatron's placement.
+void modules_modelled(const Scenario& s, cost::Diagnostics& d) {
+  const auto& m = s.training.recompute_modules;
+  if (!m.mlp && !m.layernorm) return;
+  const char* what = s.model.moe.enabled()      ? "a mixture of experts"
+                     : s.model.mla.enabled()    ? "multi-head latent attention"
+                     : s.training.fp8.enabled() ? "FP8 linears"
+                     : s.parallel.tp_placement != TpPlacement::kMegatron ? "this tp_placement"
+                     : s.parallel.cp > 1                                 ? "context parallelism"
+                                                                         : nullptr;
+  if (what != nullptr) {
+    d.add("/training/recompute_modules",
+          fmt::format("the \"mlp\" and \"layernorm\" modules are modelled for dense layers in bf16 "
+                      "with Megatron's tensor parallelism, not with {} (Megatron's MoE and FP8 "
+                      "paths recompute differently: transformer_layer.py)",
+                      what));
+  }
+}
+
+// torchtitan's per-op policy is modelled for its dense blocks as torchtitan builds them.
+void per_op_modelled(const Scenario& s, cost::Diagnostics& d) {
+  const auto& m = s.model;
+  const std::string why = "torchtitan's per-op checkpointing is modelled for dense blocks ";
+  if (m.moe.enabled()) {
+    d.add("/model/moe", why +
+                            "(MoE blocks: router force-recomputed, grouped GEMMs outside the "
+                            "save list and saved all-to-all outputs are not modelled)");
+  }
+  if (m.mla.enabled()) d.add("/model/mla", why + "(not multi-head latent attention)");
+  if (s.training.attention != AttentionKind::kFlash) {
+    d.add("/training/attention", why + "with SDPA's flash kernel: \"attention\": \"flash\"");
+  }
+  if (m.dropout) d.add("/model/dropout", why + "without dropout (torchtitan's models have none)");
+  if (m.linear_bias || m.qkv_bias) {
+    d.add("/model", why +
+                        "without linear biases (a biased linear runs as addmm, which the "
+                        "policy saves without counting it among the mms)");
+  }
+  if (s.training.fp8.enabled()) {
+    d.add("/training/fp8", why + "in bf16 (float8's saved amax and casts are not modelled)");
+  }
+  if (s.parallel.cp > 1) d.add("/parallel/cp", why + "without context parallelism");
+  if (s.parallel.tp_placement != TpPlacement::kMegatron) {
+    d.add("/parallel/tp_placement", why + "with plain tensor parallelism");
+  }
+}
+
+}  // namespace
+
+std::vector<Entry> recompute_entries() {
+  Entry selective =
+      entry("selective",
+            "Megatron's selective recompute: the modules in recompute_modules (default the "
+            "attention core: softmax, dropout, scores) recomputed inside the backward",
+            "Korthikanti et al. 2022, arXiv 2205.05198; megatron-core 0.19.2 recompute_modules",
+            cost::Recompute::kSelective);
+  ParameterSpec modules;
+  modules.path = "/training/recompute_modules";
+  modules.default_value = "[\"core_attn\"]";
+  // megatron/core/transformer/transformer_config.py (0.19.2), recompute_modules' choices.
+  modules.choices = {"core_attn",      "mlp",        "layernorm", "moe", "moe_act",
+                     "shared_experts", "mla_up_proj"};
+  modules.list = true;
+  modules.meaning =
+      "Megatron's --recompute-modules: core_attn, mlp (dense MLP from its input), "
+      "layernorm (both norms' outputs discarded); moe, moe_act, shared_experts and "
+      "mla_up_proj are not modelled";
+  modules.when_not_taken = modules_need_selective;
+  selective.parameters = {modules};
+  selective.rules = {modules_modelled};
+  Entry per_op = entry("per-op",
+                       "torchtitan's per-op selective AC: GEMM outputs saved but every second, "
+                       "SDPA and reduce-scatter outputs saved, the rest rerun in the backward",
+                       "torchtitan 2025, arXiv 2410.06511; activation_checkpoint.py (0.3.0)",
+                       cost::Recompute::kPerOp);
+  per_op.rules = {per_op_modelled};
+  return {entry("none", "every activation kept for the backward",
+                "Korthikanti et al. 2022, arXiv 2205.05198", cost::Recompute::kNone),
+          selective,
+          entry("full", "only each layer's input kept; the layer's forward rerun in backward",
+                "Chen et al. 2016, arXiv 1604.06174", cost::Recompute::kFull),
+          per_op};
+}
+
+}  // namespace parasim::strat
