@@ -17,6 +17,7 @@
 
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/hardware.hpp"
+#include "costmodel/offload_cost.hpp"
 #include "costmodel/precision/quantization.hpp"
 #include "costmodel/units.hpp"
 #include "strategies/framework/framework_presets.hpp"
@@ -149,6 +150,8 @@ struct ParallelSpec {
   bool linear_grouping = true;       // linears sharing an input: one GEMM and one collective
   bool lowrank_checkpointing = false;  // keep only the r-wide chunk boundaries (BTP)
   int zero_stage = 0;
+  // Optimizer offload to host memory (costmodel/offload_cost.hpp, docs/offload.md); none by default.
+  cost::OffloadSpec offload;
   // Gradient reduction bucket; a scenario that gives none gets its framework's
   // (FrameworkSpec::gradient_bucket; 0: every gradient of a stage in one bucket).
   cost::Bytes dp_bucket{0};
