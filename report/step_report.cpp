@@ -367,6 +367,11 @@ void optimizer_step(const BuiltWorkload& built, const sim::SimResult& r,
                (r.op_end[m] - starts[g]).to_seconds());
     }
   }
+  if (built.offload_step.first != sim::kNone) {  // copies and the CPU's step (docs/offload.md)
+    add_part("offloaded step", (r.op_end[built.offload_step.second] -
+                                r.op_start[built.offload_step.first])
+                                   .to_seconds());
+  }
   for (auto& [name, s] : rep.optimizer_breakdown_s) {
     s *= per_step;
     rep.optimizer_s += s;

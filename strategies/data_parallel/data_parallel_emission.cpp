@@ -111,6 +111,7 @@ sim::Time Builder::stage_optimizer_time(int stage) const {
   const double shard = optimizer_shard(stage);
   // Offload: the GPU steps only what stays there (offload_cost.hpp).
   const double updated = shard - cost::offloaded_parameters(sc_.parallel.offload, shard);
+  if (sc_.parallel.offload.enabled() && updated <= 0) return sim::Time::zero();
   return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_);
 }
 

@@ -33,6 +33,7 @@ OpId Builder::host_copy(std::size_t dev, bool to_host, double bytes, const char*
   const sim::FlowSpec flow{{to_host ? st.link_d2h : st.link_h2d, sim::kNone}, bytes, bytes, 0};
   const sim::GroupId g = w.add_group({&stream, 1}, {&phase, 1}, {&flow, 1}, w.intern(label),
                                      cat_opt_, index, false, bytes);
+  w.set_copy_engine(g);
   out_.groups.push_back(
       GroupInfo{CommKind::kDataParallel, cost::CollectiveKind::kSendRecv, bytes, 1, true});
   return w.members(g).front();
@@ -112,6 +113,7 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
                true);
     last = up;
   }
+  if (dev == 0) out_.offload_step = {d2h_ops.front(), last};
   return last;
 }
 

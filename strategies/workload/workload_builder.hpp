@@ -115,6 +115,8 @@ struct BuiltWorkload {
   std::vector<double> host_memory;
   // Optimizer offload: each simulated device's host links (device-to-host, host-to-device).
   std::vector<std::pair<sim::LinkId, sim::LinkId>> host_links;
+  // Device 0's offloaded step: its first gradient copy and its last parameter copy back.
+  std::pair<sim::OpId, sim::OpId> offload_step{sim::kNone, sim::kNone};
   // FP8 (training.fp8): per stage, the GPU time one GPU spends per step in the recipe's
   // quantisation kernels (casts, amax, transposes; the weights' once-a-step casts); empty
   // without FP8.
