@@ -80,4 +80,17 @@ sim::Time cpu_optimizer_time(const OffloadSpec& spec, double parameters, double 
   return sim::Time::seconds(parameters * cpu_step_bytes_per_parameter(spec) / share);
 }
 
+sim::Time offload_step_time(const OffloadSpec& spec, double shard, double link_bandwidth,
+                            double node_bandwidth, int ranks_per_node) {
+  if (!spec.enabled() || !(link_bandwidth > 0)) return sim::Time::zero();
+  const HostLinkBytes b = offload_link_bytes(spec, shard, 1, 2);  // the boundary's copies
+  const double d2h = b.d2h.value / link_bandwidth;
+  const double h2d = b.h2d.value / link_bandwidth;
+  const double cpu =
+      cpu_optimizer_time(spec, offloaded_parameters(spec, shard), node_bandwidth, ranks_per_node)
+          .to_seconds();
+  const bool pipelined = spec.flavour == OffloadFlavour::kMegatron && spec.overlap;
+  return sim::Time::seconds(pipelined ? std::max({d2h, cpu, h2d}) : d2h + cpu + h2d);
+}
+
 }  // namespace parasim::cost

@@ -97,5 +97,12 @@ double cpu_step_bytes_per_parameter(const OffloadSpec& spec);
 // the node's DRAM bandwidth `node_bandwidth` (bytes/s, > 0).
 sim::Time cpu_optimizer_time(const OffloadSpec& spec, double parameters, double node_bandwidth,
                              int ranks_per_node);
+// The planner screen's closed form of the offloaded step after the backward (a lower bound of
+// what the builder's timeline gives): the step's own copies at `link_bandwidth` (bytes/s per
+// direction) and the CPU step, in series (DeepSpeed; Megatron without overlap) or, pipelined
+// (Megatron's --overlap-cpu-optimizer-d2h-h2d), the slowest of the three. DeepSpeed's
+// accumulation copies of earlier micro-batches run under the backward and are left out.
+sim::Time offload_step_time(const OffloadSpec& spec, double shard, double link_bandwidth,
+                            double node_bandwidth, int ranks_per_node);
 
 }  // namespace parasim::cost

@@ -28,6 +28,15 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   p["schedule"] = strat::schedule_name(c.schedule);
   p["chunks"] = c.chunks;
   p["zero_stage"] = c.zero_stage;
+  if (c.offload != base.parallel.offload.flavour) {  // another flavour: its defaults
+    for (const char* k : {"offload_fraction", "offload_overlap", "offload_pin_memory",
+                          "offload_params"}) {
+      p.erase(k);
+    }
+  }
+  if (c.offload != cost::OffloadFlavour::kNone || p.contains("offload")) {
+    p["offload"] = cost::offload_flavour_name(c.offload);
+  }
   p["tp_placement"] = strat::tp_placement_name(c.placement);
   if (base.model.moe.enabled()) {
     p["ep"] = c.ep;

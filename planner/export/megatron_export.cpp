@@ -4,6 +4,7 @@
 
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
+#include "planner/export/offload_export.hpp"
 #include "planner/export/megatron_experts.hpp"
 
 namespace parasim::exporter {
@@ -195,6 +196,7 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
       c.mapped("/parallel/zero_stage", "--use-megatron-fsdp --data-parallel-sharding-strategy");
   }
   map_reduction(s, c, a);
+  map_offload_megatron(s, c, a);
 }
 
 void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
