@@ -209,6 +209,7 @@ void Builder::emit_data_parallel(int stage) {
           host_issue(dev, member, StepHost{fw_.host.collective_call, fw_.host.collective_call},
                      sim::Time::zero(), true);
         wait.push_back(member);
+        if (sc_.parallel.offload.enabled()) offload_buckets_[dev].emplace_back(member, bucket);
         if (counts.reduce_copy_back && zero == 0) {
           const OpId copy =
               reduce_kernels(dev, copy_label, 1, bucket_tensors, bucket, bucket_index);

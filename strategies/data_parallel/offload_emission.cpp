@@ -93,19 +93,36 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
   const bool pipelined = off.flavour == cost::OffloadFlavour::kMegatron && off.overlap;
   const int pieces = pipelined ? std::clamp(stage_parameter_tensors(stage), 1, 16) : 1;
   std::vector<OpId> d2h_ops;
-  for (int i = 0; i < pieces; ++i) {
-    const OpId op = host_copy(dev, true, d2h / pieces, "offload grad d2h", pieces > 1 ? i : -1);
-    for (OpId m : waits) w.add_dependency(m, op);
-    for (OpId m : offload_pending_[dev]) w.add_dependency(m, op);
-    d2h_ops.push_back(op);
+  // DeepSpeed copies each bucket's partition once the bucket is reduced
+  // (reduce_ipg_grads -> copy_grads_in_partition), under the rest of the reduction.
+  const auto& buckets = offload_buckets_[dev];
+  double bucket_bytes = 0;
+  for (const auto& b : buckets) bucket_bytes += b.second;
+  if (off.flavour == cost::OffloadFlavour::kDeepSpeed && bucket_bytes > 0) {
+    for (std::size_t i = 0; i < buckets.size(); ++i) {
+      const OpId op = host_copy(dev, true, d2h * buckets[i].second / bucket_bytes,
+                                "offload grad d2h", static_cast<int>(i));
+      w.add_dependency(buckets[i].first, op);
+      for (OpId m : offload_pending_[dev]) w.add_dependency(m, op);
+      d2h_ops.push_back(op);
+    }
+  } else {
+    for (int i = 0; i < pieces; ++i) {
+      const OpId op = host_copy(dev, true, d2h / pieces, "offload grad d2h", pieces > 1 ? i : -1);
+      for (OpId m : waits) w.add_dependency(m, op);
+      for (OpId m : offload_pending_[dev]) w.add_dependency(m, op);
+      d2h_ops.push_back(op);
+    }
   }
   offload_pending_[dev].clear();
+  offload_buckets_[dev].clear();
   OpId last = kNone;
   for (int i = 0; i < pieces; ++i) {
-    // The host waits for the piece's gradients (a sync), steps it, then issues its copy back,
-    // which follows the GPU's own step on the stream it waits for.
+    // The host waits for the piece's gradients (a sync; one piece: the last copy, which the copy
+    // stream's order puts after the others), steps it, then issues its copy back, which follows
+    // the GPU's own step on the stream it waits for.
     host_close(dev);
-    host_[dev].waits.push_back(d2h_ops[static_cast<std::size_t>(i)]);
+    host_[dev].waits.push_back(pieces == 1 ? d2h_ops.back() : d2h_ops[static_cast<std::size_t>(i)]);
     host_work(dev, sim::Time::ps(cpu.picoseconds() / pieces));
     const OpId up = host_copy(dev, false, h2d / pieces, "offload param h2d", pieces > 1 ? i : -1);
     w.add_dependency(gpu_step, up);
@@ -113,7 +130,8 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
                true);
     last = up;
   }
-  if (dev == 0) out_.offload_step = {d2h_ops.front(), last};
+  // The step's part after the reduction: from the last gradient copy (earlier ones ran under it).
+  if (dev == 0) out_.offload_step = {pieces == 1 ? d2h_ops.back() : d2h_ops.front(), last};
   return last;
 }
 

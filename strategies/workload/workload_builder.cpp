@@ -484,6 +484,7 @@ BuiltWorkload Builder::build() {
   expert_grad_ready_.assign(n, {});
   final_backward_.assign(n, kNone);
   offload_pending_.assign(n, {});
+  offload_buckets_.assign(n, {});
   for (int s = 0; s < pp_; ++s) emit_stage(s);
   emit_p2p();
   if (!async_ && !iterations_) {  // several iterations: emitted at each iteration's end

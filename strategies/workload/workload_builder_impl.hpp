@@ -277,6 +277,9 @@ class Builder {
   std::vector<std::vector<std::pair<OpId, double>>> expert_grad_ready_;
   std::vector<OpId> final_backward_;  // per device: last backward op of the step
   std::vector<std::vector<OpId>> offload_pending_;  // per device: copies the offloaded step awaits
+  // Per device: each gradient bucket's reduction and its bytes (DeepSpeed's offload copies a
+  // bucket's partition to the host once it is reduced).
+  std::vector<std::vector<std::pair<OpId, double>>> offload_buckets_;
   std::vector<OpId> pending_;         // per (d, r) of the stage being emitted: extra dependency
   // Caches: the same (where, steps) and (step, placement) repeat for every micro-batch.
   std::map<std::pair<const std::vector<LayerStep>*, std::string>, std::vector<sim::LabelId>>
