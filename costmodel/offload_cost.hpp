@@ -6,18 +6,22 @@
 // Flavours (each as its trainer's code does it):
 // - kDeepSpeed: ZeRO-Offload (Ren et al. 2021, arXiv 2101.06840), DeepSpeed's
 //   `zero_optimization.offload_optimizer.device: cpu` with ZeRO stage 2
-//   (deepspeed/runtime/zero/stage_1_and_2.py, DeepSpeed 0.19.6 at edaa722): the rank's partition
+//   (deepspeed/runtime/zero/stage_1_and_2.py, DeepSpeed 0.19.8 sdist): the rank's partition
 //   of fp32 master weights, momentum, variance and fp32 gradients lives in host memory; the GPU
 //   keeps its 16-bit weights and no gradient partition. Per step and rank, with P the
 //   partition's parameter count, m micro-batches and g the 16-bit gradient size:
-//     m = 1:  D2H 4 P (async_inplace_copy_grad_to_fp32_buffer_from_gpu: src.to(fp32), copied)
-//     m > 1:  D2H m g P + 4 P  (copy_grads_in_partition -> async_accumulate_grad_in_cpu_via_gpu on
-//             every micro-batch: copy_gradients_to_cpu, then the fp32 copy at the boundary)
-//             H2D (m - 1) g P   (accumulate_gradients on micro-batches 1..m-1)
-//     H2D 2 P (after the step: fp32 -> 16-bit pinned buffer on the CPU, then copied, non_blocking)
+//     m = 1:  D2H 4 P (async_inplace_copy_grad_to_fp32_buffer_from_gpu, L1888: src.to(fp32) on
+//             the GPU, L1900, then copied)
+//     m > 1:  D2H m g P + 4 P  (copy_grads_in_partition, L2166 -> async_accumulate_grad_in_cpu_
+//             via_gpu, L1809, on every micro-batch: copy_gradients_to_cpu, L1843; then the fp32
+//             copy at the boundary)
+//             H2D (m - 1) g P   (accumulate_gradients when micro_step_id > 0, L1855)
+//     H2D 2 P (after the step, L3095: fp32 -> 16-bit pinned buffer on the CPU, then copied,
+//             non_blocking)
 //   The step is DeepSpeedCPUAdam (csrc/includes/cpu_adam.h, Step_AVX: loads grad, momentum,
-//   variance, param, 4 B each; stores param, momentum, variance) then the 16-bit copy (read 4,
-//   write 2): kDeepSpeedCpuAdamBytes = 16 + 12 + 6 = 34 bytes of DRAM traffic per parameter.
+//   variance, param, 4 B each, L177-186; stores param, momentum, variance, L207-209) then the
+//   16-bit copy (read 4, write 2): kDeepSpeedCpuAdamBytes = 16 + 12 + 6 = 34 B of DRAM traffic
+//   per parameter.
 // - kMegatron: megatron-core 0.19.2's --optimizer-cpu-offload (HybridDeviceOptimizer,
 //   megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py) over the distributed optimizer's
 //   fp32 shards: the first `fraction` of the shard's parameters get a pinned fp32 CPU copy and
