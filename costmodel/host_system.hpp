@@ -22,18 +22,18 @@
 namespace parasim::cost {
 
 struct HostSpec {
-  Bytes memory{};               // per node; 0: not known
+  Bytes memory{};                // per node; 0: not known
   Bandwidth memory_bandwidth{};  // per node, DRAM peak over all sockets; 0: not known
-  std::string link;             // a host_link_presets() name, "custom", or "" (not known)
-  Bandwidth link_bandwidth{};   // per GPU, per direction; 0: not known
+  std::string link;              // a host_link_presets() name, "custom", or "" (not known)
+  Bandwidth link_bandwidth{};    // per GPU, per direction; 0: not known
   sim::Time link_latency = sim::Time::us(10);  // per copy [assumption: cudaMemcpyAsync setup]
   bool operator==(const HostSpec&) const = default;
 };
 
 struct HostLinkPreset {
-  std::string name;       // "pcie-gen4-x16"
-  Bandwidth bandwidth;    // per GPU, per direction, achievable
-  std::string source;     // how the figure is derived
+  std::string name;     // "pcie-gen4-x16"
+  Bandwidth bandwidth;  // per GPU, per direction, achievable
+  std::string source;   // how the figure is derived
 };
 
 // The host link kinds a scenario may name (cluster.host_link), in a fixed order.

@@ -6,10 +6,14 @@ namespace parasim::cost {
 
 const char* offload_flavour_name(OffloadFlavour f) {
   switch (f) {
-    case OffloadFlavour::kNone: return "none";
-    case OffloadFlavour::kDeepSpeed: return "deepspeed";
-    case OffloadFlavour::kMegatron: return "megatron";
-    case OffloadFlavour::kFsdp2: return "fsdp2";
+    case OffloadFlavour::kNone:
+      return "none";
+    case OffloadFlavour::kDeepSpeed:
+      return "deepspeed";
+    case OffloadFlavour::kMegatron:
+      return "megatron";
+    case OffloadFlavour::kFsdp2:
+      return "fsdp2";
   }
   return "none";
 }
@@ -24,7 +28,8 @@ OffloadMemory offload_memory(const OffloadSpec& spec, const ModelStateBytes& gpu
   OffloadMemory m{gpu_only, Bytes{0}};
   const double p = offloaded_parameters(spec, shard);
   switch (spec.flavour) {
-    case OffloadFlavour::kNone: break;
+    case OffloadFlavour::kNone:
+      break;
     case OffloadFlavour::kDeepSpeed:
       // Master weights, momentum, variance (12 B) and the fp32 gradient partition (4 B) on the
       // host, with the 16-bit pinned copy-back buffer (2 B); the GPU's gradient partition goes.
@@ -69,8 +74,7 @@ HostLinkBytes offload_link_bytes(const OffloadSpec& spec, double shard, int micr
 }
 
 double cpu_step_bytes_per_parameter(const OffloadSpec& spec) {
-  return spec.flavour == OffloadFlavour::kDeepSpeed ? kDeepSpeedCpuAdamBytes
-                                                     : kTorchCpuAdamWBytes;
+  return spec.flavour == OffloadFlavour::kDeepSpeed ? kDeepSpeedCpuAdamBytes : kTorchCpuAdamWBytes;
 }
 
 sim::Time cpu_optimizer_time(const OffloadSpec& spec, double parameters, double node_bandwidth,

@@ -4,8 +4,7 @@
 
 namespace parasim::strat {
 
-std::optional<HostOffloadReport> host_offload_report(const Scenario& sc,
-                                                     const BuiltWorkload& built,
+std::optional<HostOffloadReport> host_offload_report(const Scenario& sc, const BuiltWorkload& built,
                                                      const sim::SimResult& r, double per_step) {
   if (!sc.parallel.offload.enabled() || built.host_memory.empty()) return std::nullopt;
   HostOffloadReport h;

@@ -13,13 +13,13 @@
 namespace parasim::strat {
 
 struct HostOffloadReport {
-  double host_bytes_per_gpu = 0;    // the largest over the simulated devices
-  double host_bytes_per_node = 0;   // host_bytes_per_gpu x GPUs per node (a node's ranks alike)
-  double host_capacity_bytes = 0;   // cluster.host.memory
-  bool fits_in_host = true;         // host_bytes_per_node <= host_capacity_bytes
-  double d2h_bytes_per_gpu = 0;     // per step, the first simulated device's link
+  double host_bytes_per_gpu = 0;   // the largest over the simulated devices
+  double host_bytes_per_node = 0;  // host_bytes_per_gpu x GPUs per node (a node's ranks alike)
+  double host_capacity_bytes = 0;  // cluster.host.memory
+  bool fits_in_host = true;        // host_bytes_per_node <= host_capacity_bytes
+  double d2h_bytes_per_gpu = 0;    // per step, the first simulated device's link
   double h2d_bytes_per_gpu = 0;
-  double link_bytes_per_s = 0;      // the host link's rate per direction
+  double link_bytes_per_s = 0;  // the host link's rate per direction
 };
 
 std::optional<HostOffloadReport> host_offload_report(const Scenario& scenario,

@@ -8,8 +8,7 @@ namespace {
 using cost::OffloadFlavour;
 
 constexpr const char* kParameters[] = {"/parallel/offload_fraction", "/parallel/offload_overlap",
-                                       "/parallel/offload_pin_memory",
-                                       "/parallel/offload_params"};
+                                       "/parallel/offload_pin_memory", "/parallel/offload_params"};
 
 void parameters_unused(ExportContext& c, const char* why) {
   for (const char* p : kParameters) c.unused(p, why);
@@ -23,8 +22,9 @@ void parameters_refused(ExportContext& c) {
 }  // namespace
 
 void cover_host_system(ExportContext& c) {
-  const std::string hardware = "hardware that parasim costs (optimizer offload); no trainer "
-                               "setting";
+  const std::string hardware =
+      "hardware that parasim costs (optimizer offload); no trainer "
+      "setting";
   for (const char* p : {"/cluster/host_memory", "/cluster/host_memory_bandwidth",
                         "/cluster/host_link", "/cluster/host_link_bandwidth"}) {
     c.not_trainer(p, hardware);
@@ -70,6 +70,11 @@ void map_offload_megatron(const strat::Scenario& s, ExportContext& c, ArgList& a
     return;
   }
   a.add("--optimizer-cpu-offload");
+  // validate_args (megatron/training/arguments.py:1803-1807, megatron-core 0.19.2): the hybrid
+  // device optimizer runs on the precision-aware optimizer's code path. Its dtypes left at their
+  // defaults (--main-grads-dtype, --main-params-dtype, --exp-avg(-sq)-dtype fp32: L3504-3516),
+  // the state is the fp32 state offload_cost.hpp counts.
+  a.add("--use-precision-aware-optimizer");
   a.add("--optimizer-offload-fraction", fmt::format("{}", off.fraction));
   if (off.overlap) a.add("--overlap-cpu-optimizer-d2h-h2d");
   c.mapped("/parallel/offload", "--optimizer-cpu-offload");

@@ -5,7 +5,8 @@
 //   deepspeed   zero_optimization.offload_optimizer {"device": "cpu", "pin_memory": ...}
 //               (DeepSpeed 0.19.8's DeepSpeedZeroOffloadOptimizerConfig; keys in
 //               scripts/export/keys/deepspeed-0.19.8.txt); Megatron's fractional offload refused.
-//   megatron    --optimizer-cpu-offload, --optimizer-offload-fraction F,
+//   megatron    --optimizer-cpu-offload (with --use-precision-aware-optimizer, which
+//               validate_args requires), --optimizer-offload-fraction F,
 //               --overlap-cpu-optimizer-d2h-h2d (megatron-core 0.19.2 arguments); DeepSpeed's
 //               refused (the whole shard at ZeRO-2 is not Megatron's layout).
 //   torchtitan  refused: its only offload is FSDP2's CPUOffloadPolicy

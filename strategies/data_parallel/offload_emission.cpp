@@ -82,10 +82,10 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
     for (OpId m : waits) w.add_dependency(m, acc);
     offload_pending_[dev].push_back(acc);
   }
-  const int ranks_per_node = std::min(costs_.cluster().gpus_per_node, replicas_ * sc_.parallel.tp * pp_);
-  const sim::Time cpu = cost::cpu_optimizer_time(off, cpu_params,
-                                                 costs_.cluster().host.memory_bandwidth.bytes_per_s,
-                                                 ranks_per_node);
+  const int ranks_per_node =
+      std::min(costs_.cluster().gpus_per_node, replicas_ * sc_.parallel.tp * pp_);
+  const sim::Time cpu = cost::cpu_optimizer_time(
+      off, cpu_params, costs_.cluster().host.memory_bandwidth.bytes_per_s, ranks_per_node);
   // Megatron with --overlap-cpu-optimizer-d2h-h2d: one CPU optimizer per parameter, each waiting
   // for its own gradient's copy and copying its parameter back after its step, so copies and
   // steps pipeline; the parameters of the shard are taken in `pieces` equal groups (at most 16,

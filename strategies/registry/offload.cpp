@@ -10,7 +10,9 @@ namespace {
 
 using cost::OffloadFlavour;
 
-bool offloads(const Scenario& s, OffloadFlavour f) { return s.parallel.offload.flavour == f; }
+bool offloads(const Scenario& s, OffloadFlavour f) {
+  return s.parallel.offload.flavour == f;
+}
 
 // The host figures the model reads: a preset without a published host needs them given.
 void host_known(const Scenario& s, cost::Diagnostics& d) {
@@ -34,12 +36,13 @@ void host_known(const Scenario& s, cost::Diagnostics& d) {
 
 void mixed_precision_adamw(const Scenario& s, cost::Diagnostics& d) {
   if (s.training.precision == cost::Dtype::kFp32) {
-    d.add("/training/precision", "offload is modelled for mixed precision (bf16 or fp16): the "
-                                 "fp32 master state is what moves to the host");
+    d.add("/training/precision",
+          "offload is modelled for mixed precision (bf16 or fp16): the "
+          "fp32 master state is what moves to the host");
   }
   if (s.optimizer.kind != OptimizerKind::kAdamW) {
-    d.add("/optimizer/name", fmt::format("offload steps AdamW on the CPU (got {})",
-                                         optimizer_name(s.optimizer.kind)));
+    d.add("/optimizer/name",
+          fmt::format("offload steps AdamW on the CPU (got {})", optimizer_name(s.optimizer.kind)));
   }
 }
 
@@ -74,10 +77,14 @@ void megatron_distributed_optimizer(const Scenario& s, cost::Diagnostics& d) {
                       "(zero_stage 1; got {})",
                       s.parallel.zero_stage));
   }
+  // validate_args (megatron/training/arguments.py:1808-1811, megatron-core 0.19.2).
+  if (s.training.fp8.param_gather && s.training.fp8.recipe != cost::QuantRecipe::kDelayed) {
+    d.add("/training/fp8/param_gather", "Megatron's optimizer offload with --fp8-param-gather "
+                                        "needs the delayed FP8 recipe");
+  }
   const double f = s.parallel.offload.fraction;
   if (!(f > 0 && f <= 1)) {
-    d.add("/parallel/offload_fraction",
-          fmt::format("expected a fraction in (0, 1] (got {})", f));
+    d.add("/parallel/offload_fraction", fmt::format("expected a fraction in (0, 1] (got {})", f));
   }
 }
 
@@ -143,32 +150,33 @@ std::vector<Entry> offload_entries() {
   fraction.path = "/parallel/offload_fraction";
   fraction.default_value = "1";
   fraction.range_text = "above 0 to 1";
-  fraction.meaning = "Megatron's --optimizer-offload-fraction: share of the optimizer shard on "
-                     "the CPU";
+  fraction.meaning =
+      "Megatron's --optimizer-offload-fraction: share of the optimizer shard on "
+      "the CPU";
   fraction.when_not_taken = fraction_megatron_only;
   const std::string offload_paper = "Ren et al. 2021, ZeRO-Offload, arXiv 2101.06840";
   return {
       entry(OffloadFlavour::kNone, "no offload: the optimizer state and its step on the GPU",
             "Rajbhandari et al. 2020, ZeRO, arXiv 1910.02054", {}, {}),
-      entry(OffloadFlavour::kDeepSpeed,
-            "DeepSpeed ZeRO-Offload: the rank's fp32 partition and its gradients in host memory, "
-            "gradients copied to the host after each bucket's reduce-scatter, DeepSpeedCPUAdam, "
-            "16-bit weights copied back before the all-gather",
-            offload_paper,
-            {flag("/parallel/offload_pin_memory", "offload_optimizer.pin_memory",
-                  pin_deepspeed_only),
-             flag("/parallel/offload_params",
-                  "offload_param (ZeRO-3 / ZeRO-Infinity; not modelled yet)",
-                  params_deepspeed_only)},
-            {host_known, mixed_precision_adamw, deepspeed_stage}),
-      entry(OffloadFlavour::kMegatron,
-            "Megatron-core's --optimizer-cpu-offload: a fraction of the distributed optimizer's "
-            "shard stepped by torch AdamW on the CPU, its gradients and parameters copied "
-            "(overlapped per parameter with --overlap-cpu-optimizer-d2h-h2d)",
-            "megatron-core 0.19.2, megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py (2025)",
-            {fraction, flag("/parallel/offload_overlap", "--overlap-cpu-optimizer-d2h-h2d",
-                            overlap_megatron_only)},
-            {host_known, mixed_precision_adamw, megatron_distributed_optimizer}),
+      entry(
+          OffloadFlavour::kDeepSpeed,
+          "DeepSpeed ZeRO-Offload: the rank's fp32 partition and its gradients in host memory, "
+          "gradients copied to the host after each bucket's reduce-scatter, DeepSpeedCPUAdam, "
+          "16-bit weights copied back before the all-gather",
+          offload_paper,
+          {flag("/parallel/offload_pin_memory", "offload_optimizer.pin_memory", pin_deepspeed_only),
+           flag("/parallel/offload_params",
+                "offload_param (ZeRO-3 / ZeRO-Infinity; not modelled yet)", params_deepspeed_only)},
+          {host_known, mixed_precision_adamw, deepspeed_stage}),
+      entry(
+          OffloadFlavour::kMegatron,
+          "Megatron-core's --optimizer-cpu-offload: a fraction of the distributed optimizer's "
+          "shard stepped by torch AdamW on the CPU, its gradients and parameters copied "
+          "(overlapped per parameter with --overlap-cpu-optimizer-d2h-h2d)",
+          "megatron-core 0.19.2, megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py (2025)",
+          {fraction, flag("/parallel/offload_overlap", "--overlap-cpu-optimizer-d2h-h2d",
+                          overlap_megatron_only)},
+          {host_known, mixed_precision_adamw, megatron_distributed_optimizer}),
       entry(OffloadFlavour::kFsdp2,
             "FSDP2's CPUOffloadPolicy: parameters, gradients and optimizer state of the shard on "
             "the CPU (needs the FSDP2 sharding mode)",

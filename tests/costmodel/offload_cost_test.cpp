@@ -1,11 +1,12 @@
 // Optimizer offload's closed forms (costmodel/offload_cost.hpp) against hand counts, and the
 // host presets' figures (costmodel/host_system.hpp).
+#include "costmodel/offload_cost.hpp"
+
 #include <doctest/doctest.h>
 
 #include "costmodel/cluster_presets.hpp"
 #include "costmodel/host_system.hpp"
 #include "costmodel/model_state_memory.hpp"
-#include "costmodel/offload_cost.hpp"
 
 using namespace parasim::cost;
 
@@ -17,7 +18,8 @@ OffloadSpec flavour(OffloadFlavour f) {
 }
 }  // namespace
 
-TEST_CASE("ZeRO-Offload's memory split: 16-bit weights stay, 18 B per owned parameter on the host") {
+TEST_CASE(
+    "ZeRO-Offload's memory split: 16-bit weights stay, 18 B per owned parameter on the host") {
   // 13e9 parameters over 8 ranks, ZeRO-2, bf16: GPU 2 B weights, 2/8 B gradients, 12/8 B state.
   const double psi = 13e9, shard = psi / 8;
   const ModelStateBytes gpu = model_state_bytes(psi, 8, 2, true);

@@ -107,7 +107,8 @@ TEST_CASE("Megatron's offload: a fraction's state on the host, its GPU step shri
   const double shard = at_peak(gpu_only, "weights") / 2 / 8;
   CHECK(at_peak(r, "optimizer state") ==
         doctest::Approx(at_peak(gpu_only, "optimizer state") - 8 * 0.5 * shard).epsilon(1e-9));
-  CHECK(r.report.host_offload->host_bytes_per_gpu == doctest::Approx(16 * 0.5 * shard).epsilon(1e-9));
+  CHECK(r.report.host_offload->host_bytes_per_gpu ==
+        doctest::Approx(16 * 0.5 * shard).epsilon(1e-9));
   CHECK(r.report.host_offload->d2h_bytes_per_gpu == doctest::Approx(4 * 0.5 * shard).epsilon(1e-9));
   // Pipelined copies (--overlap-cpu-optimizer-d2h-h2d) never lose to the serial order.
   auto serial = sc;
@@ -133,20 +134,20 @@ TEST_CASE("Offload over a slow host link is never faster than the GPU-only step"
         CHECK(off.report.step_time_s > gpu.report.step_time_s);
         // At least the step's last fp32 gradient copy comes on top of the backward.
         const double shard = at_peak(gpu, "weights") / 2 / dp;
-        CHECK(off.report.step_time_s >= gpu.report.step_time_s - gpu.report.optimizer_s +
-                                            4 * shard / 1e9);
+        CHECK(off.report.step_time_s >=
+              gpu.report.step_time_s - gpu.report.optimizer_s + 4 * shard / 1e9);
       }
     }
   }
 }
 
 TEST_CASE("Offload keys parse, with the host's figures from the preset or the scenario") {
-  const auto s = strat::parse_scenario(
-      scenario_text(R"({"preset": "hgx-h200", "host_memory": "2 TB",
+  const auto s =
+      strat::parse_scenario(scenario_text(R"({"preset": "hgx-h200", "host_memory": "2 TB",
                         "host_memory_bandwidth": "600 GB/s", "host_link": "pcie-gen5-x16"})",
-                    R"({"dp": 8, "zero_stage": 1, "offload": "megatron",
+                                          R"({"dp": 8, "zero_stage": 1, "offload": "megatron",
                         "offload_fraction": 0.5, "offload_overlap": false})"),
-      "offload.json");
+                            "offload.json");
   CHECK(s.parallel.offload.flavour == OffloadFlavour::kMegatron);
   CHECK(s.parallel.offload.fraction == 0.5);
   CHECK_FALSE(s.parallel.offload.overlap);
@@ -163,11 +164,10 @@ TEST_CASE("Offload keys parse, with the host's figures from the preset or the sc
 TEST_CASE("Offload's bad input: every problem at its path, at once") {
   using test::has_problem;
   // A host nobody published; DeepSpeed under ZeRO-1; a Megatron-only fraction.
-  auto p = test::problems_of(
-      scenario_text(R"({"preset": "hgx-h200"})",
-                    R"({"dp": 8, "zero_stage": 1, "offload": "deepspeed",
+  auto p = test::problems_of(scenario_text(R"({"preset": "hgx-h200"})",
+                                           R"({"dp": 8, "zero_stage": 1, "offload": "deepspeed",
                         "offload_fraction": 0.5})"),
-      "offload.json");
+                             "offload.json");
   CHECK(has_problem(p, "/cluster/host_memory", "host memory"));
   CHECK(has_problem(p, "/cluster/host_memory_bandwidth", "DRAM bandwidth"));
   CHECK(has_problem(p, "/cluster/host_link", "host link"));
@@ -182,11 +182,10 @@ TEST_CASE("Offload's bad input: every problem at its path, at once") {
   CHECK(has_problem(p, "/parallel/offload_params", "zero_stage 3"));
   CHECK(has_problem(p, "/training/precision", "mixed precision"));
   // An unknown link kind and a bandwidth that is no bandwidth (the parser's own checks).
-  p = test::problems_of(
-      scenario_text(R"({"preset": "dgx-a100-80gb", "host_link": "pcie-gen3",
+  p = test::problems_of(scenario_text(R"({"preset": "dgx-a100-80gb", "host_link": "pcie-gen3",
                         "host_memory_bandwidth": "5 GB"})",
-                    R"({"dp": 8, "zero_stage": 2, "offload": "deepspeed"})"),
-      "offload.json");
+                                      R"({"dp": 8, "zero_stage": 2, "offload": "deepspeed"})"),
+                        "offload.json");
   CHECK(has_problem(p, "/cluster/host_link", "pcie-gen4-x16"));
   CHECK(has_problem(p, "/cluster/host_memory_bandwidth", "bandwidth"));
   // Megatron outside its distributed optimizer; a fraction of 0; FSDP2 without its mode.
