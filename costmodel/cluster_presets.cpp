@@ -496,6 +496,7 @@ std::vector<ClusterPreset> build_presets() {
       a100_sxm4_80gb(), a100_kernels(true), 4, 300.0, 25.0));
   presets.back().spec.intra_node.peer_bandwidth = Bandwidth{100.0 * kGiga};  // 4 links x 25 GB/s
   for (ClusterPreset& p : presets) p.spec.fabric = preset_collective_fabric(p.name);
+  for (ClusterPreset& p : presets) p.spec.host = preset_host_system(p.name);
   return presets;
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "costmodel/collective_fabric.hpp"
+#include "costmodel/host_system.hpp"
 #include "costmodel/kernel_efficiency.hpp"
 #include "costmodel/precision/architecture.hpp"
 #include "costmodel/units.hpp"
@@ -107,6 +108,8 @@ struct ClusterSpec {
   CollectiveFabric fabric;
   // The network between the nodes: by default full bisection (every NIC at its bandwidth).
   FatTree network;
+  // Host memory per node and each GPU's host link (host_system.hpp): what optimizer offload uses.
+  HostSpec host;
 
   int total_gpus() const { return gpus_per_node * nodes; }
   int host_gpus() const { return gpus_per_host > 0 ? gpus_per_host : gpus_per_node; }

@@ -28,7 +28,8 @@ std::size_t CandidateHash::operator()(const Candidate& c) const {
   for (std::int64_t x : {c.gpus, c.dp, c.tp, c.pp, c.cp, c.chunks, c.micro_batch, c.zero_stage,
                          static_cast<int>(c.fsdp2), static_cast<int>(c.schedule),
                          static_cast<int>(c.recompute), c.first_stage_layers, c.last_stage_layers,
-                         c.ep, c.etp, static_cast<int>(c.cp_comm), c.cp_a2a_size}) {
+                         c.ep, c.etp, static_cast<int>(c.cp_comm), c.cp_a2a_size,
+                         static_cast<int>(c.offload)}) {
     h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
   }
   return static_cast<std::size_t>(h);
@@ -74,6 +75,7 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.schedule = c.schedule;
   p.zero_stage = c.zero_stage;
   p.fsdp2.enabled = c.fsdp2;
+  if (c.offload != base.parallel.offload.flavour) p.offload = cost::OffloadSpec{.flavour = c.offload};
   p.tp_placement = c.placement;
   p.ep = c.ep;
   p.etp = c.etp;
@@ -118,6 +120,7 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.recompute = s.training.recompute;
   c.zero_stage = s.parallel.zero_stage;
   c.fsdp2 = s.parallel.fsdp2.enabled;
+  c.offload = s.parallel.offload.flavour;
   c.attention = s.training.attention;
   c.placement = s.parallel.tp_placement;
   c.optimizer = s.optimizer.kind;
@@ -164,6 +167,9 @@ std::string describe(const Candidate& c) {
   out += fmt::format(" mb {} rc {} {}", c.micro_batch, cost::recompute_name(c.recompute),
                      c.fsdp2 ? std::string("FSDP2") : fmt::format("ZeRO {}", c.zero_stage));
   if (c.attention == strat::AttentionKind::kFlash) out += " flash";
+  if (c.offload != cost::OffloadFlavour::kNone) {
+    out += fmt::format(" offload {}", cost::offload_flavour_name(c.offload));
+  }
   if (c.first_stage_layers > 0) out += fmt::format(" first {}", c.first_stage_layers);
   if (c.last_stage_layers > 0) out += fmt::format(" last {}", c.last_stage_layers);
   if (c.own_stage_layers) out += " own stages";

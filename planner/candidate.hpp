@@ -37,6 +37,9 @@ struct Candidate {
   int cp_a2a_size = 0;
   // The FP8 recipe of the linears (kNone: the scenario's 16/32-bit precision throughout).
   cost::QuantRecipe recipe = cost::QuantRecipe::kNone;
+  // Optimizer offload (docs/offload.md); the base scenario's fraction, overlap and pinning ride
+  // along when it is the base's own flavour, the defaults otherwise.
+  cost::OffloadFlavour offload = cost::OffloadFlavour::kNone;
   // Megatron-LM's first and last stage layer counts (0: that edge takes the even share); with
   // both 0 and pp not dividing the layers, the balanced edge split (strategies/input/
   // stage_split.hpp). One model chunk per stage whenever the stages are uneven.

@@ -42,6 +42,15 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
     p.erase("sharding");
     p.erase("fsdp");
   }
+  if (c.offload != base.parallel.offload.flavour) {  // another flavour: its defaults
+    for (const char* k : {"offload_fraction", "offload_overlap", "offload_pin_memory",
+                          "offload_params"}) {
+      p.erase(k);
+    }
+  }
+  if (c.offload != cost::OffloadFlavour::kNone || p.contains("offload")) {
+    p["offload"] = cost::offload_flavour_name(c.offload);
+  }
   p["tp_placement"] = strat::tp_placement_name(c.placement);
   if (base.model.moe.enabled()) {
     p["ep"] = c.ep;

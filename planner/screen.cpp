@@ -272,8 +272,8 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
                        c.block_size, stage, stage_layers(c, stage), c.ep,
                        stage_moe_layers(c, stage),
                        // etp shards the experts; the dispatcher sizes DeepEP's buffers
-                       (c.etp * 4 + static_cast<int>(c.dispatcher)) * 16 +
-                           static_cast<int>(c.recipe)}};
+                       ((c.etp * 4 + static_cast<int>(c.dispatcher)) * 16 +
+                        static_cast<int>(c.recipe)) * 4 + static_cast<int>(c.offload)}};
   auto it = stages_.find(key);
   if (it != stages_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
@@ -306,6 +306,27 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
       cost::model_state_bytes(held.expert, edp, c.zero_stage, mixed, base_.training.fp32_gradients)
           .total()
           .value;
+  // Optimizer offload: the HBM share of the state and the offloaded step, as the builder
+  // (set_base_memory, offload_emission.cpp) through offload_cost.hpp.
+  const double shard = c.fsdp2            ? params / sc.parallel.fsdp2_shard()
+                       : c.zero_stage >= 1 ? params / replicas + held.expert / edp
+                                           : params + held.expert;
+  const auto& off = sc.parallel.offload;
+  double offload_step = 0;
+  if (off.enabled()) {
+    const auto dense = cost::model_state_bytes(params, replicas, c.zero_stage, mixed,
+                                               base_.training.fp32_gradients);
+    const auto experts = cost::model_state_bytes(held.expert, edp, c.zero_stage, mixed,
+                                                 base_.training.fp32_gradients);
+    const cost::ModelStateBytes both{dense.weights + experts.weights,
+                                     dense.gradients + experts.gradients,
+                                     dense.optimizer + experts.optimizer};
+    s.state_bytes = cost::offload_memory(off, both, shard).hbm.total().value;
+    const auto& host = costs.cluster().host;
+    offload_step = seconds(cost::offload_step_time(
+        off, shard, host.link_bandwidth.bytes_per_s, host.memory_bandwidth.bytes_per_s,
+        std::min(costs.cluster().gpus_per_node, c.gpus)));
+  }
   // FP8 weights (the builder's stage_fp8_weights): casts with the optimizer step, their copies
   // or FP8 parameters in memory, FP8 linears in the parameter all-gathers.
   strat::QuantizedWeightStep fp8;
@@ -341,12 +362,13 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   s.optimizer_host = seconds(host.work);
   s.optimizer_syncs = host.syncs;
   if (c.optimizer == strat::OptimizerKind::kAdamW) {
-    // FSDP2: its fp32 shards, no 16-bit copy (the builder's stage_optimizer_time).
-    const double updated = c.fsdp2            ? params / sc.parallel.fsdp2_shard()
-                           : c.zero_stage >= 1 ? params / replicas + held.expert / edp
-                                               : params + held.expert;
-    s.optimizer = seconds(strat::adamw_step_time(updated, mixed && !c.fsdp2,
-                                                 fw.counts.step_bytes_per_parameter, costs));
+    const double updated = shard - cost::offloaded_parameters(off, shard);
+    // FSDP2 steps its fp32 shards: no 16-bit copy (the builder's stage_optimizer_time).
+    s.optimizer = off.enabled() && updated <= 0
+                      ? 0.0
+                      : seconds(strat::adamw_step_time(updated, mixed && !c.fsdp2,
+                                                       fw.counts.step_bytes_per_parameter, costs));
+    s.optimizer += offload_step;
   } else {
     const strat::ShampooStepCost sh = strat::shampoo_step_cost(sc, costs, stage);
     s.optimizer = seconds(sh.factor_update + sh.inverse_roots + sh.precondition);

@@ -44,7 +44,8 @@ constexpr const char* kKeys[] = {"gpus",
                                  "etp",
                                  "moe_dispatcher",
                                  "cp_variant",
-                                 "precision"};
+                                 "precision",
+                                 "offload"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
 std::vector<int> divisors(long long n, long long cap) {
@@ -295,7 +296,7 @@ std::uint64_t SearchSpace::size() const {
        {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
         micro_batches.size(), recomputes.size(), shardings.size(), attentions.size(),
         placements.size(), optimizers.size(), edge_layers.size(), eps.size(), etps.size(),
-        dispatchers.size(), recipes.size(), cp_comms.size()}) {
+        dispatchers.size(), recipes.size(), cp_comms.size(), offloads.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -311,6 +312,7 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
     return i;
   };
   // Fastest-varying first.
+  c.offload = offloads[take(offloads.size())];
   c.recipe = recipes[take(recipes.size())];
   c.cp_comm = cp_comms[take(cp_comms.size())];
   c.dispatcher = dispatchers[take(dispatchers.size())];
@@ -572,6 +574,16 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   for (const auto& name :
        r.names("precision", {base.training.precision_name()}, precision_names)) {
     s.recipes.push_back(traits_of<strat::PrecisionTraits>(EntryKind::kPrecision, name).recipe);
+  }
+  // Optimizer offload: the scenario's own, with none beside an offloading scenario's (so a
+  // trainer without that offload still finds a plan); search.offload lists others.
+  std::vector<std::string> offload_default{"none"};
+  const std::string own_offload = cost::offload_flavour_name(base.parallel.offload.flavour);
+  if (own_offload != "none") offload_default.push_back(own_offload);
+  s.offloads.clear();
+  for (const auto& name :
+       r.names("offload", offload_default, strat::entry_names(EntryKind::kOffload))) {
+    s.offloads.push_back(traits_of<strat::OffloadTraits>(EntryKind::kOffload, name).flavour);
   }
   // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.
   const auto kind = base.optimizer.kind;

@@ -90,6 +90,8 @@ class SearchSpace {
   int cp_a2a_size = 0;
   // FP8 recipes (kNone: the scenario's 16/32-bit GEMMs); the scenario's own by default.
   std::vector<cost::QuantRecipe> recipes{cost::QuantRecipe::kNone};
+  // Optimizer offload flavours (docs/offload.md): the scenario's own, and none beside it.
+  std::vector<cost::OffloadFlavour> offloads{cost::OffloadFlavour::kNone};
   // Megatron-LM's first/last stage layer counts (0: the even share; both 0 with pp not dividing
   // the layers: the balanced edge split, resolved into the counts when decoded).
   std::vector<std::pair<int, int>> edge_layers{{0, 0}};

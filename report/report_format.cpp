@@ -211,6 +211,14 @@ void memory_section(std::string& o, const strat::Scenario&, const strat::StepRep
          "", "+ " + gib(m.cuda_context_bytes + m.nccl_buffer_bytes + m.dispatch_buffer_bytes),
          gib(m.cuda_context_bytes), gib(m.nccl_buffer_bytes), deepep, gib(m.device_bytes));
   }
+  if (const auto& h = r.host_offload) {  // optimizer offload (docs/offload.md)
+    line(o, "Host memory (offload): {} per GPU, {} per node of {}{}", gib(h->host_bytes_per_gpu),
+         gib(h->host_bytes_per_node), gib(h->host_capacity_bytes),
+         h->fits_in_host ? "" : "  DOES NOT FIT");
+    line(o, "Host link per GPU and step: {} device-to-host, {} host-to-device at {} each way",
+         gib(h->d2h_bytes_per_gpu), gib(h->h2d_bytes_per_gpu),
+         cost::format_bandwidth(cost::Bandwidth{h->link_bytes_per_s}));
+  }
   line(o, "");
 }
 
@@ -301,6 +309,14 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   nlohmann::ordered_json fits = nlohmann::ordered_json::array();
   for (const auto& m : r.memory) fits.push_back(m.fits_in_hbm);
   j["fits_in_hbm_per_device"] = fits;
+  if (const auto& h = r.host_offload) {
+    j["host_offload"] = {{"host_bytes_per_gpu", h->host_bytes_per_gpu},
+                         {"host_bytes_per_node", h->host_bytes_per_node},
+                         {"host_capacity_bytes", h->host_capacity_bytes},
+                         {"fits_in_host", h->fits_in_host},
+                         {"d2h_bytes_per_gpu", h->d2h_bytes_per_gpu},
+                         {"h2d_bytes_per_gpu", h->h2d_bytes_per_gpu}};
+  }
   nlohmann::ordered_json bytes, exposed;
   for (int k = 0; k < strat::kCommKinds; ++k) {
     const char* name = strat::comm_kind_name(static_cast<strat::CommKind>(k));

@@ -156,6 +156,7 @@ void exposed_communication(const BuiltWorkload& built, const sim::SimResult& r,
     std::sort(compute_busy[d].begin(), compute_busy[d].end());
   }
   for (sim::GroupId g = 0; g < w.group_count(); ++g) {
+    if (built.groups[g].host_copy) continue;  // offload copies: host_offload_report
     const auto kind = static_cast<std::size_t>(built.groups[g].kind);
     const sim::Group& group = w.group(g);
     const double senders = group.point_to_point ? 1.0 : group.members_count;
@@ -176,6 +177,7 @@ void collective_table(const BuiltWorkload& built, const sim::SimResult& r,
   std::map<std::tuple<int, int, int>, std::pair<CollectiveSummary, double>> table;
   for (sim::GroupId g = 0; g < w.group_count(); ++g) {
     const GroupInfo& info = built.groups[g];
+    if (info.host_copy) continue;
     auto& [row, member_count] = table[{static_cast<int>(info.kind), static_cast<int>(info.op),
                                        info.group_size}];
     row.kind = comm_kind_name(info.kind);
@@ -365,6 +367,11 @@ void optimizer_step(const BuiltWorkload& built, const sim::SimResult& r,
                (r.op_end[m] - starts[g]).to_seconds());
     }
   }
+  if (built.offload_step.first != sim::kNone) {  // copies and the CPU's step (docs/offload.md)
+    add_part("offloaded step", (r.op_end[built.offload_step.second] -
+                                r.op_start[built.offload_step.first])
+                                   .to_seconds());
+  }
   for (auto& [name, s] : rep.optimizer_breakdown_s) {
     s *= per_step;
     rep.optimizer_s += s;
@@ -425,6 +432,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   link_bytes(built, r, per_step, rep);
   staleness_and_versions(built, r, rep);
   memory(built, r, rep);
+  rep.host_offload = host_offload_report(sc, built, r, per_step);
   optimizer_step(built, r, starts, per_step, rep);
   host(sc, built, r, per_step, rep);
   critical_path(built.workload, r, starts, per_step, rep);

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "report/host_offload_report.hpp"
 #include "sim/engine.hpp"
 #include "strategies/input/scenario.hpp"
 #include "strategies/workload/workload_builder.hpp"
@@ -125,6 +126,7 @@ struct StepReport {
   std::vector<DeviceMemory> memory;                    // per simulated device
   double hbm_capacity_bytes = 0;
   bool fits_in_hbm = true;                             // every device's peak <= capacity
+  std::optional<HostOffloadReport> host_offload;       // with optimizer offload only
   // Critical path: seconds by op category (compute forward/backward, tp-comm, ...), largest
   // share first (ties in name order).
   std::vector<std::pair<std::string, double>> critical_path_s;

@@ -267,7 +267,7 @@ void Run::start_group(GroupId g) {
   for (OpId m : w_.members(g)) {
     if (m != last_arrival_[g]) cause_[m] = last_arrival_[g];
   }
-  if (interference_) {
+  if (interference_ && !w_.group(g).copy_engine) {
     for (OpId m : w_.members(g)) {
       const DeviceId d = w_.device_of(m);
       if (communicating_[d]++ == 0) rescale_compute(d);
@@ -296,7 +296,7 @@ void Run::begin_flows(GroupId g) {
   const PhaseSpec& p = w_.phases(g)[phase_[g]];
   flows_left_[g] = 0;
   std::span<const FlowSpec> flows = w_.flows(p);
-  if (interference_) {
+  if (interference_ && !w_.group(g).copy_engine) {
     bool overlapped = false;
     for (OpId m : w_.members(g)) overlapped = overlapped || computing_[w_.device_of(m)] > 0;
     if (overlapped) {
@@ -336,6 +336,8 @@ void Run::finish_op(OpId o) {
     const DeviceId d = w_.device_of(o);
     if (w_.op(o).kind == OpKind::kCompute) {
       --computing_[d];
+    } else if (w_.group(w_.op(o).group).copy_engine) {
+      // no interference (Group::copy_engine)
     } else if (--communicating_[d] == 0) {
       rescale_compute(d);
     }

@@ -121,6 +121,9 @@ struct Group {
   std::uint32_t phases_count = 0;
   double bytes_per_member = 0;      // for reports: what each member sends in total
   bool point_to_point = false;      // a send/recv pair: traced with a flow arrow
+  // A copy engine's DMA between a GPU and its host (optimizer offload): it takes no SMs, so it
+  // neither slows the device's compute nor is slowed by it (set_overlap_slowdown).
+  bool copy_engine = false;
 };
 
 struct MemoryDelta {
@@ -174,6 +177,9 @@ class Workload {
                     std::span<const FlowSpec> flows, LabelId label, LabelId category,
                     std::int32_t index = -1, bool point_to_point = false,
                     double bytes_per_member = 0, std::uint8_t queue = 0);
+
+  // Marks `g` as a copy engine's transfer (Group::copy_engine).
+  void set_copy_engine(GroupId g) { groups_[g].copy_engine = true; }
 
   // `after` starts only once `before` has finished.
   void add_dependency(OpId before, OpId after);

@@ -10,6 +10,7 @@
 
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
+#include "planner/export/offload_export.hpp"
 #include "strategies/layers/layer_program.hpp"
 
 namespace parasim::exporter {
@@ -255,6 +256,7 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
   Json zero{{"stage", p.zero_stage}};
   map_reduction(s, c, zero);
   map_zero3_gathering(s, c, zero);
+  map_offload_deepspeed(s, c, zero);
   j["zero_optimization"] = zero;
   c.mapped("/parallel/zero_stage", "zero_optimization.stage");
   cover_fsdp2_elsewhere(s, c, "ZeRO stage 3");

@@ -1,4 +1,5 @@
 #include "planner/export/export_common.hpp"
+#include "planner/export/offload_export.hpp"
 
 #include <fmt/format.h>
 
@@ -38,6 +39,7 @@ void cover_not_trainer(const strat::Scenario& s, ExportContext& c) {
   c.not_trainer("/cluster/inter_node", hardware);
   c.not_trainer("/cluster/rails_only", hardware);
   c.not_trainer("/cluster/network", hardware);
+  cover_host_system(c);
   c.not_trainer("/optimizer/host_op_overhead",
                 "cost model: host time the optimizer's eager loop spends per op");
   (void)s;

@@ -4,6 +4,7 @@
 
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
+#include "planner/export/offload_export.hpp"
 #include "planner/export/megatron_experts.hpp"
 
 namespace parasim::exporter {
@@ -210,6 +211,7 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
   // (megatron/core/distributed/torch_fully_sharded_data_parallel.py, arguments.py @0.19.2).
   cover_fsdp2_elsewhere(s, c, "Megatron FSDP, optim_grads_params");
   map_reduction(s, c, a);
+  map_offload_megatron(s, c, a);
 }
 
 void map_training(const Scenario& s, ExportContext& c, ArgList& a) {

@@ -8,6 +8,7 @@
 
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
+#include "planner/export/offload_export.hpp"
 #include "planner/export/torchtitan_experts.hpp"
 #include "planner/export/torchtitan_settings.hpp"
 
@@ -216,6 +217,7 @@ void map_data_parallel(const Scenario& s, ExportContext& c, Settings& out) {
   out.set("parallelism", "data_parallel_shard_degree", shard);
   if (!reshard.empty()) out.set("parallelism", "fsdp_reshard_after_forward", reshard);
   c.mapped("/parallel/dp", "data_parallel_replicate_degree x data_parallel_shard_degree");
+  map_offload_torchtitan(s, c);
   const std::string no_bucket =
       "torchtitan reduces per FSDP2 module or DDP's own buckets: no bucket setting";
   c.not_trainer("/parallel/dp_bucket", no_bucket);

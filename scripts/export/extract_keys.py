@@ -216,6 +216,11 @@ def deepspeed_keys(root):
         "bf16": (rt + ".precision_config", "DeepSpeedBF16Config"),
         "fp16": (rt + ".precision_config", "DeepSpeedFP16Config"),
         "tensor_parallel": (rt + ".tensor_parallel.config", "TPTrainingConfig"),
+        # zero/offload_config.py: the offload sections' own models
+        "zero_optimization.offload_optimizer": (rt + ".zero.offload_config",
+                                                "DeepSpeedZeroOffloadOptimizerConfig"),
+        "zero_optimization.offload_param": (rt + ".zero.offload_config",
+                                            "DeepSpeedZeroOffloadParamConfig"),
     }
     for section, (mod, cls) in sections.items():
         keys.add(section)
@@ -358,7 +363,7 @@ def main():
               "flag names as megatron/training/argument_utils.py makes them)", megatron_flags(o.megatron))
     if o.deepspeed:
         write(o.out, "deepspeed-0.19.8.txt", "DeepSpeed 0.19.8 ds_config keys (dotted paths)",
-              "deepspeed/runtime/constants.py, zero/config.py, precision_config.py, tensor_parallel/config.py, "
+              "deepspeed/runtime/constants.py, zero/config.py, zero/offload_config.py, precision_config.py, tensor_parallel/config.py, "
               "activation_checkpointing/config.py, config.py", deepspeed_keys(o.deepspeed))
     if o.torchtitan03:
         write(o.out, "torchtitan-0.3.0.txt", "torchtitan 0.3.0 ConfigManager arguments (module, config), overrides "

@@ -99,17 +99,22 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
   }
 }
 
-sim::Time Builder::stage_optimizer_time(int stage) const {
-  const bool mixed = sc_.training.precision != cost::Dtype::kFp32;
+double Builder::optimizer_shard(int stage) const {
   const LayerParams params = stage_params(stage);
   const double edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
-  if (sc_.parallel.fsdp2.enabled) {  // fp32 shards, no 16-bit copy to write (fsdp2_units.hpp)
-    return adamw_step_time(params.total() / sc_.parallel.fsdp2_shard(), false,
-                           fw_.counts.step_bytes_per_parameter, costs_);
-  }
-  const double updated = sc_.parallel.zero_stage >= 1
-                             ? params.dense / replicas_ + params.expert / edp
-                             : params.total();
+  if (sc_.parallel.fsdp2.enabled) return params.total() / sc_.parallel.fsdp2_shard();
+  return sc_.parallel.zero_stage >= 1 ? params.dense / replicas_ + params.expert / edp
+                                      : params.total();
+}
+
+sim::Time Builder::stage_optimizer_time(int stage) const {
+  // FSDP2 steps its fp32 shards: no 16-bit copy to write (fsdp2_units.hpp).
+  const bool mixed =
+      sc_.training.precision != cost::Dtype::kFp32 && !sc_.parallel.fsdp2.enabled;
+  const double shard = optimizer_shard(stage);
+  // Offload: the GPU steps only what stays there (offload_cost.hpp).
+  const double updated = shard - cost::offloaded_parameters(sc_.parallel.offload, shard);
+  if (sc_.parallel.offload.enabled() && updated <= 0) return sim::Time::zero();
   return adamw_step_time(updated, mixed, fw_.counts.step_bytes_per_parameter, costs_);
 }
 
@@ -210,6 +215,7 @@ void Builder::emit_data_parallel(int stage) {
           host_issue(dev, member, StepHost{fw_.host.collective_call, fw_.host.collective_call},
                      sim::Time::zero(), true);
         wait.push_back(member);
+        if (sc_.parallel.offload.enabled()) offload_buckets_[dev].emplace_back(member, bucket);
         if (counts.reduce_copy_back && zero == 0) {
           const OpId copy =
               reduce_kernels(dev, copy_label, 1, bucket_tensors, bucket, bucket_index);
@@ -246,13 +252,18 @@ void Builder::emit_data_parallel(int stage) {
     std::vector<OpId> steps;
     for (int d = 0; d < dp_sim_; ++d) {
       const std::size_t dev = index(stage, d, r);
+      const bool offload = sc_.parallel.offload.enabled();
       const OpId op =
           w.add_compute(streams_[dev].compute, step_time, w.intern("adamw step"), cat_opt_);
       for (OpId m : waits[static_cast<std::size_t>(d)]) w.add_dependency(m, op);
       const OpId casts = emit_fp8_weight_casts(dev, stage, op);
       host_optimizer(dev, stage, waits[static_cast<std::size_t>(d)],
                      casts == op ? std::vector<OpId>{op} : std::vector<OpId>{op, casts});
-      steps.push_back(casts);
+      // Offload: the CPU's part of the step after the gradients' copies, its parameters copied
+      // back; what follows waits for both (offload_emission.cpp).
+      steps.push_back(offload ? emit_offloaded_step(dev, stage, waits[static_cast<std::size_t>(d)],
+                                                    casts)
+                              : casts);
     }
     if (zero >= 1 && zero <= 2 && replicas_ > 1) {
       // Updated weights (training precision; FP8 linears in FP8 with fp8.param_gather)

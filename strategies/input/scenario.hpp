@@ -18,6 +18,7 @@
 #include "costmodel/activation_checkpointing.hpp"
 #include "costmodel/activation_memory.hpp"
 #include "costmodel/hardware.hpp"
+#include "costmodel/offload_cost.hpp"
 #include "costmodel/precision/quantization.hpp"
 #include "costmodel/units.hpp"
 #include "strategies/framework/framework_presets.hpp"
@@ -190,6 +191,8 @@ struct ParallelSpec {
   // sharded); the shard group is dp / fsdp2.replicate x cp ranks (torchtitan folds cp into it).
   Fsdp2Spec fsdp2;
   int fsdp2_shard() const { return dp / fsdp2.replicate * cp; }
+  // Optimizer offload to host memory (costmodel/offload_cost.hpp, docs/offload.md); none by default.
+  cost::OffloadSpec offload;
   // Gradient reduction bucket; a scenario that gives none gets its framework's
   // (FrameworkSpec::gradient_bucket; 0: every gradient of a stage in one bucket).
   cost::Bytes dp_bucket{0};

@@ -311,6 +311,24 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
   r.finish();
 }
 
+// cluster.host_memory, host_memory_bandwidth, host_link (a kind) and host_link_bandwidth: the
+// host that optimizer offload uses (costmodel/host_system.hpp); the preset's unless given.
+void read_host_system(JsonObjectReader& r, Diagnostics& d, cost::HostSpec& h) {
+  assign(h.memory, r.bytes("host_memory", false, cost::kRanges.memory_capacity));
+  assign(h.memory_bandwidth,
+         r.bandwidth("host_memory_bandwidth", false, cost::kRanges.bandwidth));
+  std::vector<std::string> links;
+  for (const auto& l : cost::host_link_presets()) links.push_back(l.name);
+  if (auto link = choice_of(r, d, "host_link", false, links)) {
+    h.link = *link;
+    h.link_bandwidth = cost::find_host_link(*link)->bandwidth;
+  }
+  if (auto bw = r.bandwidth("host_link_bandwidth", false, cost::kRanges.bandwidth)) {
+    h.link_bandwidth = *bw;
+    if (h.link.empty()) h.link = "custom";
+  }
+}
+
 void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits,
                   cost::ClusterSpec& c) {
   const std::string path = "/cluster";
@@ -355,6 +373,7 @@ void read_cluster(const json& node, Diagnostics& d, const ScenarioLimits& limits
             "a rails-only fabric has no spine: give one of \"rails_only\" and \"network\"");
     }
   }
+  read_host_system(r, d, c.host);
   r.finish();
   if (c.gpus_per_host > 0 && c.gpus_per_node % c.gpus_per_host != 0) {
     d.add(path + "/gpus_per_host",
@@ -528,6 +547,13 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   if (const Entry* e = chosen_by_value(r, d, EntryKind::kDispatcher, false)) {
     p.moe_dispatcher = std::get<DispatcherTraits>(e->traits).id;
   }
+  if (const Entry* o = chosen_by_value(r, d, EntryKind::kOffload, false)) {
+    p.offload.flavour = std::get<OffloadTraits>(o->traits).flavour;
+  }
+  assign(p.offload.fraction, r.number("offload_fraction", false, 0.0, 1.0));
+  assign(p.offload.overlap, r.boolean("offload_overlap", false));
+  assign(p.offload.pin_memory, r.boolean("offload_pin_memory", false));
+  assign(p.offload.params, r.boolean("offload_params", false));
   r.finish();
 }
 

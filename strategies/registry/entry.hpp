@@ -41,12 +41,13 @@ enum class EntryKind : std::uint8_t {
   kFramework,        // training.framework
   kDispatcher,       // parallel.moe_dispatcher (with model.moe)
   kPrecision,        // training.precision (+ training.fp8.recipe)
+  kOffload,          // parallel.offload (optimizer state in host memory)
 };
 inline constexpr EntryKind kAllEntryKinds[] = {
     EntryKind::kSchedule,  EntryKind::kTpPlacement, EntryKind::kContextParallel,
     EntryKind::kSharding,  EntryKind::kOptimizer,   EntryKind::kAttention,
     EntryKind::kRecompute, EntryKind::kFramework,   EntryKind::kDispatcher,
-    EntryKind::kPrecision};
+    EntryKind::kPrecision, EntryKind::kOffload};
 
 // A validation rule: appends every problem of `scenario` it finds to `d`, each with the JSON
 // path of the field a user should change. Rules never throw and never stop at the first problem.
@@ -149,9 +150,15 @@ struct PrecisionTraits {
   cost::QuantRecipe recipe = cost::QuantRecipe::kNone;
 };
 
+// Where the optimizer state lives and who steps it: ParallelSpec::offload.flavour.
+struct OffloadTraits {
+  cost::OffloadFlavour flavour = cost::OffloadFlavour::kNone;
+};
+
 using EntryTraits = std::variant<ScheduleTraits, PlacementTraits, ContextParallelTraits,
                                  ShardingTraits, OptimizerTraits, AttentionKind, cost::Recompute,
-                                 FrameworkTraits, DispatcherTraits, PrecisionTraits>;
+                                 FrameworkTraits, DispatcherTraits, PrecisionTraits,
+                                 OffloadTraits>;
 
 struct Entry {
   EntryKind kind = EntryKind::kSchedule;

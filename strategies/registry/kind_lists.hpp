@@ -17,5 +17,6 @@ std::vector<Entry> recompute_entries();         // layer_choices.cpp
 std::vector<Entry> framework_entries();         // frameworks.cpp
 std::vector<Entry> dispatcher_entries();        // dispatchers.cpp
 std::vector<Entry> precision_entries();         // precisions.cpp
+std::vector<Entry> offload_entries();           // offload.cpp
 
 }  // namespace parasim::strat

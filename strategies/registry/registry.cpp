@@ -25,7 +25,7 @@ std::vector<Entry> build_entries() {
   for (auto list :
        {placement_entries, context_parallel_entries, sharding_entries, optimizer_entries,
         attention_entries, recompute_entries, framework_entries, dispatcher_entries,
-        precision_entries}) {
+        precision_entries, offload_entries}) {
     for (Entry& e : list()) out.push_back(std::move(e));
   }
   return out;
@@ -127,6 +127,12 @@ std::vector<KindInfo> build_kinds() {
        "the GEMMs' number format: bf16, fp16, fp32, or fp8 with a scaling recipe "
        "(training.fp8.recipe; docs/fp8.md)",
        {}},
+      {EntryKind::kOffload,
+       "offload",
+       "/parallel/offload",
+       "optimizer offload: the optimizer state and its step in host memory, as each trainer "
+       "does it (docs/offload.md)",
+       {}},
   };
 }
 
@@ -163,6 +169,7 @@ bool chooses(const Entry& e, const Scenario& s) {
         if constexpr (std::is_same_v<T, PrecisionTraits>) {
           return t.dtype == s.training.precision && t.recipe == s.training.fp8.recipe;
         }
+        if constexpr (std::is_same_v<T, OffloadTraits>) return t.flavour == p.offload.flavour;
         return false;
       },
       e.traits);

@@ -151,6 +151,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       if (item.kind != ItemKind::kForward && item.kind != ItemKind::kOptimizer) {
         final_backward_[dev] = chain[k];
       }
+      if (item.kind == ItemKind::kBackward) emit_offload_accumulation(dev, stage, mb, chain[k]);
     });
   };
   if (item.kind == ItemKind::kOptimizer) {

@@ -53,6 +53,7 @@ void Builder::add_devices() {
           out_.link_is_inter.push_back(l >= kInterOut);
           out_.link_is_egress.push_back(l == kIntraOut || l == kInterOut);
         }
+        if (sc_.parallel.offload.enabled()) add_offload_streams(dev, st, p);
         streams_.push_back(st);
         out_.devices.push_back(SimulatedDevice{s, d, r, rank, st.compute, st.host, 0});
       }
@@ -155,6 +156,16 @@ void Builder::set_base_memory() {
                                 sc_.parallel.zero_stage, mixed, sc_.training.fp32_gradients);
     double weights = state.weights.value + experts.weights.value;
     double gradients = state.gradients.value + experts.gradients.value;
+    double optimizer = state.optimizer.value + experts.optimizer.value;
+    if (sc_.parallel.offload.enabled()) {  // the host's share leaves HBM (offload_cost.hpp)
+      const auto split = cost::offload_memory(
+          sc_.parallel.offload,
+          cost::ModelStateBytes{{weights}, {gradients}, {optimizer}}, optimizer_shard(s));
+      weights = split.hbm.weights.value;
+      gradients = split.hbm.gradients.value;
+      optimizer = split.hbm.optimizer.value;
+      out_.host_memory.push_back(split.host.value);
+    }
     if (sc_.parallel.zero_stage == 3 && !sc_.parallel.fsdp2.enabled) {
       // What the framework keeps beyond ZeRO's shards (framework.hpp, Zero3Gathering): the
       // persistent tensors whole on every rank, and the gradient bucket it allocates once (the
@@ -179,7 +190,6 @@ void Builder::set_base_memory() {
     }
     w.set_base_memory(dev, mem_weights_, static_cast<std::int64_t>(weights));
     w.set_base_memory(dev, mem_grads_, static_cast<std::int64_t>(gradients));
-    double optimizer = state.optimizer.value + experts.optimizer.value;
     if (sc_.optimizer.kind != OptimizerKind::kAdamW) {  // factors and roots of the owned blocks
       optimizer += shampoo_cost(s).state_bytes;
     }
@@ -506,6 +516,8 @@ BuiltWorkload Builder::build() {
   fsdp2_held_.assign(n, {});
   fsdp2_accumulating_.assign(n, {});
   fsdp2_reduced_.assign(n, {});
+  offload_pending_.assign(n, {});
+  offload_buckets_.assign(n, {});
   for (int s = 0; s < pp_; ++s) emit_stage(s);
   emit_p2p();
   if (!async_ && !iterations_) {  // several iterations: emitted at each iteration's end

@@ -82,6 +82,7 @@ struct GroupInfo {
   cost::CollectiveKind op = cost::CollectiveKind::kAllReduce;
   double message_bytes = 0;  // nccl-tests S
   int group_size = 1;        // ranks in the real group (not only the simulated ones)
+  bool host_copy = false;    // an offload copy over the host link: no collective, not in dp's
 };
 
 struct BuiltWorkload {
@@ -109,6 +110,13 @@ struct BuiltWorkload {
   // context and the buffers of the communicators it holds (communicators.hpp,
   // costmodel/non_tensor_memory.hpp); not in the workload's memory ledger.
   std::vector<cost::NonTensorMemory> non_tensor_memory;
+  // Optimizer offload: host memory each simulated device's rank holds (bytes; offload_cost.hpp);
+  // empty without offload.
+  std::vector<double> host_memory;
+  // Optimizer offload: each simulated device's host links (device-to-host, host-to-device).
+  std::vector<std::pair<sim::LinkId, sim::LinkId>> host_links;
+  // Device 0's offloaded step: its first gradient copy and its last parameter copy back.
+  std::pair<sim::OpId, sim::OpId> offload_step{sim::kNone, sim::kNone};
   // FP8 (training.fp8): per stage, the GPU time one GPU spends per step in the recipe's
   // quantisation kernels (casts, amax, transposes; the weights' once-a-step casts); empty
   // without FP8.

@@ -48,6 +48,10 @@ struct DeviceStreams {
   sim::StreamId host;  // the framework's host thread (StreamKind::kHost)
   std::vector<sim::StreamId> recv_fwd, recv_bwd, send_fwd, send_bwd;  // per model chunk
   std::array<sim::LinkId, kLinkSlots> links;
+  // Optimizer offload only (offload_emission.cpp): the copy streams and the host link, each
+  // direction; kNone otherwise.
+  sim::StreamId d2h = sim::kNone, h2d = sim::kNone;
+  sim::LinkId link_d2h = sim::kNone, link_h2d = sim::kNone;
 };
 
 // The rank layout sees dp x cp replicas (Megatron's order tp-cp-dp-pp: cp ranks are adjacent).
@@ -151,6 +155,17 @@ class Builder {
   ZeroBubbleOrder searched_order() const;
   void emit_item(int stage, const PipelineItem& item, bool final_pass, std::vector<OpId>& chain);
   sim::Time stage_optimizer_time(int stage) const;
+  // Optimizer offload (offload_emission.cpp; costmodel/offload_cost.hpp): the copy streams and
+  // host links of a device; the parameters whose optimizer state a rank of `stage` owns; the
+  // gradient copies of a micro-batch's backward before the step's last (DeepSpeed's
+  // accumulation through the host); the offloaded step of one device after `waits`, returning
+  // its last op (what the parameter all-gather waits for besides the GPU step).
+  void add_offload_streams(sim::DeviceId dev, DeviceStreams& st, const std::string& prefix);
+  double optimizer_shard(int stage) const;
+  void emit_offload_accumulation(std::size_t dev, int stage, int mb, OpId after);
+  OpId emit_offloaded_step(std::size_t dev, int stage, const std::vector<OpId>& waits,
+                           OpId gpu_step);
+  OpId host_copy(std::size_t dev, bool to_host, double bytes, const char* label, int index);
   // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
   // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
   // Each GPU op is issued by the device's host cursor with `host[i]` (host_plan.hpp); a step's
@@ -287,6 +302,10 @@ class Builder {
   // The same for the local experts' gradients (reduced over the expert data-parallel group).
   std::vector<std::vector<std::pair<OpId, double>>> expert_grad_ready_;
   std::vector<OpId> final_backward_;  // per device: last backward op of the step
+  std::vector<std::vector<OpId>> offload_pending_;  // per device: copies the offloaded step awaits
+  // Per device: each gradient bucket's reduction and its bytes (DeepSpeed's offload copies a
+  // bucket's partition to the host once it is reduced).
+  std::vector<std::vector<std::pair<OpId, double>>> offload_buckets_;
   std::vector<OpId> pending_;         // per (d, r) of the stage being emitted: extra dependency
   // Caches: the same (where, steps) and (step, placement) repeat for every micro-batch.
   std::map<std::pair<const std::vector<LayerStep>*, std::string>, std::vector<sim::LabelId>>

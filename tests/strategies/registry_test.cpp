@@ -31,6 +31,7 @@ std::size_t traits_index(EntryKind kind) {
     case EntryKind::kFramework: return 7;
     case EntryKind::kDispatcher: return 8;
     case EntryKind::kPrecision: return 9;
+    case EntryKind::kOffload: return 10;
   }
   return 99;
 }
