@@ -160,7 +160,7 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
                              c.schedule == PipelineSchedule::kInterleaved;
     const int shard = c.dp % f.replicate == 0 ? c.dp / f.replicate * c.cp : 0;
     const int n = f.reshard_after_forward.value_or(strat::Fsdp2Spec::kShardGroup);
-    if (!schedule_ok || m.moe.enabled() || c.placement != TpPlacement::kMegatron || shard == 0 ||
+    if (!schedule_ok || m.moe.enabled() || c.placement != TpPlacement::kMegatron || shard < 2 ||
         (n != strat::Fsdp2Spec::kShardGroup && shard % n != 0)) {
       return Reason::kFsdp2;
     }

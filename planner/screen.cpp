@@ -435,10 +435,14 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     // reduction after the stage's last backward, its gradients accumulated in the reduce dtype.
     const Fsdp2Times& t = fsdp2_times(c);
     const double block = strat::fsdp2_gather_bytes(sc, layer_params, strat::Fsdp2UnitKind::kBlock);
-    const bool whole_step =
-        strat::fsdp2_post_forward_ranks(sc, strat::Fsdp2UnitKind::kBlock) == 1 && c.pp > 1;
-    if (whole_step) {
+    const int after = strat::fsdp2_post_forward_ranks(sc, strat::Fsdp2UnitKind::kBlock);
+    if (c.pp > 1) {
+      // No resharding after the backward: every block whole, and its fp32 accumulator, by the
+      // step's end.
       s.state_bytes += layers * (block + strat::fsdp2_reduce_bytes(sc, layer_params));
+    } else if (after < sc.parallel.fsdp2_shard()) {
+      // Kept whole (or a 1/N shard) from each block's forward to its backward.
+      s.state_bytes += layers * block / after + (after > 1 ? 2 * block : 0.0);
     } else {
       s.state_bytes += 2 * block;  // the block running and the next one prefetched
     }
@@ -516,7 +520,10 @@ const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
   };
   auto gather = [&](int ranks) {
     if (ranks <= 1) return 0.0;
-    return seconds(costs.memory_bound_body(cost::Bytes{copies.gather_copy_in})) +
+    const double in_bytes = ranks < shard
+                                ? strat::fsdp2_post_forward_copy_in_bytes(sc, elements, ranks)
+                                : copies.gather_copy_in;
+    return seconds(costs.memory_bound_body(cost::Bytes{in_bytes})) +
            collective(cost::CollectiveKind::kAllGather, gathered,
                       layout.replica_block_group(0, 0, ranks));
   };
@@ -542,7 +549,14 @@ const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
   } else {
     // Pipelining: no resharding after the backward, so a forward after a backward finds its
     // block whole; resharded after the forward (after > 1), every backward gathers it again.
-    t.gather_forward = gather(shard) / m;
+    // Forwards after a backward find the block whole: the warm-up's gathers (1F1B: up to pp of
+    // them on stage 0; GPipe and interleaving: every forward, a bound) or, kept whole after the
+    // forward, the step's first.
+    const double warm = after == 1 ? 1.0
+                        : c.schedule == strat::PipelineSchedule::kOneFOneB
+                            ? static_cast<double>(std::min(m, c.pp))
+                            : static_cast<double>(m);
+    t.gather_forward = gather(shard) * warm / m;
     t.gather_backward = after == 1 ? 0.0 : gather(after);
     t.compute_forward = copy_out / m;
     t.compute_backward =

@@ -270,6 +270,17 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
       }
       c.mapped("/training/recompute", "--recompute-granularity selective --recompute-modules");
       c.mapped("/training/recompute_modules", "--recompute-modules");
+      if (m.layernorm) {
+        // megatron-core 0.19.2's default Transformer Engine layers fuse the norms into
+        // linear_qkv / linear_fc1 (gpt_layer_specs.py: input_layernorm and pre_mlp_layernorm are
+        // IdentityOp), so transformer_layer.py never sets recompute_input_layernorm there: the
+        // module saves nothing in the run this export starts.
+        c.cannot("/training/recompute_modules",
+                 "recomputing the layer norms (Transformer Engine's layers, Megatron-core's "
+                 "default, fuse them into the next linear: the layernorm module saves nothing "
+                 "there)",
+                 "no export target as simulated", "--recompute-modules with layernorm, a no-op");
+      }
       break;
     }
     case cost::Recompute::kPerOp:

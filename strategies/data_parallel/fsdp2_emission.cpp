@@ -17,9 +17,14 @@ Fsdp2UnitKind unit_kind(int unit) {
 }  // namespace
 
 double Builder::fsdp2_unit_elements(int unit) const {
-  if (unit == kFsdp2Embedding)
-    return input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp);
-  if (unit == kFsdp2Head) return head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_);
+  // Tied embeddings without pipelining: the embedding, norm and head are one unit
+  // (apply_fsdp_to_decoder), gathered with the embedding; the head unit is empty.
+  const bool one_root = sc_.model.tied_embeddings && pp_ == 1;
+  const double head = head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_);
+  if (unit == kFsdp2Embedding) {
+    return input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp) + (one_root ? head : 0);
+  }
+  if (unit == kFsdp2Head) return one_root ? 0.0 : head;
   return layer_params_on_rank(sc_.model, sc_.parallel, unit).total();
 }
 
@@ -52,9 +57,11 @@ void Builder::fsdp2_unshard(int stage, int mb, const std::string& where, int uni
       for (int i = 0; i < simulated; ++i) {
         const std::size_t m = index(stage, group_first + i, r);
         members.push_back(m);
+        // From the fp32 shard, or from a post-forward shard already in the training precision.
+        const double in_bytes = held < shard ? fsdp2_post_forward_copy_in_bytes(sc_, elements, held)
+                                             : copies.gather_copy_in;
         const OpId copy_in = w.add_compute(
-            streams_[m].dp, costs_.memory_bound_body(cost::Bytes{copies.gather_copy_in}), in_label,
-            cat_dp_, mb);
+            streams_[m].dp, costs_.memory_bound_body(cost::Bytes{in_bytes}), in_label, cat_dp_, mb);
         const std::size_t k = static_cast<std::size_t>((group_first + i) * tp_sim_ + r);
         if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], copy_in);
         copy_ins.push_back(copy_in);

@@ -24,9 +24,11 @@ int fsdp2_post_forward_ranks(const Scenario& s, Fsdp2UnitKind kind) {
   // always (apply_fsdp_to_decoder: reshard_after_forward=policy == "always").
   const bool head_like = kind == Fsdp2UnitKind::kHead ||
                          (kind == Fsdp2UnitKind::kEmbedding && s.model.tied_embeddings);
-  if (head_like) return given && *given == Fsdp2Spec::kShardGroup ? shard : 1;
+  // An integer equal to the shard group is True (torch's _get_post_forward_mesh_info).
+  const bool all = given && (*given == Fsdp2Spec::kShardGroup || *given == shard);
+  if (head_like) return all ? shard : 1;
   if (!given) return s.parallel.pp > 1 ? 1 : shard;  // torchtitan's "default"
-  return *given == Fsdp2Spec::kShardGroup ? shard : *given;
+  return all ? shard : *given;
 }
 
 bool fsdp2_reduces_every_micro_batch(const Scenario& s) {
@@ -44,6 +46,10 @@ Fsdp2CopyBytes fsdp2_copy_bytes(const Scenario& s, double elements) {
   // The unsharded gradient (p) added into the accumulated one kept in r (read, read, write).
   c.unsharded_accumulate = elements * (p + 2 * r);
   return c;
+}
+
+double fsdp2_post_forward_copy_in_bytes(const Scenario& s, double elements, int ranks) {
+  return elements / ranks * 2 * param_bytes(s);
 }
 
 double fsdp2_gather_bytes(const Scenario& s, double elements, Fsdp2UnitKind kind) {

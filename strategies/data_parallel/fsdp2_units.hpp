@@ -6,7 +6,8 @@
 //
 // Units (apply_fsdp_to_decoder): the token embedding; each transformer block; the final norm with
 // the output head; the root module, which holds nothing left once those are wrapped. With tied
-// embeddings the embedding, norm and head are one unit.
+// embeddings the embedding, norm and head are one unit (the builder's embedding unit, without
+// pipelining; the stages of a pipeline hold their own parts).
 //
 // Per unit and pass (elements E per TP rank, shard group of S ranks, param dtype p bytes (the
 // training precision), reduce dtype r bytes (training.grad_precision, TrainingSpec::
@@ -60,6 +61,9 @@ struct Fsdp2CopyBytes {
   double unsharded_accumulate = 0;  // pipelining: a micro-batch's gradient into the accumulator
 };
 Fsdp2CopyBytes fsdp2_copy_bytes(const Scenario& s, double elements);
+// The copy-in of a gather from the 1/N shard kept after the forward (already in p bytes: no
+// cast, FSDPParam's _sharded_post_forward_param_data): E/N x 2p.
+double fsdp2_post_forward_copy_in_bytes(const Scenario& s, double elements, int ranks);
 
 // Bytes on the wire: the all-gather's output (E x p; a block's weight matrices in FP8 under
 // torchao's float8 all-gather, fp8.param_gather: zero3_gathered_element_bytes), which is also

@@ -68,6 +68,14 @@ void deepspeed_stage(const Scenario& s, cost::Diagnostics& d) {
     d.add("/parallel/offload_pin_memory",
           "pageable host buffers are not modelled: the host link rate is a pinned copy's");
   }
+  if (s.training.fp32_gradients) {
+    // bf16 with grad_accum_dtype fp32 takes _use_compact_grad_partition_buffer
+    // (stage_1_and_2.py L1259-1266, L2145-2160 @0.19.8): an fp32 partition buffer on the GPU,
+    // one copy to the host at the boundary, not the per-micro-batch host accumulation modelled.
+    d.add("/training/grad_precision",
+          "ZeRO-Offload with fp32 gradient accumulation (DeepSpeed's compact fp32 gradient "
+          "partition on the GPU) is not modelled: use grad_precision bf16");
+  }
 }
 
 void megatron_distributed_optimizer(const Scenario& s, cost::Diagnostics& d) {

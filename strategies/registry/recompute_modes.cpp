@@ -69,6 +69,9 @@ void per_op_modelled(const Scenario& s, cost::Diagnostics& d) {
   if (s.training.fp8.enabled()) {
     d.add("/training/fp8", why + "in bf16 (float8's saved amax and casts are not modelled)");
   }
+  if (s.training.precision == cost::Dtype::kFp32) {
+    d.add("/training/precision", why + "in bf16 or fp16 (its saved tensors are counted at 2 bytes)");
+  }
   if (s.parallel.cp > 1) d.add("/parallel/cp", why + "without context parallelism");
   if (s.parallel.tp_placement != TpPlacement::kMegatron) {
     d.add("/parallel/tp_placement", why + "with plain tensor parallelism");

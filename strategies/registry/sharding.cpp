@@ -59,6 +59,11 @@ void fsdp2_layouts(const Scenario& s, cost::Diagnostics& d) {
     return;
   }
   const int shard = p.fsdp2_shard();
+  if (shard < 2) {
+    d.add("/parallel/sharding",
+          "fsdp2 needs a shard group of at least 2 ranks (dp / fsdp.replicate x cp is 1: nothing "
+          "is sharded); use zero-0 for plain replicas, or fewer fsdp.replicate");
+  }
   const auto& n = p.fsdp2.reshard_after_forward;
   if (n && *n != Fsdp2Spec::kShardGroup && shard % *n != 0) {
     d.add("/parallel/fsdp/reshard_after_forward",

@@ -60,6 +60,8 @@ TEST_CASE("reshard after forward: torchtitan's default, true, false and N; the h
   sc.parallel.fsdp2.reshard_after_forward = 4;
   CHECK(strat::fsdp2_post_forward_ranks(sc, Fsdp2UnitKind::kBlock) == 4);
   CHECK(strat::fsdp2_post_forward_ranks(sc, Fsdp2UnitKind::kHead) == 1);
+  sc.parallel.fsdp2.reshard_after_forward = shard;  // N = the shard group is True
+  CHECK(strat::fsdp2_post_forward_ranks(sc, Fsdp2UnitKind::kHead) == shard);
   // Tied embeddings: one unit with the head, the head's rule.
   sc.parallel.fsdp2.reshard_after_forward.reset();
   sc.model.tied_embeddings = true;
@@ -124,6 +126,11 @@ TEST_CASE("a step without pipelining: gathers and reductions per unit and micro-
   // Nothing left gathered between steps: the unsharded parameters are a transient.
   CHECK(category(r.memory[0], "fsdp2 unsharded parameters") >= 0);
 
+  // Tied embeddings: the embedding, norm and head are one unit (one reduction fewer).
+  auto tied = sc;
+  tied.model.tied_embeddings = true;
+  const auto rt = test::simulate_report(tied);
+  CHECK(collective(rt, "reduce-scatter")->count_per_gpu == m * (layers + 1));
   // Kept whole after the forward: no backward gathers, more memory, never a slower step.
   auto kept = sc;
   kept.parallel.fsdp2.reshard_after_forward = 1;

@@ -198,6 +198,12 @@ TEST_CASE("Offload's bad input: every problem at its path, at once") {
                                                            "offload": "fsdp2"})"),
                         "offload.json");
   CHECK(has_problem(p, "/parallel/offload", "CPUOffloadPolicy is not modelled yet"));
+  // DeepSpeed with fp32 gradient accumulation takes its compact GPU partition path.
+  p = test::problems_of(scenario_text(R"("dgx-a100-80gb")",
+                                      R"({"dp": 8, "zero_stage": 2, "offload": "deepspeed"})",
+                                      R"(, "grad_precision": "fp32")"),
+                        "offload.json");
+  CHECK(has_problem(p, "/training/grad_precision", "compact fp32 gradient partition"));
   p = test::problems_of(scenario_text(R"("dgx-h100")", R"({"dp": 8, "offload": "zero-offload"})"),
                         "offload.json");
   CHECK(has_problem(p, "/parallel/offload", "deepspeed"));
