@@ -94,7 +94,7 @@ Entry fsdp2() {
             "fully_shard (torch 2.15); torchtitan 0.3.0 apply_fsdp_to_decoder";
   ParameterSpec reshard;
   reshard.path = "/parallel/fsdp/reshard_after_forward";
-  reshard.default_value = "default";
+  reshard.default_value = "\"default\" (torchtitan's policy)";
   reshard.range_text = "\"default\", true, false, or a whole number dividing the shard group";
   reshard.meaning = "after a unit's forward: free to the shard (true), keep whole (false), keep "
                     "a 1/N shard (N); default: true without pipelining, false with (torchtitan)";
