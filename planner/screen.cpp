@@ -7,7 +7,6 @@
 #include "costmodel/non_tensor_memory.hpp"
 #include "planner/rules.hpp"
 #include "strategies/data_parallel/fsdp2_units.hpp"
-#include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/registry/registry.hpp"
@@ -21,14 +20,6 @@ namespace {
 using strat::PipelineSchedule;
 
 double seconds(sim::Time t) { return t.to_seconds(); }
-
-strat::ParallelSpec replica_spec(const Candidate& c) {
-  strat::ParallelSpec p;
-  p.dp = c.dp * c.cp;  // cp ranks fold into the replica dimension (workload_builder_impl.hpp)
-  p.tp = c.tp;
-  p.pp = c.pp;
-  return p;
-}
 
 ScreenKey programs_key(const Candidate& c) {
   return ScreenKey{{c.gpus, c.tp, c.sequence_parallel,
@@ -49,7 +40,7 @@ int optimizer_code(const Candidate& c) {
 }  // namespace
 
 ScreenGroups Screen::groups_of(const Candidate& c) const {
-  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
+  const strat::RankLayout layout(screen_replica_spec(c), node_size(base_, c));
   const int etp = expert_tp(c);
   ScreenGroups g;
   g.tp = layout.tp_group(0, 0);
@@ -201,7 +192,7 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
 
 double Screen::p2p_time(const Candidate& c) {
   if (c.pp == 1) return 0;
-  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
+  const strat::RankLayout layout(screen_replica_spec(c), node_size(base_, c));
   const bool inter = layout.pipeline_link(0, 1, 0, 0) == cost::LinkClass::kInterNode;
   const ScreenKey key{{c.gpus, c.tp, c.cp, c.micro_batch, inter}};
   auto it = p2p_.find(key);
@@ -278,7 +269,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
   if (it != stages_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
   const cost::CostModel& costs = costs_.at(c.gpus);
-  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
+  const strat::RankLayout layout(screen_replica_spec(c), node_size(base_, c));
   const int replicas = c.dp * c.cp;
   const int layers = stage_layers(c, stage);
   const bool mixed = base_.training.precision != cost::Dtype::kFp32;
@@ -470,103 +461,6 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     }
   }
   return stages_.emplace(key, std::move(s)).first->second;
-}
-
-std::pair<double, double> Screen::zero3_times(const Candidate& c) {
-  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe)}};
-  auto it = zero3_.find(key);
-  if (it != zero3_.end()) return it->second;
-  const cost::CostModel& costs = costs_.at(c.gpus);
-  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
-  const double params = strat::layer_params_per_tp_rank(base_.model, c.tp);
-  std::pair<double, double> t{0, 0};
-  if (c.dp * c.cp > 1) {
-    const cost::GroupPlacement g = layout.dp_group(0, 0);
-    // The same calls the builder emits, back to back on the dp stream.
-    const double element_bytes = strat::zero3_gathered_element_bytes(apply_candidate(base_, c));
-    for (double elements : strat::zero3_gather_units(base_.model, c.tp,
-                                                     base_.training.framework.zero3)) {
-      t.first += seconds(cost::estimate_time(
-          costs.collective(cost::CollectiveKind::kAllGather,
-                           cost::Bytes{elements * element_bytes}, g),
-          costs.cluster()));
-    }
-    t.second = seconds(cost::estimate_time(
-        costs.collective(cost::CollectiveKind::kReduceScatter,
-                         cost::Bytes{params * base_.training.gradient_bytes()}, g),
-        costs.cluster()));
-  }
-  return zero3_.emplace(key, t).first->second;
-}
-
-const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
-  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe),
-                       c.micro_batch}};
-  auto it = fsdp2_.find(key);
-  if (it != fsdp2_.end()) return it->second;
-  const strat::Scenario sc = apply_candidate(base_, c);
-  const cost::CostModel& costs = costs_.at(c.gpus);
-  const strat::RankLayout layout(replica_spec(c), node_size(base_, c));
-  const double elements = strat::layer_params_per_tp_rank(base_.model, c.tp);
-  const int shard = sc.parallel.fsdp2_shard();
-  const int replicate = sc.parallel.fsdp2.replicate;
-  const int after = strat::fsdp2_post_forward_ranks(sc, strat::Fsdp2UnitKind::kBlock);
-  const double gathered = strat::fsdp2_gather_bytes(sc, elements, strat::Fsdp2UnitKind::kBlock);
-  const strat::Fsdp2CopyBytes copies = strat::fsdp2_copy_bytes(sc, elements);
-  // The same calls and kernels the builder emits (fsdp2_emission.cpp).
-  auto collective = [&](cost::CollectiveKind kind, double bytes, const cost::GroupPlacement& g) {
-    return seconds(cost::estimate_time(costs.collective(kind, cost::Bytes{bytes}, g),
-                                       costs.cluster()));
-  };
-  auto gather = [&](int ranks) {
-    if (ranks <= 1) return 0.0;
-    const double in_bytes = ranks < shard
-                                ? strat::fsdp2_post_forward_copy_in_bytes(sc, elements, ranks)
-                                : copies.gather_copy_in;
-    return seconds(costs.memory_bound_body(cost::Bytes{in_bytes})) +
-           collective(cost::CollectiveKind::kAllGather, gathered,
-                      layout.replica_block_group(0, 0, ranks));
-  };
-  const double copy_out = seconds(costs.memory_bound(cost::Bytes{copies.gather_copy_out}));
-  const double copy_in = seconds(costs.memory_bound(cost::Bytes{copies.reduce_copy_in}));
-  double reduce = shard > 1 ? collective(cost::CollectiveKind::kReduceScatter,
-                                         strat::fsdp2_reduce_bytes(sc, elements),
-                                         layout.replica_block_group(0, 0, shard))
-                            : 0.0;
-  if (replicate > 1) {
-    reduce += collective(cost::CollectiveKind::kAllReduce,
-                         strat::fsdp2_replica_reduce_bytes(sc, elements),
-                         layout.replica_strided_group(0, 0, replicate, shard));
-  }
-  Fsdp2Times t;
-  const int m = base_.training.global_batch / (c.micro_batch * c.dp);
-  if (strat::fsdp2_reduces_every_micro_batch(sc)) {
-    t.gather_forward = gather(shard);
-    t.gather_backward = gather(after == shard ? shard : after);
-    t.reduce = reduce;
-    t.compute_forward = copy_out;
-    t.compute_backward = (after == 1 ? 0.0 : copy_out) + copy_in;
-  } else {
-    // Pipelining: no resharding after the backward, so a forward after a backward finds its
-    // block whole; resharded after the forward (after > 1), every backward gathers it again.
-    // Forwards after a backward find the block whole: the warm-up's gathers (1F1B: up to pp of
-    // them on stage 0; GPipe and interleaving: every forward, a bound) or, kept whole after the
-    // forward, the step's first.
-    const double warm = after == 1 ? 1.0
-                        : c.schedule == strat::PipelineSchedule::kOneFOneB
-                            ? static_cast<double>(std::min(m, c.pp))
-                            : static_cast<double>(m);
-    t.gather_forward = gather(shard) * warm / m;
-    t.gather_backward = after == 1 ? 0.0 : gather(after);
-    t.compute_forward = copy_out / m;
-    t.compute_backward =
-        (after == 1 ? 0.0 : copy_out) +
-        seconds(costs.memory_bound(cost::Bytes{copies.unsharded_accumulate}));
-    t.reduce_at_end =
-        reduce + seconds(costs.memory_bound(
-                     cost::Bytes{2 * strat::fsdp2_reduce_bytes(sc, elements)}));
-  }
-  return fsdp2_.emplace(key, t).first->second;
 }
 
 namespace {

@@ -69,6 +69,16 @@
 
 namespace parasim::plan {
 
+// The rank layout's view of a candidate (strategies/workload/rank_layout.hpp): cp ranks fold into
+// the replica dimension, as the builder's replica_spec does (workload_builder_impl.hpp).
+inline strat::ParallelSpec screen_replica_spec(const Candidate& c) {
+  strat::ParallelSpec p;
+  p.dp = c.dp * c.cp;
+  p.tp = c.tp;
+  p.pp = c.pp;
+  return p;
+}
+
 struct Estimate {
   double step_s = 0;
   double tokens_per_s = 0;

@@ -20,6 +20,8 @@
 #include "strategies/input/model_presets.hpp"
 #include "strategies/input/moe_json.hpp"
 #include "strategies/input/recompute_json.hpp"
+#include "strategies/input/registered_fields.hpp"
+#include "strategies/input/sharding_json.hpp"
 #include "strategies/input/stage_layers_json.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/registry/scenario_rules.hpp"
@@ -34,35 +36,6 @@ using nlohmann::json;
 template <typename T, typename U>
 void assign(T& field, const std::optional<U>& value) {
   if (value) field = static_cast<T>(*value);
-}
-
-// A scenario field whose legal values or range the strategy registry holds
-// (strategies/registry/): its choices or whole-number range, read under `r`.
-// JsonObjectReader::choice over a list built at run time: the same message.
-std::optional<std::string> choice_of(JsonObjectReader& r, Diagnostics& d, std::string_view key,
-                                     bool required, const std::vector<std::string>& allowed) {
-  auto s = r.string(key, required);
-  if (!s || std::find(allowed.begin(), allowed.end(), *s) != allowed.end()) return s;
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
-  d.add(r.child_path(key), fmt::format("expected one of {}, got \"{}\"", list, *s));
-  return std::nullopt;
-}
-std::optional<std::string> registered_choice(JsonObjectReader& r, Diagnostics& d,
-                                             std::string_view path) {
-  const ParameterSpec& p = registered_parameter(path);
-  return choice_of(r, d, p.key(), false, p.choices);
-}
-std::optional<std::int64_t> registered_integer(JsonObjectReader& r, std::string_view path) {
-  const ParameterSpec& p = registered_parameter(path);
-  return r.integer(p.key(), false, p.min, p.max);
-}
-// The entry of `kind` the scenario names at the kind's key (its legal values: the entries').
-const Entry* chosen_by_value(JsonObjectReader& r, Diagnostics& d, EntryKind kind, bool required) {
-  const KindInfo& info = kind_info(kind);
-  const std::string key = info.scenario_key.substr(info.scenario_key.rfind('/') + 1);
-  const auto value = choice_of(r, d, key, required, scenario_values(kind));
-  return value ? find_entry_by_value(kind, *value) : nullptr;
 }
 
 std::string preset_names_models() {
@@ -461,46 +434,6 @@ cost::Bytes framework_bucket(const TrainingSpec& t) {
     return cost::Bytes{f.gradient_bucket_elements * t.gradient_bytes()};
   }
   return f.gradient_bucket;
-}
-
-// parallel.sharding (a sharding entry's name) and parallel.zero_stage (its stage as a number,
-// zero-N): either, or both when they agree.
-const Entry* chosen_sharding(JsonObjectReader& r, Diagnostics& d) {
-  const Entry* named = chosen_by_value(r, d, EntryKind::kSharding, false);
-  const auto& zero = registered_parameter("/parallel/zero_stage");
-  const auto z = r.integer("zero_stage", false, zero.min, zero.max);
-  if (!z) return named;
-  const Entry* numbered = find_entry_by_value(EntryKind::kSharding, fmt::format("zero-{}", *z));
-  if (named != nullptr && std::get<ShardingTraits>(named->traits).zero_stage == *z) return named;
-  if (named != nullptr) {
-    d.add(r.child_path("sharding"),
-          fmt::format("sharding \"{}\" contradicts zero_stage {} (zero_stage N is sharding "
-                      "\"zero-N\", and fsdp2 shards as zero_stage 3); give one of them",
-                      named->name, *z));
-    return named;
-  }
-  return numbered;
-}
-
-// parallel.fsdp: FSDP2's options (Fsdp2Spec).
-void read_fsdp(const json& node, Diagnostics& d, Fsdp2Spec& f) {
-  JsonObjectReader r(node, "/parallel/fsdp", d);
-  if (const json* raf = r.child("reshard_after_forward", false)) {
-    const std::string path = r.child_path("reshard_after_forward");
-    if (raf->is_boolean()) {
-      f.reshard_after_forward = raf->get<bool>() ? Fsdp2Spec::kShardGroup : 1;
-    } else if (raf->is_string() && raf->get<std::string>() == "default") {
-      f.reshard_after_forward.reset();
-    } else if (raf->is_number_integer() && raf->get<std::int64_t>() >= 1 &&
-               raf->get<std::int64_t>() <= (1 << 20)) {
-      f.reshard_after_forward = static_cast<int>(raf->get<std::int64_t>());
-    } else {
-      d.add(path, "expected \"default\", true, false, or a whole number from 1 to 1048576 (the "
-                  "ranks a unit stays sharded over after its forward)");
-    }
-  }
-  assign(f.replicate, registered_integer(r, "/parallel/fsdp/replicate"));
-  r.finish();
 }
 
 void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limits,
