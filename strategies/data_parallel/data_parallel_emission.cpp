@@ -392,8 +392,10 @@ std::vector<std::vector<OpId>> Builder::emit_param_gathers(int stage, int mb) {
                                           layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
-      const auto g = emit_collective(members, &DeviceStreams::dp, plan, "param all-gather",
-                                     cat_dp_, mb, CommKind::kDataParallel, replicas_);
+      // Not the optimizer step's (step_report.cpp counts "param all-gather" there).
+      const auto g = emit_collective(members, &DeviceStreams::dp, plan,
+                                     "param all-gather (forward)", cat_dp_, mb,
+                                     CommKind::kDataParallel, replicas_);
       for (int d = 0; d < dp_sim_; ++d) {
         wait[at][static_cast<std::size_t>(d * tp_sim_ + r)] =
             w.members(g)[static_cast<std::size_t>(d)];
