@@ -14,6 +14,7 @@
 #include "scenario_builder.hpp"
 #include "strategies/data_parallel/megatron_buckets.hpp"
 #include "strategies/framework/framework_presets.hpp"
+#include "strategies/input/workload_estimate.hpp"
 
 using namespace parasim;
 using strat::GradBucket;
@@ -165,6 +166,15 @@ TEST_CASE("--overlap-grad-reduce and --overlap-param-gather shorten a step whose
             .epsilon(1e-9));
   CHECK(r_grads.step_time_s < r_after.step_time_s * 0.99);
   CHECK(r_params.step_time_s < r_grads.step_time_s * 0.99);
+  // The op estimate (workload_estimate.hpp) still bounds the op count from above, within 10 %.
+  for (const auto* sc : {&after, &grads, &params}) {
+    const cost::CostModel costs(sc->cluster);
+    const auto ops =
+        static_cast<double>(strat::build_workload(*sc, costs, {false, {}}).workload.op_count());
+    const double estimate = strat::estimate_workload(*sc, false).ops;
+    CHECK(estimate >= ops);
+    CHECK(estimate <= 1.10 * ops);
+  }
 }
 
 TEST_CASE(
