@@ -1,5 +1,7 @@
 #include "planner/rules.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -130,6 +132,18 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
       rule(apply_candidate(base, c), per_op);
     }
     if (!per_op.ok()) return Reason::kValidate;
+  }
+  // Megatron's DDP layout and --overlap-param-gather: the sharding entry's rules (sharding.cpp,
+  // megatron_ddp) on the candidate's scenario.
+  if (base.parallel.dp_bucket_layout == strat::DpBucketLayout::kMegatron ||
+      base.parallel.overlap_param_gather) {
+    const strat::Scenario sc = apply_candidate(base, c);
+    const std::string sharding = c.fsdp2 ? "fsdp2" : fmt::format("zero-{}", c.zero_stage);
+    cost::Diagnostics ddp("candidate");
+    for (strat::Rule rule : strat::find_entry(strat::EntryKind::kSharding, sharding)->rules) {
+      rule(sc, ddp);
+    }
+    if (!ddp.ok()) return Reason::kValidate;
   }
   if (m.heads % c.tp != 0 || m.kv_heads % c.tp != 0) return Reason::kHeads;
   bool split_exists = true;

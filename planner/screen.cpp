@@ -7,6 +7,7 @@
 #include "costmodel/non_tensor_memory.hpp"
 #include "planner/rules.hpp"
 #include "strategies/data_parallel/fsdp2_units.hpp"
+#include "strategies/data_parallel/megatron_buckets.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/registry/registry.hpp"
@@ -394,10 +395,27 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     const double gap = seconds(strat::queued_kernel_gap(costs.device()));
     const int tensors = layers * strat::layer_parameter_tensors(base_.model) +
                         strat::embedding_parameter_tensors(base_.model, stage, c.pp);
-    double bucket = 0;
-    for (std::size_t k = 0; k < chunk_params.size(); ++k) {
-      bucket += chunk_params[k] * grad_elem;
-      if (!(cap > 0 && bucket >= cap) && k + 1 < chunk_params.size()) continue;
+    // Each bucket: the chunk that completes it, its bytes.
+    std::vector<std::pair<std::size_t, double>> planned;
+    if (sc.parallel.dp_bucket_layout == strat::DpBucketLayout::kMegatron) {
+      // megatron_buckets.hpp (the builder's): chunks from the head's, which only the last
+      // stage has; the screen's chunk 0 is the head's on every stage.
+      const std::size_t shift = stage == c.pp - 1 ? 0 : 1;
+      for (const strat::GradBucket& b : strat::megatron_stage_buckets(sc, stage)) {
+        planned.emplace_back(b.chunk + shift, b.padded * grad_elem);
+      }
+    } else {
+      double bytes = 0;
+      for (std::size_t k = 0; k < chunk_params.size(); ++k) {
+        bytes += chunk_params[k] * grad_elem;
+        if (!(cap > 0 && bytes >= cap) && k + 1 < chunk_params.size()) continue;
+        planned.emplace_back(k, bytes);
+        bytes = 0;
+      }
+    }
+    for (const auto& kb : planned) {
+      const std::size_t k = kb.first;
+      const double bucket = kb.second;
       double t = seconds(cost::estimate_time(
           costs.collective(reduce, cost::Bytes{bucket}, dp_group), costs.cluster()));
       const int passes = fw.counts.reduce_passes_before;
@@ -410,9 +428,22 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
         t += seconds(costs.memory_bound_body(cost::Bytes{2.0 * bucket})) + gap * bucket_tensors;
       }
       s.buckets.emplace_back(static_cast<int>(k), t);
-      bucket = 0;
     }
-    if (c.zero_stage >= 1 && c.optimizer == strat::OptimizerKind::kAdamW) {
+    if (sc.parallel.overlap_param_gather) {
+      // --overlap-param-gather (the builder's emit_param_gathers): each bucket's all-gather,
+      // forward order, with the chunk that waits for it; nothing after the step.
+      const std::size_t shift = stage == c.pp - 1 ? 0 : 1;
+      const double element_bytes = cost::bytes_per_element(base_.training.precision);
+      const auto buckets = strat::megatron_stage_buckets(sc, stage);
+      for (auto b = buckets.rbegin(); b != buckets.rend(); ++b) {
+        s.param_gathers.emplace_back(
+            static_cast<int>(b->chunk + shift),
+            seconds(cost::estimate_time(
+                costs.collective(cost::CollectiveKind::kAllGather,
+                                 cost::Bytes{b->padded * element_bytes}, dp_group),
+                costs.cluster())));
+      }
+    } else if (c.zero_stage >= 1 && c.optimizer == strat::OptimizerKind::kAdamW) {
       s.param_gather = seconds(cost::estimate_time(
           costs.collective(cost::CollectiveKind::kAllGather, cost::Bytes{dense_gathered},
                            dp_group),
@@ -656,14 +687,37 @@ Estimate Screen::estimate(const Candidate& c) {
       }
     }
     const double exposed = std::max(0.0, dp_end - total_b);
+    // --overlap-param-gather: the gathers queue back to back from the step's start and the
+    // stage's first forward (s (f + p2p) in with a flush schedule) waits, chunk by chunk, for
+    // the ones its chunks need; what that adds to the forward is exposed.
+    double gather_delay = 0;
+    if (!st.param_gathers.empty()) {
+      const double start = async || post_validation ? 0.0 : s.stage * (f + p2p);
+      double gpu = start, comm = 0, forward = 0;
+      std::size_t j = 0;
+      for (int k = L + 1; k >= 0; --k) {
+        const bool waits = j < st.param_gathers.size() && st.param_gathers[j].first == k;
+        while (j < st.param_gathers.size() && st.param_gathers[j].first == k) {
+          comm += st.param_gathers[j++].second;
+        }
+        if (waits) gpu = std::max(gpu, comm);
+        const double fk = k == 0 ? (has_head ? pr.head.forward : 0.0)
+                                 : (k <= L ? pr.layer.forward
+                                           : (s.stage == 0 ? pr.embed.forward : 0.0));
+        gpu += fk;
+        forward += fk;
+      }
+      gather_delay = gpu - start - forward;
+    }
     const int updates = traits.updates != nullptr ? traits.updates(m) : 1;
     // The optimizer's host (optimizer_host, host_emission.cpp): its work once the backward is
     // issued, then its syncs wait for the reductions; the step is issued after both.
     const double gpu_ready = end + exposed;
     double host = end + st.optimizer_host;
     if (st.optimizer_syncs > 0) host = std::max(host, gpu_ready) + st.optimizer_syncs * sync;
-    step = std::max(step, std::max(gpu_ready, host) + updates * st.optimizer + st.param_gather);
-    if (s.stage == 0) exposed_dp = exposed + st.param_gather;
+    step = std::max(step, std::max(gpu_ready, host) + updates * st.optimizer + st.param_gather +
+                              gather_delay);
+    if (s.stage == 0) exposed_dp = exposed + st.param_gather + gather_delay;
     // Memory floor (the header's rule).
     const bool paci_mem = c.schedule == PipelineSchedule::kPaci &&
                           base_.parallel.paci_mode == strat::PaciMode::kMem;

@@ -172,6 +172,9 @@ class Screen {
   struct StageStatic {
     std::vector<std::pair<int, double>> buckets;
     double optimizer = 0, param_gather = 0, state_bytes = 0;
+    // --overlap-param-gather: the bucket all-gathers in forward order, each with the chunk
+    // (head first, as `buckets`) whose forward waits for it.
+    std::vector<std::pair<int, double>> param_gathers;
     double non_tensor_bytes = 0;  // CUDA context and NCCL buffers (communicators.hpp)
     double optimizer_host = 0;  // the step's host work before its syncs (optimizer_host)
     int optimizer_syncs = 0;

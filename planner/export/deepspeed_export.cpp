@@ -255,6 +255,7 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
   cover_paci_mode(s, c);
   Json zero{{"stage", p.zero_stage}};
   map_reduction(s, c, zero);
+  cover_megatron_ddp_elsewhere(s, c, "DeepSpeed's own buckets (reduce_bucket_size)");
   map_zero3_gathering(s, c, zero);
   map_offload_deepspeed(s, c, zero);
   j["zero_optimization"] = zero;

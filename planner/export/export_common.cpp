@@ -178,6 +178,23 @@ void cover_paci_mode(const strat::Scenario& s, ExportContext& c) {
   }
 }
 
+void cover_megatron_ddp_elsewhere(const strat::Scenario& s, ExportContext& c,
+                                  const std::string& closest) {
+  if (s.parallel.dp_bucket_layout == strat::DpBucketLayout::kMegatron) {
+    c.cannot("/parallel/dp_bucket_layout", "megatron-core's DDP gradient buckets", "megatron",
+             closest);
+  } else {
+    c.mapped("/parallel/dp_bucket_layout", "whole layers (see /parallel/dp_bucket)");
+  }
+  if (s.parallel.overlap_param_gather) {
+    c.cannot("/parallel/overlap_param_gather",
+             "the distributed optimizer's parameter all-gather per bucket under the next forward",
+             "megatron (--overlap-param-gather)", "the all-gather after the step");
+  } else {
+    c.unused("/parallel/overlap_param_gather", "off");
+  }
+}
+
 long long bucket_elements(const strat::Scenario& s) {
   return std::llround(s.parallel.dp_bucket.value / s.training.gradient_bytes());
 }

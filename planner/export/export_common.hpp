@@ -55,6 +55,11 @@ void cover_paci_mode(const strat::Scenario& s, ExportContext& c);
 // zero_stage seam maps it; fsdp2 refused (`closest`: what the target writes instead).
 void cover_fsdp2_elsewhere(const strat::Scenario& s, ExportContext& c,
                            const std::string& closest);
+// parallel.dp_bucket_layout and overlap_param_gather on a target other than Megatron-LM: whole
+// layers mapped with dp_bucket; megatron-core's layout and --overlap-param-gather refused
+// (`closest`: what the target's reduction does instead).
+void cover_megatron_ddp_elsewhere(const strat::Scenario& s, ExportContext& c,
+                                  const std::string& closest);
 
 // training.framework: the framework whose host loop the step was simulated for. Its name,
 // preset and version are stated (the export's target is a trainer: a scenario modelled as

@@ -116,14 +116,52 @@ void map_stage_layers(const Scenario& s, ExportContext& c, ArgList& a) {
 // --overlap-grad-reduce (each bucket as its gradients are ready); without it the bucket size is
 // None: one bucket per gradient buffer after the backward (distributed_data_parallel.py, "Set
 // bucket_size to infinity if overlap_grad_reduce is False").
+// parallel.dp_bucket_layout "megatron" (megatron_buckets.hpp): Megatron's own buckets, exactly.
+// --overlap-grad-reduce with gradient_reduction "overlapped", --ddp-bucket-size when dp_bucket
+// is given (0: Megatron's default, max(40M, 1M x dp)); --overlap-param-gather with
+// overlap_param_gather.
+void map_megatron_ddp(const Scenario& s, ExportContext& c, ArgList& a) {
+  const auto& p = s.parallel;
+  c.mapped("/parallel/dp_bucket_layout", "megatron-core's DDP buffers");
+  if (s.training.framework.gradient_reduction == strat::GradientReduction::kOverlapped) {
+    a.add("--overlap-grad-reduce");
+    if (p.dp_bucket.value > 0) {
+      a.add("--ddp-bucket-size", num(bucket_elements(s)));
+      c.mapped("/parallel/dp_bucket", "--ddp-bucket-size (elements)");
+    } else {
+      c.mapped("/parallel/dp_bucket", "Megatron's default bucket, max(40M, 1M x dp) elements");
+    }
+    cover_framework_reduction(s, c, "--overlap-grad-reduce (each bucket as it is ready)");
+  } else {
+    c.unused("/parallel/dp_bucket", "one bucket after the backward without --overlap-grad-reduce");
+    cover_framework_reduction(s, c, "one bucket after the backward (no --overlap-grad-reduce)");
+  }
+  if (p.overlap_param_gather) {
+    a.add("--overlap-param-gather");
+    c.mapped("/parallel/overlap_param_gather", "--overlap-param-gather");
+  } else {
+    c.unused("/parallel/overlap_param_gather", "off");
+  }
+}
+
 void map_reduction(const Scenario& s, ExportContext& c, ArgList& a) {
   const auto& p = s.parallel;
   cover_cuda_graphs_eager_target(s, c);
   if (s.replicas() == 1) {
     c.unused("/parallel/dp_bucket", "no data-parallel replicas");
+    c.unused("/parallel/dp_bucket_layout", "no data-parallel replicas");
+    c.unused("/parallel/overlap_param_gather", "no data-parallel replicas");
     cover_framework_reduction(s, c, "");
     return;
   }
+  if (p.dp_bucket_layout == strat::DpBucketLayout::kMegatron) {
+    map_megatron_ddp(s, c, a);
+    return;
+  }
+  // Whole-layer buckets: Megatron's own are per parameter tensor and on the first stage only
+  // (dp_bucket_layout "megatron" models them).
+  c.mapped("/parallel/dp_bucket_layout", "whole layers (see /parallel/dp_bucket)");
+  c.unused("/parallel/overlap_param_gather", "off");
   const bool overlapped =
       s.training.framework.gradient_reduction == strat::GradientReduction::kOverlapped;
   if (p.dp_bucket.value <= 0) {

@@ -221,6 +221,7 @@ void map_data_parallel(const Scenario& s, ExportContext& c, Settings& out) {
   const std::string no_bucket =
       "torchtitan reduces per FSDP2 module or DDP's own buckets: no bucket setting";
   c.not_trainer("/parallel/dp_bucket", no_bucket);
+  cover_megatron_ddp_elsewhere(s, c, "FSDP2's per-module reductions or DDP's own buckets");
   for (const char* path :
        {"/training/framework/gradient_reduction", "/training/framework/gradient_bucket",
         "/training/framework/gradient_bucket_elements"}) {

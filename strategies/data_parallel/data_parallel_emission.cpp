@@ -138,23 +138,17 @@ void Builder::emit_data_parallel(int stage) {
   const sim::Time step_time = stage_optimizer_time(stage);
   const bool after_backward = fw_.gradient_reduction == GradientReduction::kAfterBackward;
   const auto& counts = fw_.counts;
-  const sim::Time launch = costs_.device().kernel_launch_overhead;
   const sim::Time gap = queued_kernel_gap(costs_.device());
-  const sim::Time per_op = fw_.host.forward_op_no_grad + launch;
+  const sim::Time per_op = fw_.host.forward_op_no_grad + costs_.device().kernel_launch_overhead;
   const int tensors = stage_parameter_tensors(stage);
   const sim::LabelId flatten_label = w.intern("grad flatten");
   const sim::LabelId copy_label = w.intern("grad copy-back");
-  // The reduction's own kernels: `passes` memory passes over a bucket of `bytes` (read + write),
-  // one kernel each (or one kernel per parameter tensor of the bucket for the copy-back).
   auto reduce_kernels = [&](std::size_t dev, sim::LabelId label, int passes, int kernels,
                             double bytes, int index) {
-    const sim::Time body = costs_.memory_bound_body(cost::Bytes{2.0 * bytes * passes});
-    const OpId op =
-        w.add_compute(streams_[dev].compute, body + gap * kernels, label, cat_dp_, index);
-    host_issue(dev, op, StepHost{per_op, per_op * kernels},
-               sim::Time::ps(body.picoseconds() / kernels) + gap, false);
-    return op;
+    return reduce_pass_kernels(dev, label, passes, kernels, bytes, index);
   };
+  // Megatron's layout scales each bucket inside the backward (gradients_ready_at).
+  const bool scaled_inline = sc_.parallel.dp_bucket_layout == DpBucketLayout::kMegatron;
   // What each device's optimizer step waits for, by [tp rank][dp rank]; the host step opens on
   // every device first, since an expert group spans tp ranks when etp < tp.
   std::vector<std::vector<std::vector<OpId>>> all_waits(static_cast<std::size_t>(tp_sim_),
@@ -177,14 +171,29 @@ void Builder::emit_data_parallel(int stage) {
   for (int r = 0; r < tp_sim_; ++r) {
     std::vector<std::vector<OpId>>& waits = all_waits[static_cast<std::size_t>(r)];
     const auto& chunks = grad_ready_[index(stage, 0, r)];
-    double bucket = 0;
+    // Each bucket: the chunk whose gradients complete it, its bytes.
+    std::vector<std::pair<std::size_t, double>> buckets;
+    if (sc_.parallel.dp_bucket_layout == DpBucketLayout::kMegatron) {
+      for (const GradBucket& b : megatron_chunk_buckets(stage, chunks)) {
+        buckets.emplace_back(b.chunk, b.padded * grad_elem);
+      }
+    } else {
+      double bytes = 0;
+      for (std::size_t c = 0; c < chunks.size(); ++c) {
+        bytes += chunks[c].second * grad_elem;
+        // dp_bucket 0: every gradient of the stage in one bucket (a contiguous gradient buffer).
+        const double cap = sc_.parallel.dp_bucket.value;
+        if ((cap > 0 && bytes >= cap) || c + 1 == chunks.size()) {
+          buckets.emplace_back(c, bytes);
+          bytes = 0;
+        }
+      }
+    }
     int bucket_index = 0;
-    for (std::size_t c = 0; c < chunks.size(); ++c) {
-      bucket += chunks[c].second * grad_elem;
-      // dp_bucket 0: every gradient of the stage in one bucket (a contiguous gradient buffer).
-      const double cap = sc_.parallel.dp_bucket.value;
-      const bool flush = (cap > 0 && bucket >= cap) || c + 1 == chunks.size();
-      if (!flush || replicas_ == 1) continue;
+    for (const auto& planned : buckets) {
+      const std::size_t c = planned.first;
+      const double bucket = planned.second;
+      if (replicas_ == 1) continue;
       const auto plan = costs_.collective(reduce, cost::Bytes{bucket}, layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
@@ -203,7 +212,11 @@ void Builder::emit_data_parallel(int stage) {
         // and the bucket goes once it has run (DeepSpeed's ReduceGrads, Megatron's
         // allreduce_gradients); overlapped: as soon as its gradients are ready (PyTorch DDP).
         if (after_backward) w.add_dependency(final_backward_[dev], member);
-        if (counts.reduce_passes_before > 0) {
+        if (counts.reduce_passes_before > 0 && scaled_inline) {
+          const OpId scaled = bucket_scaled_[dev].at(static_cast<std::size_t>(bucket_index));
+          w.add_dependency(scaled, member);
+          wait.push_back(scaled);
+        } else if (counts.reduce_passes_before > 0) {
           const OpId flatten = reduce_kernels(dev, flatten_label, counts.reduce_passes_before,
                                               counts.reduce_passes_before, bucket, bucket_index);
           w.add_dependency(grad_ready_[dev][c].first, flatten);
@@ -224,7 +237,6 @@ void Builder::emit_data_parallel(int stage) {
         }
       }
       ++bucket_index;
-      bucket = 0;
     }
     // DeepSpeed's fp16 overflow check, float(x.float().sum()) per gradient: its GPU pass (read the
     // gradient, write and read its fp32 copy), issued before the optimizer's syncs.
@@ -265,7 +277,8 @@ void Builder::emit_data_parallel(int stage) {
                                                     casts)
                               : casts);
     }
-    if (zero >= 1 && zero <= 2 && replicas_ > 1) {
+    // --overlap-param-gather: the next step's forward gathers them (emit_param_gathers).
+    if (zero >= 1 && zero <= 2 && replicas_ > 1 && !sc_.parallel.overlap_param_gather) {
       // Updated weights (training precision; FP8 linears in FP8 with fp8.param_gather)
       // all-gathered back to every replica (gathered size: whole stage).
       const double gathered =
@@ -296,6 +309,100 @@ void Builder::emit_data_parallel(int stage) {
   for (int r = 0; r < tp_sim_; ++r) {
     for (int d = 0; d < dp_sim_; ++d) host_close(index(stage, d, r));
   }
+}
+
+// The reduction's own kernels: `passes` memory passes over a bucket of `bytes` (read + write),
+// one kernel each (or one kernel per parameter tensor of the bucket for the copy-back).
+OpId Builder::reduce_pass_kernels(std::size_t dev, sim::LabelId label, int passes, int kernels,
+                                  double bytes, int index) {
+  auto& w = out_.workload;
+  const sim::Time gap = queued_kernel_gap(costs_.device());
+  const sim::Time per_op = fw_.host.forward_op_no_grad + costs_.device().kernel_launch_overhead;
+  const sim::Time body = costs_.memory_bound_body(cost::Bytes{2.0 * bytes * passes});
+  const OpId op = w.add_compute(streams_[dev].compute, body + gap * kernels, label, cat_dp_, index);
+  host_issue(dev, op, StepHost{per_op, per_op * kernels},
+             sim::Time::ps(body.picoseconds() / kernels) + gap, false);
+  return op;
+}
+
+// A chunk's gradients of the step's last backward. With Megatron's layout, a bucket its chunk
+// completes is scaled by 1 / (dp x cp) right there on the compute stream, as start_grad_sync
+// does from the backward hook (param_and_grad_buffer.py, `bucket.grad_data *=
+// gradient_scaling_factor`, 0.19.2), before its collective is launched.
+void Builder::gradients_ready_at(std::size_t dev, OpId op, double elements) {
+  grad_ready_[dev].emplace_back(op, elements);
+  const int passes = fw_.counts.reduce_passes_before;
+  if (sc_.parallel.dp_bucket_layout != DpBucketLayout::kMegatron || replicas_ == 1 || passes == 0) {
+    return;
+  }
+  const int stage = out_.devices[dev].stage;
+  auto it = megatron_buckets_.find(stage);
+  if (it == megatron_buckets_.end()) {
+    it = megatron_buckets_.emplace(stage, megatron_stage_buckets(sc_, stage)).first;
+  }
+  const std::size_t chunk = grad_ready_[dev].size() - 1;
+  auto& scaled = bucket_scaled_[dev];
+  if (chunk == 0) scaled.clear();
+  const double grad_elem = sc_.training.gradient_bytes();
+  for (const GradBucket& b : it->second) {
+    if (b.chunk != chunk) continue;
+    const auto index = static_cast<int>(scaled.size());
+    const OpId scale = reduce_pass_kernels(dev, out_.workload.intern("grad scale"), passes, passes,
+                                           b.padded * grad_elem, index);
+    out_.workload.add_dependency(op, scale);
+    scaled.push_back(scale);
+  }
+}
+
+std::vector<GradBucket> Builder::megatron_chunk_buckets(
+    int stage, const std::vector<std::pair<OpId, double>>& chunks) const {
+  const auto tensors = megatron_stage_tensors(sc_, stage);
+  bool same = tensors.size() == chunks.size();
+  for (std::size_t c = 0; same && c < chunks.size(); ++c) {
+    double sum = 0;
+    for (const MegatronTensor& t : tensors[c]) sum += t.elements;
+    same = std::abs(sum - chunks[c].second) <= 1e-9 * std::max(1.0, sum);
+  }
+  if (!same) {
+    throw std::logic_error("megatron_stage_tensors does not match the stage's gradient chunks");
+  }
+  return megatron_stage_buckets(sc_, stage);
+}
+
+// --overlap-param-gather (megatron-core 0.19.2 distributed_data_parallel.py, the forward
+// pre-hook; param_and_grad_buffer.py finish_param_sync): on the step's first forward the
+// buckets' all-gathers run in forward order on the dp stream (each next one dispatched once the
+// previous is waited on; the host runs ahead of the GPU, so they queue back to back), and a chunk
+// (embedding, layer, head) starts once every bucket holding one of its parameters is gathered:
+// its first op waits for the last of them in that order. Per forward position, per simulated
+// rank: the gather to wait for (kNone: none begins there).
+std::vector<std::vector<OpId>> Builder::emit_param_gathers(int stage, int mb) {
+  auto& w = out_.workload;
+  const std::size_t n = megatron_stage_tensors(sc_, stage).size();
+  const auto ranks = static_cast<std::size_t>(dp_sim_ * tp_sim_);
+  std::vector<std::vector<OpId>> wait(n, std::vector<OpId>(ranks, kNone));
+  if (replicas_ == 1) return wait;
+  const double element_bytes = cost::bytes_per_element(sc_.training.precision);
+  const auto buckets = megatron_stage_buckets(sc_, stage);
+  for (auto b = buckets.rbegin(); b != buckets.rend(); ++b) {  // forward order
+    const std::size_t at = n - 1 - b->chunk;
+    for (int r = 0; r < tp_sim_; ++r) {
+      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
+                                          cost::Bytes{b->padded * element_bytes},
+                                          layout_.dp_group(stage, r));
+      std::vector<std::size_t> members;
+      for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      // Not the optimizer step's (step_report.cpp counts "param all-gather" there).
+      const auto g = emit_collective(members, &DeviceStreams::dp, plan,
+                                     "param all-gather (forward)", cat_dp_, mb,
+                                     CommKind::kDataParallel, replicas_);
+      for (int d = 0; d < dp_sim_; ++d) {
+        wait[at][static_cast<std::size_t>(d * tp_sim_ + r)] =
+            w.members(g)[static_cast<std::size_t>(d)];
+      }
+    }
+  }
+  return wait;
 }
 
 // The local experts' gradients, reduced over the expert data-parallel group in buckets of their

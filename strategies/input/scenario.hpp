@@ -61,6 +61,8 @@ const char* tp_placement_name(TpPlacement p);
 // PACI's two memory modes: perf keeps every activation; mem keeps only each stage's input and
 // recomputes the stage's forward inside its backward.
 enum class PaciMode { kPerf, kMem };
+// Gradient buckets: whole layers (every framework's default here) or megatron-core's DDP layout.
+enum class DpBucketLayout { kLayers, kMegatron };
 // How context-parallel ranks exchange what attention needs (docs/context-parallel.md): K/V blocks
 // around a ring (Megatron's p2p), K/V all-gathered (all_gather), Q/K/V and the output all-to-all
 // over heads (a2a, DeepSpeed-Ulysses), or all-to-all inside groups of cp_a2a_size and a ring
@@ -196,6 +198,13 @@ struct ParallelSpec {
   // Gradient reduction bucket; a scenario that gives none gets its framework's
   // (FrameworkSpec::gradient_bucket; 0: every gradient of a stage in one bucket).
   cost::Bytes dp_bucket{0};
+  // How gradients are grouped into buckets (strategies/data_parallel/megatron_buckets.hpp):
+  // whole layers on every stage (kLayers), or megatron-core 0.19.2's DDP buffers (kMegatron:
+  // parameter tensors in reverse order, buckets only on the first pipeline stage).
+  DpBucketLayout dp_bucket_layout = DpBucketLayout::kLayers;
+  // Megatron's --overlap-param-gather: the distributed optimizer's parameter all-gather issued
+  // per bucket at the next step's forward, each bucket waited on by the forward that uses it.
+  bool overlap_param_gather = false;
   // Mixture of experts, laid out as Megatron-core's MoE parallel folding (arXiv 2504.14960):
   // attention runs on tp x cp x dp, the experts on etp x ep x edp over the same GPUs of a stage
   // (edp = tp cp dp / (etp ep)); each rank holds experts / ep of them, each split over etp.

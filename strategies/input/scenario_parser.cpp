@@ -474,6 +474,10 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   }
   if (const json* f = r.child("fsdp", false)) read_fsdp(*f, d, p.fsdp2);
   assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
+  if (auto layout = registered_choice(r, d, "/parallel/dp_bucket_layout")) {
+    p.dp_bucket_layout = *layout == "megatron" ? DpBucketLayout::kMegatron : DpBucketLayout::kLayers;
+  }
+  assign(p.overlap_param_gather, r.boolean("overlap_param_gather", false));
   assign(p.ep, registered_integer(r, "/parallel/ep"));
   assign(p.etp, registered_integer(r, "/parallel/etp"));
   assign(p.moe_shared_expert_overlap, r.boolean("moe_shared_expert_overlap", false));

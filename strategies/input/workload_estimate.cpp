@@ -1,6 +1,7 @@
 #include "strategies/input/workload_estimate.hpp"
 
 #include "strategies/data_parallel/fsdp2_units.hpp"
+#include "strategies/data_parallel/megatron_buckets.hpp"
 
 #include <fmt/format.h>
 
@@ -148,9 +149,15 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
       // Gradient buckets: at most one per parameter chunk (head, layers, embedding); one per
       // stage with dp_bucket 0 (a contiguous buffer). Each with its flatten and copy-back kernels.
       // Each simulated iteration (post-validation: several) has its own.
-      const double buckets = sc.replicas() <= 1      ? 0
-                             : p.dp_bucket.value <= 0 ? 1
-                                                      : static_cast<double>(sc.stage_layer_count(s)) + 2;
+      // Megatron's layout: its own count (megatron_buckets.hpp), and with --overlap-param-gather
+      // one all-gather per bucket in the forward.
+      const bool megatron = p.dp_bucket_layout == DpBucketLayout::kMegatron;
+      const double buckets =
+          sc.replicas() <= 1       ? 0
+          : megatron               ? static_cast<double>(megatron_stage_buckets(sc, s).size())
+          : p.dp_bucket.value <= 0 ? 1
+                                   : static_cast<double>(sc.stage_layer_count(s)) + 2;
+      const double forward_gathers = p.overlap_param_gather ? buckets : 0.0;
       const double per_bucket = 1.0 + (fc.reduce_passes_before > 0 ? 1 : 0) +
                                 (fc.reduce_copy_back && p.zero_stage == 0 ? 1 : 0);
       const double optimizer = sc.optimizer.kind == OptimizerKind::kAdamW ? 1 : 3;
@@ -162,7 +169,7 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
               ? (p.dp_bucket.value <= 0 ? 1.0 : static_cast<double>(sc.stage_layer_count(s))) + 1
               : 0.0;
       per_device +=
-          steps.total * (per_bucket * buckets + expert_buckets + optimizer +
+          steps.total * (per_bucket * buckets + forward_gathers + expert_buckets + optimizer +
                          (sc.replicas() > 1 ? 1 : 0) + (overflow_check ? 1 : 0) + step_host);
     }
     e.ops += per_device * per_stage;

@@ -56,6 +56,16 @@ ParameterSpec text(const std::string& path, const std::string& unit,
   return p;
 }
 
+// megatron-core 0.19.2 distributed/param_and_grad_buffer.py and distributed_data_parallel.py
+// (strategies/data_parallel/megatron_buckets.hpp).
+ParameterSpec dp_bucket_layout() {
+  ParameterSpec p = text("/parallel/dp_bucket_layout", "", "layers", "",
+                         "gradient buckets of whole layers on every stage (layers), or "
+                         "megatron-core's DDP buffers (megatron)");
+  p.choices = {"layers", "megatron"};
+  return p;
+}
+
 std::vector<KindInfo> build_kinds() {
   const std::string bucket_range = fmt::format("{} to {}", cost::kRanges.buffer_size.min_text,
                                                cost::kRanges.buffer_size.max_text);
@@ -95,7 +105,11 @@ std::vector<KindInfo> build_kinds() {
         whole("/parallel/zero_stage", "", "0", 0, 3,
               "the ZeRO stage as a number: zero_stage N is sharding \"zero-N\""),
         text("/parallel/dp_bucket", "bytes", "the framework's (Megatron-LM: 40M elements)",
-             bucket_range, "gradient bucket size")}},
+             bucket_range, "gradient bucket size"),
+        dp_bucket_layout(),
+        text("/parallel/overlap_param_gather", "", "false", "true or false",
+             "Megatron's --overlap-param-gather: the distributed optimizer's all-gather per "
+             "bucket under the next forward (zero_stage 1, dp_bucket_layout megatron)")}},
       {EntryKind::kOptimizer,
        "optimizer",
        "/optimizer/name",

@@ -7,6 +7,8 @@
 namespace parasim::strat {
 namespace {
 
+void megatron_ddp(const Scenario& s, cost::Diagnostics& d);
+
 // ZeRO-3 gathers each layer's weights before its forward and backward; the builder emits those
 // gathers for the flush schedules with one forward and one backward per micro-batch only.
 void zero3_with_gpipe_or_1f1b(const Scenario& s, cost::Diagnostics& d) {
@@ -109,10 +111,64 @@ Entry fsdp2() {
                       "after the shard group's reduce-scatter";
   replicate.when_not_taken = fsdp_needs_fsdp2;
   e.parameters = {reshard, replicate};
-  e.rules = {fsdp2_layouts};
+  e.rules = {fsdp2_layouts, megatron_ddp};
   e.builder = "fsdp2_emission.cpp (units' gathers, reshards, reductions), fsdp2_units.cpp";
   e.traits = ShardingTraits{.zero_stage = 3, .fsdp2 = true};
   return e;
+}
+
+// parallel.dp_bucket_layout "megatron" and overlap_param_gather (megatron_buckets.hpp): what
+// parasim builds of megatron-core's DDP and what megatron/training/arguments.py (0.19.2) asserts.
+void megatron_ddp(const Scenario& s, cost::Diagnostics& d) {
+  const auto& p = s.parallel;
+  if (p.dp_bucket_layout == DpBucketLayout::kMegatron) {
+    const std::string why = "dp_bucket_layout \"megatron\" is modelled ";
+    if (p.fsdp2.enabled || p.zero_stage >= 2) {
+      d.add("/parallel/dp_bucket_layout",
+            why + "for zero_stage 0 (DDP) and 1 (--use-distributed-optimizer); Megatron's FSDP "
+                  "and FSDP2 shard by their own units");
+    }
+    if (s.model.moe.enabled() || s.model.mtp_layers > 0) {
+      d.add("/parallel/dp_bucket_layout",
+            why + "for dense models without MTP modules (the experts' buffers are not laid out)");
+    }
+    if (p.chunks > 1) {
+      d.add("/parallel/dp_bucket_layout",
+            why + "without interleaving (Megatron disables bucketing for every model chunk but "
+                  "the first, training.py; not built)");
+    }
+    if (p.schedule != PipelineSchedule::kGpipe && p.schedule != PipelineSchedule::kOneFOneB) {
+      d.add("/parallel/dp_bucket_layout", why + "with the gpipe and 1f1b schedules");
+    }
+    if (s.training.fp8.enabled()) {
+      d.add("/parallel/dp_bucket_layout",
+            why + "in 16-bit training (FP8 parameters sit in a buffer of their own)");
+    }
+  }
+  if (!p.overlap_param_gather) return;
+  const std::string why = "overlap_param_gather (Megatron's --overlap-param-gather) needs ";
+  if (p.zero_stage != 1 || p.fsdp2.enabled) {
+    d.add("/parallel/overlap_param_gather",
+          why + "the distributed optimizer: zero_stage 1 (arguments.py asserts "
+                "--use-distributed-optimizer)");
+  }
+  if (s.training.framework.gradient_reduction != GradientReduction::kOverlapped) {
+    d.add("/parallel/overlap_param_gather",
+          why + "--overlap-grad-reduce: training.framework.gradient_reduction \"overlapped\" "
+                "(arguments.py asserts it)");
+  }
+  if (p.dp_bucket_layout != DpBucketLayout::kMegatron) {
+    d.add("/parallel/overlap_param_gather",
+          why + "parallel.dp_bucket_layout \"megatron\" (its all-gathers follow Megatron's "
+                "buckets)");
+  }
+  if (s.optimizer.kind != OptimizerKind::kAdamW) {
+    d.add("/parallel/overlap_param_gather", why + "AdamW (the distributed optimizer's)");
+  }
+  if (p.optimizer_post_validation || p.offload.enabled()) {
+    d.add("/parallel/overlap_param_gather",
+          why + "one step per simulation without optimizer_post_validation or offload");
+  }
 }
 
 }  // namespace
@@ -121,16 +177,16 @@ std::vector<Entry> sharding_entries() {
   return {stage(0, "plain data parallel: gradients all-reduced in buckets as the last "
                    "micro-batch's backward produces them, overlapped with the rest of the "
                    "backward; every replica holds all optimizer state",
-                {}),
+                {megatron_ddp}),
           stage(1, "optimizer state sharded over dp (each rank steps 1/dp of the parameters): "
                    "gradients reduce-scattered, updated weights all-gathered",
-                {}),
+                {megatron_ddp}),
           stage(2, "optimizer state and gradients sharded: the same reduce-scatter and "
                    "all-gather, each rank keeping only its gradient shard in memory",
-                {}),
+                {megatron_ddp}),
           stage(3, "weights sharded too: all-gathered per layer before its forward and its "
                    "backward",
-                {zero3_with_gpipe_or_1f1b}),
+                {zero3_with_gpipe_or_1f1b, megatron_ddp}),
           fsdp2()};
 }
 

@@ -190,7 +190,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   // A layer's gradients ready at `op`: the dense part reduced over dp x cp, the experts' over edp.
   auto gradients_ready = [&](std::size_t dev, OpId op, int layer) {
     const LayerParams params = layer_params_on_rank(sc_.model, sc_.parallel, layer);
-    grad_ready_[dev].emplace_back(op, params.dense);
+    gradients_ready_at(dev, op, params.dense);
     if (params.expert > 0) expert_grad_ready_[dev].emplace_back(op, params.expert);
   };
   std::vector<OpId> prev_layer_first = chain;
@@ -208,7 +208,19 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   };
 
   if (item.kind == ItemKind::kForward) {
+    // --overlap-param-gather: the step's first forward waits for each bucket's all-gather.
+    std::vector<std::vector<OpId>> gathers;
+    if (sc_.parallel.overlap_param_gather && mb % m_ == 0) gathers = emit_param_gathers(stage, mb);
+    std::size_t gathered = 0;  // the next forward position (embedding, layers, head)
+    auto wait_gathered = [&]() {
+      if (gathered >= gathers.size()) return;
+      for (std::size_t k = 0; k < ranks; ++k) {
+        if (gathers[gathered][k] != kNone) pending_[k] = gathers[gathered][k];
+      }
+      ++gathered;
+    };
     if (vstage == 0) {
+      wait_gathered();
       if (fsdp2) fsdp2_unshard(stage, mb, "F embed ", kFsdp2Embedding, prev_layer_first, chain);
       emit_steps(stage, embed_.forward, "F embed ", cat_fwd_, mb, chain, first,
                  host_plan(embed_.forward, {}));
@@ -224,6 +236,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     for (int l = 0; l < lc; ++l) {
       const std::string where = fmt::format("F L{} ", layer0 + l);
+      wait_gathered();
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
       if (fsdp2) fsdp2_unshard(stage, mb, where, layer0 + l, prev_layer_first, chain);
       std::vector<OpId> layer_first(ranks, kNone);
@@ -244,6 +257,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     if (vstage == last_vstage) {
       std::vector<OpId> head_first(ranks, kNone);
+      wait_gathered();
       if (fsdp2) fsdp2_unshard(stage, mb, "F head ", kFsdp2Head, prev_layer_first, chain);
       emit_steps(stage, head_.forward, "F ", cat_fwd_, mb, chain, head_first,
                  host_plan(head_.forward, {}));
@@ -283,8 +297,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                  host_plan(embed_.weight_grad, {false, true, false}));
       if (final_pass) {
         for_each_rank([&](std::size_t k, int d, int r) {
-          grad_ready_[index(stage, d, r)].emplace_back(
-              chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+          gradients_ready_at(index(stage, d, r), chain[k],
+                             input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
         });
       }
     }
@@ -392,8 +406,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     if (final_pass && !fsdp2) {
       for_each_rank([&](std::size_t k, int d, int r) {
-        grad_ready_[index(stage, d, r)].emplace_back(
-            chain[k], input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
+        gradients_ready_at(index(stage, d, r), chain[k],
+                           input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp));
       });
     }
   }

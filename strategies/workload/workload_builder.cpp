@@ -130,7 +130,7 @@ QuantizedWeightStep Builder::stage_fp8_weights(int stage) const {
 }
 
 void Builder::head_gradients_ready(std::size_t dev, OpId op) {
-  grad_ready_[dev].emplace_back(op, head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+  gradients_ready_at(dev, op, head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
   const double mtp_experts = mtp_params_on_rank(sc_.model, sc_.parallel).expert;
   if (mtp_experts > 0) expert_grad_ready_[dev].emplace_back(op, mtp_experts);
 }
@@ -512,6 +512,7 @@ BuiltWorkload Builder::build() {
   optimizer_host_ops_.assign(n, {});
   grad_ready_.assign(n, {});
   expert_grad_ready_.assign(n, {});
+  bucket_scaled_.assign(n, {});
   final_backward_.assign(n, kNone);
   fsdp2_held_.assign(n, {});
   fsdp2_accumulating_.assign(n, {});

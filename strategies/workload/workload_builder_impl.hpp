@@ -20,6 +20,7 @@
 
 #include "costmodel/model_state_memory.hpp"
 #include "strategies/data_parallel/fsdp2_units.hpp"
+#include "strategies/data_parallel/megatron_buckets.hpp"
 #include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/data_parallel/zero3_resident.hpp"
 #include "strategies/framework/host_plan.hpp"
@@ -267,6 +268,16 @@ class Builder {
   // expert data-parallel group (their ops join `waits`, per [tp rank][dp rank]), and the ZeRO 1-2
   // gather of the updated experts after the optimizer `steps` (per dp rank, of tp rank r).
   void emit_expert_buckets(int stage, std::vector<std::vector<std::vector<OpId>>>& waits);
+  OpId reduce_pass_kernels(std::size_t dev, sim::LabelId label, int passes, int kernels,
+                           double bytes, int index);
+  // Records a chunk's gradients of the step's last backward (grad_ready_), and with Megatron's
+  // layout scales each bucket it completes on the compute stream there.
+  void gradients_ready_at(std::size_t dev, OpId op, double elements);
+  // parallel.dp_bucket_layout "megatron": the stage's buckets, checked against its chunks.
+  std::vector<GradBucket> megatron_chunk_buckets(
+      int stage, const std::vector<std::pair<OpId, double>>& chunks) const;
+  // parallel.overlap_param_gather: the step's bucket all-gathers before its first forward.
+  std::vector<std::vector<OpId>> emit_param_gathers(int stage, int mb);
   void emit_expert_param_gather(int stage, const std::vector<std::vector<OpId>>& steps);
   std::vector<std::size_t> expert_data_members(int stage, int d, int r) const;
   cost::GroupPlacement expert_data_placement(int stage, int d, int r) const;
@@ -299,6 +310,8 @@ class Builder {
   // [device][k]: last op of the backward of parameter chunk k (head, layers L-1..0, embedding)
   // for the micro-batch whose backward runs last.
   std::vector<std::vector<std::pair<OpId, double>>> grad_ready_;
+  std::map<int, std::vector<GradBucket>> megatron_buckets_;  // by stage (Megatron's layout)
+  std::vector<std::vector<OpId>> bucket_scaled_;  // per device: each bucket's scaling kernel
   // The same for the local experts' gradients (reduced over the expert data-parallel group).
   std::vector<std::vector<std::pair<OpId, double>>> expert_grad_ready_;
   std::vector<OpId> final_backward_;  // per device: last backward op of the step
