@@ -73,8 +73,7 @@ double KernelEfficiency::gemm_ceiling(Dtype dtype) const {
   return gemm_ceiling_fp32;
 }
 
-// Research report /work/wt/research/kernel-efficiency.md, "Conservative default for a
-// datasheet-only device", from these measurements:
+// The conservative default for a datasheet-only device, from these measurements:
 //   GEMM 0.65 bf16/fp16: the lowest sustained NVIDIA figure, B200 MSMF 1456.3 of 2250 TFLOP/s =
 //     0.647 (stas00/ml-engineering PR #137, branch fast-mamf @ 082816f, compute/accelerator/
 //     README.md); fp8 0.60: B200 fp8 MSMF 2795.7 / 4500 = 0.621, rounded down; tf32 0.63: the

@@ -1,7 +1,7 @@
 #pragma once
 // parasim::strat megatron_buckets — the gradient buckets megatron-core's DistributedDataParallel
 // builds for one pipeline stage (parallel.dp_bucket_layout "megatron"), read at megatron-core
-// 0.19.2 (/work/venvs/trainers site-packages):
+// 0.19.2 (the PyPI wheel):
 //  - distributed_data_parallel.py __init__: bucket_size defaults to max(40,000,000,
 //    1,000,000 x dp) elements (dp: the data-parallel group without context parallelism); it is
 //    None (one bucket per buffer) without --overlap-grad-reduce, and None on every pipeline

@@ -2,8 +2,8 @@
 // parallel.dp_bucket_layout "megatron" and overlap_param_gather. The bucket sizes are pinned to
 // megatron-core 0.19.2's own layout functions run on parasim's tensor lists
 // (param_and_grad_buffer.py _compute_default_per_buffer_param_layout and distrib_optimizer.py
-// DistributedOptimizer._compute_per_buffer_param_layout, called from
-// /work/venvs/trainers/bin/python with stand-in parameters of the same element counts: Llama 2
+// DistributedOptimizer._compute_per_buffer_param_layout, called from a Python interpreter with
+// megatron-core 0.19.2 installed, with stand-in parameters of the same element counts: Llama 2
 // 7B's h 4096, ffn 11008, vocab 32000, in registration order).
 #include <doctest/doctest.h>
 
