@@ -30,7 +30,8 @@ ScreenKey programs_key(const Candidate& c) {
                     static_cast<int>(c.placement) | (static_cast<std::int64_t>(c.ep) << 8) |
                         (static_cast<std::int64_t>(c.dispatcher) << 28) |
                         (static_cast<std::int64_t>(c.etp) << 32) |
-                        (static_cast<std::int64_t>(c.recipe) << 48)}};
+                        (static_cast<std::int64_t>(c.recipe) << 48),
+                    static_cast<int>(c.compile)}};
 }
 
 int optimizer_code(const Candidate& c) {

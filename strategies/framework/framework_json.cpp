@@ -210,13 +210,7 @@ void read_framework(const json& node, const std::string& path, cost::Diagnostics
   read_compile(r, d, out.compile);
   read_zero3(r, d, out.zero3);
   r.finish();
-  if (out.compile.enabled && out.kernels != LayerKernels::kTorchtitan) {
-    d.add(r.child_path("compile"),
-          fmt::format("torch.compile is modelled on torchtitan's block; framework \"{}\" runs "
-                      "Megatron-LM's layer (use the torchtitan preset, or \"kernels\": "
-                      "\"torchtitan\")",
-                      out.name));
-  }
+
   if (out.cuda_graphs && out.counts.layer_syncs > 0) {
     d.add(r.child_path("cuda_graphs"),
           fmt::format("a CUDA graph cannot capture a sync, and this framework syncs {} times per "

@@ -10,11 +10,17 @@ namespace {
 
 // ComplexRoPE's cache, complex64 [s, d / 2] (8 bytes per pair: 4 per position and head dim),
 // read once by each kernel that rotates (broadcast over the batch and the heads).
-double rope_cache_bytes(const Dims& x) { return x.s * x.d * 4; }
+double rope_cache_bytes(const Dims& x) {
+  return x.s * x.d * 4;
+}
 
 // Elements of this rank's queries and of its keys (values alike).
-double query_elements(const Dims& x) { return x.tokens() * x.a * x.d / x.t; }
-double key_elements(const Dims& x) { return x.tokens() * x.kv * x.d / x.t; }
+double query_elements(const Dims& x) {
+  return x.tokens() * x.a * x.d / x.t;
+}
+double key_elements(const Dims& x) {
+  return x.tokens() * x.kv * x.d / x.t;
+}
 
 // The all-gather before a block under sequence parallelism.
 void open_block(const Dims& x, const std::string& label, std::vector<LayerStep>& out) {
@@ -87,12 +93,12 @@ void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
                                   std::vector<LayerStep>& out) {
   const double hb = hidden_bytes(x);
   open_block(x, "attn", out);
-  w.memory(2 * hb);                                            // attention_norm
-  w.linear(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);     // wqkv
+  w.memory(2 * hb);                                         // attention_norm
+  w.linear(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);  // wqkv
   if (compiled) {
     compiled_rope(w, x);
   } else {
-    w.memory(2 * x.act(query_elements(x)));                    // q, k, v made contiguous
+    w.memory(2 * x.act(query_elements(x)));  // q, k, v made contiguous
     w.memory(2 * x.act(key_elements(x)));
     w.memory(2 * x.act(key_elements(x)));
     qk_norm_forward(w, x);
@@ -100,8 +106,8 @@ void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
     eager_rope(w, x, key_elements(x));
   }
   attention_core_forward(w, x);
-  w.linear(x.tokens(), x.h, x.query_width() / x.t);            // wo
-  if (!compiled) w.memory(3 * hb);                             // h = x + attention
+  w.linear(x.tokens(), x.h, x.query_width() / x.t);  // wo
+  if (!compiled) w.memory(3 * hb);                   // h = x + attention
   close_block(w, x, "attn", out);
 }
 
@@ -154,8 +160,8 @@ void torchtitan_mlp_backward(StepWriter& w, const Dims& x, bool compiled,
   close_block(w, x, "mlp bwd", out);
 }
 
-void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled,
-                                   bool recompute_core, std::vector<LayerStep>& out) {
+void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled, bool recompute_core,
+                                   std::vector<LayerStep>& out) {
   const double hb = hidden_bytes(x);
   open_block(x, "attn bwd", out);
   w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);  // wo

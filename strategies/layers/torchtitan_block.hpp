@@ -59,7 +59,7 @@ void torchtitan_mlp_forward(StepWriter& w, const Dims& x, bool compiled,
 void torchtitan_mlp_backward(StepWriter& w, const Dims& x, bool compiled,
                              std::vector<LayerStep>& out);
 // `recompute_core`: the unfused core rerun first (Megatron's selective core_attn).
-void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled,
-                                   bool recompute_core, std::vector<LayerStep>& out);
+void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled, bool recompute_core,
+                                   std::vector<LayerStep>& out);
 
 }  // namespace parasim::strat::detail

@@ -220,7 +220,16 @@ void expert_degrees_need_experts(const Scenario& s, cost::Diagnostics& d) {
 // torch.compile's fused kernels are modelled for torchtitan's dense block alone
 // (strategies/layers/torchtitan_block.hpp); elsewhere its host costs would price other kernels.
 void compiled_block_modelled(const Scenario& s, cost::Diagnostics& d) {
-  if (!s.training.framework.compile.enabled) return;
+  const FrameworkSpec& f = s.training.framework;
+  if (!f.compile.enabled) return;
+  if (f.kernels != LayerKernels::kTorchtitan) {
+    d.add("/training/framework/compile",
+          fmt::format("torch.compile is modelled on torchtitan's block; framework \"{}\" runs "
+                      "Megatron-LM's layer (use the torchtitan preset, or \"kernels\": "
+                      "\"torchtitan\")",
+                      f.name));
+    return;
+  }
   std::string why;
   if (s.model.moe.enabled()) why = "a mixture of experts";
   else if (s.model.mla.enabled()) why = "multi-head latent attention";
