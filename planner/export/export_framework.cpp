@@ -70,7 +70,9 @@ void cover_framework(const strat::Scenario& s, ExportContext& c, Target target) 
                            "/training/framework/kernels"}) {
     c.not_trainer(path, cost);
   }
-  if (target != Target::kTorchtitan && f.compile.enabled) {  // torchtitan's export writes it
+  if (target == Target::kShampoo) {
+    c.not_trainer("/training/framework/compile", "the optimizer's constructor does not depend on it");
+  } else if (target != Target::kTorchtitan && f.compile.enabled) {  // torchtitan's writes it
     c.cannot("/training/framework/compile", "torch.compile of torchtitan's blocks",
              "torchtitan ([compile] enable)", "eager kernels");
   } else if (target != Target::kTorchtitan) {

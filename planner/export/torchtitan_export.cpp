@@ -19,6 +19,12 @@ using strat::PipelineSchedule;
 using strat::Scenario;
 
 std::string flag_value(const nlohmann::ordered_json& v) {
+  if (v.is_array()) {  // torchtitan 0.3.0 takes a list as comma-separated words ("model,loss";
+                       // "--compile.components model loss" is refused: checked with ConfigManager)
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ",") + flag_value(x);
+    return out;
+  }
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 

@@ -304,7 +304,7 @@ FrameworkSpec deepspeed() {
 FrameworkSpec torchtitan() {
   FrameworkSpec f;
   f.name = "torchtitan";
-  f.version = "torchtitan 3f20451bc, eager (compile = false), FSDP2";
+  f.version = "torchtitan 3f20451bc host loop, FSDP2; block kernels of torchtitan 0.3.0";
   f.host = eager_pytorch_costs();
   auto& c = f.counts;
   c.layer_host_only_ops = 12;  // [inference]
