@@ -66,6 +66,7 @@ struct CompareOptions {
   std::string shardings;    // non-empty: compare sharding entries (zero-0 .. zero-3, fsdp2)
   std::string cp_variants;  // non-empty: compare context-parallel exchanges (ring, a2a, ...)
   std::string recomputes;   // non-empty: compare recompute modes (none, selective, full, per-op)
+  std::string compiles;     // non-empty: compare torch.compile off and on (training.framework)
   int chunks = 2;         // v for interleaved-1f1b when the scenario does not set one
   std::string profile;
   bool allow_foreign_profile = false;  // --allow-foreign-profile

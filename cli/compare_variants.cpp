@@ -236,12 +236,12 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
                           !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty() ||
                           !o.shardings.empty() || !o.cp_variants.empty() ||
-                          !o.recomputes.empty();
+                          !o.recomputes.empty() || !o.compiles.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
             "--schedules compares schedules and cannot be combined with --placements, --layouts, "
-            "--optimizers, --ep, --dispatchers, --precisions, --shardings, --cp-variants or "
-            "--recomputes (set the schedule in the scenario instead)");
+            "--optimizers, --ep, --dispatchers, --precisions, --shardings, --cp-variants, "
+            "--recomputes or --compiles (set the schedule in the scenario instead)");
   }
   // Context-parallel exchanges (docs/context-parallel.md): a2a+p2p keeps the scenario's
   // cp_a2a_size, the others drop it; a variant the rules refuse (cp 1, heads that do not split)
@@ -309,6 +309,18 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     s.training.recompute = std::get<cost::Recompute>(e->traits);
     if (s.training.recompute != cost::Recompute::kSelective) s.training.recompute_modules = {};
     add(checked(name, "recompute", std::move(s), o.scenario));
+  }
+  // torch.compile off and on (training.framework.compile, its components kept); on needs
+  // torchtitan's block, or the row says why.
+  for (const auto& name : split_list(o.compiles)) {
+    if (name != "off" && name != "on") {
+      bad.add("/training/framework/compile",
+              fmt::format("--compiles: unknown value \"{}\" (known: off, on)", name));
+      continue;
+    }
+    strat::Scenario s = base;
+    s.training.framework.compile.enabled = name == "on";
+    add(checked("compile " + name, "compile", std::move(s), o.scenario));
   }
   for (const auto& name : split_list(o.dispatchers)) {
     const strat::Entry* e = strat::find_entry(strat::EntryKind::kDispatcher, name);
@@ -407,7 +419,8 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   }
   if (other_axis && out.variants.empty() && bad.ok()) {
     bad.add("/parallel", "--placements, --layouts, --optimizers, --ep, --dispatchers, "
-                         "--precisions, --shardings, --cp-variants or --recomputes names nothing");
+                         "--precisions, --shardings, --cp-variants, --recomputes or --compiles "
+                         "names nothing");
   }
   if (!bad.ok()) {
     add_not_applicable(out.variants, bad);  // every problem at once

@@ -234,6 +234,9 @@ int main(int argc, char** argv) {
                       "Compare activation recomputation instead (comma-separated registry "
                       "names: " + joined_names(parasim::strat::EntryKind::kRecompute) +
                           "; docs/activation-checkpointing.md)");
+  compare->add_option("--compiles", cmp.compiles,
+                      "Compare torch.compile of torchtitan's blocks instead (comma-separated: "
+                      "off, on; training.framework.compile, docs/pytorch-native.md)");
   compare->add_option("--dispatchers", cmp.dispatchers,
                       "Compare MoE token dispatchers instead (comma-separated): " +
                           dispatcher_names() + " (parasim list describes them; docs/moe.md)");

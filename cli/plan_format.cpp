@@ -55,7 +55,7 @@ std::string precision_of(const plan::Candidate& c, const strat::Scenario& base) 
 
 std::string row(const std::string& rank, const plan::Simulated& s, double limit,
                 const std::string& tie, const std::string& runs_on, bool experts,
-                const std::string& precision) {
+                const std::string& extra_columns) {
   const plan::Candidate& c = s.screened.candidate;
   const strat::StepReport& r = s.report;
   return fmt::format(
@@ -66,7 +66,7 @@ std::string row(const std::string& rank, const plan::Simulated& s, double limit,
       c.fsdp2 ? std::string("fsdp") : std::to_string(c.zero_stage),
       c.sequence_parallel ? "on" : "off",
       c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused",
-      precision.empty() ? std::string() : fmt::format(" {:<19}", precision), r.step_time_s,
+      extra_columns, r.step_time_s,
       r.tokens_per_s, 100 * r.mfu, s.peak_bytes / kGiB, (limit - s.peak_bytes) / kGiB,
       100 * bubble_of(r), exposed_of(r), staleness_of(s), s.screened.estimate.step_s, tie, runs_on);
 }
@@ -181,11 +181,18 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
   // A precision column when FP8 is in play (the scenario's, or a row's).
   bool fp8_rows = base.training.fp8.enabled();
   for (const auto& s : r.simulated) fp8_rows = fp8_rows || s.screened.candidate.recipe != cost::QuantRecipe::kNone;
+  // A compile column when torch.compile is in play (the scenario's, or a row's).
+  bool compile_rows = base.training.framework.compile.enabled;
+  for (const auto& s : r.simulated) compile_rows = compile_rows || s.screened.candidate.compile;
   auto precision = [&](const plan::Candidate& c) {
-    return fp8_rows ? precision_of(c, base) : std::string();
+    return (fp8_rows ? fmt::format(" {:<19}", precision_of(c, base)) : std::string()) +
+           (compile_rows ? fmt::format(" {:<7}", c.compile ? "on" : "off") : std::string());
   };
-  const std::string precision_head = fp8_rows ? fmt::format(" {:<19}", "precision") : "";
-  const std::string precision_blank = fp8_rows ? fmt::format(" {:<19}", "") : "";
+  const std::string precision_head =
+      (fp8_rows ? fmt::format(" {:<19}", "precision") : "") +
+      (compile_rows ? fmt::format(" {:<7}", "compile") : "");
+  const std::string precision_blank = (fp8_rows ? fmt::format(" {:<19}", "") : "") +
+                                      (compile_rows ? fmt::format(" {:<7}", "") : "");
   out += fmt::format(
       "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7}{} {:>9} {:>11} {:>6} "
       "{:>7} {:>7} {:>7} {:>8} {:>5} {:>9} {:>3}  {}",

@@ -29,7 +29,7 @@ std::size_t CandidateHash::operator()(const Candidate& c) const {
                          static_cast<int>(c.fsdp2), static_cast<int>(c.schedule),
                          static_cast<int>(c.recompute), c.first_stage_layers, c.last_stage_layers,
                          c.ep, c.etp, static_cast<int>(c.cp_comm), c.cp_a2a_size,
-                         static_cast<int>(c.offload)}) {
+                         static_cast<int>(c.offload), static_cast<int>(c.compile)}) {
     h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
   }
   return static_cast<std::size_t>(h);
@@ -96,6 +96,7 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   s.optimizer.stacking = c.stacking;
   s.optimizer.block_size = c.block_size;
   s.training.fp8 = strat::fp8_with_recipe(base.training.fp8, c.recipe);  // compare's rule
+  s.training.framework.compile.enabled = c.compile;
   return s;
 }
 
@@ -130,6 +131,7 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.etp = s.parallel.etp > 0 && s.parallel.etp != s.parallel.tp ? s.parallel.etp : 0;
   c.dispatcher = s.parallel.moe_dispatcher;
   c.recipe = s.training.fp8.recipe;
+  c.compile = s.training.framework.compile.enabled;
   // Its own stage_layers: as first/last counts when they are an edge split (so that the yours
   // row meets the same candidate of the space), else kept as written.
   const auto& own = s.parallel.stage_layers;
@@ -167,6 +169,7 @@ std::string describe(const Candidate& c) {
   out += fmt::format(" mb {} rc {} {}", c.micro_batch, cost::recompute_name(c.recompute),
                      c.fsdp2 ? std::string("FSDP2") : fmt::format("ZeRO {}", c.zero_stage));
   if (c.attention == strat::AttentionKind::kFlash) out += " flash";
+  if (c.compile) out += " compile";
   if (c.offload != cost::OffloadFlavour::kNone) {
     out += fmt::format(" offload {}", cost::offload_flavour_name(c.offload));
   }

@@ -69,6 +69,11 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   t["micro_batch"] = c.micro_batch;
   t["recompute"] = cost::recompute_name(c.recompute);
   t["attention"] = c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused";
+  if (c.compile != base.training.framework.compile.enabled) {  // the candidate's torch.compile
+    json& f = t["framework"];
+    if (!f.is_object()) f = json{{"preset", base.training.framework.name}};
+    f["compile"] = c.compile;
+  }
   if (c.recipe != base.training.fp8.recipe) {  // another precision: fp8_with_recipe's options
     t.erase("fp8");
     const strat::Fp8Spec f = strat::fp8_with_recipe(base.training.fp8, c.recipe);

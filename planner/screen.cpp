@@ -27,7 +27,8 @@ ScreenKey programs_key(const Candidate& c) {
                     c.cp | (static_cast<std::int64_t>(c.cp_comm) << 16) |
                         (static_cast<std::int64_t>(c.cp_a2a_size) << 24),
                     c.micro_batch,
-                    static_cast<int>(c.recompute), static_cast<int>(c.attention),
+                    static_cast<int>(c.recompute),
+                    static_cast<int>(c.attention) | (static_cast<std::int64_t>(c.compile) << 8),
                     static_cast<int>(c.placement) | (static_cast<std::int64_t>(c.ep) << 8) |
                         (static_cast<std::int64_t>(c.dispatcher) << 28) |
                         (static_cast<std::int64_t>(c.etp) << 32) |
@@ -99,7 +100,7 @@ double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost
 
 HostGpu Screen::steps_map(const std::vector<strat::LayerStep>& steps, strat::HostContext context,
                           const cost::CostModel& costs, const ScreenGroups& groups) {
-  const strat::FrameworkSpec& fw = base_.training.framework;
+  const strat::FrameworkSpec& fw = compiled_ ? compiled_framework_ : eager_framework_;
   const std::vector<strat::StepHost> host = strat::step_host_costs(
       steps, context, fw, costs.device().kernel_launch_overhead);
   const double sync = seconds(fw.host.sync);
@@ -164,6 +165,7 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
   const strat::Scenario sc = apply_candidate(base_, c);
   const cost::CostModel& costs = costs_.at(c.gpus);
   const ScreenGroups groups = groups_of(c);
+  compiled_ = c.compile;  // the layer's host costs (steps_map) as the candidate's framework's
   const strat::LayerProgram layer = strat::transformer_layer_program(sc, costs);
   const strat::LayerProgram embed = strat::embedding_program(sc, costs);
   const strat::LayerProgram head = strat::head_program(sc, costs);

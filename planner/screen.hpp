@@ -139,7 +139,14 @@ struct ScreenKeyHash {
 
 class Screen {
  public:
-  Screen(const strat::Scenario& base, const CostModels& costs) : base_(base), costs_(costs) {}
+  Screen(const strat::Scenario& base, const CostModels& costs)
+      : base_(base),
+        costs_(costs),
+        eager_framework_(base.training.framework),
+        compiled_framework_(base.training.framework) {
+    eager_framework_.compile.enabled = false;  // a candidate's torch.compile (Candidate::compile)
+    compiled_framework_.compile.enabled = true;
+  }
   Estimate estimate(const Candidate& c);
 
  private:
@@ -222,6 +229,11 @@ class Screen {
 
   const strat::Scenario& base_;
   const CostModels& costs_;
+  // The base's framework with torch.compile off and on, and whether the programs being timed
+  // are a compiled candidate's (set by programs(); a Screen is one thread's).
+  strat::FrameworkSpec eager_framework_;
+  strat::FrameworkSpec compiled_framework_;
+  bool compiled_ = false;
   std::unordered_map<ScreenKey, Programs, ScreenKeyHash> programs_;
   std::unordered_map<ScreenKey, Fp8Weights, ScreenKeyHash> fp8_weights_;
   std::unordered_map<ScreenKey, double, ScreenKeyHash> p2p_;

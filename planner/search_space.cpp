@@ -45,7 +45,8 @@ constexpr const char* kKeys[] = {"gpus",
                                  "moe_dispatcher",
                                  "cp_variant",
                                  "precision",
-                                 "offload"};
+                                 "offload",
+                                 "compile"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
 std::vector<int> divisors(long long n, long long cap) {
@@ -296,7 +297,8 @@ std::uint64_t SearchSpace::size() const {
        {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
         micro_batches.size(), recomputes.size(), shardings.size(), attentions.size(),
         placements.size(), optimizers.size(), edge_layers.size(), eps.size(), etps.size(),
-        dispatchers.size(), recipes.size(), cp_comms.size(), offloads.size()}) {
+        dispatchers.size(), recipes.size(), cp_comms.size(), offloads.size(),
+        compiles.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -312,6 +314,7 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
     return i;
   };
   // Fastest-varying first.
+  c.compile = compiles[take(compiles.size())];
   c.offload = offloads[take(offloads.size())];
   c.recipe = recipes[take(recipes.size())];
   c.cp_comm = cp_comms[take(cp_comms.size())];
@@ -584,6 +587,18 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   for (const auto& name :
        r.names("offload", offload_default, strat::entry_names(EntryKind::kOffload))) {
     s.offloads.push_back(traits_of<strat::OffloadTraits>(EntryKind::kOffload, name).flavour);
+  }
+  // torch.compile (docs/pytorch-native.md): search.compile lists "off" / "on"; by default both
+  // where the framework runs torchtitan's dense block (the torchtitan preset, which plan --for
+  // torchtitan sets), the scenario's own elsewhere.
+  const auto& fw = base.training.framework;
+  const bool compilable = fw.kernels == strat::LayerKernels::kTorchtitan && !m.moe.enabled() &&
+                          !m.mla.enabled() && !m.low_rank.enabled();
+  std::vector<std::string> compile_default{fw.compile.enabled ? "on" : "off"};
+  if (compilable) compile_default = {"off", "on"};
+  s.compiles.clear();
+  for (const auto& name : r.names("compile", compile_default, {"off", "on"})) {
+    s.compiles.push_back(name == "on");
   }
   // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.
   const auto kind = base.optimizer.kind;

@@ -92,6 +92,8 @@ class SearchSpace {
   std::vector<cost::QuantRecipe> recipes{cost::QuantRecipe::kNone};
   // Optimizer offload flavours (docs/offload.md): the scenario's own, and none beside it.
   std::vector<cost::OffloadFlavour> offloads{cost::OffloadFlavour::kNone};
+  // torch.compile off / on (torchtitan's blocks): the scenario's own, both for torchtitan's.
+  std::vector<bool> compiles{false};
   // Megatron-LM's first/last stage layer counts (0: the even share; both 0 with pp not dividing
   // the layers: the balanced edge split, resolved into the counts when decoded).
   std::vector<std::pair<int, int>> edge_layers{{0, 0}};

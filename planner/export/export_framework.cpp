@@ -66,8 +66,17 @@ void cover_framework(const strat::Scenario& s, ExportContext& c, Target target) 
   for (const char* path : {"/training/framework/host", "/training/framework/layer",
                            "/training/framework/micro_batch", "/training/framework/step",
                            "/training/framework/fusions",
-                           "/training/framework/pipeline_transfers"}) {
+                           "/training/framework/pipeline_transfers",
+                           "/training/framework/kernels"}) {
     c.not_trainer(path, cost);
+  }
+  if (target == Target::kShampoo) {
+    c.not_trainer("/training/framework/compile", "the optimizer's constructor does not depend on it");
+  } else if (target != Target::kTorchtitan && f.compile.enabled) {  // torchtitan's writes it
+    c.cannot("/training/framework/compile", "torch.compile of torchtitan's blocks",
+             "torchtitan ([compile] enable)", "eager kernels");
+  } else if (target != Target::kTorchtitan) {
+    c.unused("/training/framework/compile", "eager: nothing to write");
   }
   const bool deepspeed_zero3 = target == Target::kDeepSpeed && s.parallel.zero_stage == 3 &&
                               f.zero3.unit == strat::Zero3Gather::kPerModule;

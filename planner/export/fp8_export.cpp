@@ -64,6 +64,17 @@ std::string fp8_supported_by(QuantRecipe r) {
   return "no export target";
 }
 
+// Whether the export compiles the blocks torchao's kernels want compiled (torchtitan_export.cpp,
+// map_compile writes [compile] from training.framework.compile).
+namespace {
+std::string compile_state(const Scenario& s) {
+  return s.training.framework.compile.enabled
+             ? " (written: training.framework.compile is on)"
+             : "; this scenario simulates eager blocks (set training.framework.compile to "
+               "simulate and export the compiled ones)";
+}
+}  // namespace
+
 bool covered_without_fp8(const Scenario& s, ExportContext& c) {
   if (s.training.fp8.enabled()) return false;
   c.unused("/training/fp8", "no FP8 (training.precision is not fp8)");
@@ -309,11 +320,11 @@ void map_torchtitan_fp8(const Scenario& s, ExportContext& c, Settings& out,
         "FP8 ({}): torchtitan 0.3 takes its converters from the config function (model_spec "
         "is no command-line setting): model_registry(FLAVOR, converters=[{}]) in the function "
         "--config names{}; torchao's kernels want torch.compile (compile.enable, and "
-        "model_compile_enabled=True in the converter), which parasim's torchao costs assume",
+        "model_compile_enabled=True in the converter), which parasim's torchao costs assume{}",
         mx ? "torchao's MX, mxfp8_cublas: the MX format of Transformer Engine's MXFP8BlockScaling, "
              "torchao's kernels"
            : "torchao float8 rowwise",
-        converter, mx ? " (SM100: Blackwell)" : "");
+        converter, mx ? " (SM100: Blackwell)" : "", compile_state(s));
     if (!recipe_refused) c.stated("/training/fp8/recipe", note);
     else c.note(note);
     c.mapped("/training/fp8/bf16_layers_at_start",
@@ -377,9 +388,10 @@ void map_torchtitan_fp8(const Scenario& s, ExportContext& c, Settings& out,
   c.mapped("/training/fp8/bf16_layers_at_end",
            fmt::format("{}.filter_fqns: {}", linear, bf16_detail));
   c.note(fmt::format("FP8: torchao's {} (torchtitan needs torchao installed{}); torchao's kernels "
-                     "want torch.compile ([compile] enable), which parasim's torchao costs assume",
+                     "want torch.compile ([compile] enable), which parasim's torchao costs "
+                     "assume{}",
                      mx ? "MX (mxfp8)" : fmt::format("float8 {}", recipe_name(r)),
-                     mx ? ", SM100: Blackwell" : ""));
+                     mx ? ", SM100: Blackwell" : "", compile_state(s)));
 }
 
 }  // namespace parasim::exporter

@@ -19,6 +19,12 @@ using strat::PipelineSchedule;
 using strat::Scenario;
 
 std::string flag_value(const nlohmann::ordered_json& v) {
+  if (v.is_array()) {  // torchtitan 0.3.0 takes a list as comma-separated words ("model,loss";
+                       // "--compile.components model loss" is refused: checked with ConfigManager)
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ",") + flag_value(x);
+    return out;
+  }
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
@@ -358,6 +364,24 @@ void map_cuda_graphs(const Scenario& s, ExportContext& c, Settings& out,
   }
 }
 
+// torch.compile: [compile] enable and components (0.3.0 and 0.2.2 alike: config/configs.py
+// CompileConfig, components default ["model", "loss"]; distributed/compile.py compiles each
+// TransformerBlock). Off is the trainer's default: nothing written.
+void map_compile(const Scenario& s, ExportContext& c, Settings& out) {
+  const auto& tc = s.training.framework.compile;
+  const std::string path = "/training/framework/compile";
+  if (!tc.enabled) {
+    c.mapped(path, "eager (compile.enable's default, false)");
+    return;
+  }
+  out.set("compile", "enable", true);
+  nlohmann::json components = nlohmann::json::array();
+  if (tc.model) components.push_back("model");
+  if (tc.loss) components.push_back("loss");
+  out.set("compile", "components", components);
+  c.mapped(path, fmt::format("compile.enable, compile.components {}", components.dump()));
+}
+
 // The recompute mode: tyro subcommand in 0.3.0, [activation_checkpoint] mode in 0.2.2.
 std::string map_recompute(const Scenario& s, ExportContext& c) {
   switch (s.training.recompute) {
@@ -474,6 +498,7 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   map_torchtitan_fp8(s, c, out, version, model);  // may pick the model's float8 function
   map_parallel(s, version, c, out);
   map_cuda_graphs(s, c, out, version);
+  map_compile(s, c, out);
   const std::string recompute = map_recompute(s, c);
   if (s.training.recompute != cost::Recompute::kSelective) {
     c.unused("/training/recompute_modules", "Megatron's modules, read with \"selective\" only");

@@ -47,6 +47,13 @@ struct FrameworkHostCosts {
   sim::Time checkpointed_layer;  // per checkpointed layer's backward (nested backward, RNG states)
   sim::Time micro_batch;         // per micro-batch: schedule loop, data iterator, get_batch
   sim::Time step;                // per step: train_step, LR scheduler, logging bookkeeping
+  // torch.compile (TorchCompile below; docs/pytorch-native.md): inside a compiled region each
+  // kernel costs the Inductor wrapper's per-kernel work instead of an eager op's; each call of a
+  // region costs its fixed work (forward: Dynamo's guards, AOTAutograd's runtime wrapper, the
+  // compiled graph's call; backward: the compiled autograd.Function's backward and the graph).
+  sim::Time compiled_kernel;
+  sim::Time compiled_region_forward;
+  sim::Time compiled_region_backward;
 };
 
 // Which gradients get an add kernel per micro-batch (each parameter tensor of a layer: norms'
@@ -156,6 +163,25 @@ struct Zero3Gathering {
   bool contiguous_gradients = false;
 };
 
+// Whose transformer block the framework runs (layer_program.hpp): Megatron-LM's fused layer, or
+// torchtitan's eager Llama block (torchtitan_block.hpp: fused QKV GEMM and its split copies,
+// complex RoPE, separate w1 / w3 GEMMs, silu and mul, torch's fused RMSNorm, residual adds apart).
+enum class LayerKernels : std::uint8_t { kMegatron, kTorchtitan };
+const char* layer_kernels_name(LayerKernels k);  // "megatron", "torchtitan"
+
+// torch.compile as torchtitan applies it ([compile] enable, components; torchtitan 0.3.0
+// distributed/compile.py apply_compile: each TransformerBlock compiled on its own, fullgraph,
+// backend inductor). "model": the blocks run Inductor's fused kernels (torchtitan_block.hpp) and
+// their host work is the compiled wrapper's (FrameworkHostCosts::compiled_*); "loss": the loss
+// function compiled (the scenario's head keeps its eager kernels: a simplification, documented).
+// Only with torchtitan's block (LayerKernels::kTorchtitan; the parser refuses it otherwise).
+struct TorchCompile {
+  bool enabled = false;
+  bool model = true;  // components contain "model"
+  bool loss = true;   // components contain "loss"
+  bool compiles_blocks() const { return enabled && model; }
+};
+
 struct FrameworkSpec {
   std::string name;     // the preset's name, or "custom"
   std::string version;  // the code it models ("Megatron-LM 23.04 ...")
@@ -171,6 +197,8 @@ struct FrameworkSpec {
   double gradient_bucket_elements = 0;
   PipelineTransfers pipeline_transfers = PipelineTransfers::kHostSynchronized;
   bool cuda_graphs = false;  // each pipeline item replayed as one CUDA graph
+  LayerKernels kernels = LayerKernels::kMegatron;
+  TorchCompile compile;      // training.framework.compile
   Zero3Gathering zero3;      // with parallel.zero_stage 3
 };
 

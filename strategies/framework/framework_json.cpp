@@ -53,6 +53,9 @@ void read_host(JsonObjectReader& parent, cost::Diagnostics& d, FrameworkHostCost
   assign(h.checkpointed_layer, r.time("checkpointed_layer", false, max));
   assign(h.micro_batch, r.time("micro_batch", false, max));
   assign(h.step, r.time("step", false, max));
+  assign(h.compiled_kernel, r.time("compiled_kernel", false, max));
+  assign(h.compiled_region_forward, r.time("compiled_region_forward", false, max));
+  assign(h.compiled_region_backward, r.time("compiled_region_backward", false, max));
   r.finish();
 }
 
@@ -125,6 +128,39 @@ void read_zero3(JsonObjectReader& parent, cost::Diagnostics& d, Zero3Gathering& 
   r.finish();
 }
 
+// `compile`: true / false, or torchtitan's [compile] section {"enable", "components"}.
+void read_compile(JsonObjectReader& parent, cost::Diagnostics& d, TorchCompile& out) {
+  const json* node = parent.child("compile", false);
+  if (node == nullptr) return;
+  const std::string path = parent.child_path("compile");
+  if (node->is_boolean()) {
+    out.enabled = node->get<bool>();
+    return;
+  }
+  if (!node->is_object()) {
+    d.add(path, "expected true, false or an object {\"enable\": ..., \"components\": [...]}");
+    return;
+  }
+  JsonObjectReader r(*node, path, d);
+  assign(out.enabled, r.boolean("enable", true));
+  if (const json* list = r.child("components", false)) {
+    const std::string at = r.child_path("components");
+    if (!list->is_array()) {
+      d.add(at, "expected a list of \"model\" and \"loss\"");
+    } else {
+      out.model = out.loss = false;
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        const json& c = (*list)[i];
+        const std::string name = c.is_string() ? c.get<std::string>() : std::string();
+        if (name == "model") out.model = true;
+        else if (name == "loss") out.loss = true;
+        else d.add(fmt::format("{}/{}", at, i), "expected \"model\" or \"loss\"");
+      }
+    }
+  }
+  r.finish();
+}
+
 }  // namespace
 
 void read_framework(const json& node, const std::string& path, cost::Diagnostics& d,
@@ -168,8 +204,13 @@ void read_framework(const json& node, const std::string& path, cost::Diagnostics
                                                        : PipelineTransfers::kStreamOrdered;
   }
   assign(out.cuda_graphs, r.boolean("cuda_graphs", false));
+  if (auto k = r.choice("kernels", false, {"megatron", "torchtitan"})) {
+    out.kernels = *k == "torchtitan" ? LayerKernels::kTorchtitan : LayerKernels::kMegatron;
+  }
+  read_compile(r, d, out.compile);
   read_zero3(r, d, out.zero3);
   r.finish();
+
   if (out.cuda_graphs && out.counts.layer_syncs > 0) {
     d.add(r.child_path("cuda_graphs"),
           fmt::format("a CUDA graph cannot capture a sync, and this framework syncs {} times per "

@@ -47,6 +47,21 @@ FrameworkHostCosts eager_pytorch_costs() {
   h.micro_batch = Time::us(150);
   // train_step, the LR scheduler, logging bookkeeping [inference].
   h.step = Time::us(300);
+  // torch.compile's host work (used only with training.framework.compile). Inductor's per-kernel
+  // launch path (CachingAutotuner.run) measured at 9.1 us for a 19-argument kernel, of which the
+  // driver's cuLaunchKernel is 3.0 us (GB200; meta-pytorch/tritonbench PR #1017): the launch is the
+  // device's kernel_launch_overhead, so 6.1 us here. Extern kernels (the GEMMs, SDPA) are aten
+  // calls from the same wrapper without autograd, ~5 us (pytorch/pytorch#41383): the same figure
+  // is used for them, a simplification.
+  h.compiled_kernel = Time::ns(6100);
+  // One call of a compiled region end to end (Dynamo's guards, DeviceGuard, AOTAutograd's
+  // runtime wrapper, the graph) with one 0-argument kernel: 44.3 us, less that kernel's 6.8 us
+  // (tritonbench PR #1017); AOTAutograd's fixed overhead alone 34-39 us (pytorch/pytorch#122029).
+  h.compiled_region_forward = Time::ns(37500);
+  // Its backward runs without guards: the compiled autograd.Function's backward (autograd_function
+  // above, 17 us) and the compiled graph's call, ~12 us less the per-kernel 6.5 us (the launch
+  // stack in tritonbench PR #1016) [derived]: 22.5 us.
+  h.compiled_region_backward = Time::ns(22500);
   return h;
 }
 
@@ -289,7 +304,7 @@ FrameworkSpec deepspeed() {
 FrameworkSpec torchtitan() {
   FrameworkSpec f;
   f.name = "torchtitan";
-  f.version = "torchtitan 3f20451bc, eager (compile = false), FSDP2";
+  f.version = "torchtitan 3f20451bc host loop, FSDP2; block kernels of torchtitan 0.3.0";
   f.host = eager_pytorch_costs();
   auto& c = f.counts;
   c.layer_host_only_ops = 12;  // [inference]
@@ -304,6 +319,8 @@ FrameworkSpec torchtitan() {
   f.gradient_reduction = GradientReduction::kOverlapped;
   f.gradient_bucket = cost::Bytes{0};
   f.pipeline_transfers = PipelineTransfers::kStreamOrdered;  // [inference]
+  // Its blocks' kernels as torchtitan's eager Llama block issues them (torchtitan_block.hpp).
+  f.kernels = LayerKernels::kTorchtitan;
   return f;
 }
 
@@ -344,8 +361,8 @@ std::vector<FrameworkPreset> build_presets() {
                      megatron_deepspeed()));
   p.push_back(preset("DeepSpeed engine around plain PyTorch modules, nothing fused",
                      "github.com/microsoft/DeepSpeed v0.8.3", deepspeed()));
-  p.push_back(preset("torchtitan, eager, FSDP2 (host costs only: its kernel sequence is "
-                     "parasim's fused layer)",
+  p.push_back(preset("torchtitan, eager, FSDP2: its own Llama block's kernels (compile: "
+                     "Inductor's fused block)",
                      "github.com/pytorch/torchtitan 3f20451bc", torchtitan()));
   p.push_back(preset("No framework overhead: a host that is never behind, no syncs, overlapped "
                      "25 MB gradient buckets (kernel-level simulators; tests)",
@@ -364,6 +381,10 @@ const char* grad_accumulation_name(GradAccumulation g) {
     case GradAccumulation::kNone: return "none";
   }
   return "?";
+}
+
+const char* layer_kernels_name(LayerKernels k) {
+  return k == LayerKernels::kTorchtitan ? "torchtitan" : "megatron";
 }
 
 const char* zero3_gather_name(Zero3Gather g) {

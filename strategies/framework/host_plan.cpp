@@ -35,10 +35,16 @@ std::vector<StepHost> step_host_costs(const std::vector<LayerStep>& steps, HostC
   }
   for (const Part& part : parts) {
     const bool no_grad = part.forward && !ctx.backward && ctx.checkpointed;
-    const sim::Time per_op =
+    sim::Time per_op =
         (part.forward ? (no_grad ? h.forward_op_no_grad : h.forward_op) : h.backward_op) + launch;
     sim::Time extras;
-    if (ctx.layer && part.forward) {
+    if (ctx.layer && f.compile.compiles_blocks()) {
+      // A compiled block: the wrapper's launches, and one region call per pass (a recomputed
+      // forward runs inside the compiled backward: no call of its own).
+      per_op = h.compiled_kernel + launch;
+      if (!ctx.backward) extras = h.compiled_region_forward;
+      else if (!part.forward) extras = h.compiled_region_backward;
+    } else if (ctx.layer && part.forward) {
       extras = h.host_only_op * c.layer_host_only_ops +
                h.autograd_function * c.layer_autograd_functions + h.jit_call * c.layer_jit_calls;
     } else if (ctx.layer) {

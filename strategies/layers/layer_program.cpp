@@ -12,6 +12,7 @@
 #include "strategies/layers/mtp_module.hpp"
 #include "strategies/layers/recompute_steps.hpp"
 #include "strategies/layers/step_writer.hpp"
+#include "strategies/layers/torchtitan_block.hpp"
 #include "strategies/layers/tsp_layer.hpp"
 #include "strategies/layers/tsp_vocab.hpp"
 
@@ -198,23 +199,32 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   const bool moe = kind == LayerKind::kMoe;
   const MoeDims md = moe ? moe_dims_of(sc) : MoeDims{};
   const MlaSpec& mla = sc.model.mla;
+  // torchtitan's own block, eager or compiled (torchtitan_block.hpp).
+  const bool titan = uses_torchtitan_block(sc, moe);
+  const bool compiled = sc.training.framework.compile.compiles_blocks();
   auto attn_fwd = [&](StepWriter& sw, std::vector<LayerStep>& out) {
     if (mla.enabled()) mla_attention_forward(sw, x, mla, out);
+    else if (titan) torchtitan_attention_forward(sw, x, compiled, out);
     else attention_forward(sw, x, out);
   };
   auto attn_bwd = [&](StepWriter& sw, bool recompute_core, std::vector<LayerStep>& out) {
     if (mla.enabled()) mla_attention_backward(sw, x, mla, recompute_core, out);
+    else if (titan) torchtitan_attention_backward(sw, x, compiled, recompute_core, out);
     else attention_backward(sw, x, recompute_core, out);
   };
   auto mlp_fwd = [&](StepWriter& sw, std::vector<LayerStep>& out) {
     if (moe)
       moe_block_forward(sw, x, md, out);
+    else if (titan)
+      torchtitan_mlp_forward(sw, x, compiled, out);
     else
       mlp_forward(sw, x, out);
   };
   auto mlp_bwd = [&](StepWriter& sw, std::vector<LayerStep>& out) {
     if (moe)
       moe_block_backward(sw, x, md, out);
+    else if (titan)
+      torchtitan_mlp_backward(sw, x, compiled, out);
     else
       mlp_backward(sw, x, out);
   };

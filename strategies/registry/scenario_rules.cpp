@@ -217,6 +217,31 @@ void expert_degrees_need_experts(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
+// torch.compile's fused kernels are modelled for torchtitan's dense block alone
+// (strategies/layers/torchtitan_block.hpp); elsewhere its host costs would price other kernels.
+void compiled_block_modelled(const Scenario& s, cost::Diagnostics& d) {
+  const FrameworkSpec& f = s.training.framework;
+  if (!f.compile.enabled) return;
+  if (f.kernels != LayerKernels::kTorchtitan) {
+    d.add("/training/framework/compile",
+          fmt::format("torch.compile is modelled on torchtitan's block; framework \"{}\" runs "
+                      "Megatron-LM's layer (use the torchtitan preset, or \"kernels\": "
+                      "\"torchtitan\")",
+                      f.name));
+    return;
+  }
+  std::string why;
+  if (s.model.moe.enabled()) why = "a mixture of experts";
+  else if (s.model.mla.enabled()) why = "multi-head latent attention";
+  else if (s.model.low_rank.enabled()) why = "low-rank layers";
+  else if (s.parallel.cp > 1) why = "context parallelism";
+  else if (s.parallel.tp_placement == TpPlacement::kTsp) why = "the tsp placement";
+  if (!why.empty()) {
+    d.add("/training/framework/compile",
+          fmt::format("torch.compile is modelled for torchtitan's dense block; not with {}", why));
+  }
+}
+
 void device_has_precision(const Scenario& s, cost::Diagnostics& d) {
   const cost::Dtype precision = s.training.precision;
   if (s.cluster.device.peak(precision).flop_per_s <= 0) {
@@ -243,6 +268,7 @@ void check_scenario_rules(const Scenario& s, cost::Diagnostics& d, const Scenari
   sequence_parallel_needs_tp(s, d);
   expert_degrees_need_experts(s, d);
   latent_attention_modelled(s, d);
+  compiled_block_modelled(s, d);
   device_has_precision(s, d);
 }
 
