@@ -107,7 +107,8 @@ std::vector<Entry> tp_comm_overlap_entries() {
             "Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap, TE's default "
             "methods): ring_exchange AG+GEMM, pipelined GEMM+RS in 4 chunks, bulk overlaps in "
             "the backward; 16 SMs for the pipeline and bulk kernels",
-            "Transformer Engine initialize_ub (transformer_engine/pytorch/module/base.py)",
+            "Transformer Engine userbuffers (NVIDIA, 2023; transformer_engine/pytorch/module/base.py "
+            "initialize_ub)",
             {sequence_parallel_tp, modelled_layers, megatron_only}),
   };
 }
