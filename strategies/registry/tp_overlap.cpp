@@ -46,17 +46,6 @@ void modelled_layers(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
-void torchtitan_only(const Scenario& s, cost::Diagnostics& d) {
-  if (s.training.framework.name != "torchtitan") {
-    d.add("/training/framework",
-          fmt::format("tp_comm_overlap \"async-tp\" is torchtitan's "
-                      "parallelism.enable_async_tensor_parallel (with torch.compile): it needs "
-                      "training.framework \"torchtitan\" (got \"{}\"); Megatron-LM's overlap is "
-                      "\"userbuffers\"",
-                      s.training.framework.name));
-  }
-}
-
 void megatron_only(const Scenario& s, cost::Diagnostics& d) {
   if (s.training.framework.name != "megatron-lm") {
     d.add("/training/framework",
@@ -97,12 +86,12 @@ std::vector<Entry> tp_comm_overlap_entries() {
             "each all-gather and reduce-scatter whole, before or after its GEMM",
             "Korthikanti et al. 2022, sequence parallelism, arXiv 2205.05198", {}),
       entry(TpCommOverlap::kAsyncTp, "async-tp",
-            "torch's AsyncTP (torchtitan enable_async_tensor_parallel): tp chunks per "
-            "all-gather-matmul and matmul-reduce-scatter, shards copied by the copy engine over "
-            "symmetric memory",
+            "torch's AsyncTP, offered by torchtitan (parallelism.enable_async_tensor_parallel, "
+            "with compile): tp chunks per all-gather-matmul and matmul-reduce-scatter, shards "
+            "copied by the copy engine over symmetric memory",
             "Wang et al. 2023, overlap communication with dependent computation via "
             "decomposition, ASPLOS 2023 (doi 10.1145/3567955.3567959)",
-            {sequence_parallel_tp, modelled_layers, torchtitan_only}),
+            {sequence_parallel_tp, modelled_layers}),
       entry(TpCommOverlap::kUserbuffers, "userbuffers",
             "Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap, TE's default "
             "methods): ring_exchange AG+GEMM, pipelined GEMM+RS in 4 chunks, bulk overlaps in "
