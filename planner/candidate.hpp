@@ -40,6 +40,8 @@ struct Candidate {
   // Optimizer offload (docs/offload.md); the base scenario's fraction, overlap and pinning ride
   // along when it is the base's own flavour, the defaults otherwise.
   cost::OffloadFlavour offload = cost::OffloadFlavour::kNone;
+  // The TP collectives overlapped with their GEMMs (docs/tp-overlap.md).
+  strat::TpCommOverlap tp_overlap = strat::TpCommOverlap::kNone;
   // Megatron-LM's first and last stage layer counts (0: that edge takes the even share); with
   // both 0 and pp not dividing the layers, the balanced edge split (strategies/input/
   // stage_split.hpp). One model chunk per stage whenever the stages are uneven.

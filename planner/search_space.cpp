@@ -45,7 +45,8 @@ constexpr const char* kKeys[] = {"gpus",
                                  "moe_dispatcher",
                                  "cp_variant",
                                  "precision",
-                                 "offload"};
+                                 "offload",
+                                 "tp_comm_overlap"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
 std::vector<int> divisors(long long n, long long cap) {
@@ -296,7 +297,8 @@ std::uint64_t SearchSpace::size() const {
        {layouts.size(), sequence_parallel.size(), chunks.size(), schedules.size(),
         micro_batches.size(), recomputes.size(), shardings.size(), attentions.size(),
         placements.size(), optimizers.size(), edge_layers.size(), eps.size(), etps.size(),
-        dispatchers.size(), recipes.size(), cp_comms.size(), offloads.size()}) {
+        dispatchers.size(), recipes.size(), cp_comms.size(), offloads.size(),
+        tp_overlaps.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -312,6 +314,7 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
     return i;
   };
   // Fastest-varying first.
+  c.tp_overlap = tp_overlaps[take(tp_overlaps.size())];
   c.offload = offloads[take(offloads.size())];
   c.recipe = recipes[take(recipes.size())];
   c.cp_comm = cp_comms[take(cp_comms.size())];
@@ -584,6 +587,18 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   for (const auto& name :
        r.names("offload", offload_default, strat::entry_names(EntryKind::kOffload))) {
     s.offloads.push_back(traits_of<strat::OffloadTraits>(EntryKind::kOffload, name).flavour);
+  }
+  // TP communication overlap: the scenario's own, and the trainer's (options.tp_overlap).
+  std::vector<std::string> tp_overlap_default{
+      strat::tp_comm_overlap_name(base.parallel.tp_comm_overlap)};
+  if (!options.tp_overlap.empty() && options.tp_overlap != tp_overlap_default.front()) {
+    tp_overlap_default.push_back(options.tp_overlap);
+  }
+  s.tp_overlaps.clear();
+  for (const auto& name : r.names("tp_comm_overlap", tp_overlap_default,
+                                  strat::entry_names(EntryKind::kTpCommOverlap))) {
+    s.tp_overlaps.push_back(
+        traits_of<strat::TpCommOverlapTraits>(EntryKind::kTpCommOverlap, name).id);
   }
   // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.
   const auto kind = base.optimizer.kind;
