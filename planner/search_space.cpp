@@ -588,11 +588,15 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
        r.names("offload", offload_default, strat::entry_names(EntryKind::kOffload))) {
     s.offloads.push_back(traits_of<strat::OffloadTraits>(EntryKind::kOffload, name).flavour);
   }
-  // TP communication overlap: the scenario's own, and the trainer's (options.tp_overlap).
-  std::vector<std::string> tp_overlap_default{
-      strat::tp_comm_overlap_name(base.parallel.tp_comm_overlap)};
-  if (!options.tp_overlap.empty() && options.tp_overlap != tp_overlap_default.front()) {
-    tp_overlap_default.push_back(options.tp_overlap);
+  // TP communication overlap: none, the scenario's own and the trainer's (options.tp_overlap),
+  // so that a trainer without the scenario's overlap still finds a plan.
+  std::vector<std::string> tp_overlap_default{"none"};
+  for (const std::string& name :
+       {std::string(strat::tp_comm_overlap_name(base.parallel.tp_comm_overlap)), options.tp_overlap}) {
+    if (!name.empty() && std::find(tp_overlap_default.begin(), tp_overlap_default.end(), name) ==
+                             tp_overlap_default.end()) {
+      tp_overlap_default.push_back(name);
+    }
   }
   s.tp_overlaps.clear();
   for (const auto& name : r.names("tp_comm_overlap", tp_overlap_default,

@@ -95,7 +95,7 @@ class SearchSpace {
   std::vector<cost::QuantRecipe> recipes{cost::QuantRecipe::kNone};
   // Optimizer offload flavours (docs/offload.md): the scenario's own, and none beside it.
   std::vector<cost::OffloadFlavour> offloads{cost::OffloadFlavour::kNone};
-  // TP communication overlaps (docs/tp-overlap.md): the scenario's own, and the trainer's.
+  // TP communication overlaps (docs/tp-overlap.md): none, the scenario's own and the trainer's.
   std::vector<strat::TpCommOverlap> tp_overlaps{strat::TpCommOverlap::kNone};
   // Megatron-LM's first/last stage layer counts (0: the even share; both 0 with pp not dividing
   // the layers: the balanced edge split, resolved into the counts when decoded).

@@ -22,7 +22,7 @@ void map_tp_overlap_megatron(const strat::Scenario& s, ExportContext& c, ArgList
       return;
     case TpCommOverlap::kAsyncTp:
       c.cannot(kPath, "torch's AsyncTP (async-tp)", "torchtitan",
-               "userbuffers (--tp-comm-overlap) or none");
+               "no TP overlap (no --tp-comm-overlap)");
       return;
   }
 }
@@ -46,7 +46,7 @@ void map_tp_overlap_torchtitan(const strat::Scenario& s, ExportContext& c, Setti
     }
     case TpCommOverlap::kUserbuffers:
       c.cannot(kPath, "Transformer Engine's userbuffers (--tp-comm-overlap)", "megatron",
-               "async-tp or none");
+               "no TP overlap (enable_async_tensor_parallel false)");
       return;
   }
 }
