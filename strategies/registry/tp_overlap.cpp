@@ -86,19 +86,20 @@ std::vector<Entry> tp_comm_overlap_entries() {
             "each all-gather and reduce-scatter whole, before or after its GEMM",
             "Korthikanti et al. 2022, sequence parallelism, arXiv 2205.05198", {}),
       entry(TpCommOverlap::kAsyncTp, "async-tp",
-            "torch's AsyncTP, offered by torchtitan (parallelism.enable_async_tensor_parallel, "
+            "torch's AsyncTP, offered by torchtitan (enable_async_tensor_parallel, "
             "with compile): tp chunks per all-gather-matmul and matmul-reduce-scatter, shards "
             "copied by the copy engine over symmetric memory",
             "Wang et al. 2023, overlap communication with dependent computation via "
-            "decomposition, ASPLOS 2023 (doi 10.1145/3567955.3567959)",
+            "decomposition, ASPLOS 2023",
             {sequence_parallel_tp, modelled_layers}),
-      entry(TpCommOverlap::kUserbuffers, "userbuffers",
-            "Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap, TE's default "
-            "methods): ring_exchange AG+GEMM, pipelined GEMM+RS in 4 chunks, bulk overlaps in "
-            "the backward; 16 SMs for the pipeline and bulk kernels",
-            "Transformer Engine userbuffers (NVIDIA, 2023; transformer_engine/pytorch/module/base.py "
-            "initialize_ub)",
-            {sequence_parallel_tp, modelled_layers, megatron_only}),
+      entry(
+          TpCommOverlap::kUserbuffers, "userbuffers",
+          "Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap, TE's default "
+          "methods): ring_exchange AG+GEMM, pipelined GEMM+RS in 4 chunks, bulk overlaps in "
+          "the backward; 16 SMs for the pipeline and bulk kernels",
+          "Transformer Engine userbuffers (NVIDIA, 2023; transformer_engine/pytorch/module/base.py "
+          "initialize_ub)",
+          {sequence_parallel_tp, modelled_layers, megatron_only}),
   };
 }
 
