@@ -64,6 +64,7 @@ struct CompareOptions {
   std::string dispatchers;  // non-empty: compare MoE token dispatchers (alltoall, allgather)
   std::string precisions;   // non-empty: compare precisions (bf16, fp8:delayed, fp8:mxfp8, ...)
   std::string shardings;    // non-empty: compare sharding entries (zero-0 .. zero-3, fsdp2)
+  std::string tp_overlaps;  // non-empty: compare TP communication overlaps (none, async-tp, ...)
   std::string cp_variants;  // non-empty: compare context-parallel exchanges (ring, a2a, ...)
   std::string recomputes;   // non-empty: compare recompute modes (none, selective, full, per-op)
   std::string compiles;     // non-empty: compare torch.compile off and on (training.framework)

@@ -236,12 +236,13 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
                           !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty() ||
                           !o.shardings.empty() || !o.cp_variants.empty() ||
-                          !o.recomputes.empty() || !o.compiles.empty();
+                          !o.recomputes.empty() || !o.compiles.empty() ||
+                          !o.tp_overlaps.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
             "--schedules compares schedules and cannot be combined with --placements, --layouts, "
             "--optimizers, --ep, --dispatchers, --precisions, --shardings, --cp-variants, "
-            "--recomputes or --compiles (set the schedule in the scenario instead)");
+            "--tp-overlaps, --recomputes or --compiles (set the schedule in the scenario instead)");
   }
   // Context-parallel exchanges (docs/context-parallel.md): a2a+p2p keeps the scenario's
   // cp_a2a_size, the others drop it; a variant the rules refuse (cp 1, heads that do not split)
@@ -258,6 +259,20 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     s.parallel.cp_comm = std::get<strat::ContextParallelTraits>(e->traits).comm;
     if (s.parallel.cp_comm != strat::CpComm::kAllToAllP2p) s.parallel.cp_a2a_size = 0;
     add(checked(name, "cp", std::move(s), o.scenario));
+  }
+  // TP communication overlaps (docs/tp-overlap.md): a mode the rules refuse (no sequence
+  // parallelism, tp 1, userbuffers outside Megatron-LM) is a row saying why.
+  for (const auto& name : split_list(o.tp_overlaps)) {
+    const strat::Entry* e = strat::find_entry(strat::EntryKind::kTpCommOverlap, name);
+    if (e == nullptr) {
+      bad.add("/parallel/tp_comm_overlap",
+              fmt::format("--tp-overlaps: unknown overlap \"{}\" (known: {})", name,
+                          joined(strat::entry_names(strat::EntryKind::kTpCommOverlap))));
+      continue;
+    }
+    strat::Scenario s = base;
+    s.parallel.tp_comm_overlap = std::get<strat::TpCommOverlapTraits>(e->traits).id;
+    add(checked(name, "tp overlap", std::move(s), o.scenario));
   }
   // Precisions: registry entry names; "fp8" alone is the scenario's recipe (delayed when it has
   // none); the scenario's FP8 options carried where the recipe takes them (fp8_with_recipe). A
@@ -419,7 +434,7 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   }
   if (other_axis && out.variants.empty() && bad.ok()) {
     bad.add("/parallel", "--placements, --layouts, --optimizers, --ep, --dispatchers, "
-                         "--precisions, --shardings, --cp-variants, --recomputes or --compiles "
+                         "--precisions, --shardings, --cp-variants, --tp-overlaps, --recomputes or --compiles "
                          "names nothing");
   }
   if (!bad.ok()) {

@@ -4,7 +4,8 @@
 // layouts of the tp x cp group (--layouts, each repeated at every --seq-lens length),
 // optimizers (--optimizers), expert-parallel degrees (--ep), MoE token dispatchers
 // (--dispatchers), precisions (--precisions), shardings (--shardings), context-parallel
-// exchanges (--cp-variants), recompute modes (--recomputes) or torch.compile (--compiles).
+// exchanges (--cp-variants), TP communication overlaps (--tp-overlaps), recompute modes
+// (--recomputes) or torch.compile (--compiles).
 //
 // Two kinds of problem, kept apart:
 // - the command line is wrong (an unknown name, a malformed layout or optimizer spec, a number

@@ -244,6 +244,10 @@ int main(int argc, char** argv) {
                       "Compare context-parallel exchanges instead (comma-separated): " +
                           joined_names(parasim::strat::EntryKind::kContextParallel) +
                           " (a2a+p2p with the scenario's cp_a2a_size; docs/context-parallel.md)");
+  compare->add_option("--tp-overlaps", cmp.tp_overlaps,
+                      "Compare tensor-parallel communication overlaps instead (comma-separated): " +
+                          joined_names(parasim::strat::EntryKind::kTpCommOverlap) +
+                          " (docs/tp-overlap.md)");
   compare->add_option("--chunks", cmp.chunks,
                       "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()

@@ -131,6 +131,9 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
     so.max_candidates = o.max_candidates;
     so.flags = o.search;
     so.per_op_recompute = question.trainer == exporter::Target::kTorchtitan;
+    // The trainer's TP overlap (docs/tp-overlap.md): torchtitan's AsyncTP, Megatron's userbuffers.
+    if (question.trainer == exporter::Target::kTorchtitan) so.tp_overlap = "async-tp";
+    if (question.trainer == exporter::Target::kMegatron) so.tp_overlap = "userbuffers";
     const nlohmann::json* search = document.contains("search") ? &document["search"] : nullptr;
     const plan::SearchSpace space = [&] {
       try {

@@ -29,7 +29,8 @@ std::size_t CandidateHash::operator()(const Candidate& c) const {
                          static_cast<int>(c.fsdp2), static_cast<int>(c.schedule),
                          static_cast<int>(c.recompute), c.first_stage_layers, c.last_stage_layers,
                          c.ep, c.etp, static_cast<int>(c.cp_comm), c.cp_a2a_size,
-                         static_cast<int>(c.offload), static_cast<int>(c.compile)}) {
+                         static_cast<int>(c.offload), static_cast<int>(c.compile),
+                         static_cast<int>(c.tp_overlap)}) {
     h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
   }
   return static_cast<std::size_t>(h);
@@ -77,6 +78,7 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.fsdp2.enabled = c.fsdp2;
   if (c.offload != base.parallel.offload.flavour) p.offload = cost::OffloadSpec{.flavour = c.offload};
   p.tp_placement = c.placement;
+  p.tp_comm_overlap = c.tp_overlap;
   p.ep = c.ep;
   p.etp = c.etp;
   p.moe_dispatcher = c.dispatcher;
@@ -122,6 +124,7 @@ Candidate candidate_of(const strat::Scenario& s) {
   c.zero_stage = s.parallel.zero_stage;
   c.fsdp2 = s.parallel.fsdp2.enabled;
   c.offload = s.parallel.offload.flavour;
+  c.tp_overlap = s.parallel.tp_comm_overlap;
   c.attention = s.training.attention;
   c.placement = s.parallel.tp_placement;
   c.optimizer = s.optimizer.kind;
@@ -164,6 +167,9 @@ std::string describe(const Candidate& c) {
     out += fmt::format(" {}", strat::moe_dispatcher_name(c.dispatcher));
   }
   if (c.sequence_parallel) out += " SP";
+  if (c.tp_overlap != strat::TpCommOverlap::kNone) {
+    out += fmt::format(" {}", strat::tp_comm_overlap_name(c.tp_overlap));
+  }
   out += fmt::format(" {}", strat::schedule_name(c.schedule));
   if (c.chunks > 1) out += fmt::format(" v{}", c.chunks);
   out += fmt::format(" mb {} rc {} {}", c.micro_batch, cost::recompute_name(c.recompute),

@@ -42,6 +42,8 @@ struct Candidate {
   cost::OffloadFlavour offload = cost::OffloadFlavour::kNone;
   // torch.compile of torchtitan's blocks (training.framework.compile; docs/pytorch-native.md).
   bool compile = false;
+  // The TP collectives overlapped with their GEMMs (docs/tp-overlap.md).
+  strat::TpCommOverlap tp_overlap = strat::TpCommOverlap::kNone;
   // Megatron-LM's first and last stage layer counts (0: that edge takes the even share); with
   // both 0 and pp not dividing the layers, the balanced edge split (strategies/input/
   // stage_split.hpp). One model chunk per stage whenever the stages are uneven.

@@ -52,6 +52,9 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
     p["offload"] = cost::offload_flavour_name(c.offload);
   }
   p["tp_placement"] = strat::tp_placement_name(c.placement);
+  if (c.tp_overlap != strat::TpCommOverlap::kNone || p.contains("tp_comm_overlap")) {
+    p["tp_comm_overlap"] = strat::tp_comm_overlap_name(c.tp_overlap);
+  }
   if (base.model.moe.enabled()) {
     p["ep"] = c.ep;
     p["etp"] = expert_tp(c);

@@ -112,6 +112,10 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   const bool async = strat::is_asynchronous(c.schedule);
   if (c.pp == 1 && c.schedule != first_schedule) return Reason::kDuplicate;
   if (c.cp == 1 && c.cp_comm != facts.first_cp_comm) return Reason::kDuplicate;
+  // A TP overlap without SP (or with tp 1) chunks nothing: the run without it.
+  if (c.tp_overlap != strat::TpCommOverlap::kNone && (c.tp == 1 || !c.sequence_parallel)) {
+    return Reason::kDuplicate;
+  }
   // etp equal to tp is the "as tp" value's run.
   if (c.etp == c.tp && facts.etp_tp_searched) return Reason::kDuplicate;
   // Interleaving one chunk is 1F1B's layout and order; only Megatron's interleaved warm-up

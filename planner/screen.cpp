@@ -23,7 +23,7 @@ using strat::PipelineSchedule;
 double seconds(sim::Time t) { return t.to_seconds(); }
 
 ScreenKey programs_key(const Candidate& c) {
-  return ScreenKey{{c.gpus, c.tp, c.sequence_parallel,
+  return ScreenKey{{c.gpus, c.tp, c.sequence_parallel + 2 * static_cast<int>(c.tp_overlap),
                     c.cp | (static_cast<std::int64_t>(c.cp_comm) << 16) |
                         (static_cast<std::int64_t>(c.cp_a2a_size) << 24),
                     c.micro_batch,

@@ -46,7 +46,8 @@ constexpr const char* kKeys[] = {"gpus",
                                  "cp_variant",
                                  "precision",
                                  "offload",
-                                 "compile"};
+                                 "compile",
+                                 "tp_comm_overlap"};
 
 // The divisors of n up to cap, ascending (trial division to the square root).
 std::vector<int> divisors(long long n, long long cap) {
@@ -298,7 +299,7 @@ std::uint64_t SearchSpace::size() const {
         micro_batches.size(), recomputes.size(), shardings.size(), attentions.size(),
         placements.size(), optimizers.size(), edge_layers.size(), eps.size(), etps.size(),
         dispatchers.size(), recipes.size(), cp_comms.size(), offloads.size(),
-        compiles.size()}) {
+        compiles.size(), tp_overlaps.size()}) {
     if (k == 0) return 0;
     if (n > (std::uint64_t{1} << 62) / k) return std::uint64_t{1} << 62;  // saturate
     n *= k;
@@ -315,6 +316,7 @@ Candidate SearchSpace::decode(std::uint64_t index) const {
   };
   // Fastest-varying first.
   c.compile = compiles[take(compiles.size())];
+  c.tp_overlap = tp_overlaps[take(tp_overlaps.size())];
   c.offload = offloads[take(offloads.size())];
   c.recipe = recipes[take(recipes.size())];
   c.cp_comm = cp_comms[take(cp_comms.size())];
@@ -599,6 +601,22 @@ SearchSpace make_search_space(const strat::Scenario& base, const nlohmann::json*
   s.compiles.clear();
   for (const auto& name : r.names("compile", compile_default, {"off", "on"})) {
     s.compiles.push_back(name == "on");
+  }
+  // TP communication overlap: none, the scenario's own and the trainer's (options.tp_overlap),
+  // so that a trainer without the scenario's overlap still finds a plan.
+  std::vector<std::string> tp_overlap_default{"none"};
+  for (const std::string& name :
+       {std::string(strat::tp_comm_overlap_name(base.parallel.tp_comm_overlap)), options.tp_overlap}) {
+    if (!name.empty() && std::find(tp_overlap_default.begin(), tp_overlap_default.end(), name) ==
+                             tp_overlap_default.end()) {
+      tp_overlap_default.push_back(name);
+    }
+  }
+  s.tp_overlaps.clear();
+  for (const auto& name : r.names("tp_comm_overlap", tp_overlap_default,
+                                  strat::entry_names(EntryKind::kTpCommOverlap))) {
+    s.tp_overlaps.push_back(
+        traits_of<strat::TpCommOverlapTraits>(EntryKind::kTpCommOverlap, name).id);
   }
   // Optimizer implementation: AdamW is itself; Shampoo may run as DASH with either stacking.
   const auto kind = base.optimizer.kind;

@@ -62,6 +62,9 @@ struct SearchOptions {
   double max_candidates = 4e8;   // --max-candidates
   std::vector<std::string> flags;  // --search KEY=V1,V2,...
   bool per_op_recompute = false;   // per-op in the default recompute axis (plan --for torchtitan)
+  // A TP overlap searched beside the scenario's own by default (registry name; empty: none):
+  // async-tp for plan --for torchtitan, userbuffers for --for megatron.
+  std::string tp_overlap;
 };
 
 class SearchSpace {
@@ -94,6 +97,8 @@ class SearchSpace {
   std::vector<cost::OffloadFlavour> offloads{cost::OffloadFlavour::kNone};
   // torch.compile off / on (torchtitan's blocks): the scenario's own, both for torchtitan's.
   std::vector<bool> compiles{false};
+  // TP communication overlaps (docs/tp-overlap.md): none, the scenario's own and the trainer's.
+  std::vector<strat::TpCommOverlap> tp_overlaps{strat::TpCommOverlap::kNone};
   // Megatron-LM's first/last stage layer counts (0: the even share; both 0 with pp not dividing
   // the layers: the balanced edge split, resolved into the counts when decoded).
   std::vector<std::pair<int, int>> edge_layers{{0, 0}};

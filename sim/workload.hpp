@@ -121,8 +121,10 @@ struct Group {
   std::uint32_t phases_count = 0;
   double bytes_per_member = 0;      // for reports: what each member sends in total
   bool point_to_point = false;      // a send/recv pair: traced with a flow arrow
-  // A copy engine's DMA between a GPU and its host (optimizer offload): it takes no SMs, so it
-  // neither slows the device's compute nor is slowed by it (set_overlap_slowdown).
+  // A copy engine's DMA between a GPU and its host (optimizer offload), or a transfer beside
+  // compute that takes none of its SMs (the TP overlap's chunks: strategies/layers/
+  // tp_overlap.hpp): it neither slows the device's compute nor is slowed by it
+  // (set_overlap_slowdown).
   bool copy_engine = false;
 };
 

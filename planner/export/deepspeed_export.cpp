@@ -11,6 +11,7 @@
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
 #include "planner/export/offload_export.hpp"
+#include "planner/export/tp_overlap_export.hpp"
 #include "strategies/layers/layer_program.hpp"
 
 namespace parasim::exporter {
@@ -210,6 +211,7 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
   } else {
     c.mapped("/parallel/sequence_parallel", "off");
   }
+  map_tp_overlap_deepspeed(s, c);
   if (p.cp > 1) {
     // DeepSpeed's Ulysses is model code (deepspeed/sequence/layer.py DistributedAttention over a
     // sequence-parallel group from the mpu or runtime/sequence_parallel/parallel_state_sp.py):

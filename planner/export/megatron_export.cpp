@@ -5,6 +5,7 @@
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
 #include "planner/export/offload_export.hpp"
+#include "planner/export/tp_overlap_export.hpp"
 #include "planner/export/megatron_experts.hpp"
 
 namespace parasim::exporter {
@@ -223,6 +224,7 @@ void map_parallel(const Scenario& s, ExportContext& c, ArgList& a) {
                        s.cluster.total_gpus(), p.tp, p.pp, p.cp, p.dp));
   if (p.sequence_parallel) a.add("--sequence-parallel");
   c.mapped("/parallel/sequence_parallel", p.sequence_parallel ? "--sequence-parallel" : "off");
+  map_tp_overlap_megatron(s, c, a);
   map_schedule(s, c, a);
   cover_post_validation(s, c);
   cover_paci_mode(s, c);

@@ -9,6 +9,7 @@
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
 #include "planner/export/offload_export.hpp"
+#include "planner/export/tp_overlap_export.hpp"
 #include "planner/export/torchtitan_experts.hpp"
 #include "planner/export/torchtitan_settings.hpp"
 
@@ -250,6 +251,7 @@ void map_parallel(const Scenario& s, const std::string& version, ExportContext& 
   } else {
     c.mapped("/parallel/sequence_parallel", p.tp > 1 ? "on (0.2.2's TP plan)" : "no TP");
   }
+  map_tp_overlap_torchtitan(s, c, out, version);
   out.set("parallelism", "pipeline_parallel_degree", p.pp);
   cover_stage_layers(s, c, Target::kTorchtitan);
   map_schedule(s, c, out);

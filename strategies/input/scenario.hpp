@@ -68,6 +68,10 @@ enum class DpBucketLayout { kLayers, kMegatron };
 // over heads (a2a, DeepSpeed-Ulysses), or all-to-all inside groups of cp_a2a_size and a ring
 // across them (a2a+p2p, Megatron's hierarchical context parallelism).
 enum class CpComm { kRing, kAllGather, kAllToAll, kAllToAllP2p };
+// Overlap of the sequence-parallel all-gathers and reduce-scatters with the GEMMs next to them
+// (docs/tp-overlap.md; strategies/layers/tp_overlap.hpp): none, torch's AsyncTP (torchtitan's
+// enable_async_tensor_parallel) or Transformer Engine's userbuffers (Megatron's --tp-comm-overlap).
+enum class TpCommOverlap : std::uint8_t { kNone, kAsyncTp, kUserbuffers };
 
 // How the attention core runs: unfused (Megatron's core attention: scores and probabilities in
 // HBM, stored for the backward; Korthikanti et al.'s accounting) or FlashAttention (fused, causal,
@@ -126,6 +130,8 @@ enum class MoeDispatcher { kAllToAll, kAllGather, kFlex };
 const char* moe_dispatcher_name(MoeDispatcher d);
 // The cp_variant registry entry's name: "ring", "allgather", "a2a", "a2a+p2p".
 const char* cp_comm_name(CpComm c);
+// The tp_comm_overlap registry entry's name: "none", "async-tp", "userbuffers".
+const char* tp_comm_overlap_name(TpCommOverlap o);
 
 // FSDP2, PyTorch's fully_shard (torch.distributed.fsdp, torch 2.15) as torchtitan applies it
 // (torchtitan/distributed/fsdp.py, apply_fsdp_to_decoder, torchtitan 0.3.0): one unit per
@@ -178,6 +184,9 @@ struct ParallelSpec {
   int cp = 1;
   CpComm cp_comm = CpComm::kRing;
   int cp_a2a_size = 0;  // a2a+p2p only; 0: not given
+  // The TP collectives around the GEMMs chunked and overlapped with them (needs sequence
+  // parallelism and tp > 1; strategies/layers/tp_overlap.hpp).
+  TpCommOverlap tp_comm_overlap = TpCommOverlap::kNone;
   PaciMode paci_mode = PaciMode::kPerf;
   TpPlacement tp_placement = TpPlacement::kMegatron;
   // TSP's head bucketing (arXiv 2604.26294): each attention round gathers the K/V of its head

@@ -458,6 +458,9 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
     p.cp_comm = std::get<ContextParallelTraits>(v->traits).comm;
   }
   assign(p.cp_a2a_size, registered_integer(r, "/parallel/cp_a2a_size"));
+  if (const Entry* o = chosen_by_value(r, d, EntryKind::kTpCommOverlap, false)) {
+    p.tp_comm_overlap = std::get<TpCommOverlapTraits>(o->traits).id;
+  }
   assign(p.tsp_kv_buckets, registered_integer(r, "/parallel/tsp_kv_buckets"));
   if (auto mode = registered_choice(r, d, "/parallel/paci_mode")) {
     p.paci_mode = *mode == "mem" ? PaciMode::kMem : PaciMode::kPerf;
@@ -596,6 +599,13 @@ const char* moe_dispatcher_name(MoeDispatcher d) {
 const char* cp_comm_name(CpComm c) {
   for (const Entry* e : entries_of(EntryKind::kContextParallel)) {
     if (std::get<ContextParallelTraits>(e->traits).comm == c) return e->name.c_str();
+  }
+  return "?";
+}
+
+const char* tp_comm_overlap_name(TpCommOverlap o) {
+  for (const Entry* e : entries_of(EntryKind::kTpCommOverlap)) {
+    if (std::get<TpCommOverlapTraits>(e->traits).id == o) return e->name.c_str();
   }
   return "?";
 }

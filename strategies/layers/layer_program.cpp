@@ -13,6 +13,7 @@
 #include "strategies/layers/recompute_steps.hpp"
 #include "strategies/layers/step_writer.hpp"
 #include "strategies/layers/torchtitan_block.hpp"
+#include "strategies/layers/tp_overlap.hpp"
 #include "strategies/layers/tsp_layer.hpp"
 #include "strategies/layers/tsp_vocab.hpp"
 
@@ -43,9 +44,17 @@ void qk_norm_backward(StepWriter& w, const Dims& x) {
 
 void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
-  if (x.t > 1 && x.sp) StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
+  const TpOverlap overlap = tp_overlap_of(x);  // chunked AG + GEMM, GEMM + RS (tp_overlap.hpp)
+  if (x.t > 1 && x.sp && !overlap.on()) {
+    StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
+  }
   w.memory(2 * hidden_bytes(x));                                   // input norm
-  w.linear(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);           // QKV
+  if (overlap.on()) {
+    all_gather_gemm(w, overlap, out, "attn norm",
+                    {x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h, "attn qkv"}, bsh);
+  } else {
+    w.linear(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);         // QKV
+  }
   // The QKV linear keeps its bias (skip_bias_add false): in the GEMM's epilogue, or an add.
   if (x.qkv_bias && !x.fusions.linear_bias_in_gemm) w.memory(2 * qkv_bytes(x));
   qk_norm_forward(w, x);
@@ -60,6 +69,13 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
     return;
   }
   attention_core_forward(w, x);
+  if (overlap.on()) {
+    gemm_reduce_scatter(w, overlap, out, "attn core",
+                        {x.tokens(), x.h, x.query_width() / x.t, "attn proj"}, bsh);
+    bias_dropout_add(w, x);
+    w.close(out, "attn");
+    return;
+  }
   w.linear(x.tokens(), x.h, x.query_width() / x.t);                  // output projection
   bias_dropout_add(w, x);
   w.close(out, "attn");
@@ -71,9 +87,21 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
 
 void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
-  if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp all-gather", CollectiveKind::kAllGather, bsh);
+  const TpOverlap overlap = tp_overlap_of(x);
+  if (x.t > 1 && x.sp && !overlap.on()) {
+    StepWriter::collective(out, "mlp all-gather", CollectiveKind::kAllGather, bsh);
+  }
   w.memory(2 * hidden_bytes(x));                                   // norm
   w.sync(out, "mlp norm", x.layer_syncs);                          // the framework's syncs
+  if (overlap.on()) {
+    all_gather_gemm(w, overlap, out, "mlp norm",
+                    {x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h, "mlp fc1"}, bsh);
+    mlp_activation(w, x);
+    gemm_reduce_scatter(w, overlap, out, "mlp act", {x.tokens(), x.h, x.f / x.t, "mlp fc2"}, bsh);
+    bias_dropout_add(w, x);
+    w.close(out, "mlp");
+    return;
+  }
   w.linear(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);         // fc1 (gate+up)
   mlp_activation(w, x);
   w.linear(x.tokens(), x.h, x.f / x.t);                              // fc2
@@ -88,11 +116,28 @@ void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
 void mlp_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
   const double bsf = x.act(x.tokens() * x.f / x.t);
-  if (x.t > 1 && x.sp) StepWriter::collective(out, "mlp bwd all-gather", CollectiveKind::kAllGather, bsh);
+  const TpOverlap overlap = tp_overlap_of(x);
+  if (x.t > 1 && x.sp && !overlap.on()) {
+    StepWriter::collective(out, "mlp bwd all-gather", CollectiveKind::kAllGather, bsh);
+  }
   bias_dropout_add_backward(w, x);
-  w.linear_backward(x.tokens(), x.h, x.f / x.t);                      // fc2
+  if (overlap.on()) {  // fc2's dgrad under the all-gather of dY, then its wgrad
+    all_gather_gemm(w, overlap, out, "mlp bwd bda", {x.tokens(), x.f / x.t, x.h, "mlp fc2 dgrad"},
+                    bsh);
+    w.weight_gemm(x.tokens(), x.h, x.f / x.t);
+  } else {
+    w.linear_backward(x.tokens(), x.h, x.f / x.t);                    // fc2
+  }
   w.memory(x.swiglu ? 5 * bsf : 3 * bsf);                          // activation backward
   if (x.bias && !x.swiglu) w.memory(bsf);                          // fc1's bias gradient
+  if (overlap.on()) {  // fc1's dgrad and wgrad with dX's reduce-scatter (and bulk's all-gather)
+    column_backward(w, overlap, out, "mlp bwd act",
+                    {x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h, "mlp fc1"}, bsh, bsh);
+    residual_gradient_add(w, x);
+    norm_backward(w, x);
+    w.close(out, "mlp bwd");
+    return;
+  }
   w.linear_backward(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);  // fc1
   residual_gradient_add(w, x);
   norm_backward(w, x);
@@ -106,9 +151,18 @@ void mlp_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
 void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
                         std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
-  if (x.t > 1 && x.sp) StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
+  const TpOverlap overlap = tp_overlap_of(x);
+  if (x.t > 1 && x.sp && !overlap.on()) {
+    StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
+  }
   bias_dropout_add_backward(w, x);
-  w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);          // output projection
+  if (overlap.on()) {  // the projection's dgrad under the all-gather of dY, then its wgrad
+    all_gather_gemm(w, overlap, out, "attn bwd bda",
+                    {x.tokens(), x.query_width() / x.t, x.h, "attn proj dgrad"}, bsh);
+    w.weight_gemm(x.tokens(), x.h, x.query_width() / x.t);
+  } else {
+    w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);        // output projection
+  }
   if (x.cp > 1) {
     cp_attention_backward(w, x, out);
   } else {
@@ -118,6 +172,14 @@ void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
   qk_norm_backward(w, x);
   w.memory(2 * qkv_bytes(x));                                       // Q, K, V gradients joined
   if (x.qkv_bias) w.memory(qkv_bytes(x));                           // QKV bias gradient
+  if (overlap.on()) {
+    column_backward(w, overlap, out, "attn bwd core",
+                    {x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h, "attn qkv"}, bsh, bsh);
+    norm_backward(w, x);
+    residual_gradient_add(w, x);
+    w.close(out, "attn bwd");
+    return;
+  }
   w.linear_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);   // QKV
   norm_backward(w, x);
   residual_gradient_add(w, x);

@@ -111,6 +111,10 @@ struct LayerStep {
   // A step of the recomputed forward inside a backward (full recompute): issued as a forward op
   // with autograd recording.
   bool recompute = false;
+  // Collectives: a transfer that takes no SMs from the compute beside it (a copy engine's, or a
+  // kernel on SMs the GEMMs were launched without: tp_overlap.hpp), so it does not slow that
+  // compute (sim::Group::copy_engine).
+  bool copy_engine = false;
 };
 
 // What a layer's FP8 weights cost once a step (TE casts them on a step's first micro-batch and

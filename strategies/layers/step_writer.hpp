@@ -48,10 +48,20 @@ class StepWriter {
 
   // Dimensions are whole numbers carried as double (the scenario parser checks that tp divides
   // heads, kv_heads, hidden and ffn_hidden; the vocabulary is padded to ceil(V/t) where used).
-  void gemm(double m, double n, double k, double batch = 1) {
+  // `slowdown` (>= 1): the GEMM launched on a share of the SMs (tp_overlap.hpp), its body x it.
+  void gemm(double m, double n, double k, double batch = 1, double slowdown = 1) {
     GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch), dtype_};
-    kernel(costs_.gemm_body(shape));
+    const sim::Time body = costs_.gemm_body(shape);
+    kernel(slowdown == 1 ? body
+                         : sim::Time::ps_rounded(static_cast<double>(body.picoseconds()) * slowdown));
     block_.flops += shape.flops();
+  }
+  // The weight-gradient GEMM dW = X^T dY of a forward GEMM [m x k] x [k x n], into the weight
+  // sink when there is one (zero-bubble's B/W split).
+  void weight_gemm(double m, double n, double k, double slowdown = 1) {
+    if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
+    gemm(k, n, m, 1, slowdown);
+    if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
   }
   // The two backward GEMMs of a forward GEMM [m x k] x [k x n]: dX = dY W^T and dW = X^T dY.
   // With a weight sink (zero-bubble's B/W split) dW goes there instead of into the block.
@@ -230,6 +240,8 @@ struct Dims {
   // Bytes per element a linear keeps of its input for wgrad (2; FP8: cost::
   // saved_linear_input_bytes).
   double linear_input_bytes = 2;
+  TpCommOverlap tp_overlap = TpCommOverlap::kNone;  // parallel.tp_comm_overlap (tp_overlap.hpp)
+  int sm_count = 0;                                 // the device's SMs (0: unknown)
   double tokens() const { return b * s; }
   double query_width() const { return a * d; }  // h unless the head width is set
   double act(double elements) const { return elements * e; }
@@ -263,6 +275,8 @@ inline Dims dims_of(const Scenario& sc) {
   x.fusions = sc.training.framework.fusions;
   x.layer_syncs = sc.training.framework.counts.layer_syncs;
   x.qk_norm = m.qk_norm;
+  x.tp_overlap = sc.parallel.tp_comm_overlap;
+  x.sm_count = sc.cluster.device.sm_count;
   x.linear_input_bytes = sc.training.fp8.enabled()
                              ? cost::saved_linear_input_bytes(sc.training.fp8.recipe)
                              : x.e;

@@ -42,12 +42,13 @@ enum class EntryKind : std::uint8_t {
   kDispatcher,       // parallel.moe_dispatcher (with model.moe)
   kPrecision,        // training.precision (+ training.fp8.recipe)
   kOffload,          // parallel.offload (optimizer state in host memory)
+  kTpCommOverlap,    // parallel.tp_comm_overlap (TP collectives overlapped with GEMMs)
 };
 inline constexpr EntryKind kAllEntryKinds[] = {
     EntryKind::kSchedule,  EntryKind::kTpPlacement, EntryKind::kContextParallel,
     EntryKind::kSharding,  EntryKind::kOptimizer,   EntryKind::kAttention,
     EntryKind::kRecompute, EntryKind::kFramework,   EntryKind::kDispatcher,
-    EntryKind::kPrecision, EntryKind::kOffload};
+    EntryKind::kPrecision, EntryKind::kOffload,     EntryKind::kTpCommOverlap};
 
 // A validation rule: appends every problem of `scenario` it finds to `d`, each with the JSON
 // path of the field a user should change. Rules never throw and never stop at the first problem.
@@ -155,10 +156,15 @@ struct OffloadTraits {
   cost::OffloadFlavour flavour = cost::OffloadFlavour::kNone;
 };
 
+// How the TP collectives meet the GEMMs: ParallelSpec::tp_comm_overlap.
+struct TpCommOverlapTraits {
+  TpCommOverlap id = TpCommOverlap::kNone;
+};
+
 using EntryTraits = std::variant<ScheduleTraits, PlacementTraits, ContextParallelTraits,
                                  ShardingTraits, OptimizerTraits, AttentionKind, cost::Recompute,
                                  FrameworkTraits, DispatcherTraits, PrecisionTraits,
-                                 OffloadTraits>;
+                                 OffloadTraits, TpCommOverlapTraits>;
 
 struct Entry {
   EntryKind kind = EntryKind::kSchedule;

@@ -18,5 +18,6 @@ std::vector<Entry> framework_entries();         // frameworks.cpp
 std::vector<Entry> dispatcher_entries();        // dispatchers.cpp
 std::vector<Entry> precision_entries();         // precisions.cpp
 std::vector<Entry> offload_entries();           // offload.cpp
+std::vector<Entry> tp_comm_overlap_entries();   // tp_overlap.cpp
 
 }  // namespace parasim::strat

@@ -25,7 +25,7 @@ std::vector<Entry> build_entries() {
   for (auto list :
        {placement_entries, context_parallel_entries, sharding_entries, optimizer_entries,
         attention_entries, recompute_entries, framework_entries, dispatcher_entries,
-        precision_entries, offload_entries}) {
+        precision_entries, offload_entries, tp_comm_overlap_entries}) {
     for (Entry& e : list()) out.push_back(std::move(e));
   }
   return out;
@@ -147,6 +147,12 @@ std::vector<KindInfo> build_kinds() {
        "optimizer offload: the optimizer state and its step in host memory, as each trainer "
        "does it (docs/offload.md)",
        {}},
+      {EntryKind::kTpCommOverlap,
+       "tp_comm_overlap",
+       "/parallel/tp_comm_overlap",
+       "the sequence-parallel all-gathers and reduce-scatters chunked and overlapped with the "
+       "GEMMs beside them (docs/tp-overlap.md)",
+       {}},
   };
 }
 
@@ -184,6 +190,7 @@ bool chooses(const Entry& e, const Scenario& s) {
           return t.dtype == s.training.precision && t.recipe == s.training.fp8.recipe;
         }
         if constexpr (std::is_same_v<T, OffloadTraits>) return t.flavour == p.offload.flavour;
+        if constexpr (std::is_same_v<T, TpCommOverlapTraits>) return t.id == p.tp_comm_overlap;
         return false;
       },
       e.traits);

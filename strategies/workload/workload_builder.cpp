@@ -415,6 +415,7 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
       const sim::GroupId g = emit_collective(
           members, step.group == StepGroup::kWeights ? &DeviceStreams::weights : &DeviceStreams::tp,
           plan, labels[si], cat_tp_, mb, CommKind::kTensorParallel, sc_.parallel.tp, queue_);
+      if (step.copy_engine) w.set_copy_engine(g);
       for (int r = 0; r < tp_sim_; ++r) {
         const OpId member = w.members(g)[static_cast<std::size_t>(r)];
         link(static_cast<std::size_t>(d * tp_sim_ + r), si, member);

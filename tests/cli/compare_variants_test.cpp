@@ -244,3 +244,27 @@ TEST_CASE("compare --cp-variants: the context-parallel exchanges of one layout")
   CHECK(unknown.err.find("--cp-variants: unknown context-parallel variant \"ulysses\" (known: "
                          "ring, allgather, a2a, a2a+p2p)") != std::string::npos);
 }
+
+TEST_CASE("compare --tp-overlaps: the serial TP collectives against AsyncTP and userbuffers") {
+  TempDir tmp;
+  CompareOptions o;
+  o.scenario = (kScenarios / "llama2-70b-64gpu.json").string();  // tp 8 + SP, megatron-lm
+  o.tp_overlaps = "none,async-tp,userbuffers";
+  o.json = tmp.file("tpo.json");
+  const CompareRun r = compare(o);
+  REQUIRE_MESSAGE(r.code == kExitOk, r.err);
+  const auto j = parse_json(read_text(o.json), "compare JSON");
+  REQUIRE(j.at("rows").size() == 3);
+  for (int i = 0; i < 3; ++i) CHECK(j.at("rows")[i].at("applicable") == true);
+  // Each overlap hides part of the serial collectives: faster than none on 70B-size GEMMs.
+  CHECK(j.at("rows")[1].at("step_time_s").get<double>() <
+        j.at("rows")[0].at("step_time_s").get<double>());
+  CHECK(j.at("rows")[2].at("step_time_s").get<double>() <
+        j.at("rows")[0].at("step_time_s").get<double>());
+
+  o.tp_overlaps = "overlap";
+  const CompareRun unknown = compare(o);
+  CHECK(unknown.code == kExitBadInput);
+  CHECK(unknown.err.find("--tp-overlaps: unknown overlap \"overlap\" (known: none, async-tp, "
+                         "userbuffers)") != std::string::npos);
+}

@@ -54,7 +54,8 @@ std::vector<std::pair<std::string, json>> generated_enums() {
                                   std::pair{"attention", EntryKind::kAttention},
                                   std::pair{"recompute", EntryKind::kRecompute},
                                   std::pair{"sharding", EntryKind::kSharding},
-                                  std::pair{"precision", EntryKind::kPrecision}}) {
+                                  std::pair{"precision", EntryKind::kPrecision},
+                                  std::pair{"tp_comm_overlap", EntryKind::kTpCommOverlap}}) {
     out.emplace_back(std::string("/properties/search/properties/") + key + "/items/enum",
                      strings(strat::entry_names(kind)));
   }

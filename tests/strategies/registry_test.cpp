@@ -32,6 +32,7 @@ std::size_t traits_index(EntryKind kind) {
     case EntryKind::kDispatcher: return 8;
     case EntryKind::kPrecision: return 9;
     case EntryKind::kOffload: return 10;
+    case EntryKind::kTpCommOverlap: return 11;
   }
   return 99;
 }
