@@ -85,15 +85,23 @@ void map_offload_megatron(const strat::Scenario& s, ExportContext& c, ArgList& a
   c.unused("/parallel/offload_params", "DeepSpeed's setting");
 }
 
-void map_offload_torchtitan(const strat::Scenario& s, ExportContext& c) {
-  if (covered_without_offload(s, c)) return;
-  c.cannot("/parallel/offload",
-           fmt::format("{} optimizer offload (torchtitan offloads only through FSDP2's "
-                       "CPUOffloadPolicy, training.enable_cpu_offload, not simulated yet)",
-                       cost::offload_flavour_name(s.parallel.offload.flavour)),
-           s.parallel.offload.flavour == OffloadFlavour::kDeepSpeed ? "deepspeed" : "megatron",
-           "no offload");
-  parameters_refused(c);
+bool map_offload_torchtitan(const strat::Scenario& s, ExportContext& c) {
+  if (covered_without_offload(s, c)) return false;
+  const OffloadFlavour f = s.parallel.offload.flavour;
+  if (f != OffloadFlavour::kFsdp2) {
+    c.cannot("/parallel/offload",
+             fmt::format("{} optimizer offload (torchtitan offloads only through FSDP2's "
+                         "CPUOffloadPolicy, training.enable_cpu_offload: offload \"fsdp2\")",
+                         cost::offload_flavour_name(f)),
+             f == OffloadFlavour::kDeepSpeed ? "deepspeed" : "megatron", "no offload");
+    parameters_refused(c);
+    return false;
+  }
+  // torchtitan/distributed/fsdp.py (0.3.0): cpu_offload -> offload_policy=CPUOffloadPolicy(),
+  // whose pin_memory defaults to True (torch _fsdp_api.py L255), as parasim models it.
+  c.mapped("/parallel/offload", "training.enable_cpu_offload (FSDP2's CPUOffloadPolicy)");
+  parameters_unused(c, "FSDP2's CPUOffloadPolicy takes no such setting (pinned, whole shard)");
+  return true;
 }
 
 }  // namespace parasim::exporter

@@ -26,13 +26,18 @@ void Builder::add_offload_streams(sim::DeviceId dev, DeviceStreams& st, const st
 }
 
 OpId Builder::host_copy(std::size_t dev, bool to_host, double bytes, const char* label, int index) {
+  const DeviceStreams& st = streams_[dev];
+  return host_copy_on(dev, to_host ? st.d2h : st.h2d, to_host, bytes, label, cat_opt_, index);
+}
+
+OpId Builder::host_copy_on(std::size_t dev, sim::StreamId stream, bool to_host, double bytes,
+                           const std::string& label, sim::LabelId category, int index) {
   auto& w = out_.workload;
   const DeviceStreams& st = streams_[dev];
-  const sim::StreamId stream = to_host ? st.d2h : st.h2d;
   const sim::PhaseSpec phase{costs_.cluster().host.link_latency, 0, 1};
   const sim::FlowSpec flow{{to_host ? st.link_d2h : st.link_h2d, sim::kNone}, bytes, bytes, 0};
   const sim::GroupId g = w.add_group({&stream, 1}, {&phase, 1}, {&flow, 1}, w.intern(label),
-                                     cat_opt_, index, false, bytes);
+                                     category, index, false, bytes);
   w.set_copy_engine(g);
   out_.groups.push_back(
       GroupInfo{CommKind::kDataParallel, cost::CollectiveKind::kSendRecv, bytes, 1, true});
@@ -86,6 +91,19 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
       std::min(costs_.cluster().gpus_per_node, replicas_ * sc_.parallel.tp * pp_);
   const sim::Time cpu = cost::cpu_optimizer_time(
       off, cpu_params, costs_.cluster().host.memory_bandwidth.bytes_per_s, ranks_per_node);
+  if (off.flavour == cost::OffloadFlavour::kFsdp2) {
+    // FSDP2: each unit's reduced gradient went to the host after its reduction (fsdp2_reduce;
+    // `waits` holds those copies); finalize_backward synchronizes on every copy's event
+    // (_fsdp_param_group.py L890-896, torch 2.15), then the host thread steps torch's AdamW on
+    // the CPU tensors. Nothing comes back: the next step's gathers copy the updated shards in.
+    host_close(dev);
+    for (OpId m : waits) host_[dev].waits.push_back(m);
+    host_work(dev, cpu);
+    const OpId step = host_close(dev);
+    offload_cpu_step_[dev] = step;
+    if (dev == 0) out_.offload_step = {waits.back(), step};
+    return gpu_step;
+  }
   // Megatron with --overlap-cpu-optimizer-d2h-h2d: one CPU optimizer per parameter, each waiting
   // for its own gradient's copy and copying its parameter back after its step, so copies and
   // steps pipeline; the parameters of the shard are taken in `pieces` equal groups (at most 16,

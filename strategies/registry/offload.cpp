@@ -96,11 +96,24 @@ void megatron_distributed_optimizer(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
-void fsdp2_needs_its_mode(const Scenario&, cost::Diagnostics& d) {
-  d.add("/parallel/offload",
-        "fsdp2's CPUOffloadPolicy is not modelled yet: the sharding mode \"fsdp2\" does not build "
-        "its copy of each unit's shard to the GPU before the all-gather, the reduced gradient's "
-        "copy back, or torch's AdamW on the CPU (docs/offload.md)");
+// FSDP2's CPUOffloadPolicy is a policy of fully_shard: the FSDP2 sharding mode. With gradient
+// accumulation outside pipelining, every reduction after the step's first copies its shard to
+// the host synchronously and adds it on the CPU inside the backward's hook (foreach_reduce,
+// non_blocking only when nothing accumulates, _fsdp_collectives.py L797-820, torch 2.15): that
+// blocking path is not built.
+void fsdp2_mode(const Scenario& s, cost::Diagnostics& d) {
+  if (!s.parallel.fsdp2.enabled) {
+    d.add("/parallel/offload",
+          "offload \"fsdp2\" is FSDP2's CPUOffloadPolicy: it needs parallel.sharding \"fsdp2\"");
+    return;
+  }
+  if (s.parallel.pp == 1 && s.micro_batches() > 1) {
+    d.add("/parallel/offload",
+          fmt::format("FSDP2's CPU offload with gradient accumulation ({} micro-batches without "
+                      "pipelining: a blocking gradient copy and a CPU add per reduction) is not "
+                      "modelled; use one micro-batch per step (global_batch = micro_batch x dp)",
+                      s.micro_batches()));
+  }
 }
 
 // Parameters that only one flavour takes.
@@ -188,9 +201,10 @@ std::vector<Entry> offload_entries() {
           {host_known, mixed_precision_adamw, megatron_distributed_optimizer}),
       entry(OffloadFlavour::kFsdp2,
             "FSDP2's CPUOffloadPolicy: parameters, gradients and optimizer state of the shard on "
-            "the CPU (needs the FSDP2 sharding mode)",
+            "the CPU; each unit's shard copied to the GPU before its all-gather, its reduced "
+            "gradient back, torch's AdamW on the CPU (needs the FSDP2 sharding mode)",
             "Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277", {},
-            {host_known, fsdp2_needs_its_mode}),
+            {host_known, mixed_precision_adamw, fsdp2_mode}),
   };
 }
 

@@ -166,6 +166,10 @@ class Builder {
   OpId emit_offloaded_step(std::size_t dev, int stage, const std::vector<OpId>& waits,
                            OpId gpu_step);
   OpId host_copy(std::size_t dev, bool to_host, double bytes, const char* label, int index);
+  // The same copy issued on `stream` (FSDP2's copy-in and post-reduce streams, ZeRO-3's gather
+  // stream), in `category`; its flow on the device's host link.
+  OpId host_copy_on(std::size_t dev, sim::StreamId stream, bool to_host, double bytes,
+                    const std::string& label, sim::LabelId category, int index);
   // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
   // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
   // Each GPU op is issued by the device's host cursor with `host[i]` (host_plan.hpp); a step's
@@ -303,6 +307,7 @@ class Builder {
   std::vector<std::vector<std::pair<OpId, double>>> expert_grad_ready_;
   std::vector<OpId> final_backward_;  // per device: last backward op of the step
   std::vector<std::vector<OpId>> offload_pending_;  // per device: copies the offloaded step awaits
+  std::vector<OpId> offload_cpu_step_;  // per device: the host op of the last CPU step (FSDP2)
   // Per device: each gradient bucket's reduction and its bytes (DeepSpeed's offload copies a
   // bucket's partition to the host once it is reduced).
   std::vector<std::vector<std::pair<OpId, double>>> offload_buckets_;
