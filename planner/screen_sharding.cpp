@@ -20,7 +20,8 @@ double seconds(sim::Time t) {
 }  // namespace
 
 std::pair<double, double> Screen::zero3_times(const Candidate& c) {
-  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe)}};
+  const ScreenKey key{
+      {c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe), static_cast<int>(c.offload)}};
   auto it = zero3_.find(key);
   if (it != zero3_.end()) return it->second;
   const cost::CostModel& costs = costs_.at(c.gpus);
@@ -30,9 +31,18 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
   if (c.dp * c.cp > 1) {
     const cost::GroupPlacement g = layout.dp_group(0, 0);
     // The same calls the builder emits, back to back on the dp stream.
-    const double element_bytes = strat::zero3_gathered_element_bytes(apply_candidate(base_, c));
+    const strat::Scenario sc = apply_candidate(base_, c);
+    const double element_bytes = strat::zero3_gathered_element_bytes(sc);
+    // ZeRO-Infinity's offload_param: each gather's partition copied in first, on its stream.
+    const bool offloaded = sc.parallel.offload.params && sc.parallel.offload.enabled();
     for (double elements :
          strat::zero3_gather_units(base_.model, c.tp, base_.training.framework.zero3)) {
+      if (offloaded) {
+        t.first += seconds(cost::host_copy_time(
+            costs.cluster().host,
+            strat::zero3_partition_h2d_bytes(elements, c.dp * c.cp,
+                                             cost::bytes_per_element(sc.training.precision))));
+      }
       t.first +=
           seconds(cost::estimate_time(costs.collective(cost::CollectiveKind::kAllGather,
                                                        cost::Bytes{elements * element_bytes}, g),

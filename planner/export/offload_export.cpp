@@ -53,7 +53,13 @@ void map_offload_deepspeed(const strat::Scenario& s, ExportContext& c,
   zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", off.pin_memory}};
   c.mapped("/parallel/offload", "zero_optimization.offload_optimizer.device cpu");
   c.mapped("/parallel/offload_pin_memory", "zero_optimization.offload_optimizer.pin_memory");
-  c.mapped("/parallel/offload_params", "no zero_optimization.offload_param");
+  if (off.params) {
+    // DeepSpeedZeroOffloadParamConfig (deepspeed/runtime/zero/offload_config.py): device, pin_memory.
+    zero["offload_param"] = {{"device", "cpu"}, {"pin_memory", off.pin_memory}};
+    c.mapped("/parallel/offload_params", "zero_optimization.offload_param.device cpu");
+  } else {
+    c.mapped("/parallel/offload_params", "no zero_optimization.offload_param");
+  }
   c.unused("/parallel/offload_fraction", "DeepSpeed offloads the whole partition");
   c.unused("/parallel/offload_overlap", "Megatron's setting");
 }

@@ -2,7 +2,8 @@
 // parasim::exporter optimizer offload — parallel.offload and its parameters, and the cluster's
 // host figures, in every export (docs/offload.md, "Exports"):
 //
-//   deepspeed   zero_optimization.offload_optimizer {"device": "cpu", "pin_memory": ...}
+//   deepspeed   zero_optimization.offload_optimizer {"device": "cpu", "pin_memory": ...}, with
+//               offload_params zero_optimization.offload_param {"device": "cpu", "pin_memory": ...}
 //               (DeepSpeed 0.19.8's DeepSpeedZeroOffloadOptimizerConfig; keys in
 //               scripts/export/keys/deepspeed-0.19.8.txt); Megatron's fractional offload refused.
 //   megatron    --optimizer-cpu-offload (with --use-precision-aware-optimizer, which

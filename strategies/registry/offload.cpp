@@ -48,20 +48,19 @@ void mixed_precision_adamw(const Scenario& s, cost::Diagnostics& d) {
 
 void deepspeed_stage(const Scenario& s, cost::Diagnostics& d) {
   const int z = s.parallel.zero_stage;
-  if (s.parallel.offload.params) {
-    if (z != 3) {
-      d.add("/parallel/offload_params",
-            fmt::format("parameter offload (offload_param) needs zero_stage 3 (got {})", z));
-    } else {
-      d.add("/parallel/offload_params",
-            "ZeRO-3 parameter offload (ZeRO-Infinity's offload_param) is not modelled yet");
-    }
-    return;
-  }
-  if (z != 2) {
+  if (s.parallel.offload.params && z != 3) {
+    d.add("/parallel/offload_params",
+          fmt::format("parameter offload (offload_param) needs zero_stage 3 (got {})", z));
+  } else if (z == 3 && !s.parallel.offload.params) {
+    // stage3.py without offload_param keeps the 16-bit partition on the GPU and copies it back
+    // after the CPU step: that path is not built.
+    d.add("/parallel/offload_params",
+          "ZeRO-3's optimizer offload is modelled with its parameters offloaded too "
+          "(ZeRO-Infinity's offload_param: set offload_params true)");
+  } else if (z != 2 && z != 3) {
     d.add("/parallel/zero_stage",
           fmt::format("ZeRO-Offload is modelled with zero_stage 2, as the ZeRO-Offload paper and "
-                      "stage_1_and_2.py's offload path run it (got {})",
+                      "stage_1_and_2.py's offload path run it, or 3 with offload_params (got {})",
                       z));
   }
   if (!s.parallel.offload.pin_memory) {
@@ -188,7 +187,9 @@ std::vector<Entry> offload_entries() {
           offload_paper,
           {flag("/parallel/offload_pin_memory", "offload_optimizer.pin_memory", pin_deepspeed_only),
            flag("/parallel/offload_params",
-                "offload_param (ZeRO-3 / ZeRO-Infinity; not modelled yet)", params_deepspeed_only)},
+                "offload_param (ZeRO-3 / ZeRO-Infinity: the 16-bit partition in host memory, "
+                "copied in before each gather)",
+                params_deepspeed_only)},
           {host_known, mixed_precision_adamw, deepspeed_stage}),
       entry(
           OffloadFlavour::kMegatron,

@@ -170,6 +170,10 @@ class Builder {
   // stream), in `category`; its flow on the device's host link.
   OpId host_copy_on(std::size_t dev, sim::StreamId stream, bool to_host, double bytes,
                     const std::string& label, sim::LabelId category, int index);
+  // ZeRO-Infinity's offload_param: each simulated rank's copy of its partition of a unit of
+  // `elements` (tp rank r) to the GPU before the gather, on the gather's stream; empty without.
+  std::vector<OpId> emit_partition_h2d(int stage, int r, int mb, const std::string& where,
+                                       double elements, const std::vector<OpId>& prefetch_after);
   // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
   // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
   // Each GPU op is issued by the device's host cursor with `host[i]` (host_plan.hpp); a step's
