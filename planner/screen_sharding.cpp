@@ -85,7 +85,8 @@ const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
     const double in_bytes = ranks < shard
                                 ? strat::fsdp2_post_forward_copy_in_bytes(sc, elements, ranks)
                                 : copies.gather_copy_in;
-    return (ranks < shard ? 0.0 : h2d) + costs.memory_bound_body(cost::Bytes{in_bytes}).to_seconds() +
+    return (ranks < shard ? 0.0 : h2d) +
+           costs.memory_bound_body(cost::Bytes{in_bytes}).to_seconds() +
            collective(cost::CollectiveKind::kAllGather, gathered,
                       layout.replica_block_group(0, 0, ranks));
   };

@@ -45,7 +45,8 @@ void map_offload_deepspeed(const strat::Scenario& s, ExportContext& c,
   if (off.flavour != OffloadFlavour::kDeepSpeed) {
     c.cannot("/parallel/offload",
              fmt::format("{} optimizer offload", cost::offload_flavour_name(off.flavour)),
-             off.flavour == OffloadFlavour::kMegatron ? "megatron" : "no export target yet",
+             off.flavour == OffloadFlavour::kMegatron ? "megatron"
+                                                      : "torchtitan (training.enable_cpu_offload)",
              "no offload");
     parameters_refused(c);
     return;
@@ -54,7 +55,8 @@ void map_offload_deepspeed(const strat::Scenario& s, ExportContext& c,
   c.mapped("/parallel/offload", "zero_optimization.offload_optimizer.device cpu");
   c.mapped("/parallel/offload_pin_memory", "zero_optimization.offload_optimizer.pin_memory");
   if (off.params) {
-    // DeepSpeedZeroOffloadParamConfig (deepspeed/runtime/zero/offload_config.py): device, pin_memory.
+    // DeepSpeedZeroOffloadParamConfig (deepspeed/runtime/zero/offload_config.py): device and
+    // pin_memory.
     zero["offload_param"] = {{"device", "cpu"}, {"pin_memory", off.pin_memory}};
     c.mapped("/parallel/offload_params", "zero_optimization.offload_param.device cpu");
   } else {
@@ -70,7 +72,8 @@ void map_offload_megatron(const strat::Scenario& s, ExportContext& c, ArgList& a
   if (off.flavour != OffloadFlavour::kMegatron) {
     c.cannot("/parallel/offload",
              fmt::format("{} optimizer offload", cost::offload_flavour_name(off.flavour)),
-             off.flavour == OffloadFlavour::kDeepSpeed ? "deepspeed" : "no export target yet",
+             off.flavour == OffloadFlavour::kDeepSpeed ? "deepspeed"
+                                                       : "torchtitan (training.enable_cpu_offload)",
              "no offload");
     parameters_refused(c);
     return;

@@ -214,9 +214,10 @@ void Builder::fsdp2_reduce(int stage, int mb, const std::string& where, int unit
       if (d2h_bytes > 0) {
         // CPUOffloadPolicy: the reduced fp32 shard to the host on the post-reduce stream, its
         // GPU copy held until then (fsdp2_units.hpp, Fsdp2HostCopyBytes).
+        const sim::StreamId post_reduce =
+            replicate > 1 ? streams_[dev].fsdp_replica : streams_[dev].fsdp_reduce;
         const OpId d2h =
-            host_copy_on(dev, replicate > 1 ? streams_[dev].fsdp_replica : streams_[dev].fsdp_reduce,
-                         true, d2h_bytes, where + "fsdp2 grad d2h", cat_dp_, mb);
+            host_copy_on(dev, post_reduce, true, d2h_bytes, where + "fsdp2 grad d2h", cat_dp_, mb);
         w.add_dependency(last, d2h);
         alloc(last, mem_fsdp2_grads_, d2h_bytes, true);
         alloc(d2h, mem_fsdp2_grads_, d2h_bytes, false);

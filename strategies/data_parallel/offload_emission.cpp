@@ -48,7 +48,8 @@ OpId Builder::host_copy_on(std::size_t dev, sim::StreamId stream, bool to_host, 
 // async_accumulate_grad_in_cpu_via_gpu): after every micro-batch's backward but the step's last,
 // the partition's 16-bit gradients go to the host buffer, and from the second micro-batch on the
 // buffer comes back first to be added on the GPU. ZeRO-3 with offload_param (stage3.py
-// partition_grads): the same, and the first micro-batch's buffer comes back too (`.to(device)`). The step's last micro-batch's copies are part
+// partition_grads): the same, and the first micro-batch's buffer comes back too (`.to(device)`).
+// The step's last micro-batch's copies are part
 // of the step (emit_offloaded_step). Each backward item of a stage carries its chunk's share.
 void Builder::emit_offload_accumulation(std::size_t dev, int stage, int mb, OpId after) {
   const auto& off = sc_.parallel.offload;

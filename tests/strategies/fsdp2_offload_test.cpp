@@ -79,8 +79,10 @@ TEST_CASE("FSDP2 CPU offload: bytes over the host link per step, torch's copies 
     auto sc = offloading(8, 1, 8);
     sc.parallel.fsdp2.reshard_after_forward = keep;
     const Run k = simulate(sc);
-    CHECK(k.report.host_offload->h2d_bytes_per_gpu == doctest::Approx(4 * kParams / 8).epsilon(1e-9));
-    CHECK(k.report.host_offload->d2h_bytes_per_gpu == doctest::Approx(4 * kParams / 8).epsilon(1e-9));
+    CHECK(k.report.host_offload->h2d_bytes_per_gpu ==
+          doctest::Approx(4 * kParams / 8).epsilon(1e-9));
+    CHECK(k.report.host_offload->d2h_bytes_per_gpu ==
+          doctest::Approx(4 * kParams / 8).epsilon(1e-9));
   }
   // Pipelining (2 stages of 4 ranks, 8 micro-batches): stage 0 (embedding, 4 blocks) gathers
   // each unit once from its shard, keeps it whole to the end and reduces it once.
@@ -121,12 +123,12 @@ TEST_CASE("FSDP2 CPU offload: parsed, and refused where it is not built") {
   CHECK(s.parallel.offload.flavour == cost::OffloadFlavour::kFsdp2);
   using test::has_problem;
   // Without FSDP2's sharding mode.
-  auto p = test::problems_of(
-      scenario_text(R"({"dp": 8, "zero_stage": 3, "offload": "fsdp2"})", 8), "o.json");
+  auto p = test::problems_of(scenario_text(R"({"dp": 8, "zero_stage": 3, "offload": "fsdp2"})", 8),
+                             "o.json");
   CHECK(has_problem(p, "/parallel/offload", "parallel.sharding \"fsdp2\""));
   // Gradient accumulation without pipelining (a blocking copy and a CPU add per reduction).
-  p = test::problems_of(
-      scenario_text(R"({"dp": 8, "sharding": "fsdp2", "offload": "fsdp2"})", 16), "o.json");
+  p = test::problems_of(scenario_text(R"({"dp": 8, "sharding": "fsdp2", "offload": "fsdp2"})", 16),
+                        "o.json");
   CHECK(has_problem(p, "/parallel/offload", "gradient accumulation (2 micro-batches"));
   // DeepSpeed's and Megatron's settings are not FSDP2's.
   p = test::problems_of(scenario_text(R"({"dp": 8, "sharding": "fsdp2", "offload": "fsdp2",
