@@ -43,9 +43,10 @@
 //   H2D after its step: copies overlap the CPU steps; without it all D2H, then all steps, then
 //   all H2D (one stream).
 // - kFsdp2: FSDP2's CPUOffloadPolicy (torch.distributed.fsdp): parameters, gradients and optimizer
-//   state of the shard on the CPU, torch AdamW on the CPU. Memory and bytes here; its per-unit
-//   H2D before each all-gather needs the FSDP2 sharding mode (not on this branch; the rules
-//   refuse it, docs/offload.md).
+//   state of the shard on the CPU, torch AdamW on the CPU. Memory and the CPU step here; its
+//   copies are per unit (each gather's shard in, each reduction's gradient out:
+//   strategies/data_parallel/fsdp2_units.hpp, Fsdp2HostCopyBytes), so offload_link_bytes gives
+//   0 for it.
 // torch.optim.AdamW on CPU tensors (torch/optim/adam.py, _single_tensor_adam; foreach and fused
 // are not the CPU default): param.mul_ (8 B), exp_avg.lerp_ (12), exp_avg_sq.mul_ (8),
 // .addcmul_ (12), sqrt (8), / (8), .add_ (8), param.addcdiv_ (16): kTorchCpuAdamWBytes = 80.
