@@ -84,4 +84,9 @@ HostSpec preset_host_system(std::string_view preset_name) {
   return h;
 }
 
+sim::Time host_copy_time(const HostSpec& host, double bytes) {
+  if (!(host.link_bandwidth.bytes_per_s > 0) || !(bytes > 0)) return sim::Time::zero();
+  return host.link_latency + sim::Time::seconds(bytes / host.link_bandwidth.bytes_per_s);
+}
+
 }  // namespace parasim::cost

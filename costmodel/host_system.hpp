@@ -43,5 +43,9 @@ const HostLinkPreset* find_host_link(std::string_view name);
 // The host figures of cluster preset `preset_name` (datasheets, host_system.cpp); all zero for a
 // preset whose host is not published (HGX boards, whose vendor chooses the CPUs and memory).
 HostSpec preset_host_system(std::string_view preset_name);
+// One copy of `bytes` over a GPU's host link with nothing else on it: link_latency + bytes /
+// link_bandwidth, what the workload builder's copy (a transfer on the link) takes alone; the
+// planner's screen prices offload copies with it. Zero bandwidth: zero.
+sim::Time host_copy_time(const HostSpec& host, double bytes);
 
 }  // namespace parasim::cost

@@ -32,7 +32,9 @@ OffloadMemory offload_memory(const OffloadSpec& spec, const ModelStateBytes& gpu
       break;
     case OffloadFlavour::kDeepSpeed:
       // Master weights, momentum, variance (12 B) and the fp32 gradient partition (4 B) on the
-      // host, with the 16-bit pinned copy-back buffer (2 B); the GPU's gradient partition goes.
+      // host, with the 16-bit pinned copy-back buffer (2 B; ZeRO-3: the pinned 16-bit gradient
+      // partition buffer, stage3.py grad_partitions_flat_buffer); the GPU's gradient partition
+      // goes. offload_param: the 16-bit parameter partition too (2 B).
       m.hbm.optimizer = Bytes{0};
       m.hbm.gradients = Bytes{0};
       m.host = Bytes{p * (12 + 4 + 2)};
@@ -62,6 +64,9 @@ HostLinkBytes offload_link_bytes(const OffloadSpec& spec, double shard, int micr
   const double m = micro_batches;
   switch (spec.flavour) {
     case OffloadFlavour::kDeepSpeed:
+      // ZeRO-3 with offload_param: every micro-batch's 16-bit partition round trip, then the
+      // fp32 copy; the step writes the 16-bit partition in host memory (nothing back).
+      if (spec.params) return {Bytes{m * grad_bytes * p + 4 * p}, Bytes{m * grad_bytes * p}};
       if (micro_batches <= 1) return {Bytes{4 * p}, Bytes{2 * p}};
       return {Bytes{m * grad_bytes * p + 4 * p}, Bytes{(m - 1) * grad_bytes * p + 2 * p}};
     case OffloadFlavour::kMegatron:

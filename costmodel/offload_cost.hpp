@@ -22,6 +22,15 @@
 //   variance, param, 4 B each, L177-186; stores param, momentum, variance, L207-209) then the
 //   16-bit copy (read 4, write 2): kDeepSpeedCpuAdamBytes = 16 + 12 + 6 = 34 B of DRAM traffic
 //   per parameter.
+//   With `params` (ZeRO-Infinity, zero_optimization.offload_param.device cpu, with ZeRO-3 and
+//   the optimizer offload; deepspeed/runtime/zero/stage3.py, DeepSpeed 0.19.6 @edaa722): the
+//   16-bit parameter partition lives in pinned host memory (each gather copies it in:
+//   zero3_gather_units.hpp) and the step writes it there (_reassign_or_swap_out_partitioned_
+//   parameters, a CPU copy: no copy back). Gradients (partition_grads, L1886-1935): every
+//   micro-batch's reduced partition goes to the pinned 16-bit buffer on the host and comes back
+//   (micro-batch 0: copy_ then `.to(device)`; later ones: `.to(device)`, add on the GPU, copy_
+//   back), and at the boundary the fp32 copy (_offload_grad_partition_at_boundary, L1393-1407):
+//     D2H m g P + 4 P, H2D m g P. Host: 12 + 4 + 2 (16-bit gradient buffer) + 2 (parameters).
 // - kMegatron: megatron-core 0.19.2's --optimizer-cpu-offload (HybridDeviceOptimizer,
 //   megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py) over the distributed optimizer's
 //   fp32 shards: the first `fraction` of the shard's parameters get a pinned fp32 CPU copy and
@@ -34,9 +43,10 @@
 //   H2D after its step: copies overlap the CPU steps; without it all D2H, then all steps, then
 //   all H2D (one stream).
 // - kFsdp2: FSDP2's CPUOffloadPolicy (torch.distributed.fsdp): parameters, gradients and optimizer
-//   state of the shard on the CPU, torch AdamW on the CPU. Memory and bytes here; its per-unit
-//   H2D before each all-gather needs the FSDP2 sharding mode (not on this branch; the rules
-//   refuse it, docs/offload.md).
+//   state of the shard on the CPU, torch AdamW on the CPU. Memory and the CPU step here; its
+//   copies are per unit (each gather's shard in, each reduction's gradient out:
+//   strategies/data_parallel/fsdp2_units.hpp, Fsdp2HostCopyBytes), so offload_link_bytes gives
+//   0 for it.
 // torch.optim.AdamW on CPU tensors (torch/optim/adam.py, _single_tensor_adam; foreach and fused
 // are not the CPU default): param.mul_ (8 B), exp_avg.lerp_ (12), exp_avg_sq.mul_ (8),
 // .addcmul_ (12), sqrt (8), / (8), .add_ (8), param.addcdiv_ (16): kTorchCpuAdamWBytes = 80.

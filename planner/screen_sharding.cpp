@@ -20,7 +20,8 @@ double seconds(sim::Time t) {
 }  // namespace
 
 std::pair<double, double> Screen::zero3_times(const Candidate& c) {
-  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe)}};
+  const ScreenKey key{
+      {c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe), static_cast<int>(c.offload)}};
   auto it = zero3_.find(key);
   if (it != zero3_.end()) return it->second;
   const cost::CostModel& costs = costs_.at(c.gpus);
@@ -30,9 +31,18 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
   if (c.dp * c.cp > 1) {
     const cost::GroupPlacement g = layout.dp_group(0, 0);
     // The same calls the builder emits, back to back on the dp stream.
-    const double element_bytes = strat::zero3_gathered_element_bytes(apply_candidate(base_, c));
+    const strat::Scenario sc = apply_candidate(base_, c);
+    const double element_bytes = strat::zero3_gathered_element_bytes(sc);
+    // ZeRO-Infinity's offload_param: each gather's partition copied in first, on its stream.
+    const bool offloaded = sc.parallel.offload.params && sc.parallel.offload.enabled();
     for (double elements :
          strat::zero3_gather_units(base_.model, c.tp, base_.training.framework.zero3)) {
+      if (offloaded) {
+        t.first += seconds(cost::host_copy_time(
+            costs.cluster().host,
+            strat::zero3_partition_h2d_bytes(elements, c.dp * c.cp,
+                                             cost::bytes_per_element(sc.training.precision))));
+      }
       t.first +=
           seconds(cost::estimate_time(costs.collective(cost::CollectiveKind::kAllGather,
                                                        cost::Bytes{elements * element_bytes}, g),
@@ -47,7 +57,8 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
 }
 
 const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
-  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe), c.micro_batch}};
+  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp, c.cp, static_cast<int>(c.recipe), c.micro_batch,
+                       static_cast<int>(c.offload)}};
   auto it = fsdp2_.find(key);
   if (it != fsdp2_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
@@ -59,6 +70,11 @@ const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
   const int after = strat::fsdp2_post_forward_ranks(sc, strat::Fsdp2UnitKind::kBlock);
   const double gathered = strat::fsdp2_gather_bytes(sc, elements, strat::Fsdp2UnitKind::kBlock);
   const strat::Fsdp2CopyBytes copies = strat::fsdp2_copy_bytes(sc, elements);
+  // CPUOffloadPolicy: a gather from the full shard copies it in first, on the same stream; each
+  // reduction copies its shard out on the reduction's stream (fsdp2_units.hpp).
+  const strat::Fsdp2HostCopyBytes host = strat::fsdp2_host_copy_bytes(sc, elements);
+  const double h2d = cost::host_copy_time(costs.cluster().host, host.gather_h2d).to_seconds();
+  const double d2h = cost::host_copy_time(costs.cluster().host, host.reduce_d2h).to_seconds();
   // The same calls and kernels the builder emits (fsdp2_emission.cpp).
   auto collective = [&](cost::CollectiveKind kind, double bytes, const cost::GroupPlacement& g) {
     return (cost::estimate_time(costs.collective(kind, cost::Bytes{bytes}, g), costs.cluster()))
@@ -69,7 +85,8 @@ const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
     const double in_bytes = ranks < shard
                                 ? strat::fsdp2_post_forward_copy_in_bytes(sc, elements, ranks)
                                 : copies.gather_copy_in;
-    return costs.memory_bound_body(cost::Bytes{in_bytes}).to_seconds() +
+    return (ranks < shard ? 0.0 : h2d) +
+           costs.memory_bound_body(cost::Bytes{in_bytes}).to_seconds() +
            collective(cost::CollectiveKind::kAllGather, gathered,
                       layout.replica_block_group(0, 0, ranks));
   };
@@ -84,6 +101,7 @@ const Screen::Fsdp2Times& Screen::fsdp2_times(const Candidate& c) {
                          strat::fsdp2_replica_reduce_bytes(sc, elements),
                          layout.replica_strided_group(0, 0, replicate, shard));
   }
+  reduce += d2h;
   Fsdp2Times t;
   const int m = base_.training.global_batch / (c.micro_batch * c.dp);
   if (strat::fsdp2_reduces_every_micro_batch(sc)) {

@@ -45,7 +45,8 @@ void map_offload_deepspeed(const strat::Scenario& s, ExportContext& c,
   if (off.flavour != OffloadFlavour::kDeepSpeed) {
     c.cannot("/parallel/offload",
              fmt::format("{} optimizer offload", cost::offload_flavour_name(off.flavour)),
-             off.flavour == OffloadFlavour::kMegatron ? "megatron" : "no export target yet",
+             off.flavour == OffloadFlavour::kMegatron ? "megatron"
+                                                      : "torchtitan (training.enable_cpu_offload)",
              "no offload");
     parameters_refused(c);
     return;
@@ -53,7 +54,14 @@ void map_offload_deepspeed(const strat::Scenario& s, ExportContext& c,
   zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", off.pin_memory}};
   c.mapped("/parallel/offload", "zero_optimization.offload_optimizer.device cpu");
   c.mapped("/parallel/offload_pin_memory", "zero_optimization.offload_optimizer.pin_memory");
-  c.mapped("/parallel/offload_params", "no zero_optimization.offload_param");
+  if (off.params) {
+    // DeepSpeedZeroOffloadParamConfig (deepspeed/runtime/zero/offload_config.py): device and
+    // pin_memory.
+    zero["offload_param"] = {{"device", "cpu"}, {"pin_memory", off.pin_memory}};
+    c.mapped("/parallel/offload_params", "zero_optimization.offload_param.device cpu");
+  } else {
+    c.mapped("/parallel/offload_params", "no zero_optimization.offload_param");
+  }
   c.unused("/parallel/offload_fraction", "DeepSpeed offloads the whole partition");
   c.unused("/parallel/offload_overlap", "Megatron's setting");
 }
@@ -64,7 +72,8 @@ void map_offload_megatron(const strat::Scenario& s, ExportContext& c, ArgList& a
   if (off.flavour != OffloadFlavour::kMegatron) {
     c.cannot("/parallel/offload",
              fmt::format("{} optimizer offload", cost::offload_flavour_name(off.flavour)),
-             off.flavour == OffloadFlavour::kDeepSpeed ? "deepspeed" : "no export target yet",
+             off.flavour == OffloadFlavour::kDeepSpeed ? "deepspeed"
+                                                       : "torchtitan (training.enable_cpu_offload)",
              "no offload");
     parameters_refused(c);
     return;
@@ -85,15 +94,23 @@ void map_offload_megatron(const strat::Scenario& s, ExportContext& c, ArgList& a
   c.unused("/parallel/offload_params", "DeepSpeed's setting");
 }
 
-void map_offload_torchtitan(const strat::Scenario& s, ExportContext& c) {
-  if (covered_without_offload(s, c)) return;
-  c.cannot("/parallel/offload",
-           fmt::format("{} optimizer offload (torchtitan offloads only through FSDP2's "
-                       "CPUOffloadPolicy, training.enable_cpu_offload, not simulated yet)",
-                       cost::offload_flavour_name(s.parallel.offload.flavour)),
-           s.parallel.offload.flavour == OffloadFlavour::kDeepSpeed ? "deepspeed" : "megatron",
-           "no offload");
-  parameters_refused(c);
+bool map_offload_torchtitan(const strat::Scenario& s, ExportContext& c) {
+  if (covered_without_offload(s, c)) return false;
+  const OffloadFlavour f = s.parallel.offload.flavour;
+  if (f != OffloadFlavour::kFsdp2) {
+    c.cannot("/parallel/offload",
+             fmt::format("{} optimizer offload (torchtitan offloads only through FSDP2's "
+                         "CPUOffloadPolicy, training.enable_cpu_offload: offload \"fsdp2\")",
+                         cost::offload_flavour_name(f)),
+             f == OffloadFlavour::kDeepSpeed ? "deepspeed" : "megatron", "no offload");
+    parameters_refused(c);
+    return false;
+  }
+  // torchtitan/distributed/fsdp.py (0.3.0): cpu_offload -> offload_policy=CPUOffloadPolicy(),
+  // whose pin_memory defaults to True (torch _fsdp_api.py L255), as parasim models it.
+  c.mapped("/parallel/offload", "training.enable_cpu_offload (FSDP2's CPUOffloadPolicy)");
+  parameters_unused(c, "FSDP2's CPUOffloadPolicy takes no such setting (pinned, whole shard)");
+  return true;
 }
 
 }  // namespace parasim::exporter

@@ -224,7 +224,7 @@ void map_data_parallel(const Scenario& s, ExportContext& c, Settings& out) {
   out.set("parallelism", "data_parallel_shard_degree", shard);
   if (!reshard.empty()) out.set("parallelism", "fsdp_reshard_after_forward", reshard);
   c.mapped("/parallel/dp", "data_parallel_replicate_degree x data_parallel_shard_degree");
-  map_offload_torchtitan(s, c);
+  if (map_offload_torchtitan(s, c)) out.set("training", "enable_cpu_offload", true);
   const std::string no_bucket =
       "torchtitan reduces per FSDP2 module or DDP's own buckets: no bucket setting";
   c.not_trainer("/parallel/dp_bucket", no_bucket);

@@ -61,6 +61,7 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
                                           layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      const auto h2d = emit_partition_h2d(stage, r, mb, where, elements, prefetch_after);
       const sim::GroupId g =
           emit_collective(members, &DeviceStreams::dp, plan, where + "zero3 all-gather", cat_dp_,
                           mb, CommKind::kDataParallel, replicas_);
@@ -68,6 +69,7 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
         const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
         const OpId op = w.members(g)[static_cast<std::size_t>(d)];
         if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], op);
+        if (!h2d.empty()) w.add_dependency(h2d[static_cast<std::size_t>(d)], op);
         // Per layer (FSDP) the gathered unit is held from its gather on; per module the layer
         // pass holds what DeepSpeed keeps (zero3_hold).
         if (sc_.training.framework.zero3.unit == Zero3Gather::kPerLayer) {

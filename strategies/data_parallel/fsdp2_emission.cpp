@@ -36,6 +36,7 @@ void Builder::fsdp2_unshard(int stage, int mb, const std::string& where, int uni
   const int shard = sc_.parallel.fsdp2_shard();
   const double whole = fsdp2_gather_bytes(sc_, elements, unit_kind(unit));
   const Fsdp2CopyBytes copies = fsdp2_copy_bytes(sc_, elements);
+  const double h2d_bytes = fsdp2_host_copy_bytes(sc_, elements).gather_h2d;  // CPU offload
   const sim::LabelId ag_label = w.intern(where + "fsdp2 all-gather");
   const sim::LabelId in_label = w.intern(where + "fsdp2 all-gather copy-in");
   const sim::LabelId out_label = w.intern(where + "fsdp2 all-gather copy-out");
@@ -60,9 +61,23 @@ void Builder::fsdp2_unshard(int stage, int mb, const std::string& where, int uni
         // From the fp32 shard, or from a post-forward shard already in the training precision.
         const double in_bytes = held < shard ? fsdp2_post_forward_copy_in_bytes(sc_, elements, held)
                                              : copies.gather_copy_in;
+        const std::size_t k = static_cast<std::size_t>((group_first + i) * tp_sim_ + r);
+        OpId h2d = kNone;
+        if (held == shard && h2d_bytes > 0) {
+          // CPUOffloadPolicy: the fp32 shard to the GPU first, on the copy-in stream, after the
+          // CPU step that updated it; freed by the cast (fsdp2_units.hpp, Fsdp2HostCopyBytes).
+          h2d = host_copy_on(m, streams_[m].dp, false, h2d_bytes, where + "fsdp2 shard h2d",
+                             cat_dp_, mb);
+          if (offload_cpu_step_[m] != kNone) w.add_dependency(offload_cpu_step_[m], h2d);
+          if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], h2d);
+          alloc(h2d, mem_fsdp2_params_, h2d_bytes, true);
+        }
         const OpId copy_in = w.add_compute(
             streams_[m].dp, costs_.memory_bound_body(cost::Bytes{in_bytes}), in_label, cat_dp_, mb);
-        const std::size_t k = static_cast<std::size_t>((group_first + i) * tp_sim_ + r);
+        if (h2d != kNone) {
+          w.add_dependency(h2d, copy_in);
+          alloc(copy_in, mem_fsdp2_params_, h2d_bytes, false);
+        }
         if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], copy_in);
         copy_ins.push_back(copy_in);
       }
@@ -127,6 +142,7 @@ void Builder::fsdp2_reduce(int stage, int mb, const std::string& where, int unit
   const int replicate = sc_.parallel.fsdp2.replicate;
   const double input = fsdp2_reduce_bytes(sc_, elements);
   const Fsdp2CopyBytes copies = fsdp2_copy_bytes(sc_, elements);
+  const double d2h_bytes = fsdp2_host_copy_bytes(sc_, elements).reduce_d2h;  // CPU offload
   // The step's first reduction assigns the sharded gradient; later ones add into it.
   const bool accumulate = fsdp2_reduces_every_micro_batch(sc_) && mb % m_ != 0;
   const sim::LabelId in_label = w.intern(where + "fsdp2 reduce-scatter copy-in");
@@ -194,6 +210,18 @@ void Builder::fsdp2_reduce(int stage, int mb, const std::string& where, int unit
             costs_.memory_bound(cost::Bytes{copies.grad_accumulate}), acc_label, cat_dp_, mb);
         w.add_dependency(last, add);
         last = add;
+      }
+      if (d2h_bytes > 0) {
+        // CPUOffloadPolicy: the reduced fp32 shard to the host on the post-reduce stream, its
+        // GPU copy held until then (fsdp2_units.hpp, Fsdp2HostCopyBytes).
+        const sim::StreamId post_reduce =
+            replicate > 1 ? streams_[dev].fsdp_replica : streams_[dev].fsdp_reduce;
+        const OpId d2h =
+            host_copy_on(dev, post_reduce, true, d2h_bytes, where + "fsdp2 grad d2h", cat_dp_, mb);
+        w.add_dependency(last, d2h);
+        alloc(last, mem_fsdp2_grads_, d2h_bytes, true);
+        alloc(d2h, mem_fsdp2_grads_, d2h_bytes, false);
+        last = d2h;
       }
       fsdp2_reduced_[dev].push_back(last);
     }

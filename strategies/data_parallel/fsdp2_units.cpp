@@ -52,6 +52,12 @@ double fsdp2_post_forward_copy_in_bytes(const Scenario& s, double elements, int 
   return elements / ranks * 2 * param_bytes(s);
 }
 
+Fsdp2HostCopyBytes fsdp2_host_copy_bytes(const Scenario& s, double elements) {
+  if (s.parallel.offload.flavour != cost::OffloadFlavour::kFsdp2) return {};
+  const double fp32_shard = elements / s.parallel.fsdp2_shard() * 4;
+  return {fp32_shard, fp32_shard};
+}
+
 double fsdp2_gather_bytes(const Scenario& s, double elements, Fsdp2UnitKind kind) {
   return elements *
          (kind == Fsdp2UnitKind::kBlock ? zero3_gathered_element_bytes(s) : param_bytes(s));

@@ -65,6 +65,23 @@ Fsdp2CopyBytes fsdp2_copy_bytes(const Scenario& s, double elements);
 // cast, FSDPParam's _sharded_post_forward_param_data): E/N x 2p.
 double fsdp2_post_forward_copy_in_bytes(const Scenario& s, double elements, int ranks);
 
+// FSDP2's CPUOffloadPolicy (parallel.offload "fsdp2", docs/offload.md): the sharded fp32
+// parameters and gradients live in pinned host memory. Per unit, over the GPU's host link:
+//   gather_h2d: a gather from the full shard first copies it to the GPU (FSDPParam.
+//     all_gather_inputs, `_sharded_param_data.to(device, non_blocking=True)`, _fsdp_param.py
+//     L1143-1146, torch 2.15, on the all-gather copy-in stream), E/S x 4 bytes; a gather from
+//     the post-forward shard (already on the GPU) copies nothing;
+//   reduce_d2h: the reduced shard, in the parameter's dtype (fp32, _cast_and_view_sharded_grads),
+//     copied to the host on the post-reduce stream (the reduce-scatter's, or the HSDP
+//     all-reduce's) (foreach_reduce, `new_sharded_grad.to("cpu", non_blocking=...)`,
+//     _fsdp_collectives.py L779-811), E/S x 4 bytes.
+// Both 0 without that offload.
+struct Fsdp2HostCopyBytes {
+  double gather_h2d = 0;
+  double reduce_d2h = 0;
+};
+Fsdp2HostCopyBytes fsdp2_host_copy_bytes(const Scenario& s, double elements);
+
 // Bytes on the wire: the all-gather's output (E x p; a block's weight matrices in FP8 under
 // torchao's float8 all-gather, fp8.param_gather: zero3_gathered_element_bytes), which is also
 // what the unsharded unit holds; the reduce-scatter's input (E x r); the HSDP all-reduce's

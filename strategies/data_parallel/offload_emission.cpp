@@ -26,13 +26,18 @@ void Builder::add_offload_streams(sim::DeviceId dev, DeviceStreams& st, const st
 }
 
 OpId Builder::host_copy(std::size_t dev, bool to_host, double bytes, const char* label, int index) {
+  const DeviceStreams& st = streams_[dev];
+  return host_copy_on(dev, to_host ? st.d2h : st.h2d, to_host, bytes, label, cat_opt_, index);
+}
+
+OpId Builder::host_copy_on(std::size_t dev, sim::StreamId stream, bool to_host, double bytes,
+                           const std::string& label, sim::LabelId category, int index) {
   auto& w = out_.workload;
   const DeviceStreams& st = streams_[dev];
-  const sim::StreamId stream = to_host ? st.d2h : st.h2d;
   const sim::PhaseSpec phase{costs_.cluster().host.link_latency, 0, 1};
   const sim::FlowSpec flow{{to_host ? st.link_d2h : st.link_h2d, sim::kNone}, bytes, bytes, 0};
   const sim::GroupId g = w.add_group({&stream, 1}, {&phase, 1}, {&flow, 1}, w.intern(label),
-                                     cat_opt_, index, false, bytes);
+                                     category, index, false, bytes);
   w.set_copy_engine(g);
   out_.groups.push_back(
       GroupInfo{CommKind::kDataParallel, cost::CollectiveKind::kSendRecv, bytes, 1, true});
@@ -42,7 +47,9 @@ OpId Builder::host_copy(std::size_t dev, bool to_host, double bytes, const char*
 // DeepSpeed with gradient accumulation (stage_1_and_2.py, copy_grads_in_partition ->
 // async_accumulate_grad_in_cpu_via_gpu): after every micro-batch's backward but the step's last,
 // the partition's 16-bit gradients go to the host buffer, and from the second micro-batch on the
-// buffer comes back first to be added on the GPU. The step's last micro-batch's copies are part
+// buffer comes back first to be added on the GPU. ZeRO-3 with offload_param (stage3.py
+// partition_grads): the same, and the first micro-batch's buffer comes back too (`.to(device)`).
+// The step's last micro-batch's copies are part
 // of the step (emit_offloaded_step). Each backward item of a stage carries its chunk's share.
 void Builder::emit_offload_accumulation(std::size_t dev, int stage, int mb, OpId after) {
   const auto& off = sc_.parallel.offload;
@@ -60,6 +67,11 @@ void Builder::emit_offload_accumulation(std::size_t dev, int stage, int mb, OpId
   const OpId d2h = host_copy(dev, true, bytes, "offload grad d2h", mb);
   w.add_dependency(prev, d2h);
   offload_pending_[dev].push_back(d2h);
+  if (off.params && k == 0) {  // ZeRO-3: the first micro-batch's buffer also comes back
+    const OpId back = host_copy(dev, false, bytes, "offload grad h2d", mb);
+    w.add_dependency(d2h, back);
+    offload_pending_[dev].push_back(back);
+  }
 }
 
 OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<OpId>& waits,
@@ -74,7 +86,7 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
   // out (emit_offload_accumulation); its last micro-batch adds one 16-bit round trip before the
   // fp32 copy (m > 1).
   double d2h = total.d2h.value, h2d = total.h2d.value;
-  if (off.flavour == cost::OffloadFlavour::kDeepSpeed && m_ > 1) {
+  if (off.flavour == cost::OffloadFlavour::kDeepSpeed && m_ > 1 && !off.params) {
     const double g = cpu_params * sc_.training.gradient_bytes();
     d2h = g + 4 * cpu_params;
     h2d = 2 * cpu_params;
@@ -86,6 +98,44 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
       std::min(costs_.cluster().gpus_per_node, replicas_ * sc_.parallel.tp * pp_);
   const sim::Time cpu = cost::cpu_optimizer_time(
       off, cpu_params, costs_.cluster().host.memory_bandwidth.bytes_per_s, ranks_per_node);
+  if (off.flavour == cost::OffloadFlavour::kFsdp2) {
+    // FSDP2: each unit's reduced gradient went to the host after its reduction (fsdp2_reduce;
+    // `waits` holds those copies); finalize_backward synchronizes on every copy's event
+    // (_fsdp_param_group.py L890-896, torch 2.15), then the host thread steps torch's AdamW on
+    // the CPU tensors. Nothing comes back: the next step's gathers copy the updated shards in.
+    host_close(dev);
+    for (OpId m : waits) host_[dev].waits.push_back(m);
+    host_work(dev, cpu);
+    const OpId step = host_close(dev);
+    offload_cpu_step_[dev] = step;
+    if (dev == 0) out_.offload_step = {waits.back(), step};
+    return gpu_step;
+  }
+  if (off.params) {
+    // ZeRO-3 with offload_param (offload_cost.hpp): the last micro-batch's 16-bit round trip
+    // (one micro-batch: down, then `.to(device)`; else up, added on the GPU, down), the fp32
+    // copy from the GPU buffer at the boundary, the CPU step; it writes the 16-bit partition in
+    // host memory, which the next step's gathers copy in (nothing comes back here).
+    const double g = cpu_params * sc_.training.gradient_bytes();
+    const OpId first = host_copy(dev, m_ <= 1, g,
+                                 m_ > 1 ? "offload grad accumulate h2d" : "offload grad d2h", -1);
+    const OpId second =
+        host_copy(dev, m_ > 1, g, m_ > 1 ? "offload grad d2h" : "offload grad h2d", -1);
+    for (OpId m : waits) w.add_dependency(m, first);
+    for (OpId m : offload_pending_[dev]) w.add_dependency(m, first);
+    w.add_dependency(first, second);
+    const OpId fp32 = host_copy(dev, true, 4 * cpu_params, "offload fp32 grad d2h", -1);
+    w.add_dependency(second, fp32);
+    offload_pending_[dev].clear();
+    offload_buckets_[dev].clear();
+    host_close(dev);
+    host_[dev].waits.push_back(fp32);
+    host_work(dev, cpu);
+    const OpId step = host_close(dev);
+    offload_cpu_step_[dev] = step;
+    if (dev == 0) out_.offload_step = {first, step};
+    return gpu_step;
+  }
   // Megatron with --overlap-cpu-optimizer-d2h-h2d: one CPU optimizer per parameter, each waiting
   // for its own gradient's copy and copying its parameter back after its step, so copies and
   // steps pipeline; the parameters of the shard are taken in `pieces` equal groups (at most 16,
@@ -133,6 +183,27 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
   // The step's part after the reduction: from the last gradient copy (earlier ones ran under it).
   if (dev == 0) out_.offload_step = {pieces == 1 ? d2h_ops.back() : d2h_ops.front(), last};
   return last;
+}
+
+std::vector<OpId> Builder::emit_partition_h2d(int stage, int r, int mb, const std::string& where,
+                                              double elements,
+                                              const std::vector<OpId>& prefetch_after) {
+  std::vector<OpId> ops;
+  if (!sc_.parallel.offload.params) return ops;
+  auto& w = out_.workload;
+  const double bytes = zero3_partition_h2d_bytes(elements, replicas_,
+                                                 cost::bytes_per_element(sc_.training.precision));
+  for (int d = 0; d < dp_sim_; ++d) {
+    const std::size_t dev = index(stage, d, r);
+    const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
+    // On the gather's stream, after the CPU step that wrote the partition.
+    const OpId op = host_copy_on(dev, streams_[dev].dp, false, bytes, where + "zero3 partition h2d",
+                                 cat_dp_, mb);
+    if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], op);
+    if (offload_cpu_step_[dev] != kNone) w.add_dependency(offload_cpu_step_[dev], op);
+    ops.push_back(op);
+  }
+  return ops;
 }
 
 }  // namespace parasim::strat::detail

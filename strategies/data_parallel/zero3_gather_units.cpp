@@ -17,6 +17,10 @@ std::vector<double> zero3_gather_units(const ModelSpec& m, int tp, const Zero3Ga
   return units;
 }
 
+double zero3_partition_h2d_bytes(double elements, int dp, double param_bytes) {
+  return elements / dp * param_bytes;
+}
+
 double zero3_persistent_elements(const ModelSpec& m, int tp, const Zero3Gathering& z3) {
   if (z3.unit == Zero3Gather::kPerLayer) return 0;
   double persistent = 0;

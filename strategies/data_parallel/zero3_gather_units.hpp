@@ -32,4 +32,11 @@ std::vector<double> zero3_gather_units(const ModelSpec& model, int tp, const Zer
 // layer_params_per_tp_rank with per-module gathering.
 double zero3_persistent_elements(const ModelSpec& model, int tp, const Zero3Gathering& z3);
 
+// ZeRO-Infinity's parameter offload (DeepSpeed offload_param device cpu): the rank's 16-bit
+// partition of a unit lives in pinned host memory and each gather first copies it to the GPU
+// (partition_parameters.py, all_gather_coalesced: `p.ds_tensor.to(current_device)` into the
+// all-gather's input, DeepSpeed 0.19.6 @edaa722 L1330-1333): `elements` / `dp` x
+// `param_bytes` bytes over the host link per gather.
+double zero3_partition_h2d_bytes(double elements, int dp, double param_bytes);
+
 }  // namespace parasim::strat

@@ -2,6 +2,7 @@
 
 #include "strategies/data_parallel/fsdp2_units.hpp"
 #include "strategies/data_parallel/megatron_buckets.hpp"
+#include "strategies/data_parallel/zero3_gather_units.hpp"
 
 #include <fmt/format.h>
 
@@ -75,19 +76,34 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
   // Under 1F1B a forward after a backward finds its unit whole (no resharding after backward):
   // only stage s's min(m, pp - s) warm-up forwards gather; GPipe's and interleaving's (bounded)
   // every forward.
+  // Parameter offload adds a copy to each gather from the full shard (ZeRO-Infinity: every
+  // gather of each of ZeRO-3's units; FSDP2: a post-forward shard's gather has none) and, under
+  // FSDP2, one to each reduction (offload_emission.cpp, fsdp2_emission.cpp).
+  const bool fsdp2_offload = p.offload.flavour == cost::OffloadFlavour::kFsdp2;
+  const double z3_gathers =
+      zero3 && !p.fsdp2.enabled
+          ? static_cast<double>(
+                zero3_gather_units(sc.model, p.tp, sc.training.framework.zero3).size()) *
+                (p.offload.params ? 2 : 1)
+          : 0;
   auto fsdp2_ops = [&](Fsdp2UnitKind kind, bool backward, int stage) -> double {
-    if (!p.fsdp2.enabled) return zero3 ? (backward ? 2 : 1) : 0;
-    const bool whole_after_forward = fsdp2_post_forward_ranks(sc, kind) == 1;
+    if (!p.fsdp2.enabled) return zero3 ? (backward ? z3_gathers + 1 : z3_gathers) : 0;
+    const int after = fsdp2_post_forward_ranks(sc, kind);
+    const bool whole_after_forward = after == 1;
+    const double from_shard = fsdp2_offload ? 4 : 3;
+    const double reduce_copy = fsdp2_offload ? 1 : 0;
     if (!backward) {
-      if (every) return 3;
-      if (whole_after_forward) return 3 / m;
+      if (every) return from_shard;
+      if (whole_after_forward) return from_shard / m;
       const double warm = p.schedule == PipelineSchedule::kOneFOneB
                               ? std::min(m, static_cast<double>(pp - stage))
                               : m;
-      return 3 * warm / m;
+      return from_shard * warm / m;
     }
-    const double gather = whole_after_forward ? 0 : 3;
-    return gather + (every ? 2 + all_reduce + (m - 1) / m : 1 + (2 + all_reduce) / m);
+    const double gather =
+        whole_after_forward ? 0 : after == p.fsdp2_shard() ? from_shard : 3;
+    return gather + (every ? 2 + all_reduce + reduce_copy + (m - 1) / m
+                           : 1 + (2 + all_reduce + reduce_copy) / m);
   };
   const bool paci_mem = p.schedule == PipelineSchedule::kPaci && p.paci_mode == PaciMode::kMem;
   const AsyncSteps steps = simulated_steps(p, sc.micro_batches());
@@ -140,8 +156,12 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
       per_device += total_mb * (f + b + w + transfers + host + accumulate);
     }
     const auto& fc = sc.training.framework.counts;
-    // The step's host ops: one, and one more after its syncs.
-    const double step_host = 1.0 + (fc.step_syncs + fc.fp16_step_syncs_per_tensor > 0 ? 1 : 0);
+    // The step's host ops: one, and one more after its syncs; with parameter offload the CPU
+    // step's own, and ZeRO-Infinity's gradient copies (two per micro-batch, one more at the
+    // boundary: offload_emission.cpp).
+    const double step_host = 1.0 + (fc.step_syncs + fc.fp16_step_syncs_per_tensor > 0 ? 1 : 0) +
+                             (fsdp2_offload || p.offload.params ? 1 : 0) +
+                             (p.offload.params ? 2 * m + 1 : 0);
     if (async) {
       ScheduleShape shape{p.schedule, pp, sc.micro_batches(), chunks, steps.total};
       per_device += total_mb / backwards_per_update(shape) * (1 + step_host);

@@ -48,20 +48,19 @@ void mixed_precision_adamw(const Scenario& s, cost::Diagnostics& d) {
 
 void deepspeed_stage(const Scenario& s, cost::Diagnostics& d) {
   const int z = s.parallel.zero_stage;
-  if (s.parallel.offload.params) {
-    if (z != 3) {
-      d.add("/parallel/offload_params",
-            fmt::format("parameter offload (offload_param) needs zero_stage 3 (got {})", z));
-    } else {
-      d.add("/parallel/offload_params",
-            "ZeRO-3 parameter offload (ZeRO-Infinity's offload_param) is not modelled yet");
-    }
-    return;
-  }
-  if (z != 2) {
+  if (s.parallel.offload.params && z != 3) {
+    d.add("/parallel/offload_params",
+          fmt::format("parameter offload (offload_param) needs zero_stage 3 (got {})", z));
+  } else if (z == 3 && !s.parallel.offload.params) {
+    // stage3.py without offload_param keeps the 16-bit partition on the GPU and copies it back
+    // after the CPU step: that path is not built.
+    d.add("/parallel/offload_params",
+          "ZeRO-3's optimizer offload is modelled with its parameters offloaded too "
+          "(ZeRO-Infinity's offload_param: set offload_params true)");
+  } else if (z != 2 && z != 3) {
     d.add("/parallel/zero_stage",
           fmt::format("ZeRO-Offload is modelled with zero_stage 2, as the ZeRO-Offload paper and "
-                      "stage_1_and_2.py's offload path run it (got {})",
+                      "stage_1_and_2.py's offload path run it, or 3 with offload_params (got {})",
                       z));
   }
   if (!s.parallel.offload.pin_memory) {
@@ -96,11 +95,24 @@ void megatron_distributed_optimizer(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
-void fsdp2_needs_its_mode(const Scenario&, cost::Diagnostics& d) {
-  d.add("/parallel/offload",
-        "fsdp2's CPUOffloadPolicy is not modelled yet: the sharding mode \"fsdp2\" does not build "
-        "its copy of each unit's shard to the GPU before the all-gather, the reduced gradient's "
-        "copy back, or torch's AdamW on the CPU (docs/offload.md)");
+// FSDP2's CPUOffloadPolicy is a policy of fully_shard: the FSDP2 sharding mode. With gradient
+// accumulation outside pipelining, every reduction after the step's first copies its shard to
+// the host synchronously and adds it on the CPU inside the backward's hook (foreach_reduce,
+// non_blocking only when nothing accumulates, _fsdp_collectives.py L797-820, torch 2.15): that
+// blocking path is not built.
+void fsdp2_mode(const Scenario& s, cost::Diagnostics& d) {
+  if (!s.parallel.fsdp2.enabled) {
+    d.add("/parallel/offload",
+          "offload \"fsdp2\" is FSDP2's CPUOffloadPolicy: it needs parallel.sharding \"fsdp2\"");
+    return;
+  }
+  if (s.parallel.pp == 1 && s.micro_batches() > 1) {
+    d.add("/parallel/offload",
+          fmt::format("FSDP2's CPU offload with gradient accumulation ({} micro-batches without "
+                      "pipelining: a blocking gradient copy and a CPU add per reduction) is not "
+                      "modelled; use one micro-batch per step (global_batch = micro_batch x dp)",
+                      s.micro_batches()));
+  }
 }
 
 // Parameters that only one flavour takes.
@@ -175,7 +187,9 @@ std::vector<Entry> offload_entries() {
           offload_paper,
           {flag("/parallel/offload_pin_memory", "offload_optimizer.pin_memory", pin_deepspeed_only),
            flag("/parallel/offload_params",
-                "offload_param (ZeRO-3 / ZeRO-Infinity; not modelled yet)", params_deepspeed_only)},
+                "offload_param (ZeRO-3 / ZeRO-Infinity: the 16-bit partition in host memory, "
+                "copied in before each gather)",
+                params_deepspeed_only)},
           {host_known, mixed_precision_adamw, deepspeed_stage}),
       entry(
           OffloadFlavour::kMegatron,
@@ -188,9 +202,10 @@ std::vector<Entry> offload_entries() {
           {host_known, mixed_precision_adamw, megatron_distributed_optimizer}),
       entry(OffloadFlavour::kFsdp2,
             "FSDP2's CPUOffloadPolicy: parameters, gradients and optimizer state of the shard on "
-            "the CPU (needs the FSDP2 sharding mode)",
+            "the CPU; each unit's shard copied to the GPU before its all-gather, its reduced "
+            "gradient back, torch's AdamW on the CPU (needs the FSDP2 sharding mode)",
             "Zhao et al. 2023, PyTorch FSDP, arXiv 2304.11277", {},
-            {host_known, fsdp2_needs_its_mode}),
+            {host_known, mixed_precision_adamw, fsdp2_mode}),
   };
 }
 

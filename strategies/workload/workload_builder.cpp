@@ -519,6 +519,7 @@ BuiltWorkload Builder::build() {
   fsdp2_accumulating_.assign(n, {});
   fsdp2_reduced_.assign(n, {});
   offload_pending_.assign(n, {});
+  offload_cpu_step_.assign(n, kNone);
   offload_buckets_.assign(n, {});
   for (int s = 0; s < pp_; ++s) emit_stage(s);
   emit_p2p();

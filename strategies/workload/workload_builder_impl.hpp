@@ -167,6 +167,14 @@ class Builder {
   OpId emit_offloaded_step(std::size_t dev, int stage, const std::vector<OpId>& waits,
                            OpId gpu_step);
   OpId host_copy(std::size_t dev, bool to_host, double bytes, const char* label, int index);
+  // The same copy issued on `stream` (FSDP2's copy-in and post-reduce streams, ZeRO-3's gather
+  // stream), in `category`; its flow on the device's host link.
+  OpId host_copy_on(std::size_t dev, sim::StreamId stream, bool to_host, double bytes,
+                    const std::string& label, sim::LabelId category, int index);
+  // ZeRO-Infinity's offload_param: each simulated rank's copy of its partition of a unit of
+  // `elements` (tp rank r) to the GPU before the gather, on the gather's stream; empty without.
+  std::vector<OpId> emit_partition_h2d(int stage, int r, int mb, const std::string& where,
+                                       double elements, const std::vector<OpId>& prefetch_after);
   // Emits `steps` on every simulated (dp, tp) rank of `stage`, each chained after chain[k]
   // (k = d * tp_sim + r); sets first[k] to the first op emitted when it is still unset.
   // Each GPU op is issued by the device's host cursor with `host[i]` (host_plan.hpp); a step's
@@ -316,6 +324,7 @@ class Builder {
   std::vector<std::vector<std::pair<OpId, double>>> expert_grad_ready_;
   std::vector<OpId> final_backward_;  // per device: last backward op of the step
   std::vector<std::vector<OpId>> offload_pending_;  // per device: copies the offloaded step awaits
+  std::vector<OpId> offload_cpu_step_;  // per device: the host op of the last CPU step (FSDP2)
   // Per device: each gradient bucket's reduction and its bytes (DeepSpeed's offload copies a
   // bucket's partition to the host once it is reduced).
   std::vector<std::vector<std::pair<OpId, double>>> offload_buckets_;

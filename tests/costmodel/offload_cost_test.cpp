@@ -105,3 +105,29 @@ TEST_CASE("Host presets: DGX A100 and H100 hosts, PCIe rates, C2C") {
   // HGX boards: the vendor chooses the host; nothing known.
   CHECK(find_cluster_preset("hgx-h200")->spec.host.memory.value == 0);
 }
+
+TEST_CASE("ZeRO-Infinity (offload_param): 20 B per owned parameter on the host, stage3's copies") {
+  OffloadSpec s = flavour(OffloadFlavour::kDeepSpeed);
+  s.params = true;
+  const double psi = 13e9, shard = psi / 8;
+  const OffloadMemory m = offload_memory(s, model_state_bytes(psi, 8, 3, true), shard);
+  CHECK(m.hbm.total().value == 0);
+  // fp32 master, momentum, variance, gradients; the 16-bit gradient buffer and parameters.
+  CHECK(m.host.value == doctest::Approx(20 * shard).epsilon(1e-12));
+  // Every micro-batch's 16-bit round trip (1 and 3 micro-batches), the boundary's fp32 copy down,
+  // nothing back after the step (the gathers' partition copies are per unit, not here).
+  for (int mb : {1, 3}) {
+    CAPTURE(mb);
+    const auto b = offload_link_bytes(s, 1e9, mb, 2);
+    CHECK(b.d2h.value == mb * 2e9 + 4e9);
+    CHECK(b.h2d.value == mb * 2e9);
+  }
+}
+
+TEST_CASE("One copy alone over the host link: its setup, then the bytes at the link's rate") {
+  HostSpec h;
+  h.link_bandwidth = Bandwidth{50e9};
+  CHECK(host_copy_time(h, 1e9).to_seconds() == doctest::Approx(10e-6 + 0.02).epsilon(1e-12));
+  CHECK(host_copy_time(h, 0) == parasim::sim::Time::zero());
+  CHECK(host_copy_time(HostSpec{}, 1e9) == parasim::sim::Time::zero());  // link not known
+}

@@ -197,7 +197,7 @@ TEST_CASE("Offload's bad input: every problem at its path, at once") {
   p = test::problems_of(scenario_text(R"("dgx-h100")", R"({"dp": 8, "zero_stage": 3,
                                                            "offload": "fsdp2"})"),
                         "offload.json");
-  CHECK(has_problem(p, "/parallel/offload", "CPUOffloadPolicy is not modelled yet"));
+  CHECK(has_problem(p, "/parallel/offload", "needs parallel.sharding \"fsdp2\""));
   // DeepSpeed with fp32 gradient accumulation takes its compact GPU partition path.
   p = test::problems_of(scenario_text(R"("dgx-a100-80gb")",
                                       R"({"dp": 8, "zero_stage": 2, "offload": "deepspeed"})",
