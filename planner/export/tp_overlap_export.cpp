@@ -38,10 +38,12 @@ void map_tp_overlap_torchtitan(const strat::Scenario& s, ExportContext& c, Setti
       out.set(section, "enable_async_tensor_parallel", true);
       out.set("compile", "enable", true);
       c.mapped(kPath, std::string(section) + ".enable_async_tensor_parallel with compile.enable");
-      c.note(
-          "AsyncTP runs only under torch.compile (torchtitan refuses it otherwise), so the "
-          "export turns compile.enable on; parasim simulates the eager kernels with AsyncTP's "
-          "chunked collectives (docs/tp-overlap.md)");
+      if (!s.training.framework.compile.compiles_blocks()) {  // Megatron's layer, simulated eager
+        c.note(
+            "AsyncTP runs only under torch.compile (torchtitan refuses it otherwise), so the "
+            "export turns compile.enable on; parasim simulated the scenario's eager kernels with "
+            "AsyncTP's chunked collectives, not Inductor's (docs/tp-overlap.md)");
+      }
       return;
     }
     case TpCommOverlap::kUserbuffers:

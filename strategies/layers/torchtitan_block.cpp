@@ -4,6 +4,7 @@
 
 #include "strategies/layers/attention_core.hpp"
 #include "strategies/layers/layer_kernels.hpp"
+#include "strategies/layers/tp_overlap.hpp"
 
 namespace parasim::strat::detail {
 namespace {
@@ -14,6 +15,11 @@ double rope_cache_bytes(const Dims& x) {
   return x.s * x.d * 4;
 }
 
+// The bytes of the block's whole (gathered) hidden state: the TP collectives' message.
+double bsh(const Dims& x) {
+  return x.act(x.tokens() * x.h);
+}
+
 // Elements of this rank's queries and of its keys (values alike).
 double query_elements(const Dims& x) {
   return x.tokens() * x.a * x.d / x.t;
@@ -22,9 +28,10 @@ double key_elements(const Dims& x) {
   return x.tokens() * x.kv * x.d / x.t;
 }
 
-// The all-gather before a block under sequence parallelism.
+// The all-gather before a block under sequence parallelism (none under AsyncTP: the block's
+// first GEMM gathers its input in chunks, tp_overlap.hpp).
 void open_block(const Dims& x, const std::string& label, std::vector<LayerStep>& out) {
-  if (x.t > 1 && x.sp) {
+  if (x.t > 1 && x.sp && !tp_overlap_of(x).on()) {
     StepWriter::collective(out, label + " all-gather", CollectiveKind::kAllGather,
                            x.act(x.tokens() * x.h));
   }
@@ -92,9 +99,15 @@ bool uses_torchtitan_block(const Scenario& sc, bool moe) {
 void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
                                   std::vector<LayerStep>& out) {
   const double hb = hidden_bytes(x);
+  const TpOverlap overlap = tp_overlap_of(x);
   open_block(x, "attn", out);
-  w.memory(2 * hb);                                         // attention_norm
-  w.linear(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);  // wqkv
+  w.memory(2 * hb);  // attention_norm
+  if (overlap.on()) {
+    all_gather_gemm(w, overlap, out, "attn norm",
+                    {x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h, "attn wqkv"}, bsh(x));
+  } else {
+    w.linear(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);  // wqkv
+  }
   if (compiled) {
     compiled_rope(w, x);
   } else {
@@ -106,8 +119,17 @@ void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
     eager_rope(w, x, key_elements(x));
   }
   attention_core_forward(w, x);
-  w.linear(x.tokens(), x.h, x.query_width() / x.t);  // wo
-  if (!compiled) w.memory(3 * hb);                   // h = x + attention
+  if (overlap.on()) {
+    gemm_reduce_scatter(w, overlap, out, "attn core",
+                        {x.tokens(), x.h, x.query_width() / x.t, "attn wo"}, bsh(x));
+  } else {
+    w.linear(x.tokens(), x.h, x.query_width() / x.t);  // wo
+  }
+  if (!compiled) w.memory(3 * hb);  // h = x + attention
+  if (overlap.on()) {
+    w.close(out, "attn");
+    return;
+  }
   close_block(w, x, "attn", out);
 }
 
@@ -121,13 +143,26 @@ void torchtitan_mlp_forward(StepWriter& w, const Dims& x, bool compiled,
   } else {
     w.memory(2 * hb);  // ffn_norm
   }
-  w.linear(x.tokens(), x.f / x.t, x.h);  // w1
-  w.linear(x.tokens(), x.f / x.t, x.h);  // w3
+  const TpOverlap overlap = tp_overlap_of(x);
+  if (overlap.on()) {  // fused_all_gather_matmul with w1 and w3 as its two B matrices
+    all_gather_gemm(w, overlap, out, compiled ? "mlp norm" : "mlp ffn_norm",
+                    {x.tokens(), 2 * x.f / x.t, x.h, "mlp w1 w3"}, bsh(x));
+  } else {
+    w.linear(x.tokens(), x.f / x.t, x.h);  // w1
+    w.linear(x.tokens(), x.f / x.t, x.h);  // w3
+  }
   if (compiled) {
     w.memory(3 * bsf);  // silu(w1 x) * w3 x
   } else {
     w.memory(2 * bsf);  // silu
     w.memory(3 * bsf);  // mul
+  }
+  if (overlap.on()) {
+    gemm_reduce_scatter(w, overlap, out, "mlp act", {x.tokens(), x.h, x.f / x.t, "mlp w2"},
+                        bsh(x));
+    w.memory(3 * hb);  // out = h + feed_forward
+    w.close(out, "mlp");
+    return;
   }
   w.linear(x.tokens(), x.h, x.f / x.t);  // w2
   w.memory(3 * hb);                      // out = h + feed_forward
@@ -138,8 +173,15 @@ void torchtitan_mlp_backward(StepWriter& w, const Dims& x, bool compiled,
                              std::vector<LayerStep>& out) {
   const double hb = hidden_bytes(x);
   const double bsf = x.act(x.tokens() * x.f / x.t);
+  const TpOverlap overlap = tp_overlap_of(x);
   open_block(x, "mlp bwd", out);
-  w.linear_backward(x.tokens(), x.h, x.f / x.t);  // w2
+  if (overlap.on()) {  // w2's dgrad under the chunked all-gather of dY, then its wgrad
+    all_gather_gemm(w, overlap, out, "mlp bwd start", {x.tokens(), x.f / x.t, x.h, "mlp w2 dgrad"},
+                    bsh(x));
+    w.weight_gemm(x.tokens(), x.h, x.f / x.t);
+  } else {
+    w.linear_backward(x.tokens(), x.h, x.f / x.t);  // w2
+  }
   if (compiled) {
     w.memory(5 * bsf);  // read dy, w1 x, w3 x; write d(w1 x), d(w3 x)
   } else {
@@ -147,8 +189,13 @@ void torchtitan_mlp_backward(StepWriter& w, const Dims& x, bool compiled,
     w.memory(3 * bsf);  // mul's gradient to w3 x
     w.memory(3 * bsf);  // silu_backward
   }
-  w.linear_backward(x.tokens(), x.f / x.t, x.h);  // w3
-  w.linear_backward(x.tokens(), x.f / x.t, x.h);  // w1
+  if (overlap.on()) {  // w1's and w3's dgrads with dX's chunked reduce-scatter, then wgrads
+    column_backward(w, overlap, out, "mlp bwd act", {x.tokens(), 2 * x.f / x.t, x.h, "mlp w1 w3"},
+                    bsh(x), bsh(x));
+  } else {
+    w.linear_backward(x.tokens(), x.f / x.t, x.h);  // w3
+    w.linear_backward(x.tokens(), x.f / x.t, x.h);  // w1
+  }
   if (compiled) {
     w.memory(5 * hb);  // read both input gradients, h, the residual gradient; write dh
     compiled_norm_weight_grad(w, x, 3);
@@ -157,14 +204,25 @@ void torchtitan_mlp_backward(StepWriter& w, const Dims& x, bool compiled,
     torch_norm_backward(w, hb);
     residual_gradient_add(w, x);
   }
+  if (overlap.on()) {
+    w.close(out, "mlp bwd");
+    return;
+  }
   close_block(w, x, "mlp bwd", out);
 }
 
 void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled, bool recompute_core,
                                    std::vector<LayerStep>& out) {
   const double hb = hidden_bytes(x);
+  const TpOverlap overlap = tp_overlap_of(x);
   open_block(x, "attn bwd", out);
-  w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);  // wo
+  if (overlap.on()) {  // wo's dgrad under the chunked all-gather of dY, then its wgrad
+    all_gather_gemm(w, overlap, out, "attn bwd start",
+                    {x.tokens(), x.query_width() / x.t, x.h, "attn wo dgrad"}, bsh(x));
+    w.weight_gemm(x.tokens(), x.h, x.query_width() / x.t);
+  } else {
+    w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);  // wo
+  }
   if (recompute_core) attention_core_forward(w, x);
   attention_core_backward(w, x);
   if (compiled) {
@@ -179,13 +237,22 @@ void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled, 
     // The split's backward: dq, dk, dv joined into the QKV output's gradient (cat).
     w.memory(2 * x.act(query_elements(x) + 2 * key_elements(x)));
   }
-  w.linear_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);  // wqkv
+  if (overlap.on()) {  // wqkv's dgrad with dX's chunked reduce-scatter, then its wgrad
+    column_backward(w, overlap, out, "attn bwd core",
+                    {x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h, "attn wqkv"}, bsh(x), bsh(x));
+  } else {
+    w.linear_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);  // wqkv
+  }
   if (compiled) {
     w.memory(4 * hb);  // read the norm's gradient, x, the residual gradient; write dx
     compiled_norm_weight_grad(w, x, 2);
   } else {
     torch_norm_backward(w, hb);
     residual_gradient_add(w, x);
+  }
+  if (overlap.on()) {
+    w.close(out, "attn bwd");
+    return;
   }
   close_block(w, x, "attn bwd", out);
 }

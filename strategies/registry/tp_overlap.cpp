@@ -46,6 +46,19 @@ void modelled_layers(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
+// torchtitan's block gets AsyncTP from torch.compile's micro-pipeline TP pass, so torchtitan
+// 0.3.0 refuses it without compile (config/configs.py, CompileConfig.__post_init__: "Async TP
+// requires 'model' in --compile.components and --compile.enable").
+void compiled_torchtitan_block(const Scenario& s, cost::Diagnostics& d) {
+  const FrameworkSpec& fw = s.training.framework;
+  if (fw.kernels == LayerKernels::kTorchtitan && !fw.compile.compiles_blocks()) {
+    d.add("/training/framework/compile",
+          "tp_comm_overlap \"async-tp\" is a torch.compile pass over torchtitan's blocks "
+          "(torchtitan requires compile.enable with \"model\" in compile.components): set "
+          "training.framework.compile true");
+  }
+}
+
 void megatron_only(const Scenario& s, cost::Diagnostics& d) {
   if (s.training.framework.name != "megatron-lm") {
     d.add("/training/framework",
@@ -91,7 +104,7 @@ std::vector<Entry> tp_comm_overlap_entries() {
             "copied by the copy engine over symmetric memory",
             "Wang et al. 2023, overlap communication with dependent computation via "
             "decomposition, ASPLOS 2023",
-            {sequence_parallel_tp, modelled_layers}),
+            {sequence_parallel_tp, modelled_layers, compiled_torchtitan_block}),
       entry(
           TpCommOverlap::kUserbuffers, "userbuffers",
           "Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap, TE's default "

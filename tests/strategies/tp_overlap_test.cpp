@@ -13,6 +13,7 @@
 #include "costmodel/cost_model.hpp"
 #include "parser_problems.hpp"
 #include "scenario_builder.hpp"
+#include "strategies/framework/framework_presets.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
 
@@ -198,4 +199,57 @@ TEST_CASE("tp_comm_overlap's rules: every problem at its path") {
   const std::string bad = R"({"model": "llama3-8b", "cluster": "dgx-h100",
       "training": {"global_batch": 8}, "parallel": {"tp_comm_overlap": "overlap"}})";
   CHECK(test::has_problem(test::problems_of(bad), "/parallel/tp_comm_overlap", "userbuffers"));
+}
+
+TEST_CASE("async-tp in torchtitan's compiled block: its GEMMs chunked, the same bytes") {
+  auto sc = scenario(TpCommOverlap::kAsyncTp);
+  sc.training.framework = strat::find_framework_preset("torchtitan")->spec;
+  sc.training.framework.compile.enabled = true;
+  const cost::CostModel costs(sc.cluster);
+  const auto p = strat::transformer_layer_program(sc, costs);
+  const double shard = bsh(sc) / kTp;
+  // Forward: wqkv and w1 + w3 (one fused_all_gather_matmul) gather their input in tp - 1 peer
+  // copies beside the local shard; wo and w2 reduce-scatter their output the same way.
+  for (const char* label : {"attn wqkv all-gather chunk", "attn wo reduce-scatter chunk",
+                            "mlp w1 w3 all-gather chunk", "mlp w2 reduce-scatter chunk"}) {
+    INFO(label);
+    const Sum s = collectives(p.forward, label, cost::CollectiveKind::kSendRecv);
+    CHECK(s.count == kTp - 1);
+    CHECK(s.bytes + shard == bsh(sc));
+  }
+  for (const char* label :
+       {"attn wo dgrad all-gather chunk", "attn wqkv dgrad reduce-scatter chunk",
+        "mlp w2 dgrad all-gather chunk", "mlp w1 w3 dgrad reduce-scatter chunk"}) {
+    INFO(label);
+    const Sum s = collectives(p.backward, label, cost::CollectiveKind::kSendRecv);
+    CHECK(s.count == kTp - 1);
+    CHECK(s.bytes + shard == bsh(sc));
+  }
+  for (const auto& st : p.forward) {
+    if (st.is_collective) CHECK(st.copy_engine);  // no whole collective left
+  }
+  // The w1 + w3 chunk: [s / tp x 2 f / tp x h], the two weights' GEMMs at one shape.
+  const strat::LayerStep* w13 = compute_step(p.forward, "mlp w1 w3 chunk");
+  REQUIRE(w13 != nullptr);
+  const cost::GemmShape shape{sc.model.seq_len / kTp, 2 * sc.model.ffn_hidden / kTp,
+                              sc.model.hidden, 1, sc.training.precision};
+  CHECK(w13->compute.time == costs.gemm_body(shape) + strat::queued_kernel_gap(costs.device()));
+  // Faster than the same compiled block without the overlap.
+  auto serial = sc;
+  serial.parallel.tp_comm_overlap = TpCommOverlap::kNone;
+  CHECK(test::simulate_report(sc).step_time_s < test::simulate_report(serial).step_time_s);
+}
+
+TEST_CASE("async-tp with torchtitan's block needs torch.compile, as torchtitan does") {
+  const std::string eager = R"({"model": "llama3-8b", "cluster": "dgx-h100",
+      "training": {"global_batch": 8, "micro_batch": 1, "attention": "flash",
+                   "framework": "torchtitan"},
+      "parallel": {"dp": 1, "tp": 8, "sequence_parallel": true, "tp_comm_overlap": "async-tp"}})";
+  CHECK(test::has_problem(test::problems_of(eager), "/training/framework/compile",
+                          "compile.enable"));
+  const std::string compiled = R"({"model": "llama3-8b", "cluster": "dgx-h100",
+      "training": {"global_batch": 8, "micro_batch": 1, "attention": "flash",
+                   "framework": {"preset": "torchtitan", "compile": true}},
+      "parallel": {"dp": 1, "tp": 8, "sequence_parallel": true, "tp_comm_overlap": "async-tp"}})";
+  CHECK_NOTHROW(strat::parse_scenario(compiled, "compiled.json"));
 }
