@@ -308,6 +308,10 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     strat::Scenario s = base;
     s.training.recompute = std::get<cost::Recompute>(e->traits);
     if (s.training.recompute != cost::Recompute::kSelective) s.training.recompute_modules = {};
+    if (s.training.recompute != cost::Recompute::kFull) {  // Megatron's method goes with full
+      s.training.recompute_method = cost::RecomputeMethod::kUniform;
+      s.training.recompute_num_layers = 1;
+    }
     add(checked(name, "recompute", std::move(s), o.scenario));
   }
   for (const auto& name : split_list(o.dispatchers)) {

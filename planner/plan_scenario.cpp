@@ -68,6 +68,10 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   json& t = s["training"];
   t["micro_batch"] = c.micro_batch;
   t["recompute"] = cost::recompute_name(c.recompute);
+  if (c.recompute != cost::Recompute::kFull) {  // Megatron's method goes with full only
+    t.erase("recompute_method");
+    t.erase("recompute_num_layers");
+  }
   t["attention"] = c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused";
   if (c.recipe != base.training.fp8.recipe) {  // another precision: fp8_with_recipe's options
     t.erase("fp8");
