@@ -1,6 +1,8 @@
 // Megatron's grouped full recompute (strategies/layers/checkpoint_groups.hpp): which layers are
 // checkpointed and grouped, what the simulated stage keeps and brings back (hand counts), the
 // rerun FLOPs, and the scenario's problems at their JSON paths.
+#include "strategies/layers/checkpoint_groups.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,7 +14,6 @@
 #include "parser_problems.hpp"
 #include "scenario_builder.hpp"
 #include "sim/engine.hpp"
-#include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
@@ -44,7 +45,8 @@ Run simulate(const strat::Scenario& sc) {
 double activations_at_peak(const Run& r, std::size_t device) {
   const auto& cats = r.built.workload.memory_categories();
   for (std::size_t c = 0; c < cats.size(); ++c) {
-    if (cats[c] == "activations") return static_cast<double>(r.result.peak_breakdown_bytes[device][c]);
+    if (cats[c] == "activations")
+      return static_cast<double>(r.result.peak_breakdown_bytes[device][c]);
   }
   return -1;
 }
@@ -60,7 +62,8 @@ strat::Scenario two_stages(cost::RecomputeMethod method, int n) {
 
 }  // namespace
 
-TEST_CASE("uniform groups of N from a stage's first layer, the last one shorter; block's first N alone") {
+TEST_CASE(
+    "uniform groups of N from a stage's first layer, the last one shorter; block's first N alone") {
   const auto u = strat::stage_checkpoints(full(cost::RecomputeMethod::kUniform, 3), 7);
   // Groups [0, 2], [3, 5], [6] (recompute.py: chunk_end = min(layer_idx + N, layers)).
   const std::vector<int> sizes{0, 0, 3, 0, 0, 3, 1};
@@ -92,7 +95,8 @@ TEST_CASE("uniform groups of N from a stage's first layer, the last one shorter;
   CHECK(strat::rerun_layers(strat::stage_checkpoints(none, 4)) == 0);
 }
 
-TEST_CASE("grouped full recompute: stage 0's activation peak is the kept inputs plus the live group") {
+TEST_CASE(
+    "grouped full recompute: stage 0's activation peak is the kept inputs plus the live group") {
   const auto base = two_stages(cost::RecomputeMethod::kUniform, 1);
   const auto shape = strat::activation_shape(base);
   const double in = cost::activation_bytes_per_layer(shape, cost::Recompute::kFull).value;
@@ -151,12 +155,14 @@ TEST_CASE("grouped full recompute reruns each checkpointed layer's forward once"
 TEST_CASE("recompute_method and recompute_num_layers: problems at their paths") {
   auto text = [](const std::string& training, const std::string& model = "\"llama2-7b\"") {
     return R"({"model": )" + model + R"(, "cluster": "dgx-h100", "training": {"global_batch": 8,
-      "micro_batch": 1, )" + training + R"(}, "parallel": {"dp": 4, "pp": 2}})";
+      "micro_batch": 1, )" +
+           training + R"(}, "parallel": {"dp": 4, "pp": 2}})";
   };
   auto p = test::problems_of(text(R"("recompute": "selective", "recompute_method": "block",
       "recompute_num_layers": 2)"));
   CHECK(test::has_problem(p, "/training/recompute_method", "applies to \"recompute\": \"full\""));
-  CHECK(test::has_problem(p, "/training/recompute_num_layers", "applies to \"recompute\": \"full\""));
+  CHECK(
+      test::has_problem(p, "/training/recompute_num_layers", "applies to \"recompute\": \"full\""));
   p = test::problems_of(text(R"("recompute": "full", "recompute_method": "every",
       "recompute_num_layers": 0)"));
   CHECK(test::has_problem(p, "/training/recompute_method", "uniform"));
@@ -165,11 +171,11 @@ TEST_CASE("recompute_method and recompute_num_layers: problems at their paths") 
   p = test::problems_of(text(R"("recompute": "full", "recompute_method": "block",
       "recompute_num_layers": 17)"));
   CHECK(test::has_problem(p, "/training/recompute_num_layers", "at most 16"));
-  p = test::problems_of(text(R"("recompute": "full", "recompute_num_layers": 2)",
-                             R"({"preset": "mixtral-8x7b"})"));
+  p = test::problems_of(
+      text(R"("recompute": "full", "recompute_num_layers": 2)", R"({"preset": "mixtral-8x7b"})"));
   CHECK(test::has_problem(p, "/model/moe", "for dense layers"));
   // Uniform over more layers than a stage holds is one group, as Megatron runs it.
-  const auto ok = strat::parse_scenario(text(R"("recompute": "full", "recompute_num_layers": 40)"),
-                                        "ok.json");
+  const auto ok =
+      strat::parse_scenario(text(R"("recompute": "full", "recompute_num_layers": 40)"), "ok.json");
   CHECK(ok.training.recompute_num_layers == 40);
 }
