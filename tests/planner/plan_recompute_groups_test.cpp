@@ -82,7 +82,7 @@ TEST_CASE("grouped recompute: the screen costs the scenario's method as the simu
     CAPTURE(k.layers);
     auto s = space_of(groups_base(k.method, k.layers),
                       {"recompute=full", "pp=2", "dp=4", "tp=1", "zero_stage=1", "micro_batch=1",
-                       "chunks=1", "gpus=8"});
+                       "schedule=1f1b", "chunks=1", "gpus=8"});
     Screen screen(s->base, s->owned.view);
     const SpaceFacts facts = space_facts(s->space);
     int simulated = 0;
