@@ -186,6 +186,8 @@ std::vector<Entry> recompute_entries() {
   layers.meaning = "Megatron's --recompute-num-layers: a uniform group's layers, or how many "
                    "layers block checkpoints";
   layers.when_not_taken = nullptr;  // method_needs_full reports both
+  full.builder = "layer_program.cpp: transformer_layer_program; checkpoint_groups.cpp: "
+                 "stage_checkpoints";
   full.parameters = {method, layers};
   full.rules = {groups_modelled};
   return {entry("none", "every activation kept for the backward",
