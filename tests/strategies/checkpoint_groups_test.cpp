@@ -179,3 +179,20 @@ TEST_CASE("recompute_method and recompute_num_layers: problems at their paths") 
       strat::parse_scenario(text(R"("recompute": "full", "recompute_num_layers": 40)"), "ok.json");
   CHECK(ok.training.recompute_num_layers == 40);
 }
+
+TEST_CASE("a uniform group pays the checkpoint's nested backward once, on its last layer") {
+  // The ideal framework (no host work) but a 20 ms checkpointed_layer: the host bounds the
+  // backward, one nested backward per group (recompute.py: one CheckpointFunction per group).
+  auto one = two_stages(cost::RecomputeMethod::kUniform, 1);
+  auto four = two_stages(cost::RecomputeMethod::kUniform, 4);
+  const double before = simulate(one).result.makespan.to_seconds();
+  CHECK(simulate(four).result.makespan.to_seconds() == doctest::Approx(before).epsilon(1e-12));
+  one.training.framework.host.checkpointed_layer = sim::Time::us(20000);
+  four.training.framework.host.checkpointed_layer = sim::Time::us(20000);
+  const double slow_one = simulate(one).result.makespan.to_seconds();
+  const double slow_four = simulate(four).result.makespan.to_seconds();
+  // Uniform 1: 4 nested backwards per micro-batch and stage, uniform 4: 1; 8 micro-batches, the
+  // two stages' backwards in a 1F1B chain: at least 8 x 3 x 20 ms apart on the slower stage.
+  CHECK(slow_one - slow_four >= 8 * 3 * 0.020 * 0.99);
+  CHECK(slow_four > before);
+}
