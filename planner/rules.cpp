@@ -124,14 +124,6 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
       c.recompute == cost::Recompute::kSelective) {
     return Reason::kDuplicate;
   }
-  // torchtitan's per-op policy: its registry entry's rules on the candidate's scenario.
-  if (c.recompute == cost::Recompute::kPerOp) {
-    cost::Diagnostics per_op("candidate");
-    for (strat::Rule rule : strat::find_entry(strat::EntryKind::kRecompute, "per-op")->rules) {
-      rule(apply_candidate(base, c), per_op);
-    }
-    if (!per_op.ok()) return Reason::kValidate;
-  }
   // Megatron's grouped full recompute (checkpoint_groups.hpp): the full entry's rules (no ZeRO-3,
   // FSDP2 or B/W split with it; block's layer count within a virtual stage).
   if (c.recompute == cost::Recompute::kFull && strat::grouped_recompute(base.training)) {
@@ -140,6 +132,14 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
       rule(apply_candidate(base, c), full);
     }
     if (!full.ok()) return Reason::kValidate;
+  }
+  // torchtitan's per-op policy: its registry entry's rules on the candidate's scenario.
+  if (c.recompute == cost::Recompute::kPerOp) {
+    cost::Diagnostics per_op("candidate");
+    for (strat::Rule rule : strat::find_entry(strat::EntryKind::kRecompute, "per-op")->rules) {
+      rule(apply_candidate(base, c), per_op);
+    }
+    if (!per_op.ok()) return Reason::kValidate;
   }
   if (m.heads % c.tp != 0 || m.kv_heads % c.tp != 0) return Reason::kHeads;
   bool split_exists = true;

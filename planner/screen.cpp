@@ -7,7 +7,6 @@
 #include "costmodel/non_tensor_memory.hpp"
 #include "planner/rules.hpp"
 #include "strategies/data_parallel/fsdp2_units.hpp"
-#include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/registry/registry.hpp"

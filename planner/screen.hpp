@@ -65,6 +65,7 @@
 #include "planner/host_timing.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/input/scenario.hpp"
+#include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/layers/layer_program.hpp"
 
 namespace parasim::plan {
