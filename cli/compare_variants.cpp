@@ -323,6 +323,10 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     strat::Scenario s = base;
     s.training.recompute = std::get<cost::Recompute>(e->traits);
     if (s.training.recompute != cost::Recompute::kSelective) s.training.recompute_modules = {};
+    if (s.training.recompute != cost::Recompute::kFull) {  // Megatron's method goes with full
+      s.training.recompute_method = cost::RecomputeMethod::kUniform;
+      s.training.recompute_num_layers = 1;
+    }
     add(checked(name, "recompute", std::move(s), o.scenario));
   }
   // torch.compile off and on (training.framework.compile, its components kept); on needs

@@ -52,6 +52,13 @@ struct RecomputeModules {
   bool operator==(const RecomputeModules&) const = default;
 };
 
+// Megatron's --recompute-method under --recompute-granularity full (megatron-core 0.19.2,
+// megatron/core/recompute.py, checkpointed_forward): kUniform checkpoints groups of
+// --recompute-num-layers layers; kBlock checkpoints the first --recompute-num-layers layers of
+// each (virtual) stage one by one and runs the rest without recompute.
+// strategies/layers/checkpoint_groups.hpp says which layer does what.
+enum class RecomputeMethod { kUniform, kBlock };
+
 // Bytes kept under --recompute-granularity selective with `modules`. With {core_attn} it equals
 // activation_bytes_per_layer(shape, Recompute::kSelective).
 Bytes selective_bytes_per_layer(const ActivationShape& shape, const RecomputeModules& modules);

@@ -93,6 +93,10 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   s.training.recompute = c.recompute;
   // Megatron's modules go with selective; another mode leaves them at their default.
   if (c.recompute != cost::Recompute::kSelective) s.training.recompute_modules = {};
+  if (c.recompute != cost::Recompute::kFull) {  // and Megatron's method with full
+    s.training.recompute_method = cost::RecomputeMethod::kUniform;
+    s.training.recompute_num_layers = 1;
+  }
   s.training.attention = c.attention;
   s.optimizer.kind = c.optimizer;
   s.optimizer.stacking = c.stacking;

@@ -71,6 +71,10 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
   json& t = s["training"];
   t["micro_batch"] = c.micro_batch;
   t["recompute"] = cost::recompute_name(c.recompute);
+  if (c.recompute != cost::Recompute::kFull) {  // Megatron's method goes with full only
+    t.erase("recompute_method");
+    t.erase("recompute_num_layers");
+  }
   t["attention"] = c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused";
   if (c.compile != base.training.framework.compile.enabled) {  // the candidate's torch.compile
     json& f = t["framework"];

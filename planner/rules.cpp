@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "costmodel/token_exchange.hpp"
+#include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
@@ -129,6 +130,15 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   if (none_searched && c.attention == strat::AttentionKind::kFlash &&
       c.recompute == cost::Recompute::kSelective) {
     return Reason::kDuplicate;
+  }
+  // Megatron's grouped full recompute (checkpoint_groups.hpp): the full entry's rules (no ZeRO-3,
+  // FSDP2 or B/W split with it; block's layer count within a virtual stage).
+  if (c.recompute == cost::Recompute::kFull && strat::grouped_recompute(base.training)) {
+    cost::Diagnostics full("candidate");
+    for (strat::Rule rule : strat::find_entry(strat::EntryKind::kRecompute, "full")->rules) {
+      rule(apply_candidate(base, c), full);
+    }
+    if (!full.ok()) return Reason::kValidate;
   }
   // torchtitan's per-op policy: its registry entry's rules on the candidate's scenario.
   if (c.recompute == cost::Recompute::kPerOp) {

@@ -190,6 +190,16 @@ const Screen::Programs& Screen::programs(const Candidate& c) {
   p.embed_flops = embed.model_flops.value;
   p.head_flops = head.model_flops.value;
   p.head_stored = head.activation_stored_bytes;
+  if (checkpointed && strat::grouped_recompute(base_.training)) {
+    const strat::LayerProgram plain =
+        strat::transformer_layer_program(strat::without_recompute(sc), costs);
+    p.plain = time_program(plain, costs, groups, true, false);
+    p.plain_stored = plain.activation_stored_bytes;
+    const strat::RerunSplit split = strat::split_rerun(layer.backward);
+    p.rerun_map = steps_map(split.rerun, {true, true, false}, costs, groups);
+    p.rest_map = steps_map(split.rest, {true, true, false}, costs, groups);
+    p.rest_last_map = steps_map(split.rest, {true, true, true}, costs, groups);
+  }
   return programs_.emplace(key, p).first->second;
 }
 
@@ -543,6 +553,25 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   const HostGpu layer_b = both(layer_b_map.then(z3b), moe_b_map.then(z3b));
   const HostGpu layer_b_acc = both(layer_b_map.then(pr.grad_accumulation).then(z3b),
                                    moe_b_map.then(pr.grad_accumulation).then(z3b));
+  // Megatron's grouped full recompute (dense layers, no B/W split, no ZeRO-3: its rules): each
+  // layer's forward, and per group its rerun before the last layer's backward, as the builder.
+  HostGpu grouped_f, grouped_b, grouped_b_acc;
+  const bool grouped =
+      c.recompute == cost::Recompute::kFull && strat::grouped_recompute(base_.training);
+  if (grouped) {
+    const auto ck = strat::stage_checkpoints(base_.training, layers);
+    for (const strat::LayerCheckpoint& l : ck) {
+      grouped_f = grouped_f.then(l.checkpointed ? pr.layer.forward_map : pr.plain.forward_map);
+    }
+    for (auto l = ck.rbegin(); l != ck.rend(); ++l) {
+      HostGpu one = pr.rerun_map.power(l->group_size);
+      one = one.then(!l->checkpointed      ? pr.plain.backward_map
+                     : l->group_size > 0 ? pr.rest_last_map
+                                         : pr.rest_map);
+      grouped_b = grouped_b.then(one.then(z3b));
+      grouped_b_acc = grouped_b_acc.then(one.then(pr.grad_accumulation).then(z3b));
+    }
+  }
   const HostGpu layer_w = both(pr.layer.weight_grad_map, pr.moe.weight_grad_map);
   const HostGpu layer_w_acc = both(pr.layer.weight_grad_map.then(pr.grad_accumulation),
                                    pr.moe.weight_grad_map.then(pr.grad_accumulation));
@@ -557,7 +586,7 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
                                launch),
         sync);
     if (vs == 0) m = m.then(pr.embed.forward_map);
-    m = m.then(layer_f);
+    m = m.then(grouped ? grouped_f : layer_f);
     if (vs == last) m = m.then(pr.head.forward_map);
     return m.then(actions_map(strat::item_end_host(fw, HostItem::kForward, vs < last), sync));
   };
@@ -567,7 +596,8 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
         actions_map(strat::item_start_host(fw, HostItem::kBackward, vs < last, false, launch),
                     sync);
     if (vs == last) m = m.then(head_b);
-    m = m.then(accumulate && !split ? layer_b_acc : layer_b);
+    if (grouped) m = m.then(accumulate ? grouped_b_acc : grouped_b);
+    else m = m.then(accumulate && !split ? layer_b_acc : layer_b);
     if (vs == 0) m = m.then(embed_b);
     return m.then(actions_map(strat::item_end_host(fw, HostItem::kBackward, vs > 0), sync));
   };
@@ -731,7 +761,14 @@ Estimate Screen::estimate(const Candidate& c) {
                                cost::bytes_per_element(base_.training.precision) /
                                (c.sequence_parallel ? c.tp : 1);
     const int moe_on_stage = stage_moe_layers(c, s.stage);
-    const double kept = (L - moe_on_stage) * pr.stored + moe_on_stage * pr.moe_stored;
+    double kept = (L - moe_on_stage) * pr.stored + moe_on_stage * pr.moe_stored;
+    if (c.recompute == cost::Recompute::kFull && strat::grouped_recompute(base_.training)) {
+      kept = 0;  // the builder's per-layer bytes (checkpoint_groups.hpp), virtual stage by stage
+      for (const auto& range : stage_ranges(c, s.stage)) {
+        kept += strat::stage_kept_bytes(strat::stage_checkpoints(base_.training, range.second),
+                                        {pr.stored, pr.full, pr.plain_stored});
+      }
+    }
     double act = sets * (paci_mem ? stage_input : kept);
     if (has_head) act += pr.head_stored;
     peak = std::max(peak, st.state_bytes + act + st.non_tensor_bytes);

@@ -65,6 +65,7 @@
 #include "planner/host_timing.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/input/scenario.hpp"
+#include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/layers/layer_program.hpp"
 
 namespace parasim::plan {
@@ -166,6 +167,12 @@ class Screen {
     double model_flops = 0;       // per micro-batch per TP rank: all layers excluded, one layer
     double embed_flops = 0, head_flops = 0;
     double head_stored = 0;  // the head's kept activations (logits; MTP modules)
+    // Megatron's grouped full recompute (strategies/layers/checkpoint_groups.hpp): block's layers
+    // without recompute, and a checkpointed layer's backward apart from its rerun (the rest
+    // issued with the group's nested backward on its last layer, rest_last, or without it).
+    Pass plain;
+    double plain_stored = 0;
+    HostGpu rerun_map, rest_map, rest_last_map;
   };
   // FP8 weights' once-a-step casts and elements (layer_program.hpp): a dense layer's, an MoE
   // layer's, the head's MTP modules'; they depend on the weights' sharding and the recipe only.

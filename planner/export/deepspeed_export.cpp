@@ -11,6 +11,7 @@
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
 #include "planner/export/offload_export.hpp"
+#include "planner/export/recompute_export.hpp"
 #include "planner/export/tp_overlap_export.hpp"
 #include "strategies/layers/layer_program.hpp"
 
@@ -357,6 +358,8 @@ void map_training(const Scenario& s, ExportContext& c, Json& j) {
                "configures it");
       break;
   }
+  map_recompute_groups(s, c, "every layer checkpointed in the model code",
+                       "the checkpoints are the model code's, no configuration key sets them");
   if (t.recompute == cost::Recompute::kSelective) {
     c.part_of_refused("/training/recompute_modules",
                       "Megatron's modules, with \"selective\" (refused at /training/recompute)");

@@ -329,14 +329,21 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
                "module, not by op)",
                "torchtitan (activation_checkpoint selective, op)", "no recompute flag");
       break;
-    case cost::Recompute::kFull:
-      // Every layer recomputed from its input: uniform with one layer per checkpoint.
+    case cost::Recompute::kFull: {
+      // The scenario's method and group size (default uniform 1: every layer from its input).
+      const bool block = t.recompute_method == cost::RecomputeMethod::kBlock;
       a.add("--recompute-granularity", "full");
-      a.add("--recompute-method", "uniform");
-      a.add("--recompute-num-layers", "1");
-      c.mapped("/training/recompute",
-               "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+      a.add("--recompute-method", block ? "block" : "uniform");
+      a.add("--recompute-num-layers", std::to_string(t.recompute_num_layers));
+      c.mapped("/training/recompute", "--recompute-granularity full");
+      c.mapped("/training/recompute_method", "--recompute-method");
+      c.mapped("/training/recompute_num_layers", "--recompute-num-layers");
       break;
+    }
+  }
+  if (t.recompute != cost::Recompute::kFull) {
+    c.unused("/training/recompute_method", "read with \"recompute\": \"full\" only");
+    c.unused("/training/recompute_num_layers", "read with \"recompute\": \"full\" only");
   }
   if (t.recompute != cost::Recompute::kSelective) {
     c.unused("/training/recompute_modules", "read with \"recompute\": \"selective\" only");

@@ -9,6 +9,7 @@
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
 #include "planner/export/offload_export.hpp"
+#include "planner/export/recompute_export.hpp"
 #include "planner/export/tp_overlap_export.hpp"
 #include "planner/export/torchtitan_experts.hpp"
 #include "planner/export/torchtitan_settings.hpp"
@@ -502,6 +503,9 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   map_cuda_graphs(s, c, out, version);
   map_compile(s, c, out);
   const std::string recompute = map_recompute(s, c);
+  map_recompute_groups(s, c, "full (every block its own checkpoint)",
+                       "torchtitan's full checkpoints every block on its own; it has no every-N "
+                       "or block option");
   if (s.training.recompute != cost::Recompute::kSelective) {
     c.unused("/training/recompute_modules", "Megatron's modules, read with \"selective\" only");
   } else {

@@ -111,6 +111,10 @@ struct TrainingSpec {
   cost::Recompute recompute = cost::Recompute::kNone;
   // Megatron's --recompute-modules under "selective" (costmodel/activation_checkpointing.hpp).
   cost::RecomputeModules recompute_modules;
+  // Megatron's --recompute-method and --recompute-num-layers under "full"
+  // (strategies/layers/checkpoint_groups.hpp); uniform 1 is every layer on its own.
+  cost::RecomputeMethod recompute_method = cost::RecomputeMethod::kUniform;
+  int recompute_num_layers = 1;
   AttentionKind attention = AttentionKind::kUnfused;
   // Gradients accumulated and reduced in fp32 under bf16/fp16 training (Megatron-LM's main_grad,
   // its default with --bf16): 4 bytes per gradient in memory and in the data-parallel reduction.

@@ -420,6 +420,11 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
   if (const json* rm = r.child("recompute_modules", false)) {
     read_recompute_modules(*rm, r.child_path("recompute_modules"), d, t.recompute_modules);
   }
+  if (auto m = registered_choice(r, d, "/training/recompute_method")) {
+    t.recompute_method =
+        *m == "block" ? cost::RecomputeMethod::kBlock : cost::RecomputeMethod::kUniform;
+  }
+  assign(t.recompute_num_layers, registered_integer(r, "/training/recompute_num_layers"));
   if (const json* f = r.child("framework", false)) {
     read_framework(*f, r.child_path("framework"), d, t.framework);
   }

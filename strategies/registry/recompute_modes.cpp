@@ -3,7 +3,11 @@
 // docs/activation-checkpointing.md).
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/registry/kind_lists.hpp"
+#include "strategies/schedules/pipeline_schedule.hpp"
 
 namespace parasim::strat {
 namespace {
@@ -78,6 +82,59 @@ void per_op_modelled(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
+void method_needs_full(const Scenario& s, cost::Diagnostics& d) {
+  const char* why = "applies to \"recompute\": \"full\" only (Megatron's --recompute-method and "
+                    "--recompute-num-layers with --recompute-granularity full)";
+  if (s.training.recompute_method != cost::RecomputeMethod::kUniform) {
+    d.add("/training/recompute_method", fmt::format("recompute_method {}", why));
+  }
+  if (s.training.recompute_num_layers != 1) {
+    d.add("/training/recompute_num_layers", fmt::format("recompute_num_layers {}", why));
+  }
+}
+
+// Megatron's groups (checkpoint_groups.hpp) are modelled for the dense layers Megatron runs them
+// on, through one path of the builder and the screen.
+void groups_modelled(const Scenario& s, cost::Diagnostics& d) {
+  const TrainingSpec& t = s.training;
+  if (!grouped_recompute(t)) return;
+  const std::string why =
+      "recompute_method block or recompute_num_layers > 1 (Megatron's grouped full recompute) is "
+      "modelled ";
+  if (s.model.moe.enabled()) d.add("/model/moe", why + "for dense layers, not experts");
+  if (t.fp8.enabled()) {
+    d.add("/training/fp8", why + "without FP8 (Megatron then skips layers whose input needs no "
+                                 "gradient: recompute.py's recompute_skip_num_layers)");
+  }
+  if (s.parallel.zero_stage == 3 || s.parallel.fsdp2.enabled) {
+    d.add("/parallel/zero_stage",
+          why + "without ZeRO-3 or FSDP2 (Megatron's method; those trainers checkpoint per layer)");
+  }
+  if (splits_weight_gradient(s.parallel.schedule) ||
+      (s.parallel.schedule == PipelineSchedule::kPaci && s.parallel.paci_mode == PaciMode::kMem)) {
+    d.add("/parallel/schedule",
+          why + "with schedules whose backward is not split into B and W and without PACI's mem "
+                "mode (which recomputes the whole stage already)");
+  }
+  if (s.parallel.tp_placement != TpPlacement::kMegatron) {
+    d.add("/parallel/tp_placement", why + "with Megatron's tensor parallelism");
+  }
+  if (s.model.low_rank.enabled()) d.add("/model/low_rank", why + "for full-rank layers");
+  if (t.recompute_method == cost::RecomputeMethod::kBlock) {
+    int most = 0;  // Megatron counts a model chunk's own layers (transformer_block.py, len(layers))
+    for (int vs = 0; vs < s.parallel.pp * s.parallel.chunks; ++vs) {
+      most = std::max(most, s.virtual_stage_layers(vs));
+    }
+    if (t.recompute_num_layers > most) {
+      d.add("/training/recompute_num_layers",
+            fmt::format("block checkpoints the first recompute_num_layers layers of each (virtual) "
+                        "stage, which holds at most {} here, not {} (all checkpointed is "
+                        "\"recompute_method\": \"uniform\")",
+                        most, t.recompute_num_layers));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Entry> recompute_entries() {
@@ -107,12 +164,35 @@ std::vector<Entry> recompute_entries() {
                        "torchtitan 2025, arXiv 2410.06511; activation_checkpoint.py (0.3.0)",
                        cost::Recompute::kPerOp);
   per_op.rules = {per_op_modelled};
+  Entry full = entry("full",
+                     "only each checkpoint's input kept; its forward rerun in the backward (groups "
+                     "of layers as Megatron's recompute_method and recompute_num_layers say)",
+                     "Chen et al. 2016, arXiv 1604.06174; megatron-core 0.19.2 recompute.py",
+                     cost::Recompute::kFull);
+  ParameterSpec method;
+  method.path = "/training/recompute_method";
+  method.default_value = "uniform";
+  method.choices = {"uniform", "block"};  // transformer_config.py (0.19.2), recompute_method
+  method.meaning =
+      "Megatron's --recompute-method: uniform checkpoints groups of recompute_num_layers "
+      "layers, block the first recompute_num_layers layers of each (virtual) stage";
+  method.when_not_taken = method_needs_full;
+  ParameterSpec layers;
+  layers.path = "/training/recompute_num_layers";
+  layers.unit = "layers";
+  layers.default_value = "1";
+  layers.min = 1;
+  layers.max = 1 << 16;
+  layers.meaning = "Megatron's --recompute-num-layers: a uniform group's layers, or how many "
+                   "layers block checkpoints";
+  layers.when_not_taken = nullptr;  // method_needs_full reports both
+  full.builder = "layer_program.cpp: transformer_layer_program; checkpoint_groups.cpp: "
+                 "stage_checkpoints";
+  full.parameters = {method, layers};
+  full.rules = {groups_modelled};
   return {entry("none", "every activation kept for the backward",
                 "Korthikanti et al. 2022, arXiv 2205.05198", cost::Recompute::kNone),
-          selective,
-          entry("full", "only each layer's input kept; the layer's forward rerun in backward",
-                "Chen et al. 2016, arXiv 1604.06174", cost::Recompute::kFull),
-          per_op};
+          selective, full, per_op};
 }
 
 }  // namespace parasim::strat

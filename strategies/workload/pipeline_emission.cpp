@@ -197,6 +197,17 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   // Host costs of each list as issued here (host_plan.hpp); a fully recomputed layer's forward
   // runs under no_grad.
   const bool checkpointed = sc_.training.recompute == cost::Recompute::kFull;
+  // Megatron's grouped full recompute (checkpoint_groups.hpp): per local layer what it keeps and
+  // when its group reruns; block's other layers run plain_layer_. Dense layers only (its rules).
+  const bool grouped = grouped_recompute(sc_.training);
+  const std::vector<LayerCheckpoint> groups =
+      grouped ? stage_checkpoints(sc_.training, lc) : std::vector<LayerCheckpoint>{};
+  const CheckpointBytes group_bytes{layer_.activation_stored_bytes, layer_.activation_full_bytes,
+                                    plain_layer_.activation_stored_bytes};
+  auto grouped_program = [&](int l) -> const LayerProgram& {
+    return groups[static_cast<std::size_t>(l)].checkpointed ? program_of(layer0 + l)
+                                                             : plain_layer_;
+  };
   // The framework's gradient adds after a layer's backward (its W with a B/W split), on every
   // micro-batch but a step's first unless the framework adds there too.
   const bool accumulate = mb % m_ != 0 || fw_.counts.grad_accumulation_first_micro_batch;
@@ -240,13 +251,19 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
       if (fsdp2) fsdp2_unshard(stage, mb, where, layer0 + l, prev_layer_first, chain);
       std::vector<OpId> layer_first(ranks, kNone);
-      const LayerProgram& program = program_of(layer0 + l);
+      const LayerProgram& program = grouped ? grouped_program(l) : program_of(layer0 + l);
+      const bool no_grad =
+          grouped ? groups[static_cast<std::size_t>(l)].checkpointed : checkpointed;
       emit_steps(stage, program.forward, where, cat_fwd_, mb, chain, layer_first,
-                 host_plan(program.forward, {true, false, checkpointed}));
+                 host_plan(program.forward, {true, false, no_grad}));
       if (fsdp2) fsdp2_after_forward(stage, layer0 + l, chain);
       for_each_rank([&](std::size_t k, int d, int r) {
         if (paci_mem) {
           if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
+        } else if (grouped) {
+          const double kept =
+              layer_activation(groups[static_cast<std::size_t>(l)], group_bytes).kept;
+          if (kept > 0) alloc(layer_first[k], mem_act_, kept, true);
         } else {
           alloc(layer_first[k], mem_act_, act_of(layer0 + l).stored, true);
         }
@@ -353,10 +370,30 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     if (fsdp2) fsdp2_unshard(stage, mb, where, layer0 + l, prev_layer_first, chain);
     std::vector<OpId> layer_first(ranks, kNone);
-    const std::vector<LayerStep>& layer_bwd = backward_of(layer0 + l);
+    // Grouped recompute: a group's last layer first reruns the group's forward, and only its
+    // backward pays the checkpoint's nested backward (one per group).
+    const LayerCheckpoint group = grouped ? groups[static_cast<std::size_t>(l)] : LayerCheckpoint{};
+    if (group.group_size > 0) {
+      for (int j = l - group.group_size + 1; j <= l; ++j) {
+        std::vector<OpId> rerun_first(ranks, kNone);
+        const std::vector<LayerStep>& rerun = rerun_split(program_of(layer0 + j)).rerun;
+        emit_steps(stage, rerun, fmt::format("B L{} ", layer0 + j), cat_bwd_, mb, chain,
+                   rerun_first, host_plan(rerun, {true, true, false}));
+        const double bytes =
+            layer_activation(groups[static_cast<std::size_t>(j)], group_bytes).rerun;
+        for_each_rank([&](std::size_t k, int, int) {
+          if (bytes > 0) alloc(rerun_first[k], mem_act_, bytes, true);
+          if (layer_first[k] == kNone) layer_first[k] = rerun_first[k];
+        });
+      }
+    }
+    const std::vector<LayerStep>& layer_bwd =
+        !grouped              ? backward_of(layer0 + l)
+        : group.checkpointed ? rerun_split(program_of(layer0 + l)).rest
+                             : plain_layer_.backward;
     const ActivationBytes& layer_act = act_of(layer0 + l);
     emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first,
-               host_plan(layer_bwd, {true, true, checkpointed}));
+               host_plan(layer_bwd, {true, true, grouped ? group.group_size > 0 : checkpointed}));
     if (!split_) grad_accumulate(where, program_of(layer0 + l));
     if (fsdp2) {
       fsdp2_before_backward(stage, layer0 + l, layer_first);
@@ -365,6 +402,10 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     for_each_rank([&](std::size_t k, int d, int r) {
       if (paci_mem) {
         alloc(chain[k], mem_act_, layer_act.full, false);
+      } else if (grouped) {  // the layer's rerun activations and what its forward kept
+        const LayerActivation a = layer_activation(group, group_bytes);
+        if (a.rerun > 0) alloc(chain[k], mem_act_, a.rerun, false);
+        if (a.kept > 0) alloc(chain[k], mem_act_, a.kept, false);
       } else {
         if (layer_act.transient > 0) {
           alloc(layer_first[k], mem_act_, layer_act.transient, true);

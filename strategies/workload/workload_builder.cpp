@@ -556,8 +556,20 @@ BuiltWorkload Builder::build() {
     return (executed(l.forward) + executed(l.backward)).value +
            (paci_mem ? executed(l.forward).value : 0.0);
   };
+  // Block recompute reruns only its first layers of each virtual stage (checkpoint_groups.hpp).
+  double dense_executed = dense_layers * layer_executed(layer_);
+  if (grouped_recompute(sc_.training) &&
+      sc_.training.recompute_method == cost::RecomputeMethod::kBlock) {
+    int rerun = 0;
+    for (int vs = 0; vs < pp_ * chunks_; ++vs) {
+      rerun += rerun_layers(stage_checkpoints(sc_.training, sc_.virtual_stage_layers(vs)));
+    }
+    const double per_layer = static_cast<double>(m_) * gpus_per_stage;
+    dense_executed = rerun * per_layer * layer_executed(layer_) +
+                     (sc_.model.layers - rerun) * per_layer * layer_executed(plain_layer_);
+  }
   out_.executed_flops_per_step =
-      cost::Flops{dense_layers * layer_executed(layer_) +
+      cost::Flops{dense_executed +
                   (moe_layers > 0 ? expert_layers * layer_executed(moe_layer_) : 0.0) +
                   m_ * gpus_per_stage *
                       (executed(embed_.forward) + executed(embed_.backward) +

@@ -24,6 +24,7 @@
 #include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/data_parallel/zero3_resident.hpp"
 #include "strategies/framework/host_plan.hpp"
+#include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
@@ -106,6 +107,10 @@ class Builder {
         bf16_moe_layer_(sc.has_bf16_layers() && sc.model.moe.enabled()
                             ? transformer_layer_program(without_fp8(sc), costs, LayerKind::kMoe)
                             : LayerProgram{}),
+        plain_layer_(grouped_recompute(sc.training) &&
+                             sc.training.recompute_method == cost::RecomputeMethod::kBlock
+                         ? transformer_layer_program(without_recompute(sc), costs)
+                         : LayerProgram{}),
         embed_(embedding_program(sc, costs)),
         head_(head_program(sc, costs)),
         noop_layer_(noop_layer_steps(sc, costs)),
@@ -311,6 +316,15 @@ class Builder {
   std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
   LayerProgram layer_, moe_layer_;
   LayerProgram bf16_layer_, bf16_moe_layer_;  // with FP8, the layers kept in bf16
+  // Grouped full recompute (checkpoint_groups.hpp): block's layers without recompute, and each
+  // checkpointed program's backward split into its rerun and the rest (addresses stable).
+  LayerProgram plain_layer_;
+  std::map<const LayerProgram*, RerunSplit> rerun_splits_;
+  const RerunSplit& rerun_split(const LayerProgram& p) {
+    auto it = rerun_splits_.find(&p);
+    if (it == rerun_splits_.end()) it = rerun_splits_.emplace(&p, split_rerun(p.backward)).first;
+    return it->second;
+  }
   LayerProgram embed_, head_;
   std::vector<LayerStep> noop_layer_;  // a virtual stage without layers runs it (forward)
   BuiltWorkload out_;
