@@ -109,7 +109,10 @@ ordered_json candidate_json(const plan::Candidate& c) {
       {"block_size", c.block_size},
       {"first_stage_layers", c.first_stage_layers},
       {"last_stage_layers", c.last_stage_layers},
-      {"own_stage_layers", c.own_stage_layers}};
+      {"own_stage_layers", c.own_stage_layers},
+      {"offload", cost::offload_flavour_name(c.offload)},
+      {"compile", c.compile},
+      {"tp_comm_overlap", strat::tp_comm_overlap_name(c.tp_overlap)}};
 }
 
 ordered_json simulated_summary(const plan::Simulated& s) {
@@ -184,15 +187,24 @@ std::string format_plan_text(const strat::Scenario& base, const plan::PlanResult
   // A compile column when torch.compile is in play (the scenario's, or a row's).
   bool compile_rows = base.training.framework.compile.enabled;
   for (const auto& s : r.simulated) compile_rows = compile_rows || s.screened.candidate.compile;
+  // A TP overlap column when an overlap is in play (the scenario's, or a row's).
+  bool overlap_rows = base.parallel.tp_comm_overlap != strat::TpCommOverlap::kNone;
+  for (const auto& s : r.simulated) {
+    overlap_rows = overlap_rows || s.screened.candidate.tp_overlap != strat::TpCommOverlap::kNone;
+  }
   auto precision = [&](const plan::Candidate& c) {
     return (fp8_rows ? fmt::format(" {:<19}", precision_of(c, base)) : std::string()) +
-           (compile_rows ? fmt::format(" {:<7}", c.compile ? "on" : "off") : std::string());
+           (compile_rows ? fmt::format(" {:<7}", c.compile ? "on" : "off") : std::string()) +
+           (overlap_rows ? fmt::format(" {:<11}", strat::tp_comm_overlap_name(c.tp_overlap))
+                         : std::string());
   };
   const std::string precision_head =
       (fp8_rows ? fmt::format(" {:<19}", "precision") : "") +
-      (compile_rows ? fmt::format(" {:<7}", "compile") : "");
+      (compile_rows ? fmt::format(" {:<7}", "compile") : "") +
+      (overlap_rows ? fmt::format(" {:<11}", "TP overlap") : "");
   const std::string precision_blank = (fp8_rows ? fmt::format(" {:<19}", "") : "") +
-                                      (compile_rows ? fmt::format(" {:<7}", "") : "");
+                                      (compile_rows ? fmt::format(" {:<7}", "") : "") +
+                                      (overlap_rows ? fmt::format(" {:<11}", "") : "");
   out += fmt::format(
       "{:>5}  {:>15}  {:>2} {:>5}  {:<16} {:>3}  {:<9} {:>4}  {:<3} {:<7}{} {:>9} {:>11} {:>6} "
       "{:>7} {:>7} {:>7} {:>8} {:>5} {:>9} {:>3}  {}",

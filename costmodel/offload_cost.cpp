@@ -79,7 +79,14 @@ HostLinkBytes offload_link_bytes(const OffloadSpec& spec, double shard, int micr
 }
 
 double cpu_step_bytes_per_parameter(const OffloadSpec& spec) {
-  return spec.flavour == OffloadFlavour::kDeepSpeed ? kDeepSpeedCpuAdamBytes : kTorchCpuAdamWBytes;
+  switch (spec.flavour) {
+    case OffloadFlavour::kDeepSpeed:
+      return kDeepSpeedCpuAdamBytes;
+    case OffloadFlavour::kFsdp2:
+      return kTorchFusedCpuAdamWBytes;
+    default:
+      return kTorchCpuAdamWBytes;
+  }
 }
 
 sim::Time cpu_optimizer_time(const OffloadSpec& spec, double parameters, double node_bandwidth,

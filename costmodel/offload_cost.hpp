@@ -50,6 +50,11 @@
 // torch.optim.AdamW on CPU tensors (torch/optim/adam.py, _single_tensor_adam; foreach and fused
 // are not the CPU default): param.mul_ (8 B), exp_avg.lerp_ (12), exp_avg_sq.mul_ (8),
 // .addcmul_ (12), sqrt (8), / (8), .add_ (8), param.addcdiv_ (16): kTorchCpuAdamWBytes = 80.
+// Megatron's HybridDeviceOptimizer builds that default (kMegatron). torchtitan builds its AdamW
+// with fused=True (0.3.0 components/optimizer/optimizer.py: implementation "fused" by default),
+// which torch 2.15 runs on CPU tensors too (utils/_foreach_utils.py lists "cpu" among the fused
+// devices): one _fused_adamw_ pass reading parameter, gradient and both moments (16 B) and
+// writing three (12 B): kTorchFusedCpuAdamWBytes = 28 (kFsdp2, which torchtitan offers).
 // The CPU step is memory bound: time = P x bytes per parameter / (the node's DRAM bandwidth /
 // the ranks of the node stepping at once). Stores' write-allocate reads are not counted (a lower
 // bound of the traffic).
@@ -82,6 +87,7 @@ struct OffloadSpec {
 
 inline constexpr double kDeepSpeedCpuAdamBytes = 34;  // per parameter, see above
 inline constexpr double kTorchCpuAdamWBytes = 80;     // per parameter, see above
+inline constexpr double kTorchFusedCpuAdamWBytes = 28;  // per parameter, see above
 
 // One rank's model state split between HBM and host memory.
 struct OffloadMemory {

@@ -75,6 +75,8 @@ json scenario_json(const json& document, const strat::Scenario& base, const Cand
     t.erase("recompute_method");
     t.erase("recompute_num_layers");
   }
+  // Megatron's modules go with selective only (as apply_candidate clears them, candidate.cpp).
+  if (c.recompute != cost::Recompute::kSelective) t.erase("recompute_modules");
   t["attention"] = c.attention == strat::AttentionKind::kFlash ? "flash" : "unfused";
   if (c.compile != base.training.framework.compile.enabled) {  // the candidate's torch.compile
     json& f = t["framework"];

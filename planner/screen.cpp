@@ -330,6 +330,16 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     offload_step = seconds(cost::offload_step_time(
         off, shard, host.link_bandwidth.bytes_per_s, host.memory_bandwidth.bytes_per_s,
         std::min(costs.cluster().gpus_per_node, c.gpus)));
+    // FSDP2's CPUOffloadPolicy on the first stage: the embedding unit's shard is copied in after
+    // the CPU step, before the step's first gather, and its gradient copied out after the last
+    // reduction, before the CPU step; nothing hides either (the blocks' copies hide under their
+    // neighbours' compute: screen_sharding.cpp; the builder: fsdp2_emission.cpp).
+    if (c.fsdp2 && off.flavour == cost::OffloadFlavour::kFsdp2 && stage == 0) {
+      const strat::Fsdp2HostCopyBytes root = strat::fsdp2_host_copy_bytes(
+          sc, strat::input_embedding_params_per_tp_rank(base_.model, c.tp));
+      offload_step += seconds(cost::host_copy_time(host, root.gather_h2d)) +
+                      seconds(cost::host_copy_time(host, root.reduce_d2h));
+    }
   }
   // FP8 weights (the builder's stage_fp8_weights): casts with the optimizer step, their copies
   // or FP8 parameters in memory, FP8 linears in the parameter all-gathers.

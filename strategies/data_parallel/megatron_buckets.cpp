@@ -92,7 +92,7 @@ double megatron_bucket_elements(const Scenario& sc, int stage) {
   if (sc.parallel.dp_bucket.value > 0) {
     return std::round(sc.parallel.dp_bucket.value / sc.training.gradient_bytes());
   }
-  return megatron_default_bucket_elements(sc.parallel.dp);
+  return megatron_default_bucket_elements(sc.parallel.dp * sc.parallel.cp);  // the dp x cp group
 }
 
 std::vector<GradBucket> megatron_stage_buckets(const Scenario& sc, int stage) {

@@ -2,8 +2,9 @@
 // parasim::strat megatron_buckets — the gradient buckets megatron-core's DistributedDataParallel
 // builds for one pipeline stage (parallel.dp_bucket_layout "megatron"), read at megatron-core
 // 0.19.2 (the PyPI wheel):
-//  - distributed_data_parallel.py __init__: bucket_size defaults to max(40,000,000,
-//    1,000,000 x dp) elements (dp: the data-parallel group without context parallelism); it is
+//  - training/training.py resolve_ddp_bucket_size (pretrain sets it before the DDP wrapper, whose
+//    own default distributed_data_parallel.py __init__ then does not apply): bucket_size defaults
+//    to max(40,000,000, 1,000,000 x dp x cp) elements (the dp-cp group's size); it is
 //    None (one bucket per buffer) without --overlap-grad-reduce, and None on every pipeline
 //    stage but the first ("data-parallel communication on these stages is not on the critical
 //    path").
@@ -46,8 +47,9 @@ struct GradBucket {
   double padded = 0;
 };
 
-// max(40M, 1M x dp) elements (distributed_data_parallel.py).
-double megatron_default_bucket_elements(int dp);
+// max(40M, 1M x dp_cp) elements, dp_cp the data-parallel group with context parallelism
+// (training.py resolve_ddp_bucket_size).
+double megatron_default_bucket_elements(int dp_cp);
 
 // The stage's parameter tensors by chunk, in the order the backward produces them: the head
 // (final norm and output table) on the last stage, its layers last to first, the embedding on the

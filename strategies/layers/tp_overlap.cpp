@@ -67,6 +67,10 @@ void all_gather_gemm(StepWriter& w, const TpOverlap& o, std::vector<LayerStep>& 
     w.gemm(g.m / t, g.n, g.k);
     gemm = block(w, out, g.label + " chunk", {gemm, previous_transfer});
   }
+  // AsyncTP returns the gathered input (the backward's weight gradient needs it: ag_out_needed),
+  // so the local shard is copied into it too, after the last chunk's GEMM on the compute stream
+  // (tp even; _pipelined_multi_all_gather_and_consume): opens the caller's next block.
+  if (o.mode == TpCommOverlap::kAsyncTp) w.memory(2 * shard);
 }
 
 void gemm_reduce_scatter(StepWriter& w, const TpOverlap& o, std::vector<LayerStep>& out,

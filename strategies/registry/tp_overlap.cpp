@@ -53,9 +53,11 @@ void compiled_torchtitan_block(const Scenario& s, cost::Diagnostics& d) {
   const FrameworkSpec& fw = s.training.framework;
   if (fw.kernels == LayerKernels::kTorchtitan && !fw.compile.compiles_blocks()) {
     d.add("/training/framework/compile",
-          "tp_comm_overlap \"async-tp\" is a torch.compile pass over torchtitan's blocks "
-          "(torchtitan requires compile.enable with \"model\" in compile.components): set "
-          "training.framework.compile true");
+          fmt::format("tp_comm_overlap \"async-tp\" is a torch.compile pass over torchtitan's "
+                      "blocks (torchtitan requires compile.enable with \"model\" in "
+                      "compile.components): {}",
+                      fw.compile.enabled ? "add \"model\" to training.framework.compile.components"
+                                         : "set training.framework.compile true"));
   }
 }
 

@@ -86,6 +86,8 @@ TEST_CASE("CPU step time: bytes per parameter over the rank's share of the node'
   const auto torch = cpu_optimizer_time(flavour(OffloadFlavour::kMegatron), 1e9, 409.6e9, 8);
   CHECK(torch.to_seconds() == doctest::Approx(80e9 / 51.2e9).epsilon(1e-9));
   CHECK(cpu_step_bytes_per_parameter(flavour(OffloadFlavour::kDeepSpeed)) == 34);
+  // FSDP2's (torchtitan's fused AdamW on the CPU shards): 16 B read, 12 B written.
+  CHECK(cpu_step_bytes_per_parameter(flavour(OffloadFlavour::kFsdp2)) == 28);
 }
 
 TEST_CASE("Host presets: DGX A100 and H100 hosts, PCIe rates, C2C") {

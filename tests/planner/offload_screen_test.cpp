@@ -86,6 +86,8 @@ void check_offload(Space& s, cost::OffloadFlavour flavour, double state_bytes_pe
       // The screen's error with offload stays that of the same layout without it: the CPU
       // step and the copies (more than half of these steps) are priced as the builder emits them.
       CHECK(off.estimate.step_s > 1.5 * plain.step_s);
+      CAPTURE(sim.screen_error);
+      CAPTURE(sim_plain.screen_error);
       CHECK(std::fabs(sim.screen_error - sim_plain.screen_error) < 0.02);
     }
   }

@@ -108,12 +108,14 @@ TEST_CASE("FSDP2 CPU offload: the shards leave HBM for the host, the CPU steps t
   const auto& h = *r.report.host_offload;
   CHECK(h.host_bytes_per_gpu == doctest::Approx(16 * kParams / 8).epsilon(1e-9));
   CHECK(h.host_bytes_per_node == doctest::Approx(16 * kParams).epsilon(1e-9));
-  // torch's single-tensor AdamW on the CPU, 80 B per parameter from the node's 614.4 GB/s
+  // torchtitan's fused AdamW on the CPU, 28 B per parameter from the node's 614.4 GB/s
   // shared by its 8 ranks; the GPU steps nothing. The step is that, plus at most the wait for
   // the last gradient copy and the host's own optimizer work (none here, the "ideal" host).
-  const double cpu = kParams / 8 * 80 / (614.4e9 / 8);
+  const double cpu = kParams / 8 * 28 / (614.4e9 / 8);
   CHECK(r.report.optimizer_s >= cpu);
-  CHECK(r.report.optimizer_s <= cpu * 1.01);
+  // The last gradient copied out is the embedding unit's fp32 shard, over PCIe Gen5's 57.2 GB/s.
+  const double last_copy = 4 * kEmbedding / 8 / 57.2e9;
+  CHECK(r.report.optimizer_s <= cpu + 1.05 * last_copy);
   CHECK(r.report.step_time_s > gpu.report.step_time_s);
 }
 

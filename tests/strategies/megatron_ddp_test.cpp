@@ -52,10 +52,17 @@ const strat::CollectiveSummary* dp_collective(const strat::StepReport& r, const 
 
 }  // namespace
 
-TEST_CASE("Megatron's default bucket: max(40M, 1M x dp) elements") {
+TEST_CASE("Megatron's default bucket: max(40M, 1M x dp x cp) elements") {
   CHECK(strat::megatron_default_bucket_elements(8) == 40e6);
   CHECK(strat::megatron_default_bucket_elements(40) == 40e6);
   CHECK(strat::megatron_default_bucket_elements(64) == 64e6);
+  // The scenario's group is dp x cp (resolve_ddp_bucket_size's dp_cp_group): dp 32, cp 2 -> 64M.
+  auto sc = test::small_scenario(32, 1, 1, 32, 1);
+  sc.parallel.cp = 2;
+  sc.parallel.dp_bucket = cost::Bytes{0};  // Megatron's default size
+  sc.training.framework.gradient_reduction = strat::GradientReduction::kOverlapped;
+  CHECK(strat::megatron_bucket_elements(sc, 0) == 64e6);
+  CHECK(strat::megatron_bucket_elements(sc, 1) == 0);  // later stages: one bucket
 }
 
 TEST_CASE("the layout rule on a hand-made list: close at the size, 64 and lcm(dp, 128) padding") {
