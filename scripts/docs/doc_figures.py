@@ -635,6 +635,35 @@ def moe_timeline_svg(run):
     return (out / "ep_8-timeline.svg").read_text()
 
 
+def pytorch_native_svgs(run, scenario, name, axis, values, files):
+    """compare's per-variant pictures of a shipped scenario cut to 2 layers and one micro-batch
+    per GPU (docs/pytorch-native.md): `values` on the `axis` option, `files` the variant files."""
+    dp = json.loads((run.root / scenario).read_text())["parallel"]["dp"]
+    cut = run.derive(scenario, {"name": name, "model.layers": 2, "training.global_batch": dp})
+    out = run.temp(f"{Path(scenario).stem}-{axis}-svg")
+    out.mkdir(exist_ok=True)
+    run.parasim("compare", cut, f"--{axis}", values, "--svg", out)
+    return {f: (out / f).read_text() for f in files}
+
+
+def fsdp2_memory_svgs(run):
+    return pytorch_native_svgs(run, "scenarios/llama3-8b-fsdp2-8gpu.json",
+                               "llama3-8b cut to 2 layers", "shardings", "zero-3,fsdp2",
+                               ["zero-3-memory.svg", "fsdp2-memory.svg"])
+
+
+def compile_timeline_svgs(run):
+    return pytorch_native_svgs(run, "scenarios/llama3-8b-torchtitan-compile.json",
+                               "llama3-8b cut to 2 layers", "compiles", "off,on",
+                               ["compile_off-timeline.svg", "compile_on-timeline.svg"])
+
+
+def async_tp_timeline_svgs(run):
+    return pytorch_native_svgs(run, "scenarios/llama3-70b-async-tp.json",
+                               "llama3-70b cut to 2 layers", "tp-overlaps", "none,async-tp",
+                               ["none-timeline.svg", "async-tp-timeline.svg"])
+
+
 def tsp_throughput(run):
     """Tokens per second (thousands) of each layout at each sequence length, one node."""
     return tsp_grid(run, None, lambda r: f"{r['tokens_per_s'] / 1e3:.1f}")
@@ -1554,6 +1583,18 @@ RECIPES = {
 FILES = {
     "docs/tsp-memory-vs-sequence.svg": tsp_memory_svg,
     "docs/moe-timeline.svg": moe_timeline_svg,
+    "docs/pytorch-native-zero3-memory.svg":
+        lambda run: fsdp2_memory_svgs(run)["zero-3-memory.svg"],
+    "docs/pytorch-native-fsdp2-memory.svg":
+        lambda run: fsdp2_memory_svgs(run)["fsdp2-memory.svg"],
+    "docs/pytorch-native-eager-timeline.svg":
+        lambda run: compile_timeline_svgs(run)["compile_off-timeline.svg"],
+    "docs/pytorch-native-compiled-timeline.svg":
+        lambda run: compile_timeline_svgs(run)["compile_on-timeline.svg"],
+    "docs/pytorch-native-tp-serial-timeline.svg":
+        lambda run: async_tp_timeline_svgs(run)["none-timeline.svg"],
+    "docs/pytorch-native-async-tp-timeline.svg":
+        lambda run: async_tp_timeline_svgs(run)["async-tp-timeline.svg"],
 }
 
 # Recipes whose commands take longest start first, so that the rest fill the other cores.
