@@ -8,6 +8,7 @@
 #include "costmodel/offload_cost.hpp"
 #include "parser_problems.hpp"
 #include "scenario_builder.hpp"
+#include "simulated_run.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
 using namespace parasim;
@@ -15,28 +16,10 @@ using cost::OffloadFlavour;
 
 namespace {
 
-struct Run {
-  strat::BuiltWorkload built;
-  sim::SimResult result;
-  strat::StepReport report;
-};
+using Run = test::SimulatedRun;
 
-Run simulate(const strat::Scenario& sc) {
-  const cost::CostModel costs(sc.cluster);
-  Run r;
-  r.built = strat::build_workload(sc, costs, {false});
-  r.result = sim::Engine(r.built.workload).run();
-  r.report = strat::make_step_report(sc, r.built, r.result);
-  return r;
-}
-
-double at_peak(const Run& r, const std::string& category) {
-  const auto& cats = r.built.workload.memory_categories();
-  for (std::size_t c = 0; c < cats.size(); ++c) {
-    if (cats[c] == category) return static_cast<double>(r.result.peak_breakdown_bytes[0][c]);
-  }
-  return -1;
-}
+Run simulate(const strat::Scenario& sc) { return test::simulate_run(sc); }
+using test::at_peak;
 
 // dp ranks of ZeRO-`zero` on one DGX H100 node, `m` micro-batches per replica.
 strat::Scenario offloading(OffloadFlavour f, int dp, int zero, int m) {

@@ -8,6 +8,7 @@
 
 #include "parser_problems.hpp"
 #include "scenario_builder.hpp"
+#include "simulated_run.hpp"
 #include "strategies/input/scenario_parser.hpp"
 
 using namespace parasim;
@@ -27,28 +28,10 @@ strat::Scenario infinity(int m) {
   return sc;
 }
 
-struct Run {
-  strat::BuiltWorkload built;
-  sim::SimResult result;
-  strat::StepReport report;
-};
+using Run = test::SimulatedRun;
 
-Run simulate(const strat::Scenario& sc) {
-  const cost::CostModel costs(sc.cluster);
-  Run r;
-  r.built = strat::build_workload(sc, costs, {false});
-  r.result = sim::Engine(r.built.workload).run();
-  r.report = strat::make_step_report(sc, r.built, r.result);
-  return r;
-}
-
-double at_peak(const Run& r, const std::string& category) {
-  const auto& cats = r.built.workload.memory_categories();
-  for (std::size_t c = 0; c < cats.size(); ++c) {
-    if (cats[c] == category) return static_cast<double>(r.result.peak_breakdown_bytes[0][c]);
-  }
-  return -1;
-}
+Run simulate(const strat::Scenario& sc) { return test::simulate_run(sc); }
+using test::at_peak;
 
 std::string scenario_text(const std::string& parallel) {
   return R"({"model": "llama2-7b", "cluster": "dgx-a100-80gb", "training": {"global_batch": 16,
