@@ -16,6 +16,7 @@
 #include "calibrate/cpu_backend.hpp"
 #include "calibrate/cuda_plugin.hpp"
 #include "calibrate/harness.hpp"
+#include "cli/calibrate_summary.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
@@ -129,32 +130,6 @@ std::vector<std::string> families_without_points(const calib::MeasurementBackend
                             : "the " + name + " backend does not measure compute/communication "
                               "overlap here (the cuda backend does, with 2 or more GPUs)");
   return why;
-}
-
-void print_summary(std::FILE* out, const cost::MeasuredTables& t, const std::string& path) {
-  // Never 0 points: a plan without points is refused before measuring.
-  std::size_t collective_points = 0, wrong = 0;
-  for (const auto& s : t.collectives) {
-    collective_points += s.points.size();
-    for (const auto& p : s.points) wrong += p.correct ? 0 : 1;
-  }
-  std::fprintf(out,
-               "wrote %s: %zu GEMM, %zu collective (%zu series), %zu solver, %zu RMSNorm "
-               "points%s%s\n",
-               path.c_str(), t.gemm.size(), collective_points, t.collectives.size(),
-               t.solvers.size(), t.norms.size(), t.launch_overhead ? ", launch overhead" : "",
-               t.overlap.empty() ? "" : ", overlap");
-  if (wrong > 0) {
-    std::fprintf(out, "warning: %zu collective points returned WRONG results (marked "
-                      "\"correct\": false; the cost model ignores them)\n", wrong);
-  }
-  for (const auto& s : t.collectives) {
-    if (!s.fit) continue;
-    std::fprintf(out, "  %-15s %d ranks (%d per node): alpha %.2f us, 1/beta %.3f GB/s\n",
-                 cost::collective_name(s.kind), s.group.size, s.group.gpus_per_node_in_group,
-                 s.fit->alpha_s * 1e6,
-                 s.fit->beta_s_per_byte > 0 ? 1e-9 / s.fit->beta_s_per_byte : 0.0);
-  }
 }
 
 }  // namespace
@@ -287,7 +262,7 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
           profile_written = true;
         });
     if (root && !rewrite_after_each_point) write_tables(o.out, tables, out);
-    if (root) print_summary(profile_on_stdout ? stderr : stdout, tables, o.out);
+    if (root) print_calibrate_summary(profile_on_stdout ? stderr : stdout, tables, o.out);
     return kExitOk;
   } catch (const std::invalid_argument& e) {
     if (root) err << "parasim calibrate: " << e.what() << "\n";

@@ -12,11 +12,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
 echo "--- mpirun -np 2 parasim calibrate --backend cpu --quick"
-mpirun -np 2 "$parasim" calibrate --backend cpu --quick -n 5 -w 2 --out "$work/p.json"
+mpirun -np 2 "$parasim" calibrate --backend cpu --quick -n 5 -w 2 --out "$work/p.json" \
+  | tee "$work/calibrate.txt"
 
-python3 - "$work/p.json" <<'PY'
+python3 - "$work/p.json" "$work/calibrate.txt" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
+printed = open(sys.argv[2]).read()
 assert p["parasim_profile"] == 2, p["parasim_profile"]
 assert p["complete"] is True
 prov = p["provenance"]
@@ -28,7 +30,11 @@ assert kinds == {"all-reduce", "all-gather", "reduce-scatter", "broadcast", "all
                  "send-recv"}, kinds
 for s in m["collectives"]:
     assert s["group"]["size"] == 2, s["group"]
-    assert "fit" in s and s["fit"]["beta_s_per_byte"] > 0, s.get("fit")
+    assert "fit" in s, s
+    # A bandwidth the noise hid (beta clamped at 0: a rank descheduled on busy cores) is allowed
+    # only with the warning that says so.
+    assert (s["fit"]["beta_s_per_byte"] > 0 or
+            f"warning: {s['kind']} on 2 ranks: the measured times do not grow" in printed), s["fit"]
     assert all(pt["correct"] for pt in s["points"]), s["kind"]
 assert len(m["solvers"]) > 0 and len(m["norms"]) > 0
 print("profile ok:", len(m["gemm"]), "gemm,", sum(len(s["points"]) for s in m["collectives"]),

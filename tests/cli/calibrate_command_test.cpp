@@ -3,8 +3,11 @@
 // tests/calibrate/cpu_backend_e2e.sh: MPI can be initialised once per process.)
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <sstream>
+#include <string>
 
+#include "cli/calibrate_summary.hpp"
 #include "cli/commands.hpp"
 
 using namespace parasim::cli;
@@ -52,4 +55,31 @@ TEST_CASE("calibrate: bad command lines exit 2 naming the problem") {
     CHECK(r.code == kExitBadInput);
     CHECK(r.err.find("unknown measurement 'solver'") != std::string::npos);
   }
+}
+
+TEST_CASE("calibrate's summary: each fit in us and GB/s, an unresolved bandwidth warned of") {
+  parasim::cost::MeasuredTables t;
+  parasim::cost::CollectiveSeries resolved;
+  resolved.kind = parasim::cost::CollectiveKind::kAllGather;
+  resolved.group = {2, 2, 1};
+  resolved.points.push_back({parasim::cost::Bytes{4096}, false, {}, true});
+  resolved.fit = parasim::cost::AlphaBeta{2e-6, 1e-10};  // 10 GB/s
+  parasim::cost::CollectiveSeries flat = resolved;
+  flat.kind = parasim::cost::CollectiveKind::kSendRecv;
+  flat.fit = parasim::cost::AlphaBeta{66e-6, 0};  // what a rank descheduled on busy cores gave
+  t.collectives = {resolved, flat};
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  print_calibrate_summary(f, t, "p.json");
+  std::rewind(f);
+  std::string text;
+  for (int c = std::fgetc(f); c != EOF; c = std::fgetc(f)) text.push_back(static_cast<char>(c));
+  std::fclose(f);
+  CHECK(text.find("all-gather      2 ranks (2 per node): alpha 2.00 us, 1/beta 10.000 GB/s") !=
+        std::string::npos);
+  CHECK(text.find("send-recv       2 ranks (2 per node): alpha 66.00 us, 1/beta unresolved") !=
+        std::string::npos);
+  CHECK(text.find("warning: send-recv on 2 ranks: the measured times do not grow") !=
+        std::string::npos);
+  CHECK(text.find("warning: all-gather") == std::string::npos);
 }
