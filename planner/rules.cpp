@@ -117,6 +117,18 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   if (c.tp_overlap != strat::TpCommOverlap::kNone && (c.tp == 1 || !c.sequence_parallel)) {
     return Reason::kDuplicate;
   }
+  // The overlap's registry entry's rules (strategies/registry/tp_overlap.cpp: the layers it
+  // chunks, the framework, the FP8 recipe's library) on the candidate's scenario.
+  if (c.tp_overlap != strat::TpCommOverlap::kNone) {
+    cost::Diagnostics overlap("candidate");
+    const strat::Scenario sc = apply_candidate(base, c);
+    for (strat::Rule rule : strat::find_entry(strat::EntryKind::kTpCommOverlap,
+                                              strat::tp_comm_overlap_name(c.tp_overlap))
+                                ->rules) {
+      rule(sc, overlap);
+    }
+    if (!overlap.ok()) return Reason::kValidate;
+  }
   // etp equal to tp is the "as tp" value's run.
   if (c.etp == c.tp && facts.etp_tp_searched) return Reason::kDuplicate;
   // Interleaving one chunk is 1F1B's layout and order; only Megatron's interleaved warm-up

@@ -49,7 +49,8 @@
 //
 // Not modelled: the fusion of the input cast into TE's LayerNormLinear norm; the amax
 // all-reduce of delayed scaling at each autocast exit and of current scaling before sequence-
-// parallel gathers; FP8 sequence-parallel gathers (the gathers stay bf16).
+// parallel gathers. (TE's FP8 sequence-parallel gathers are the layer programs': Dims::gather_e
+// in strategies/layers/step_writer.hpp.)
 
 #include <optional>
 #include <string_view>

@@ -1513,6 +1513,10 @@ RECIPES = {
                                               "stream": "stderr", "expect_rc": 2}),
     "export-dash": (output_block, {"args": ("export", "scenarios/dash-llama-953m.json", "--to",
                                             "shampoo"), "info": "python"}),
+    # docs/tp-overlap.md: torchtitan's llama3_405b config (float8 + AsyncTP + compile)
+    "tp-overlap-float8-405b": (output_block, {"args": ("compare",
+                                                       "scenarios/llama3-405b-torchtitan-float8.json",
+                                                       "--tp-overlaps", "none,async-tp")}),
     # docs/boost.md
     "boost-times": (boost_times, {}),
     "boost-check": (boost_check, {}),

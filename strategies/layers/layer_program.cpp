@@ -42,18 +42,32 @@ void qk_norm_backward(StepWriter& w, const Dims& x) {
   }
 }
 
+// Sequence parallelism's all-gather of a linear's input, whole, after the open block (closed as
+// `opened`): the FP8 copy where the recipe's library gathers it quantised (Dims::gather_e), the
+// local shard cast into the open block before it.
+void quantized_gather(StepWriter& w, const Dims& x, std::vector<LayerStep>& out,
+                      const std::string& opened, const std::string& label) {
+  w.close(out, opened);
+  StepWriter::collective(out, label, CollectiveKind::kAllGather,
+                         x.tokens() * x.h * x.gather_e);
+}
+
 void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
+  const double gathered = x.tokens() * x.h * x.gather_e;  // the AG's message (bsh in 16 bits)
+  const double qkv_n = (x.a + 2 * x.kv) * x.d / x.t;
   const TpOverlap overlap = tp_overlap_of(x);  // chunked AG + GEMM, GEMM + RS (tp_overlap.hpp)
-  if (x.t > 1 && x.sp && !overlap.on()) {
+  if (x.t > 1 && x.sp && !overlap.fuses_all_gather() && !x.gathers_quantized()) {
     StepWriter::collective(out, "attn all-gather", CollectiveKind::kAllGather, bsh);
   }
   w.memory(2 * hidden_bytes(x));                                   // input norm
-  if (overlap.on()) {
-    all_gather_gemm(w, overlap, out, "attn norm",
-                    {x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h, "attn qkv"}, bsh);
+  // The recipe's casts: of the local shard before a quantised gather, else of the whole input.
+  w.input_casts(x.gathers_quantized() ? x.tokens() / x.t : x.tokens(), qkv_n, x.h);
+  if (overlap.fuses_all_gather()) {
+    all_gather_gemm(w, overlap, out, "attn norm", {x.tokens(), qkv_n, x.h, "attn qkv"}, gathered);
   } else {
-    w.linear(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);         // QKV
+    if (x.gathers_quantized()) quantized_gather(w, x, out, "attn norm", "attn all-gather");
+    w.linear_gemm(x.tokens(), qkv_n, x.h);                         // QKV
   }
   // The QKV linear keeps its bias (skip_bias_add false): in the GEMM's epilogue, or an add.
   if (x.qkv_bias && !x.fusions.linear_bias_in_gemm) w.memory(2 * qkv_bytes(x));
@@ -70,6 +84,7 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
   }
   attention_core_forward(w, x);
   if (overlap.on()) {
+    w.input_casts(x.tokens(), x.h, x.query_width() / x.t);
     gemm_reduce_scatter(w, overlap, out, "attn core",
                         {x.tokens(), x.h, x.query_width() / x.t, "attn proj"}, bsh);
     bias_dropout_add(w, x);
@@ -87,23 +102,29 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
 
 void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
+  const double gathered = x.tokens() * x.h * x.gather_e;
+  const double fc1_n = (x.swiglu ? 2 : 1) * x.f / x.t;
   const TpOverlap overlap = tp_overlap_of(x);
-  if (x.t > 1 && x.sp && !overlap.on()) {
+  if (x.t > 1 && x.sp && !overlap.fuses_all_gather() && !x.gathers_quantized()) {
     StepWriter::collective(out, "mlp all-gather", CollectiveKind::kAllGather, bsh);
   }
   w.memory(2 * hidden_bytes(x));                                   // norm
   w.sync(out, "mlp norm", x.layer_syncs);                          // the framework's syncs
+  w.input_casts(x.gathers_quantized() ? x.tokens() / x.t : x.tokens(), fc1_n, x.h);
+  if (overlap.fuses_all_gather()) {
+    all_gather_gemm(w, overlap, out, "mlp norm", {x.tokens(), fc1_n, x.h, "mlp fc1"}, gathered);
+  } else {
+    if (x.gathers_quantized()) quantized_gather(w, x, out, "mlp norm", "mlp all-gather");
+    w.linear_gemm(x.tokens(), fc1_n, x.h);                         // fc1 (gate+up)
+  }
+  mlp_activation(w, x);
   if (overlap.on()) {
-    all_gather_gemm(w, overlap, out, "mlp norm",
-                    {x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h, "mlp fc1"}, bsh);
-    mlp_activation(w, x);
+    w.input_casts(x.tokens(), x.h, x.f / x.t);
     gemm_reduce_scatter(w, overlap, out, "mlp act", {x.tokens(), x.h, x.f / x.t, "mlp fc2"}, bsh);
     bias_dropout_add(w, x);
     w.close(out, "mlp");
     return;
   }
-  w.linear(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);         // fc1 (gate+up)
-  mlp_activation(w, x);
   w.linear(x.tokens(), x.h, x.f / x.t);                              // fc2
   bias_dropout_add(w, x);
   w.close(out, "mlp");
@@ -113,32 +134,47 @@ void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   }
 }
 
+// The backward of a row-parallel linear (the projection, fc2: forward [m x k] x [k x n], m the
+// gathered tokens) whose dY sequence parallelism all-gathers: chunked under the dgrad, whole
+// before it (quantised: the local dY cast first, Dims::gather_e), or no gather (tp 1, no SP).
+// The open block is closed as `opened` where a gather follows it.
+void row_parallel_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out,
+                           const std::string& opened, const std::string& gather,
+                           const std::string& linear, double n, double k) {
+  const double m = x.tokens();
+  const TpOverlap overlap = tp_overlap_of(x);
+  w.gradient_casts(x.gathers_quantized() ? m / x.t : m, n, k);  // quantised: dY's local shard
+  if (overlap.fuses_all_gather()) {
+    all_gather_gemm(w, overlap, out, opened, {m, k, n, linear + " dgrad"}, m * x.h * x.gather_e);
+  } else {
+    if (x.gathers_quantized()) quantized_gather(w, x, out, opened, gather);
+    w.linear_dgrad(m, n, k);
+  }
+  w.linear_wgrad(m, n, k);
+}
+
 void mlp_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
   const double bsf = x.act(x.tokens() * x.f / x.t);
+  const double fc1_n = (x.swiglu ? 2 : 1) * x.f / x.t;
   const TpOverlap overlap = tp_overlap_of(x);
-  if (x.t > 1 && x.sp && !overlap.on()) {
+  if (x.t > 1 && x.sp && !overlap.fuses_all_gather() && !x.gathers_quantized()) {
     StepWriter::collective(out, "mlp bwd all-gather", CollectiveKind::kAllGather, bsh);
   }
   bias_dropout_add_backward(w, x);
-  if (overlap.on()) {  // fc2's dgrad under the all-gather of dY, then its wgrad
-    all_gather_gemm(w, overlap, out, "mlp bwd bda", {x.tokens(), x.f / x.t, x.h, "mlp fc2 dgrad"},
-                    bsh);
-    w.weight_gemm(x.tokens(), x.h, x.f / x.t);
-  } else {
-    w.linear_backward(x.tokens(), x.h, x.f / x.t);                    // fc2
-  }
+  row_parallel_backward(w, x, out, "mlp bwd bda", "mlp bwd all-gather", "mlp fc2", x.h, x.f / x.t);
   w.memory(x.swiglu ? 5 * bsf : 3 * bsf);                          // activation backward
   if (x.bias && !x.swiglu) w.memory(bsf);                          // fc1's bias gradient
   if (overlap.on()) {  // fc1's dgrad and wgrad with dX's reduce-scatter (and bulk's all-gather)
-    column_backward(w, overlap, out, "mlp bwd act",
-                    {x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h, "mlp fc1"}, bsh, bsh);
+    w.gradient_casts(x.tokens(), fc1_n, x.h);
+    column_backward(w, overlap, out, "mlp bwd act", {x.tokens(), fc1_n, x.h, "mlp fc1"}, bsh,
+                    x.tokens() * x.h * x.gather_e);
     residual_gradient_add(w, x);
     norm_backward(w, x);
     w.close(out, "mlp bwd");
     return;
   }
-  w.linear_backward(x.tokens(), (x.swiglu ? 2 : 1) * x.f / x.t, x.h);  // fc1
+  w.linear_backward(x.tokens(), fc1_n, x.h);                       // fc1
   residual_gradient_add(w, x);
   norm_backward(w, x);
   w.close(out, "mlp bwd");
@@ -151,18 +187,14 @@ void mlp_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
 void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
                         std::vector<LayerStep>& out) {
   const double bsh = x.act(x.tokens() * x.h);
+  const double qkv_n = (x.a + 2 * x.kv) * x.d / x.t;
   const TpOverlap overlap = tp_overlap_of(x);
-  if (x.t > 1 && x.sp && !overlap.on()) {
+  if (x.t > 1 && x.sp && !overlap.fuses_all_gather() && !x.gathers_quantized()) {
     StepWriter::collective(out, "attn bwd all-gather", CollectiveKind::kAllGather, bsh);
   }
   bias_dropout_add_backward(w, x);
-  if (overlap.on()) {  // the projection's dgrad under the all-gather of dY, then its wgrad
-    all_gather_gemm(w, overlap, out, "attn bwd bda",
-                    {x.tokens(), x.query_width() / x.t, x.h, "attn proj dgrad"}, bsh);
-    w.weight_gemm(x.tokens(), x.h, x.query_width() / x.t);
-  } else {
-    w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);        // output projection
-  }
+  row_parallel_backward(w, x, out, "attn bwd bda", "attn bwd all-gather", "attn proj", x.h,
+                        x.query_width() / x.t);
   if (x.cp > 1) {
     cp_attention_backward(w, x, out);
   } else {
@@ -173,14 +205,15 @@ void attention_backward(StepWriter& w, const Dims& x, bool recompute_core,
   w.memory(2 * qkv_bytes(x));                                       // Q, K, V gradients joined
   if (x.qkv_bias) w.memory(qkv_bytes(x));                           // QKV bias gradient
   if (overlap.on()) {
-    column_backward(w, overlap, out, "attn bwd core",
-                    {x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h, "attn qkv"}, bsh, bsh);
+    w.gradient_casts(x.tokens(), qkv_n, x.h);
+    column_backward(w, overlap, out, "attn bwd core", {x.tokens(), qkv_n, x.h, "attn qkv"}, bsh,
+                    x.tokens() * x.h * x.gather_e);
     norm_backward(w, x);
     residual_gradient_add(w, x);
     w.close(out, "attn bwd");
     return;
   }
-  w.linear_backward(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);   // QKV
+  w.linear_backward(x.tokens(), qkv_n, x.h);                        // QKV
   norm_backward(w, x);
   residual_gradient_add(w, x);
   w.close(out, "attn bwd");

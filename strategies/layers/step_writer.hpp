@@ -89,33 +89,62 @@ class StepWriter {
   void quantize_linears(const LinearQuant& q) { quant_ = q; }
   // A linear layer's forward GEMM [m x k] x [k x n] (`batch` of them: a grouped GEMM).
   void linear(double m, double n, double k, double batch = 1) {
+    input_casts(m, n, k, batch);
+    linear_gemm(m, n, k, batch);
+  }
+  // Its parts, for callers that place them apart (tp_overlap.hpp chunks the GEMM; an FP8
+  // all-gather casts before the gather): the recipe's forward kernels (none unquantised), and
+  // the GEMM, FP8 when quantised, `slowdown` as gemm()'s.
+  void input_casts(double m, double n, double k, double batch = 1) {
+    if (!quant_) return;
+    for (double bytes : kernels_of(m, n, k, batch).forward) quantization_kernel(bytes);
+  }
+  void linear_gemm(double m, double n, double k, double batch = 1, double slowdown = 1) {
     if (!quant_) {
-      gemm(m, n, k, batch);
+      gemm(m, n, k, batch, slowdown);
       return;
     }
-    for (double bytes : kernels_of(m, n, k, batch).forward) quantization_kernel(bytes);
-    quantized_gemm(m, n, k, batch);
+    quantized_gemm(m, n, k, batch, slowdown);
   }
   // Its backward: the recipe's kernels, then dgrad and wgrad in FP8 (wgrad to the weight sink
   // when there is one). Each call also counts the weight's once-a-step casts (weight_step()).
   void linear_backward(double m, double n, double k, double batch = 1) {
+    gradient_casts(m, n, k, batch);
+    linear_dgrad(m, n, k, batch);
+    linear_wgrad(m, n, k, batch);
+  }
+  // Its parts: the recipe's backward kernels (the output gradient's casts); dX = dY W^T; dW =
+  // X^T dY (to the weight sink when there is one), which also counts the weight's once-a-step
+  // casts. Call each once per linear.
+  void gradient_casts(double m, double n, double k, double batch = 1) {
+    if (!quant_) return;
+    for (double bytes : kernels_of(m, n, k, batch).backward) quantization_kernel(bytes);
+  }
+  void linear_dgrad(double m, double n, double k, double batch = 1, double slowdown = 1) {
     if (!quant_) {
-      gemm_backward(m, n, k, batch);
+      gemm(m, k, n, batch, slowdown);
       return;
     }
-    const cost::LinearQuantKernels kernels = kernels_of(m, n, k, batch);
-    for (double bytes : kernels.backward) quantization_kernel(bytes);
-    quantized_gemm(m, k, n, batch);
+    quantized_gemm(m, k, n, batch, slowdown);
+  }
+  void linear_wgrad(double m, double n, double k, double batch = 1, double slowdown = 1) {
     if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
-    quantized_gemm(k, n, m, batch);
+    if (quant_) {
+      quantized_gemm(k, n, m, batch, slowdown);
+    } else {
+      gemm(k, n, m, batch, slowdown);
+    }
     if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
-    for (double bytes : kernels.per_step) {
+    if (!quant_) return;
+    for (double bytes : kernels_of(m, n, k, batch).per_step) {
       weight_step_.time +=
           costs_.memory_bound_body(Bytes{bytes}) + queued_kernel_gap(costs_.device());
       ++weight_step_.kernels;
     }
     (experts_ ? weight_step_.expert_elements : weight_step_.elements) += n * k * batch;
   }
+  // Whether linears are quantised (quantize_linears()).
+  bool quantized() const { return quant_.has_value(); }
   // Whether the linears that follow are experts' (their weights reduce over edp, not dp).
   void count_weights_as_experts(bool experts) { experts_ = experts; }
   // The FP8 weight casts the linears seen by linear_backward() add once a step.
@@ -185,11 +214,12 @@ class StepWriter {
     memory(bytes);
     weight_step_.micro_batch_kernels += block_.time - before;
   }
-  void quantized_gemm(double m, double n, double k, double batch) {
+  void quantized_gemm(double m, double n, double k, double batch, double slowdown = 1) {
     GemmShape shape{std::llround(m), std::llround(n), std::llround(k), std::llround(batch),
                     cost::Dtype::kFp8};
     const sim::Time body = costs_.gemm_body(shape);
-    kernel(sim::Time::ps_rounded(static_cast<double>(body.picoseconds()) / quant_->gemm_rate));
+    kernel(sim::Time::ps_rounded(static_cast<double>(body.picoseconds()) * slowdown /
+                                 quant_->gemm_rate));
     block_.flops += shape.flops();
   }
 
@@ -242,6 +272,17 @@ struct Dims {
   double linear_input_bytes = 2;
   TpCommOverlap tp_overlap = TpCommOverlap::kNone;  // parallel.tp_comm_overlap (tp_overlap.hpp)
   int sm_count = 0;                                 // the device's SMs (0: unknown)
+  bool fp8_linears = false;                         // training.fp8: the linears are quantised
+  // Bytes per element of a linear input sequence parallelism all-gathers (the norm's output
+  // before QKV and fc1; dY before the projection's and fc2's dgrad; the input wgrad gathers):
+  // e, or 1 + s where the FP8 recipe's library quantises the local shard and gathers the FP8
+  // copy: Transformer Engine's gather_along_first_dim and userbuffers take the quantizer
+  // (module/layernorm_linear.py forward, module/base.py grad_output_preprocess and
+  // fill_userbuffers_buffer_for_all_gather, TE @ d0067d0d), row-wise data and its scales (s per
+  // element, cost::QuantRecipeInfo). torchao's Float8Linear as torchtitan 0.3.0 shards it casts
+  // after a 16-bit gather. Multi-head latent attention's and the MoE block's gathers stay e.
+  double gather_e = 2;
+  bool gathers_quantized() const { return gather_e != e; }
   double tokens() const { return b * s; }
   double query_width() const { return a * d; }  // h unless the head width is set
   double act(double elements) const { return elements * e; }
@@ -277,6 +318,14 @@ inline Dims dims_of(const Scenario& sc) {
   x.qk_norm = m.qk_norm;
   x.tp_overlap = sc.parallel.tp_comm_overlap;
   x.sm_count = sc.cluster.device.sm_count;
+  x.fp8_linears = sc.training.fp8.enabled();
+  x.gather_e = x.e;
+  if (x.fp8_linears && x.sp && x.t > 1 && !x.tsp) {
+    const cost::QuantRecipeInfo info = cost::quant_recipe_info(sc.training.fp8.recipe);
+    if (info.library == cost::QuantLibrary::kTransformerEngine) {
+      x.gather_e = 1 + info.scale_bytes_per_element;
+    }
+  }
   x.linear_input_bytes = sc.training.fp8.enabled()
                              ? cost::saved_linear_input_bytes(sc.training.fp8.recipe)
                              : x.e;

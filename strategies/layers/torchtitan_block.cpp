@@ -28,10 +28,10 @@ double key_elements(const Dims& x) {
   return x.tokens() * x.kv * x.d / x.t;
 }
 
-// The all-gather before a block under sequence parallelism (none under AsyncTP: the block's
-// first GEMM gathers its input in chunks, tp_overlap.hpp).
+// The all-gather before a block under sequence parallelism (none where AsyncTP fuses it into the
+// block's first GEMM, gathering its input in chunks: tp_overlap.hpp).
 void open_block(const Dims& x, const std::string& label, std::vector<LayerStep>& out) {
-  if (x.t > 1 && x.sp && !tp_overlap_of(x).on()) {
+  if (x.t > 1 && x.sp && !tp_overlap_of(x).fuses_all_gather()) {
     StepWriter::collective(out, label + " all-gather", CollectiveKind::kAllGather,
                            x.act(x.tokens() * x.h));
   }
@@ -102,7 +102,7 @@ void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
   const TpOverlap overlap = tp_overlap_of(x);
   open_block(x, "attn", out);
   w.memory(2 * hb);  // attention_norm
-  if (overlap.on()) {
+  if (overlap.fuses_all_gather()) {
     all_gather_gemm(w, overlap, out, "attn norm",
                     {x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h, "attn wqkv"}, bsh(x));
   } else {
@@ -120,6 +120,7 @@ void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
   }
   attention_core_forward(w, x);
   if (overlap.on()) {
+    w.input_casts(x.tokens(), x.h, x.query_width() / x.t);  // wo's (FP8 linears)
     gemm_reduce_scatter(w, overlap, out, "attn core",
                         {x.tokens(), x.h, x.query_width() / x.t, "attn wo"}, bsh(x));
   } else {
@@ -144,7 +145,7 @@ void torchtitan_mlp_forward(StepWriter& w, const Dims& x, bool compiled,
     w.memory(2 * hb);  // ffn_norm
   }
   const TpOverlap overlap = tp_overlap_of(x);
-  if (overlap.on()) {  // fused_all_gather_matmul with w1 and w3 as its two B matrices
+  if (overlap.fuses_all_gather()) {  // fused_all_gather_matmul with w1 and w3 as its two Bs
     all_gather_gemm(w, overlap, out, compiled ? "mlp norm" : "mlp ffn_norm",
                     {x.tokens(), 2 * x.f / x.t, x.h, "mlp w1 w3"}, bsh(x));
   } else {
@@ -158,6 +159,7 @@ void torchtitan_mlp_forward(StepWriter& w, const Dims& x, bool compiled,
     w.memory(3 * bsf);  // mul
   }
   if (overlap.on()) {
+    w.input_casts(x.tokens(), x.h, x.f / x.t);  // w2's (FP8 linears)
     gemm_reduce_scatter(w, overlap, out, "mlp act", {x.tokens(), x.h, x.f / x.t, "mlp w2"},
                         bsh(x));
     w.memory(3 * hb);  // out = h + feed_forward
@@ -175,10 +177,10 @@ void torchtitan_mlp_backward(StepWriter& w, const Dims& x, bool compiled,
   const double bsf = x.act(x.tokens() * x.f / x.t);
   const TpOverlap overlap = tp_overlap_of(x);
   open_block(x, "mlp bwd", out);
-  if (overlap.on()) {  // w2's dgrad under the chunked all-gather of dY, then its wgrad
+  if (overlap.fuses_all_gather()) {  // w2's dgrad under the chunked all-gather of dY, then wgrad
     all_gather_gemm(w, overlap, out, "mlp bwd start", {x.tokens(), x.f / x.t, x.h, "mlp w2 dgrad"},
                     bsh(x));
-    w.weight_gemm(x.tokens(), x.h, x.f / x.t);
+    w.linear_wgrad(x.tokens(), x.h, x.f / x.t);
   } else {
     w.linear_backward(x.tokens(), x.h, x.f / x.t);  // w2
   }
@@ -190,6 +192,8 @@ void torchtitan_mlp_backward(StepWriter& w, const Dims& x, bool compiled,
     w.memory(3 * bsf);  // silu_backward
   }
   if (overlap.on()) {  // w1's and w3's dgrads with dX's chunked reduce-scatter, then wgrads
+    w.gradient_casts(x.tokens(), x.f / x.t, x.h);  // w3's and w1's (FP8 linears)
+    w.gradient_casts(x.tokens(), x.f / x.t, x.h);
     column_backward(w, overlap, out, "mlp bwd act", {x.tokens(), 2 * x.f / x.t, x.h, "mlp w1 w3"},
                     bsh(x), bsh(x));
   } else {
@@ -216,10 +220,10 @@ void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled, 
   const double hb = hidden_bytes(x);
   const TpOverlap overlap = tp_overlap_of(x);
   open_block(x, "attn bwd", out);
-  if (overlap.on()) {  // wo's dgrad under the chunked all-gather of dY, then its wgrad
+  if (overlap.fuses_all_gather()) {  // wo's dgrad under the chunked all-gather of dY, then wgrad
     all_gather_gemm(w, overlap, out, "attn bwd start",
                     {x.tokens(), x.query_width() / x.t, x.h, "attn wo dgrad"}, bsh(x));
-    w.weight_gemm(x.tokens(), x.h, x.query_width() / x.t);
+    w.linear_wgrad(x.tokens(), x.h, x.query_width() / x.t);
   } else {
     w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);  // wo
   }
@@ -238,6 +242,7 @@ void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled, 
     w.memory(2 * x.act(query_elements(x) + 2 * key_elements(x)));
   }
   if (overlap.on()) {  // wqkv's dgrad with dX's chunked reduce-scatter, then its wgrad
+    w.gradient_casts(x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h);  // FP8 linears
     column_backward(w, overlap, out, "attn bwd core",
                     {x.tokens(), (x.a + 2 * x.kv) * x.d / x.t, x.h, "attn wqkv"}, bsh(x), bsh(x));
   } else {

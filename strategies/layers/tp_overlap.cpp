@@ -58,13 +58,13 @@ void all_gather_gemm(StepWriter& w, const TpOverlap& o, std::vector<LayerStep>& 
   const int start = open_block(w, out, opened);
   // Both methods' chunks: tp (async-tp: one per source rank; ring_exchange: num_splits = tp).
   // ring_exchange keeps every SM (set_sm_margin false): no slowdown either way.
-  w.gemm(g.m / t, g.n, g.k);
+  w.linear_gemm(g.m / t, g.n, g.k);
   int gemm = block(w, out, g.label + " chunk", {start});
   int previous_transfer = start;
   for (int i = 1; i < o.tp; ++i) {
     previous_transfer = transfer(out, g.label + " all-gather chunk", CollectiveKind::kSendRecv,
                                  shard, {previous_transfer});
-    w.gemm(g.m / t, g.n, g.k);
+    w.linear_gemm(g.m / t, g.n, g.k);
     gemm = block(w, out, g.label + " chunk", {gemm, previous_transfer});
   }
   // AsyncTP returns the gathered input (the backward's weight gradient needs it: ag_out_needed),
@@ -87,13 +87,13 @@ void gemm_reduce_scatter(StepWriter& w, const TpOverlap& o, std::vector<LayerSte
     for (int i = 0; i + 1 < o.tp; ++i) {
       std::vector<int> after{gemm};
       if (i >= 2) after.push_back(transfers[static_cast<std::size_t>(i - 2)]);
-      w.gemm(g.m / t, g.n, g.k);
+      w.linear_gemm(g.m / t, g.n, g.k);
       gemm = block(w, out, g.label + " chunk", after);
       transfers.push_back(transfer(out, g.label + " reduce-scatter chunk",
                                    CollectiveKind::kSendRecv, bytes / t,
                                    {gemm, transfers.empty() ? start : transfers.back()}));
     }
-    w.gemm(g.m / t, g.n, g.k);
+    w.linear_gemm(g.m / t, g.n, g.k);
     gemm = block(w, out, g.label + " chunk", {gemm});
     w.memory(bytes + bytes / t);  // reduce_partials
     std::vector<int> after{gemm};
@@ -106,7 +106,7 @@ void gemm_reduce_scatter(StepWriter& w, const TpOverlap& o, std::vector<LayerSte
   const double splits = kUbPipelineSplits;
   int gemm = start, rs = start;
   for (int i = 0; i < kUbPipelineSplits; ++i) {
-    w.gemm(g.m / splits, g.n, g.k, 1, o.margin_slowdown());
+    w.linear_gemm(g.m / splits, g.n, g.k, 1, o.margin_slowdown());
     gemm = block(w, out, g.label + " chunk", {gemm});
     rs = transfer(out, g.label + " reduce-scatter chunk", CollectiveKind::kReduceScatter,
                   bytes / splits, {gemm, rs});
@@ -121,7 +121,7 @@ void column_backward(StepWriter& w, const TpOverlap& o, std::vector<LayerStep>& 
     // gathered input wgrad reads was kept from the forward's fused all-gather (ag_out).
     gemm_reduce_scatter(w, o, out, opened, OverlapGemm{g.m, g.k, g.n, g.label + " dgrad"},
                         rs_bytes);
-    w.weight_gemm(g.m, g.n, g.k);
+    w.linear_wgrad(g.m, g.n, g.k);
     return;
   }
   // Userbuffers' bulk method: the input's all-gather under dgrad, dX's reduce-scatter under
@@ -130,11 +130,11 @@ void column_backward(StepWriter& w, const TpOverlap& o, std::vector<LayerStep>& 
   const int start = open_block(w, out, opened);
   const int ag =
       transfer(out, g.label + " bulk all-gather", CollectiveKind::kAllGather, ag_bytes, {start});
-  w.gemm(g.m, g.k, g.n, 1, slow);
+  w.linear_dgrad(g.m, g.n, g.k, 1, slow);
   const int dgrad = block(w, out, g.label + " dgrad", {start});
   const int rs = transfer(out, g.label + " bulk reduce-scatter", CollectiveKind::kReduceScatter,
                           rs_bytes, {dgrad, ag});
-  w.weight_gemm(g.m, g.n, g.k, slow);
+  w.linear_wgrad(g.m, g.n, g.k, 1, slow);
   const int wgrad = block(w, out, g.label + " wgrad", {dgrad, ag});
   out.push_back(LayerStep{});  // what follows needs dX scattered and the wgrad done
   out.back().compute.label = g.label + " bulk join";

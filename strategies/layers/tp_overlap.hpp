@@ -38,8 +38,16 @@
 // Bytes: a chunked all-gather of an S-byte message (nccl-tests S, the gathered tensor) moves
 // tp - 1 send-recv shifts of S / tp (async-tp, ring_exchange) and the local S / tp; a pipelined
 // reduce-scatter of S moves num_splits reduce-scatters of S / num_splits; exact sums, tested.
-// Not modelled: FP8 userbuffers (fp8_buf; the option refuses training.fp8), atomic GEMMs,
-// context parallelism and MLA's attention (refused), the MoE block's own collectives (serial).
+// FP8 linears (training.fp8): every chunk's GEMM is the FP8 GEMM of its shape
+// (StepWriter::linear_gemm); the caller writes the recipe's casts into the open block first
+// (StepWriter::input_casts, gradient_casts), once for the whole tensor. Userbuffers with
+// Transformer Engine's recipes rings the FP8 copy of the local shard, cast before the ring
+// (Dims::gather_e: the AG's bytes; the layers in initialize_ub's all-gather list get FP8
+// buffers), and reduce-scatters in 16 bits (the pipeline layers' fp8_buf is false by default);
+// TE refuses blockwise scaling in userbuffers ("Unsupported quantizer for Userbuffers", base.py),
+// and so does the registry. AsyncTP with torchao's float8: TpOverlap::fuses_all_gather.
+// Not modelled: atomic GEMMs, context parallelism and MLA's attention (refused), the MoE block's
+// own collectives (serial).
 
 #include <string>
 #include <vector>
@@ -67,12 +75,20 @@ struct TpOverlap {
   TpCommOverlap mode = TpCommOverlap::kNone;
   int tp = 1;
   int sm_count = 0;
+  bool fp8 = false;  // FP8 linears (training.fp8)
   bool on() const { return mode != TpCommOverlap::kNone && tp > 1; }
+  // The GEMM + RS side is chunked whenever the overlap is on. The AG + GEMM side is not for
+  // AsyncTP with FP8 linears: torchao casts the gathered 16-bit tensor, so torch's
+  // micro-pipeline pass finds a cast, not a matmul, after the gather (micro_pipeline_tp.py,
+  // _find_consumer_matmuls) and leaves the all-gather whole; the _scaled_mm before a
+  // reduce-scatter is still fused (_find_producer_matmul).
+  bool fuses_all_gather() const { return on() && !(mode == TpCommOverlap::kAsyncTp && fp8); }
   // The GEMM slowdown of userbuffers' pipeline and bulk methods (set_sm_margin), 1 otherwise.
   double margin_slowdown() const;
 };
 inline TpOverlap tp_overlap_of(const Dims& x) {
-  return TpOverlap{x.sp ? x.tp_overlap : TpCommOverlap::kNone, static_cast<int>(x.t), x.sm_count};
+  return TpOverlap{x.sp ? x.tp_overlap : TpCommOverlap::kNone, static_cast<int>(x.t), x.sm_count,
+                   x.fp8_linears};
 }
 
 // AG + GEMM (forward of a column-parallel linear; the dgrad of a row-parallel one, with

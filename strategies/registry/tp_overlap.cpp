@@ -2,6 +2,7 @@
 // torch's AsyncTP as torchtitan enables it, and Transformer Engine's userbuffers as Megatron-LM's
 // --tp-comm-overlap enables it. The mechanism in strategies/layers/tp_overlap.hpp;
 // docs/tp-overlap.md.
+#include "costmodel/precision/quantization.hpp"
 #include "strategies/layers/tp_overlap.hpp"
 
 #include <fmt/format.h>
@@ -40,9 +41,40 @@ void modelled_layers(const Scenario& s, cost::Diagnostics& d) {
           "tp_comm_overlap chunks Megatron's tensor-parallel layout (tp_placement \"megatron\", "
           "no low-rank layers)");
   }
-  if (s.training.fp8.enabled()) {
+}
+
+// FP8 linears: the overlap of the library that quantises them (tp_overlap.hpp).
+// AsyncTP chunks torchao's float8 _scaled_mm (torchtitan's float8 converters); Transformer
+// Engine's modules are not torch.compile's to rewrite.
+void torchao_fp8(const Scenario& s, cost::Diagnostics& d) {
+  const cost::QuantRecipe r = s.training.fp8.recipe;
+  if (s.training.fp8.enabled() &&
+      cost::quant_recipe_info(r).library != cost::QuantLibrary::kTorchao) {
     d.add("/training/fp8/recipe",
-          "tp_comm_overlap with FP8 linears (FP8 communication buffers) is not modelled yet");
+          fmt::format("tp_comm_overlap \"async-tp\" is torch.compile's pass over torchao's float8 "
+                      "linears (\"torchao-tensorwise\", \"torchao-rowwise\"); recipe \"{}\" is "
+                      "Transformer Engine's, whose overlap is \"userbuffers\"",
+                      cost::quant_recipe_name(r)));
+  }
+}
+
+// Userbuffers communicates Transformer Engine's FP8 tensors, per-tensor and MXFP8 ones only
+// (module/base.py fill_userbuffers_buffer_for_all_gather: "Unsupported quantizer for
+// Userbuffers" otherwise, TE @ d0067d0d).
+void userbuffers_fp8(const Scenario& s, cost::Diagnostics& d) {
+  const cost::QuantRecipe r = s.training.fp8.recipe;
+  if (!s.training.fp8.enabled()) return;
+  if (cost::quant_recipe_info(r).library != cost::QuantLibrary::kTransformerEngine) {
+    d.add("/training/fp8/recipe",
+          fmt::format("tp_comm_overlap \"userbuffers\" is Transformer Engine's: recipe \"{}\" is "
+                      "torchao's (Megatron-LM quantises with TE: \"delayed\", \"tensorwise\", "
+                      "\"mxfp8\")",
+                      cost::quant_recipe_name(r)));
+  } else if (r == cost::QuantRecipe::kBlockwise) {
+    d.add("/training/fp8/recipe",
+          "tp_comm_overlap \"userbuffers\" cannot communicate blockwise-scaled FP8 tensors "
+          "(Transformer Engine: \"Unsupported quantizer for Userbuffers\"): use recipe "
+          "\"delayed\", \"tensorwise\" or \"mxfp8\", or tp_comm_overlap \"none\"");
   }
 }
 
@@ -106,7 +138,7 @@ std::vector<Entry> tp_comm_overlap_entries() {
             "copied by the copy engine over symmetric memory",
             "Wang et al. 2023, overlap communication with dependent computation via "
             "decomposition, ASPLOS 2023",
-            {sequence_parallel_tp, modelled_layers, compiled_torchtitan_block}),
+            {sequence_parallel_tp, modelled_layers, compiled_torchtitan_block, torchao_fp8}),
       entry(
           TpCommOverlap::kUserbuffers, "userbuffers",
           "Transformer Engine's userbuffers (Megatron-LM --tp-comm-overlap, TE's default "
@@ -114,7 +146,7 @@ std::vector<Entry> tp_comm_overlap_entries() {
           "the backward; 16 SMs for the pipeline and bulk kernels",
           "Transformer Engine userbuffers (NVIDIA, 2023; transformer_engine/pytorch/module/base.py "
           "initialize_ub)",
-          {sequence_parallel_tp, modelled_layers, megatron_only}),
+          {sequence_parallel_tp, modelled_layers, megatron_only, userbuffers_fp8}),
   };
 }
 

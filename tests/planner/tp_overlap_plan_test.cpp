@@ -12,6 +12,7 @@
 #include "planner/planner.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/registry/scenario_rules.hpp"
+#include "rules_agreement.hpp"
 
 namespace parasim::plan {
 namespace {
@@ -70,24 +71,37 @@ TEST_CASE("tp_comm_overlap: the fast rules accept exactly what validate accepts"
   auto s = space_of({"tp_comm_overlap=none,async-tp,userbuffers", "tp=1,2,4,8", "pp=1",
                      "micro_batch=1", "zero_stage=0", "chunks=1", "cp=1"});
   const SpaceFacts facts = space_facts(s->space);
-  int checked = 0, overlapped = 0;
   for (std::uint64_t i = 0; i < s->space.size(); ++i) {
     const Candidate c = s->space.decode(i);
-    const Reason r = check_reason(s->base, c, facts);
     // Without SP (or at tp 1) an overlap chunks nothing: the run without it.
     if (c.tp_overlap != TpCommOverlap::kNone && (c.tp == 1 || !c.sequence_parallel)) {
-      CHECK(r == Reason::kDuplicate);
+      CHECK(check_reason(s->base, c, facts) == Reason::kDuplicate);
     }
-    if (r == Reason::kDuplicate) continue;
-    cost::Diagnostics d("x");
-    strat::check_scenario(apply_candidate(s->base, c), d);
-    INFO(describe(c));
-    CHECK((r == Reason::kOk) == d.ok());
-    ++checked;
-    if (r == Reason::kOk && c.tp_overlap != TpCommOverlap::kNone) ++overlapped;
   }
+  int checked = 0, overlapped = 0;
+  test::check_rules_agree_with_validate(s->base, s->space, [&](const Candidate& c, bool accepted) {
+    ++checked;
+    if (accepted && c.tp_overlap != TpCommOverlap::kNone) ++overlapped;
+  });
   CHECK(checked > 5);
   CHECK(overlapped > 2);
+}
+
+TEST_CASE("tp_comm_overlap with FP8 recipes: the fast rules accept exactly what validate accepts") {
+  // Each overlap takes its library's recipes only (async-tp torchao's, userbuffers TE's without
+  // blockwise): the entry's rules, run on the candidate.
+  auto s = space_of({"tp_comm_overlap=none,async-tp,userbuffers", "tp=8", "pp=1",
+                     "micro_batch=1", "zero_stage=0", "chunks=1", "cp=1",
+                     "sequence_parallel=true",
+                     "precision=bf16,fp8:delayed,fp8:blockwise,fp8:torchao-tensorwise,"
+                     "fp8:torchao-rowwise"});
+  int accepted_fp8 = 0, refused_fp8 = 0;
+  test::check_rules_agree_with_validate(s->base, s->space, [&](const Candidate& c, bool accepted) {
+    if (c.tp_overlap == TpCommOverlap::kNone || c.recipe == cost::QuantRecipe::kNone) return;
+    (accepted ? accepted_fp8 : refused_fp8) += 1;
+  });
+  CHECK(accepted_fp8 > 0);  // userbuffers + delayed; async-tp + torchao's
+  CHECK(refused_fp8 > 0);   // async-tp + TE's, userbuffers + blockwise or torchao's
 }
 
 TEST_CASE("tp_comm_overlap: the screen costs the chunks as the simulation does") {

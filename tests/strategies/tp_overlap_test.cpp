@@ -12,6 +12,7 @@
 
 #include "costmodel/cost_model.hpp"
 #include "parser_problems.hpp"
+#include "layer_steps.hpp"
 #include "scenario_builder.hpp"
 #include "strategies/framework/framework_presets.hpp"
 #include "strategies/framework/host_plan.hpp"
@@ -37,30 +38,9 @@ strat::Scenario scenario(TpCommOverlap mode) {
   return sc;
 }
 
-// Sum of the messages of the TP collectives whose label starts with `prefix`, and their count.
-struct Sum {
-  double bytes = 0;
-  int count = 0;
-};
-Sum collectives(const std::vector<strat::LayerStep>& steps, const std::string& label,
-                cost::CollectiveKind kind) {
-  Sum s;
-  for (const auto& st : steps) {
-    if (st.is_collective && st.collective.label == label && st.collective.kind == kind) {
-      s.bytes += st.collective.message.value;
-      ++s.count;
-    }
-  }
-  return s;
-}
-
-const strat::LayerStep* compute_step(const std::vector<strat::LayerStep>& steps,
-                                     const std::string& label) {
-  for (const auto& st : steps) {
-    if (!st.is_collective && st.compute.label == label) return &st;
-  }
-  return nullptr;
-}
+using test::collectives;
+using test::compute_step;
+using Sum = test::CollectiveSum;
 
 // b x s x h in bf16: the whole all-gather's and reduce-scatter's message (nccl-tests S).
 double bsh(const strat::Scenario& sc) {
