@@ -11,6 +11,7 @@
 #include "planner/planner.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/registry/scenario_rules.hpp"
+#include "rules_agreement.hpp"
 
 namespace parasim::plan {
 namespace {
@@ -56,19 +57,11 @@ std::unique_ptr<Space> space_of(bool overlap, const std::vector<std::string>& fl
 TEST_CASE("Megatron's DDP overlaps: the fast rules accept exactly what validate accepts") {
   auto s = space_of(true, {"zero_stage=0,1,2,3", "chunks=1,2", "pp=1,2", "micro_batch=1",
                            "schedule=1f1b,interleaved-1f1b,zb-h1"});
-  const SpaceFacts facts = space_facts(s->space);
   int ok = 0, refused = 0;
-  for (std::uint64_t i = 0; i < s->space.size(); ++i) {
-    const Candidate c = s->space.decode(i);
-    const Reason r = check_reason(s->base, c, facts);
-    if (r == Reason::kDuplicate) continue;
-    cost::Diagnostics d("x");
-    strat::check_scenario(apply_candidate(s->base, c), d);
-    INFO(describe(c));
-    CHECK((r == Reason::kOk) == d.ok());
-    (r == Reason::kOk ? ok : refused) += 1;
-    if (r == Reason::kOk) CHECK(c.zero_stage == 1);  // the distributed optimizer only
-  }
+  test::check_rules_agree_with_validate(s->base, s->space, [&](const Candidate& c, bool accepted) {
+    (accepted ? ok : refused) += 1;
+    if (accepted) CHECK(c.zero_stage == 1);  // the distributed optimizer only
+  });
   CHECK(ok > 5);
   CHECK(refused > 20);
 }

@@ -13,6 +13,7 @@
 #include "planner/planner.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/registry/scenario_rules.hpp"
+#include "rules_agreement.hpp"
 
 namespace parasim::plan {
 namespace {
@@ -56,18 +57,10 @@ std::unique_ptr<Space> space_of(strat::Scenario base, const std::vector<std::str
 TEST_CASE("grouped recompute: the fast rules accept exactly what validate accepts") {
   auto s = space_of(groups_base("block", 2), {"recompute=none,full", "pp=1,2,4", "zero_stage=0,3",
                                               "micro_batch=1", "tp=1,2", "chunks=1"});
-  const SpaceFacts facts = space_facts(s->space);
   int full_ok = 0, full_refused = 0;
-  for (std::uint64_t i = 0; i < s->space.size(); ++i) {
-    const Candidate c = s->space.decode(i);
-    const Reason r = check_reason(s->base, c, facts);
-    if (r == Reason::kDuplicate) continue;
-    cost::Diagnostics d("x");
-    strat::check_scenario(apply_candidate(s->base, c), d);
-    INFO(describe(c));
-    CHECK((r == Reason::kOk) == d.ok());
-    if (c.recompute == cost::Recompute::kFull) (r == Reason::kOk ? full_ok : full_refused) += 1;
-  }
+  test::check_rules_agree_with_validate(s->base, s->space, [&](const Candidate& c, bool accepted) {
+    if (c.recompute == cost::Recompute::kFull) (accepted ? full_ok : full_refused) += 1;
+  });
   CHECK(full_ok > 0);
   CHECK(full_refused > 0);  // ZeRO-3, and block 2 over the 2 layers of pp 4's stages is fine
 }
