@@ -55,9 +55,11 @@ struct RecomputeModules {
 // Megatron's --recompute-method under --recompute-granularity full (megatron-core 0.19.2,
 // megatron/core/recompute.py, checkpointed_forward): kUniform checkpoints groups of
 // --recompute-num-layers layers; kBlock checkpoints the first --recompute-num-layers layers of
-// each (virtual) stage one by one and runs the rest without recompute.
+// each (virtual) stage one by one and runs the rest without recompute. kEveryNth is torchtitan
+// 0.2.2's layer selective AC (activation_checkpoint.selective_ac_option = "N"): every N-th block
+// of a rank checkpointed alone, the others without recompute.
 // strategies/layers/checkpoint_groups.hpp says which layer does what.
-enum class RecomputeMethod { kUniform, kBlock };
+enum class RecomputeMethod { kUniform, kBlock, kEveryNth };
 
 // Bytes kept under --recompute-granularity selective with `modules`. With {core_attn} it equals
 // activation_bytes_per_layer(shape, Recompute::kSelective).

@@ -313,7 +313,8 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   const HostGpu layer_b = both(layer_b_map.then(z3b), moe_b_map.then(z3b));
   const HostGpu layer_b_acc = both(layer_b_map.then(pr.grad_accumulation).then(z3b),
                                    moe_b_map.then(pr.grad_accumulation).then(z3b));
-  // Megatron's grouped full recompute (dense layers, no B/W split, no ZeRO-3: its rules): each
+  // Grouped full recompute (Megatron's groups, torchtitan's every-nth: dense layers, no B/W split,
+  // ZeRO-3 and FSDP2 with every-nth's one-layer checkpoints only: its rules): each
   // layer's forward, and per group its rerun before the last layer's backward, as the builder.
   HostGpu grouped_f, grouped_b, grouped_b_acc;
   const bool grouped =
@@ -322,6 +323,7 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
     const auto ck = strat::stage_checkpoints(base_.training, layers);
     for (const strat::LayerCheckpoint& l : ck) {
       grouped_f = grouped_f.then(l.checkpointed ? pr.layer.forward_map : pr.plain.forward_map);
+      if (c.zero_stage == 3) grouped_f = grouped_f.then(z3f);  // sharded (every-nth): as layer_f
     }
     for (auto l = ck.rbegin(); l != ck.rend(); ++l) {
       HostGpu one = pr.rerun_map.power(l->group_size);

@@ -8,6 +8,7 @@
 #include "costmodel/diagnostics.hpp"
 #include "costmodel/units.hpp"
 #include "report/number_text.hpp"
+#include "strategies/layers/checkpoint_groups.hpp"
 
 namespace parasim::cli {
 namespace {
@@ -50,6 +51,29 @@ std::string cp_comm_label(const strat::ParallelSpec& p) {
   return "";
 }
 
+// "full (every 2nd layer)": the recompute mode with the layers a grouped full recompute
+// checkpoints (strategies/layers/checkpoint_groups.hpp).
+std::string recompute_label(const strat::TrainingSpec& t) {
+  const std::string mode = cost::recompute_name(t.recompute);
+  if (!strat::grouped_recompute(t)) return mode;
+  const int n = t.recompute_num_layers;
+  switch (t.recompute_method) {
+    case cost::RecomputeMethod::kUniform: return fmt::format("{} (groups of {} layers)", mode, n);
+    case cost::RecomputeMethod::kBlock:
+      return fmt::format("{} (the first {} layers of each stage)", mode, n);
+    case cost::RecomputeMethod::kEveryNth: {
+      const int tens = n % 100;
+      const char* suffix = (tens >= 11 && tens <= 13) ? "th"
+                           : n % 10 == 1              ? "st"
+                           : n % 10 == 2              ? "nd"
+                           : n % 10 == 3              ? "rd"
+                                                      : "th";
+      return n == 1 ? mode : fmt::format("{} (every {}{} layer)", mode, n, suffix);
+    }
+  }
+  return mode;
+}
+
 // The text report's sections, in the order printed, each ending with its blank line but the last.
 void header_section(std::string& o, const strat::Scenario& sc, const strat::StepReport& r) {
   const auto& p = sc.parallel;
@@ -67,8 +91,7 @@ void header_section(std::string& o, const strat::Scenario& sc, const strat::Step
                 : std::string(),
        p.sequence_parallel ? " +SP" : "", strat::schedule_name(p.schedule),
        p.chunks > 1 ? fmt::format(" (v = {})", p.chunks) : std::string(),
-       sharding_text(p), cost::recompute_name(sc.training.recompute),
-       sc.training.precision_name(),
+       sharding_text(p), recompute_label(sc.training), sc.training.precision_name(),
        sc.training.fp32_gradients ? " (fp32 gradients)" : "");
   line(o, "  batch {} = {} of {} per replica", count_of(sc.training.global_batch, "sequence"),
        count_of(r.micro_batches, "micro-batch", "micro-batches"), sc.training.micro_batch);

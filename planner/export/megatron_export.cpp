@@ -332,12 +332,23 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
     case cost::Recompute::kFull: {
       // The scenario's method and group size (default uniform 1: every layer from its input).
       const bool block = t.recompute_method == cost::RecomputeMethod::kBlock;
+      const bool every_nth = t.recompute_method == cost::RecomputeMethod::kEveryNth;
       a.add("--recompute-granularity", "full");
       a.add("--recompute-method", block ? "block" : "uniform");
-      a.add("--recompute-num-layers", std::to_string(t.recompute_num_layers));
+      a.add("--recompute-num-layers", every_nth ? "1" : std::to_string(t.recompute_num_layers));
       c.mapped("/training/recompute", "--recompute-granularity full");
-      c.mapped("/training/recompute_method", "--recompute-method");
-      c.mapped("/training/recompute_num_layers", "--recompute-num-layers");
+      if (every_nth) {
+        c.cannot("/training/recompute_method",
+                 "torchtitan 0.2.2's every-N-th block checkpointed (Megatron's methods checkpoint "
+                 "groups from a stage's first layer, or its first layers)",
+                 "torchtitan 0.2 (activation_checkpoint selective_ac_option N)",
+                 "--recompute-method uniform --recompute-num-layers 1 (every layer)");
+        c.part_of_refused("/training/recompute_num_layers",
+                          "every-nth's N (refused at /training/recompute_method)");
+      } else {
+        c.mapped("/training/recompute_method", "--recompute-method");
+        c.mapped("/training/recompute_num_layers", "--recompute-num-layers");
+      }
       break;
     }
   }

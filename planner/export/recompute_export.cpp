@@ -20,7 +20,13 @@ void map_recompute_groups(const strat::Scenario& s, ExportContext& c, const std:
     return;
   }
   const char* supported = "megatron (--recompute-method, --recompute-num-layers)";
-  if (t.recompute_method == cost::RecomputeMethod::kBlock) {
+  if (t.recompute_method == cost::RecomputeMethod::kEveryNth) {
+    c.cannot(method,
+             "torchtitan 0.2.2's every-N-th block checkpointed (selective_ac_option N; " + why +
+                 ")",
+             "torchtitan 0.2 (activation_checkpoint selective_ac_option N)", per_layer);
+    c.part_of_refused(layers, "every-nth's N (refused at /training/recompute_method)");
+  } else if (t.recompute_method == cost::RecomputeMethod::kBlock) {
     c.cannot(method,
              "Megatron's block recompute (only the first layers of each stage "
              "checkpointed; " +

@@ -9,6 +9,8 @@
 //               block whole and keeps the others' activations, which is neither method).
 //   deepspeed   the checkpoints are the model code's (deepspeed.checkpointing.checkpoint per
 //               layer, or PipelineModule's activation_checkpoint_interval): no config key.
+// every-nth (torchtitan 0.2.2's selective_ac_option N) is refused here too; torchtitan's writer
+// maps it itself for 0.2.2 (torchtitan_export.cpp).
 
 #include <string>
 

@@ -503,16 +503,33 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   map_cuda_graphs(s, c, out, version);
   map_compile(s, c, out);
   const std::string recompute = map_recompute(s, c);
-  map_recompute_groups(s, c, "full (every block its own checkpoint)",
-                       "torchtitan's full checkpoints every block on its own; it has no every-N "
-                       "or block option");
+  // torchtitan 0.2.2's layer selective AC: mode "selective" with selective_ac_option N (its
+  // activation_checkpoint.py, _apply_layer_sac); 0.3.0 has no such option.
+  const bool every_nth = s.training.recompute == cost::Recompute::kFull &&
+                         s.training.recompute_method == cost::RecomputeMethod::kEveryNth &&
+                         version == "0.2.2";
+  if (every_nth) {
+    c.mapped("/training/recompute_method", "activation_checkpoint.mode = \"selective\"");
+    c.mapped("/training/recompute_num_layers", "activation_checkpoint.selective_ac_option");
+  } else {
+    map_recompute_groups(s, c, "full (every block its own checkpoint)",
+                         version == "0.2.2"
+                             ? "torchtitan's full checkpoints every block on its own; it has no "
+                               "block option"
+                             : "torchtitan 0.3.0's full checkpoints every block on its own; it "
+                               "has no every-N or block option");
+  }
   if (s.training.recompute != cost::Recompute::kSelective) {
     c.unused("/training/recompute_modules", "Megatron's modules, read with \"selective\" only");
   } else {
     c.part_of_refused("/training/recompute_modules",
                       "Megatron's modules, with \"selective\" (refused at /training/recompute)");
   }
-  if (version == "0.2.2") {
+  if (version == "0.2.2" && every_nth) {
+    out.set("activation_checkpoint", "mode", "selective");
+    out.set("activation_checkpoint", "selective_ac_option",
+            std::to_string(s.training.recompute_num_layers));
+  } else if (version == "0.2.2") {
     out.set("activation_checkpoint", "mode", recompute);
     if (recompute == "selective") out.set("activation_checkpoint", "selective_ac_option", "op");
   }

@@ -635,6 +635,27 @@ def moe_timeline_svg(run):
     return (out / "ep_8-timeline.svg").read_text()
 
 
+def every_nth_table(run):
+    """docs/activation-checkpointing.md: llama3-8b-fsdp2-8gpu under none, full and torchtitan
+    0.2.2's every-N-th block (N 2 and 4): step time, tokens/s, stage 0's activations."""
+    scenario = "scenarios/llama3-8b-fsdp2-8gpu.json"
+    variants = [("`none`", {"training.recompute": "none"}),
+                ("`full` (every block)", {"training.recompute": "full"}),
+                ("`every-nth` 2", {"training.recompute": "full",
+                                   "training.recompute_method": "every-nth",
+                                   "training.recompute_num_layers": 2}),
+                ("`every-nth` 4", {"training.recompute": "full",
+                                   "training.recompute_method": "every-nth",
+                                   "training.recompute_num_layers": 4})]
+    rows = []
+    for label, changes in variants:
+        r = run.json("simulate", run.derive(scenario, changes))
+        act = r["memory_breakdown_bytes"][0]["activations"]
+        rows.append((label, f"{r['step_time_s']:.3f}", f"{r['tokens_per_s']:,.0f}",
+                     f"{act / 2**30:.2f}"))
+    return table(("recompute", "step s", "tokens/s", "stage 0 activations GiB"), rows, "lrrr")
+
+
 def pytorch_native_svgs(run, scenario, name, axis, values, files):
     """compare's per-variant pictures of a shipped scenario cut to 2 layers and one micro-batch
     per GPU (docs/pytorch-native.md): `values` on the `axis` option, `files` the variant files."""
@@ -1513,6 +1534,8 @@ RECIPES = {
                                               "stream": "stderr", "expect_rc": 2}),
     "export-dash": (output_block, {"args": ("export", "scenarios/dash-llama-953m.json", "--to",
                                             "shampoo"), "info": "python"}),
+    # docs/activation-checkpointing.md: torchtitan 0.2.2's every N-th block
+    "every-nth-llama3-8b": (every_nth_table, {}),
     # docs/tp-overlap.md: torchtitan's llama3_405b config (float8 + AsyncTP + compile)
     "tp-overlap-float8-405b": (output_block, {"args": ("compare",
                                                        "scenarios/llama3-405b-torchtitan-float8.json",

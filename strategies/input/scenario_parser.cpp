@@ -421,8 +421,9 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
     read_recompute_modules(*rm, r.child_path("recompute_modules"), d, t.recompute_modules);
   }
   if (auto m = registered_choice(r, d, "/training/recompute_method")) {
-    t.recompute_method =
-        *m == "block" ? cost::RecomputeMethod::kBlock : cost::RecomputeMethod::kUniform;
+    t.recompute_method = *m == "block"       ? cost::RecomputeMethod::kBlock
+                         : *m == "every-nth" ? cost::RecomputeMethod::kEveryNth
+                                             : cost::RecomputeMethod::kUniform;
   }
   assign(t.recompute_num_layers, registered_integer(r, "/training/recompute_num_layers"));
   if (const json* f = r.child("framework", false)) {

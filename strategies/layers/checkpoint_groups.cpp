@@ -6,14 +6,27 @@ namespace parasim::strat {
 
 bool grouped_recompute(const TrainingSpec& training) {
   return training.recompute == cost::Recompute::kFull &&
-         (training.recompute_method == cost::RecomputeMethod::kBlock ||
+         (training.recompute_method != cost::RecomputeMethod::kUniform ||
           training.recompute_num_layers > 1);
+}
+
+bool has_plain_layers(const TrainingSpec& training) {
+  return grouped_recompute(training) &&
+         training.recompute_method != cost::RecomputeMethod::kUniform;
 }
 
 std::vector<LayerCheckpoint> stage_checkpoints(const TrainingSpec& training, int layers) {
   std::vector<LayerCheckpoint> out(static_cast<std::size_t>(std::max(layers, 0)));
   if (training.recompute != cost::Recompute::kFull) return out;
   const int n = std::max(training.recompute_num_layers, 1);
+  if (training.recompute_method == cost::RecomputeMethod::kEveryNth) {
+    for (int l = n - 1; l < layers; l += n) {  // 1-based counts n, 2n, ...
+      LayerCheckpoint& one = out[static_cast<std::size_t>(l)];
+      one.checkpointed = one.keeps_input = true;
+      one.group_size = 1;
+    }
+    return out;
+  }
   const bool block = training.recompute_method == cost::RecomputeMethod::kBlock;
   // uniform: groups of n from the first layer, the last one clipped; block: the first n alone.
   const int group = block ? 1 : n;

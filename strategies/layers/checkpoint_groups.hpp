@@ -23,6 +23,12 @@
 //     them; the scenario's rules refuse FP8 with grouped recompute.
 // With uniform and recompute_num_layers 1 every layer is its own group: parasim's plain "full"
 // (layer_program.cpp), which keeps its own code path.
+// every-nth: torchtitan 0.2.2's layer selective AC (torchtitan/distributed/activation_checkpoint.py,
+//   _apply_layer_sac: a per-process counter over the blocks apply_ac wraps, 1-based; a block whose
+//   count is a multiple of N gets ptd_checkpoint_wrapper alone, the others none): on a rank
+//   running one model chunk, its local layers N, 2N, ... (1-based) checkpointed one by one, the
+//   others without recompute. The rules refuse it with interleaved chunks (the counter runs on
+//   across a rank's chunks).
 
 #include <vector>
 
@@ -39,10 +45,13 @@ struct LayerCheckpoint {
                               // layer count, rerun in forward order before it; 0 elsewhere
 };
 
-// Whether the scenario's recompute is Megatron's full with groups other than one layer each
-// (method block, or uniform with recompute_num_layers > 1): the builder and the screen then
-// take the per-stage path below.
+// Whether the scenario's recompute is full with groups other than one layer each (method block
+// or every-nth, or uniform with recompute_num_layers > 1): the builder and the screen then take
+// the per-stage path below.
 bool grouped_recompute(const TrainingSpec& training);
+// Whether some layers run without recompute (block, every-nth): the builder and the screen then
+// also build the program without recompute for them.
+bool has_plain_layers(const TrainingSpec& training);
 
 // The `layers` local layers of one (virtual) stage, first to last, under the scenario's
 // recompute (without "full": none checkpointed).

@@ -84,7 +84,8 @@ void per_op_modelled(const Scenario& s, cost::Diagnostics& d) {
 
 void method_needs_full(const Scenario& s, cost::Diagnostics& d) {
   const char* why = "applies to \"recompute\": \"full\" only (Megatron's --recompute-method and "
-                    "--recompute-num-layers with --recompute-granularity full)";
+                    "--recompute-num-layers with --recompute-granularity full; torchtitan's "
+                    "every-N-th block checkpointed whole)";
   if (s.training.recompute_method != cost::RecomputeMethod::kUniform) {
     d.add("/training/recompute_method", fmt::format("recompute_method {}", why));
   }
@@ -98,17 +99,30 @@ void method_needs_full(const Scenario& s, cost::Diagnostics& d) {
 void groups_modelled(const Scenario& s, cost::Diagnostics& d) {
   const TrainingSpec& t = s.training;
   if (!grouped_recompute(t)) return;
+  const bool every = t.recompute_method == cost::RecomputeMethod::kEveryNth;
   const std::string why =
-      "recompute_method block or recompute_num_layers > 1 (Megatron's grouped full recompute) is "
-      "modelled ";
+      every ? std::string("recompute_method every-nth (torchtitan 0.2.2's selective_ac_option N) "
+                          "is modelled ")
+            : std::string("recompute_method block or recompute_num_layers > 1 (Megatron's "
+                          "grouped full recompute) is modelled ");
   if (s.model.moe.enabled()) d.add("/model/moe", why + "for dense layers, not experts");
   if (t.fp8.enabled()) {
-    d.add("/training/fp8", why + "without FP8 (Megatron then skips layers whose input needs no "
-                                 "gradient: recompute.py's recompute_skip_num_layers)");
+    d.add("/training/fp8",
+          every ? why + "without FP8 (the layers without recompute would need their own FP8 "
+                        "program)"
+                : why + "without FP8 (Megatron then skips layers whose input needs no gradient: "
+                        "recompute.py's recompute_skip_num_layers)");
   }
-  if (s.parallel.zero_stage == 3 || s.parallel.fsdp2.enabled) {
+  // One-layer checkpoints gather a sharded layer once for its rerun and backward; Megatron's
+  // groups would rerun layers whose parameters are resharded.
+  if (!every && (s.parallel.zero_stage == 3 || s.parallel.fsdp2.enabled)) {
     d.add("/parallel/zero_stage",
           why + "without ZeRO-3 or FSDP2 (Megatron's method; those trainers checkpoint per layer)");
+  }
+  if (every && s.parallel.chunks > 1) {
+    d.add("/parallel/chunks",
+          why + "with one model chunk per rank (torchtitan's counter runs on across a rank's "
+                "chunks)");
   }
   if (splits_weight_gradient(s.parallel.schedule) ||
       (s.parallel.schedule == PipelineSchedule::kPaci && s.parallel.paci_mode == PaciMode::kMem)) {
@@ -172,10 +186,14 @@ std::vector<Entry> recompute_entries() {
   ParameterSpec method;
   method.path = "/training/recompute_method";
   method.default_value = "uniform";
-  method.choices = {"uniform", "block"};  // transformer_config.py (0.19.2), recompute_method
+  // uniform, block: transformer_config.py (0.19.2), recompute_method; every-nth: torchtitan
+  // 0.2.2's activation_checkpoint.selective_ac_option N.
+  method.choices = {"uniform", "block", "every-nth"};
   method.meaning =
       "Megatron's --recompute-method: uniform checkpoints groups of recompute_num_layers "
-      "layers, block the first recompute_num_layers layers of each (virtual) stage";
+      "layers, block the first recompute_num_layers layers of each (virtual) stage; every-nth, "
+      "torchtitan 0.2.2's selective_ac_option N: every recompute_num_layers-th layer of a rank "
+      "alone";
   method.when_not_taken = method_needs_full;
   ParameterSpec layers;
   layers.path = "/training/recompute_num_layers";
@@ -184,7 +202,7 @@ std::vector<Entry> recompute_entries() {
   layers.min = 1;
   layers.max = 1 << 16;
   layers.meaning = "Megatron's --recompute-num-layers: a uniform group's layers, or how many "
-                   "layers block checkpoints";
+                   "layers block checkpoints; every-nth's N";
   layers.when_not_taken = nullptr;  // method_needs_full reports both
   full.builder = "layer_program.cpp: transformer_layer_program; checkpoint_groups.cpp: "
                  "stage_checkpoints";

@@ -556,10 +556,9 @@ BuiltWorkload Builder::build() {
     return (executed(l.forward) + executed(l.backward)).value +
            (paci_mem ? executed(l.forward).value : 0.0);
   };
-  // Block recompute reruns only its first layers of each virtual stage (checkpoint_groups.hpp).
+  // Block and every-nth recompute rerun some layers only (checkpoint_groups.hpp).
   double dense_executed = dense_layers * layer_executed(layer_);
-  if (grouped_recompute(sc_.training) &&
-      sc_.training.recompute_method == cost::RecomputeMethod::kBlock) {
+  if (has_plain_layers(sc_.training)) {
     int rerun = 0;
     for (int vs = 0; vs < pp_ * chunks_; ++vs) {
       rerun += rerun_layers(stage_checkpoints(sc_.training, sc_.virtual_stage_layers(vs)));

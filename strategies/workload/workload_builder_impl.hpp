@@ -107,8 +107,7 @@ class Builder {
         bf16_moe_layer_(sc.has_bf16_layers() && sc.model.moe.enabled()
                             ? transformer_layer_program(without_fp8(sc), costs, LayerKind::kMoe)
                             : LayerProgram{}),
-        plain_layer_(grouped_recompute(sc.training) &&
-                             sc.training.recompute_method == cost::RecomputeMethod::kBlock
+        plain_layer_(has_plain_layers(sc.training)
                          ? transformer_layer_program(without_recompute(sc), costs)
                          : LayerProgram{}),
         embed_(embedding_program(sc, costs)),

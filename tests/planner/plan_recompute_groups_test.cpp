@@ -65,17 +65,37 @@ TEST_CASE("grouped recompute: the fast rules accept exactly what validate accept
   CHECK(full_refused > 0);  // ZeRO-3, and block 2 over the 2 layers of pp 4's stages is fine
 }
 
+TEST_CASE("every-nth: the fast rules accept exactly what validate accepts, sharded too") {
+  // torchtitan's every-N-th block: ZeRO-3 and FSDP2 run it (one-layer checkpoints); interleaved
+  // chunks do not (the counter runs on across a rank's chunks).
+  auto s = space_of(groups_base("every-nth", 2),
+                    {"recompute=none,full", "pp=1,2", "sharding=zero-1,zero-3,fsdp2",
+                     "micro_batch=1", "tp=1", "chunks=1,2", "schedule=1f1b,interleaved-1f1b"});
+  int sharded_ok = 0, chunks_refused = 0;
+  test::check_rules_agree_with_validate(s->base, s->space, [&](const Candidate& c, bool accepted) {
+    if (c.recompute != cost::Recompute::kFull) return;
+    if (accepted && c.zero_stage == 3) ++sharded_ok;
+    if (!accepted && c.chunks > 1) ++chunks_refused;
+  });
+  CHECK(sharded_ok > 0);
+  CHECK(chunks_refused > 0);
+}
+
 TEST_CASE("grouped recompute: the screen costs the scenario's method as the simulation does") {
   struct Case {
     std::string method;
     int layers;
+    std::string sharding = "zero-1";
   };
-  for (const Case& k : std::vector<Case>{{"uniform", 1}, {"uniform", 4}, {"block", 2}}) {
+  for (const Case& k :
+       std::vector<Case>{{"uniform", 1}, {"uniform", 4}, {"block", 2}, {"every-nth", 2},
+                         {"every-nth", 3, "zero-3"}, {"every-nth", 2, "fsdp2"}}) {
     CAPTURE(k.method);
     CAPTURE(k.layers);
+    CAPTURE(k.sharding);
     auto s = space_of(groups_base(k.method, k.layers),
-                      {"recompute=full", "pp=2", "dp=4", "tp=1", "zero_stage=1", "micro_batch=1",
-                       "schedule=1f1b", "chunks=1", "gpus=8"});
+                      {"recompute=full", "pp=2", "dp=4", "tp=1", "sharding=" + k.sharding,
+                       "micro_batch=1", "schedule=1f1b", "chunks=1", "gpus=8"});
     Screen screen(s->base, s->owned.view);
     const SpaceFacts facts = space_facts(s->space);
     int simulated = 0;

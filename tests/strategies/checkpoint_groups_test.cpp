@@ -196,3 +196,93 @@ TEST_CASE("a uniform group pays the checkpoint's nested backward once, on its la
   CHECK(slow_one - slow_four >= 8 * 3 * 0.020 * 0.99);
   CHECK(slow_four > before);
 }
+
+TEST_CASE("every-nth: a rank's layers N, 2N, ... (1-based) checkpointed alone, the rest plain") {
+  // torchtitan 0.2.2's _apply_layer_sac: count % N == 0 on a 1-based per-process counter.
+  const auto e = strat::stage_checkpoints(full(cost::RecomputeMethod::kEveryNth, 3), 8);
+  for (std::size_t l = 0; l < 8; ++l) {
+    CAPTURE(l);
+    const bool on = (l + 1) % 3 == 0;  // layers 3 and 6
+    CHECK(e[l].checkpointed == on);
+    CHECK(e[l].keeps_input == on);
+    CHECK(e[l].group_size == (on ? 1 : 0));
+  }
+  CHECK(strat::rerun_layers(e) == 2);
+  const strat::CheckpointBytes bytes{10, 100, 80};
+  CHECK(strat::stage_kept_bytes(e, bytes) == 2 * 10 + 6 * 80);
+  CHECK(strat::stage_recompute_peak(e, bytes) == 90);
+  // N above the stage's layers checkpoints none; N 1 every layer, each alone.
+  CHECK(strat::rerun_layers(strat::stage_checkpoints(full(cost::RecomputeMethod::kEveryNth, 9), 8)) ==
+        0);
+  CHECK(strat::rerun_layers(strat::stage_checkpoints(full(cost::RecomputeMethod::kEveryNth, 1), 8)) ==
+        8);
+  CHECK(strat::has_plain_layers(full(cost::RecomputeMethod::kEveryNth, 2)));
+  CHECK_FALSE(strat::has_plain_layers(full(cost::RecomputeMethod::kUniform, 2)));
+}
+
+TEST_CASE("every-nth: the simulated peak and the rerun FLOPs by hand") {
+  const auto base = two_stages(cost::RecomputeMethod::kEveryNth, 2);
+  const auto shape = strat::activation_shape(base);
+  const double in = cost::activation_bytes_per_layer(shape, cost::Recompute::kFull).value;
+  const double all = cost::activation_bytes_per_layer(shape, cost::Recompute::kNone).value;
+  // Stage 0's layers 1 and 3 (0-based) checkpointed, 0 and 2 keep everything; two micro-batches
+  // in flight when the first backward reruns layer 3 (full - input on top).
+  const auto r = simulate(base);
+  CHECK(std::abs(activations_at_peak(r, 0) - (2 * (2 * in + 2 * all) + (all - in))) <= 16);
+  auto none_sc = base;
+  none_sc.training.recompute = cost::Recompute::kNone;
+  none_sc.training.recompute_method = cost::RecomputeMethod::kUniform;
+  none_sc.training.recompute_num_layers = 1;
+  const auto none = simulate(none_sc);
+  double forward = 0;
+  for (const auto& s :
+       strat::transformer_layer_program(base, cost::CostModel(base.cluster)).forward) {
+    if (!s.is_collective) forward += s.compute.flops.value;
+  }
+  // Two layers of each of the two stages rerun once per micro-batch.
+  CHECK(r.built.executed_flops_per_step.value - none.built.executed_flops_per_step.value ==
+        doctest::Approx(4 * base.micro_batches() * forward).epsilon(1e-9));
+  // Sharded: ZeRO-3 and FSDP2 run it; the peak lies between none's and full's.
+  for (const char* sharding : {"zero-3", "fsdp2"}) {
+    CAPTURE(sharding);
+    auto sharded = base;
+    sharded.parallel.dp = 2;
+    sharded.training.global_batch = 16;
+    sharded.parallel.zero_stage = 3;
+    sharded.parallel.fsdp2.enabled = std::string(sharding) == "fsdp2";
+    const double every = simulate(sharded).result.makespan.to_seconds();
+    auto plain = sharded;
+    plain.training.recompute = cost::Recompute::kNone;
+    plain.training.recompute_method = cost::RecomputeMethod::kUniform;
+    plain.training.recompute_num_layers = 1;
+    auto each = sharded;
+    each.training.recompute_method = cost::RecomputeMethod::kUniform;
+    each.training.recompute_num_layers = 1;
+    CHECK(simulate(plain).result.makespan.to_seconds() < every);
+    CHECK(every < simulate(each).result.makespan.to_seconds());
+  }
+}
+
+TEST_CASE("every-nth: problems at their paths") {
+  auto text = [](const std::string& training, const std::string& parallel) {
+    return R"({"model": "llama2-7b", "cluster": "dgx-h100", "training": {"global_batch": 16,
+      "micro_batch": 1, "recompute": "full", "recompute_method": "every-nth", )" +
+           training + R"(}, "parallel": {)" + parallel + R"(}})";
+  };
+  CHECK_NOTHROW(strat::parse_scenario(
+      text(R"("recompute_num_layers": 2)", R"("dp": 8, "sharding": "fsdp2")"), "ok.json"));
+  CHECK_NOTHROW(strat::parse_scenario(
+      text(R"("recompute_num_layers": 2)", R"("dp": 4, "pp": 2, "zero_stage": 3)"), "ok.json"));
+  auto p = test::problems_of(text(R"("recompute_num_layers": 2)",
+                                  R"("dp": 2, "pp": 4, "schedule": "interleaved-1f1b",
+                                     "chunks": 2)"));
+  CHECK(test::has_problem(p, "/parallel/chunks", "one model chunk per rank"));
+  p = test::problems_of(text(R"("recompute_num_layers": 2, "precision": "fp8")", R"("dp": 8)"));
+  CHECK(test::has_problem(p, "/training/fp8", "without FP8"));
+  // Megatron's block keeps refusing sharded parameters.
+  p = test::problems_of(R"({"model": "llama2-7b", "cluster": "dgx-h100",
+      "training": {"global_batch": 16, "micro_batch": 1, "recompute": "full",
+                   "recompute_method": "block", "recompute_num_layers": 2},
+      "parallel": {"dp": 8, "sharding": "fsdp2"}})");
+  CHECK(test::has_problem(p, "/parallel/zero_stage", "without ZeRO-3 or FSDP2"));
+}
