@@ -49,8 +49,11 @@ struct NonTensorMemory {
   Bytes cuda_context;
   Bytes nccl_buffers;
   Bytes dispatch_buffers;  // DeepEP's NVLink and RDMA buffers (token_exchange.hpp); 0 without
+  // Transformer Engine's userbuffers (tp_comm_overlap "userbuffers": strategies/layers/
+  // tp_overlap.hpp, userbuffers_bytes); 0 without
+  Bytes overlap_buffers;
 
-  Bytes total() const { return cuda_context + nccl_buffers + dispatch_buffers; }
+  Bytes total() const { return cuda_context + nccl_buffers + dispatch_buffers + overlap_buffers; }
 };
 
 // Buffers of one communicator over `group` on each of its GPUs; 0 for a group of one.

@@ -228,11 +228,14 @@ void memory_section(std::string& o, const strat::Scenario&, const strat::StepRep
     }
     line(o, "  {:<28} {:>11}{}  [{}]", m.device, gib(m.peak_bytes),
          m.fits_in_hbm ? "" : "  DOES NOT FIT", parts);
-    const std::string deepep =
+    std::string extra =
         m.dispatch_buffer_bytes > 0 ? ", DeepEP buffers " + gib(m.dispatch_buffer_bytes) : "";
+    if (m.userbuffer_bytes > 0) extra += ", userbuffers " + gib(m.userbuffer_bytes);
     line(o, "  {:<28} {:>11}  outside the allocator (CUDA context {}, NCCL buffers {}{}): {} in all",
-         "", "+ " + gib(m.cuda_context_bytes + m.nccl_buffer_bytes + m.dispatch_buffer_bytes),
-         gib(m.cuda_context_bytes), gib(m.nccl_buffer_bytes), deepep, gib(m.device_bytes));
+         "",
+         "+ " + gib(m.cuda_context_bytes + m.nccl_buffer_bytes + m.dispatch_buffer_bytes +
+                    m.userbuffer_bytes),
+         gib(m.cuda_context_bytes), gib(m.nccl_buffer_bytes), extra, gib(m.device_bytes));
   }
   if (const auto& h = r.host_offload) {  // optimizer offload (docs/offload.md)
     line(o, "Host memory (offload): {} per GPU, {} per node of {}{}", gib(h->host_bytes_per_gpu),
@@ -323,7 +326,8 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
     device.push_back(m.device_bytes);
     outside.push_back({{"cuda_context", m.cuda_context_bytes},
                        {"nccl_buffers", m.nccl_buffer_bytes},
-                       {"deepep_buffers", m.dispatch_buffer_bytes}});
+                       {"deepep_buffers", m.dispatch_buffer_bytes},
+                       {"userbuffers", m.userbuffer_bytes}});
   }
   j["non_tensor_memory_bytes"] = outside;
   j["device_memory_bytes"] = device;

@@ -329,9 +329,10 @@ void memory(const BuiltWorkload& built, const sim::SimResult& r, StepReport& rep
       m.cuda_context_bytes = built.non_tensor_memory[d].cuda_context.value;
       m.nccl_buffer_bytes = built.non_tensor_memory[d].nccl_buffers.value;
       m.dispatch_buffer_bytes = built.non_tensor_memory[d].dispatch_buffers.value;
+      m.userbuffer_bytes = built.non_tensor_memory[d].overlap_buffers.value;
     }
-    m.device_bytes =
-        m.peak_bytes + m.cuda_context_bytes + m.nccl_buffer_bytes + m.dispatch_buffer_bytes;
+    m.device_bytes = m.peak_bytes + m.cuda_context_bytes + m.nccl_buffer_bytes +
+                     m.dispatch_buffer_bytes + m.userbuffer_bytes;
     m.fits_in_hbm = m.device_bytes <= rep.hbm_capacity_bytes;
     rep.fits_in_hbm = rep.fits_in_hbm && m.fits_in_hbm;
     rep.memory.push_back(std::move(m));

@@ -40,7 +40,8 @@ struct DeviceMemory {
   double cuda_context_bytes = 0;   // outside the allocator (costmodel/non_tensor_memory.hpp)
   double nccl_buffer_bytes = 0;    // outside the allocator: its communicators' buffers
   double dispatch_buffer_bytes = 0;  // outside the allocator: DeepEP's buffers (flex dispatcher)
-  double device_bytes = 0;  // peak_bytes + cuda_context_bytes + nccl + dispatch buffer bytes
+  double userbuffer_bytes = 0;  // outside the allocator: TE's userbuffers (tp_comm_overlap)
+  double device_bytes = 0;  // peak_bytes + the four outside the allocator
   bool fits_in_hbm = true;  // device_bytes <= the device's HBM capacity
   std::vector<std::pair<std::string, double>> breakdown_bytes;  // category -> bytes at the peak
 };

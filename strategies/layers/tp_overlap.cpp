@@ -44,6 +44,25 @@ double sm_margin_slowdown(int sm_count, int comm_sms) {
   return static_cast<double>(sm_count) / (sm_count - comm_sms);
 }
 
+double userbuffers_bytes(const Scenario& sc) {
+  const ParallelSpec& p = sc.parallel;
+  if (p.tp_comm_overlap != TpCommOverlap::kUserbuffers || p.tp < 2 || !p.sequence_parallel) {
+    return 0;
+  }
+  constexpr int kGemms = 12;           // qkv, proj, fc1, fc2: fprop, dgrad, wgrad each
+  constexpr int kAllGatherLayers = 8;  // base.py layers_all_gather_overlap
+  constexpr double kBufferDtypeBytes = 2;  // initialize_ub's dtype default, torch.bfloat16
+  const double elements = static_cast<double>(sc.model.seq_len) * sc.training.micro_batch /
+                          p.cp * sc.model.hidden;
+  const double sixteen_bit = kGemms * elements * kBufferDtypeBytes;
+  if (!sc.training.fp8.enabled()) return sixteen_bit;
+  const double fp8 = kAllGatherLayers * elements * 1.0 +
+                     (kGemms - kAllGatherLayers) * elements * kBufferDtypeBytes;
+  const bool bf16_layers =
+      sc.training.fp8.bf16_layers_at_start > 0 || sc.training.fp8.bf16_layers_at_end > 0;
+  return fp8 + (bf16_layers ? sixteen_bit : 0.0);
+}
+
 double TpOverlap::margin_slowdown() const {
   return mode == TpCommOverlap::kUserbuffers ? sm_margin_slowdown(sm_count, kUbCommSms) : 1.0;
 }

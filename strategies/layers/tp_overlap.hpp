@@ -60,6 +60,19 @@ namespace parasim::strat::detail {
 inline constexpr int kUbCommSms = 16;        // num_sm of pipeline and bulk
 inline constexpr int kUbPipelineSplits = 4;  // num_splits of pipeline
 
+// Device memory of Transformer Engine's userbuffers, outside PyTorch's allocator (registered by
+// register_user_buffer_collective, common/comm_gemm_overlap/comm_gemm_overlap.cpp), on each GPU
+// of a scenario with tp_comm_overlap "userbuffers" (0 otherwise). Megatron's
+// _initialize_tp_communicators (megatron/training/initialize.py, megatron-core 0.19.2) calls
+// initialize_ub with shape [seq_length x micro_batch / cp, hidden] and one quantization mode, FP8
+// with --fp8 (plus a 16-bit one when FP8 runs with bf16 first or last layers); per mode
+// initialize_ub (module/base.py) adds one communicator for each of the 12 GEMMs of its methods
+// (ring_exchange 4, pipeline 2, bulk 4, external 2), each with one buffer of that shape: uint8
+// for the 8 all-gather layers in an FP8 mode (fp8_buf), the 16-bit dtype (bfloat16, the
+// default) otherwise. The default methods hold no reduce-scatter ring, whose buffer would be
+// (2 tp - 1) / tp of that. Not counted: the communicator's flags and its small LOCALSIZE region.
+double userbuffers_bytes(const Scenario& sc);
+
 // The factor a GEMM's time takes when launched beside a userbuffers kernel that holds
 // `comm_sms` of the device's `sm_count` SMs (S / (S - m)); 1 when sm_count is unknown (0).
 double sm_margin_slowdown(int sm_count, int comm_sms);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "costmodel/token_exchange.hpp"
+#include "strategies/layers/tp_overlap.hpp"
 
 namespace parasim::strat {
 
@@ -44,6 +45,7 @@ cost::NonTensorMemory device_non_tensor_memory(const Scenario& sc, const RankLay
     const double hidden_bytes = sc.model.hidden * std::max(2.0, cost::bytes_per_element(sc.training.precision));
     m.dispatch_buffers = cost::deepep_buffer_bytes(hidden_bytes, p.expert_tp() * p.ep);
   }
+  m.overlap_buffers = cost::Bytes{detail::userbuffers_bytes(sc)};
   return m;
 }
 

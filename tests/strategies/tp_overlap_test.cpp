@@ -233,3 +233,25 @@ TEST_CASE("async-tp with torchtitan's block needs torch.compile, as torchtitan d
       "parallel": {"dp": 1, "tp": 8, "sequence_parallel": true, "tp_comm_overlap": "async-tp"}})";
   CHECK_NOTHROW(strat::parse_scenario(compiled, "compiled.json"));
 }
+
+TEST_CASE("userbuffers' buffers: 12 of [s b, h] outside the allocator, FP8 all-gather ones in bytes") {
+  auto sc = scenario(TpCommOverlap::kUserbuffers);
+  const double sbh = 1.0 * sc.model.seq_len * sc.training.micro_batch * sc.model.hidden;
+  CHECK(strat::detail::userbuffers_bytes(sc) == 12 * sbh * 2);
+  sc.training.fp8.recipe = cost::QuantRecipe::kDelayed;
+  CHECK(strat::detail::userbuffers_bytes(sc) == 8 * sbh + 4 * sbh * 2);
+  // FP8 with bf16 first/last layers: Megatron adds a 16-bit set.
+  sc.training.fp8.bf16_layers_at_start = 1;
+  CHECK(strat::detail::userbuffers_bytes(sc) == 8 * sbh + 4 * sbh * 2 + 12 * sbh * 2);
+  CHECK(strat::detail::userbuffers_bytes(scenario(TpCommOverlap::kAsyncTp)) == 0);
+  CHECK(strat::detail::userbuffers_bytes(scenario(TpCommOverlap::kNone)) == 0);
+  // In the report: beside the CUDA context and NCCL's buffers, counted in the device's memory.
+  const auto ub = test::simulate_report(scenario(TpCommOverlap::kUserbuffers));
+  const auto none = test::simulate_report(scenario(TpCommOverlap::kNone));
+  REQUIRE(!ub.memory.empty());
+  CHECK(ub.memory[0].userbuffer_bytes == 12 * sbh * 2);
+  CHECK(none.memory[0].userbuffer_bytes == 0);
+  CHECK(ub.memory[0].device_bytes - ub.memory[0].peak_bytes -
+            (none.memory[0].device_bytes - none.memory[0].peak_bytes) ==
+        doctest::Approx(12 * sbh * 2).epsilon(1e-12));
+}
