@@ -332,10 +332,15 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
     case cost::Recompute::kFull: {
       // The scenario's method and group size (default uniform 1: every layer from its input).
       const bool block = t.recompute_method == cost::RecomputeMethod::kBlock;
-      const bool every_nth = t.recompute_method == cost::RecomputeMethod::kEveryNth;
+      // every-nth 1 checkpoints every layer: uniform 1.
+      const bool every_nth =
+          t.recompute_method == cost::RecomputeMethod::kEveryNth && t.recompute_num_layers > 1;
       a.add("--recompute-granularity", "full");
       a.add("--recompute-method", block ? "block" : "uniform");
-      a.add("--recompute-num-layers", every_nth ? "1" : std::to_string(t.recompute_num_layers));
+      a.add("--recompute-num-layers",
+            t.recompute_method == cost::RecomputeMethod::kEveryNth
+                ? "1"
+                : std::to_string(t.recompute_num_layers));
       c.mapped("/training/recompute", "--recompute-granularity full");
       if (every_nth) {
         c.cannot("/training/recompute_method",

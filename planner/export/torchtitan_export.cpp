@@ -385,13 +385,20 @@ void map_compile(const Scenario& s, ExportContext& c, Settings& out) {
   c.mapped(path, fmt::format("compile.enable, compile.components {}", components.dump()));
 }
 
-// The recompute mode: tyro subcommand in 0.3.0, [activation_checkpoint] mode in 0.2.2.
-std::string map_recompute(const Scenario& s, ExportContext& c) {
+// The recompute mode: tyro subcommand in 0.3.0, [activation_checkpoint] mode in 0.2.2 (with
+// `layer_sac`, 0.2.2's every N-th block: mode "selective" with selective_ac_option N).
+std::string map_recompute(const Scenario& s, ExportContext& c, bool layer_sac) {
   switch (s.training.recompute) {
     case cost::Recompute::kNone:
       c.mapped("/training/recompute", "none");
       return "none";
     case cost::Recompute::kFull:
+      if (layer_sac) {
+        c.mapped("/training/recompute",
+                 "activation_checkpoint.mode \"selective\" with a layer count "
+                 "(selective_ac_option N: every N-th block checkpointed whole)");
+        return "selective";
+      }
       c.mapped("/training/recompute", "full");
       return "full";
     case cost::Recompute::kSelective:
@@ -502,20 +509,20 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   map_parallel(s, version, c, out);
   map_cuda_graphs(s, c, out, version);
   map_compile(s, c, out);
-  const std::string recompute = map_recompute(s, c);
   // torchtitan 0.2.2's layer selective AC: mode "selective" with selective_ac_option N (its
   // activation_checkpoint.py, _apply_layer_sac); 0.3.0 has no such option.
   const bool every_nth = s.training.recompute == cost::Recompute::kFull &&
                          s.training.recompute_method == cost::RecomputeMethod::kEveryNth &&
                          version == "0.2.2";
+  const std::string recompute = map_recompute(s, c, every_nth);
   if (every_nth) {
     c.mapped("/training/recompute_method", "activation_checkpoint.mode = \"selective\"");
     c.mapped("/training/recompute_num_layers", "activation_checkpoint.selective_ac_option");
   } else {
     map_recompute_groups(s, c, "full (every block its own checkpoint)",
                          version == "0.2.2"
-                             ? "torchtitan's full checkpoints every block on its own; it has no "
-                               "block option"
+                             ? "torchtitan 0.2.2's checkpoints hold one block each: full wraps "
+                               "every block, selective_ac_option N every N-th"
                              : "torchtitan 0.3.0's full checkpoints every block on its own; it "
                                "has no every-N or block option");
   }
@@ -526,7 +533,7 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
                       "Megatron's modules, with \"selective\" (refused at /training/recompute)");
   }
   if (version == "0.2.2" && every_nth) {
-    out.set("activation_checkpoint", "mode", "selective");
+    out.set("activation_checkpoint", "mode", recompute);
     out.set("activation_checkpoint", "selective_ac_option",
             std::to_string(s.training.recompute_num_layers));
   } else if (version == "0.2.2") {

@@ -5,8 +5,9 @@
 namespace parasim::strat {
 
 bool grouped_recompute(const TrainingSpec& training) {
+  // every-nth 1 checkpoints every layer alone: plain full, as uniform 1.
   return training.recompute == cost::Recompute::kFull &&
-         (training.recompute_method != cost::RecomputeMethod::kUniform ||
+         (training.recompute_method == cost::RecomputeMethod::kBlock ||
           training.recompute_num_layers > 1);
 }
 

@@ -45,9 +45,9 @@ struct LayerCheckpoint {
                               // layer count, rerun in forward order before it; 0 elsewhere
 };
 
-// Whether the scenario's recompute is full with groups other than one layer each (method block
-// or every-nth, or uniform with recompute_num_layers > 1): the builder and the screen then take
-// the per-stage path below.
+// Whether the scenario's recompute is full with groups other than one layer each (method block,
+// every-nth or uniform with recompute_num_layers > 1; every-nth 1 and uniform 1 are plain full):
+// the builder and the screen then take the per-stage path below.
 bool grouped_recompute(const TrainingSpec& training);
 // Whether some layers run without recompute (block, every-nth): the builder and the screen then
 // also build the program without recompute for them.

@@ -43,13 +43,12 @@ void qk_norm_backward(StepWriter& w, const Dims& x) {
 }
 
 // Sequence parallelism's all-gather of a linear's input, whole, after the open block (closed as
-// `opened`): the FP8 copy where the recipe's library gathers it quantised (Dims::gather_e), the
-// local shard cast into the open block before it.
+// `opened`): the FP8 copy where the recipe's library gathers it quantised, `e` bytes per element
+// (Dims::gather_e, dy_gather_e), the local shard cast into the open block before it.
 void quantized_gather(StepWriter& w, const Dims& x, std::vector<LayerStep>& out,
-                      const std::string& opened, const std::string& label) {
+                      const std::string& opened, const std::string& label, double e) {
   w.close(out, opened);
-  StepWriter::collective(out, label, CollectiveKind::kAllGather,
-                         x.tokens() * x.h * x.gather_e);
+  StepWriter::collective(out, label, CollectiveKind::kAllGather, x.tokens() * x.h * e);
 }
 
 void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
@@ -66,7 +65,9 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
   if (overlap.fuses_all_gather()) {
     all_gather_gemm(w, overlap, out, "attn norm", {x.tokens(), qkv_n, x.h, "attn qkv"}, gathered);
   } else {
-    if (x.gathers_quantized()) quantized_gather(w, x, out, "attn norm", "attn all-gather");
+    if (x.gathers_quantized()) {
+      quantized_gather(w, x, out, "attn norm", "attn all-gather", x.gather_e);
+    }
     w.linear_gemm(x.tokens(), qkv_n, x.h);                         // QKV
   }
   // The QKV linear keeps its bias (skip_bias_add false): in the GEMM's epilogue, or an add.
@@ -114,7 +115,9 @@ void mlp_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
   if (overlap.fuses_all_gather()) {
     all_gather_gemm(w, overlap, out, "mlp norm", {x.tokens(), fc1_n, x.h, "mlp fc1"}, gathered);
   } else {
-    if (x.gathers_quantized()) quantized_gather(w, x, out, "mlp norm", "mlp all-gather");
+    if (x.gathers_quantized()) {
+      quantized_gather(w, x, out, "mlp norm", "mlp all-gather", x.gather_e);
+    }
     w.linear_gemm(x.tokens(), fc1_n, x.h);                         // fc1 (gate+up)
   }
   mlp_activation(w, x);
@@ -147,7 +150,7 @@ void row_parallel_backward(StepWriter& w, const Dims& x, std::vector<LayerStep>&
   if (overlap.fuses_all_gather()) {
     all_gather_gemm(w, overlap, out, opened, {m, k, n, linear + " dgrad"}, m * x.h * x.gather_e);
   } else {
-    if (x.gathers_quantized()) quantized_gather(w, x, out, opened, gather);
+    if (x.gathers_quantized()) quantized_gather(w, x, out, opened, gather, x.dy_gather_e);
     w.linear_dgrad(m, n, k);
   }
   w.linear_wgrad(m, n, k);

@@ -282,6 +282,12 @@ struct Dims {
   // element, cost::QuantRecipeInfo). torchao's Float8Linear as torchtitan 0.3.0 shards it casts
   // after a 16-bit gather. Multi-head latent attention's and the MoE block's gathers stay e.
   double gather_e = 2;
+  // The same for dY before a row-parallel dgrad without userbuffers: TE asks for the row-wise
+  // and the column-wise copy (module/linear.py backward, set_usage(rowwise=True,
+  // columnwise=True)); a per-tensor copy is gathered row-wise and transposed after
+  // (_all_gather_fp8), the block-scaled ones gather both (_all_gather_mxfp8,
+  // _start_all_gather_fp8_blockwise): 2 (1 + s). Userbuffers drops the column-wise one.
+  double dy_gather_e = 2;
   bool gathers_quantized() const { return gather_e != e; }
   double tokens() const { return b * s; }
   double query_width() const { return a * d; }  // h unless the head width is set
@@ -326,6 +332,10 @@ inline Dims dims_of(const Scenario& sc) {
       x.gather_e = 1 + info.scale_bytes_per_element;
     }
   }
+  x.dy_gather_e = x.gathers_quantized() && !cost::quant_recipe_info(sc.training.fp8.recipe)
+                                               .per_tensor
+                      ? 2 * x.gather_e
+                      : x.gather_e;
   x.linear_input_bytes = sc.training.fp8.enabled()
                              ? cost::saved_linear_input_bytes(sc.training.fp8.recipe)
                              : x.e;

@@ -119,6 +119,12 @@ void groups_modelled(const Scenario& s, cost::Diagnostics& d) {
     d.add("/parallel/zero_stage",
           why + "without ZeRO-3 or FSDP2 (Megatron's method; those trainers checkpoint per layer)");
   }
+  // DeepSpeed's ZeRO-3 holds gathered modules by whether the layer is checkpointed at all
+  // (zero3_resident_elements); torchtitan shards with FSDP2.
+  if (every && s.parallel.zero_stage == 3 && !s.parallel.fsdp2.enabled) {
+    d.add("/parallel/zero_stage",
+          why + "with FSDP2 (sharding \"fsdp2\") or ZeRO 0-2, not DeepSpeed's ZeRO-3");
+  }
   if (every && s.parallel.chunks > 1) {
     d.add("/parallel/chunks",
           why + "with one model chunk per rank (torchtitan's counter runs on across a rank's "

@@ -242,14 +242,13 @@ TEST_CASE("every-nth: the simulated peak and the rerun FLOPs by hand") {
   // Two layers of each of the two stages rerun once per micro-batch.
   CHECK(r.built.executed_flops_per_step.value - none.built.executed_flops_per_step.value ==
         doctest::Approx(4 * base.micro_batches() * forward).epsilon(1e-9));
-  // Sharded: ZeRO-3 and FSDP2 run it; the peak lies between none's and full's.
-  for (const char* sharding : {"zero-3", "fsdp2"}) {
-    CAPTURE(sharding);
+  // Sharded by FSDP2: its step lies between none's and full's.
+  {
     auto sharded = base;
     sharded.parallel.dp = 2;
     sharded.training.global_batch = 16;
     sharded.parallel.zero_stage = 3;
-    sharded.parallel.fsdp2.enabled = std::string(sharding) == "fsdp2";
+    sharded.parallel.fsdp2.enabled = true;
     const double every = simulate(sharded).result.makespan.to_seconds();
     auto plain = sharded;
     plain.training.recompute = cost::Recompute::kNone;
@@ -271,8 +270,14 @@ TEST_CASE("every-nth: problems at their paths") {
   };
   CHECK_NOTHROW(strat::parse_scenario(
       text(R"("recompute_num_layers": 2)", R"("dp": 8, "sharding": "fsdp2")"), "ok.json"));
+  CHECK(test::has_problem(test::problems_of(text(R"("recompute_num_layers": 2)",
+                                                 R"("dp": 4, "pp": 2, "zero_stage": 3)")),
+                          "/parallel/zero_stage", "not DeepSpeed's ZeRO-3"));
+  // every-nth 1 is plain full: interleaving runs it.
   CHECK_NOTHROW(strat::parse_scenario(
-      text(R"("recompute_num_layers": 2)", R"("dp": 4, "pp": 2, "zero_stage": 3)"), "ok.json"));
+      text(R"("recompute_num_layers": 1)",
+           R"("dp": 2, "pp": 4, "schedule": "interleaved-1f1b", "chunks": 2)"),
+      "one.json"));
   auto p = test::problems_of(text(R"("recompute_num_layers": 2)",
                                   R"("dp": 2, "pp": 4, "schedule": "interleaved-1f1b",
                                      "chunks": 2)"));

@@ -63,13 +63,16 @@ TEST_CASE("FP8 under SP: TE's recipes gather 1 + s bytes per element, torchao's 
   struct Case {
     QuantRecipe recipe;
     double gather_bytes_per_element;
+    double dy_bytes_per_element;
   };
-  // delayed and tensorwise: one scale per tensor; blockwise: an fp32 scale per 1 x 128 row
-  // block; torchao: its float8 casts after a bf16 gather.
-  for (const Case c : {Case{QuantRecipe::kDelayed, 1.0}, Case{QuantRecipe::kTensorwise, 1.0},
-                       Case{QuantRecipe::kBlockwise, 1.0 + 4.0 / 128},
-                       Case{QuantRecipe::kTorchaoTensorwise, 2.0},
-                       Case{QuantRecipe::kTorchaoRowwise, 2.0}}) {
+  // delayed and tensorwise: one scale per tensor, dY's column-wise copy transposed after the
+  // gather; blockwise: an fp32 scale per 1 x 128 row block, dY's two copies gathered; torchao:
+  // its float8 casts after a bf16 gather.
+  for (const Case c : {Case{QuantRecipe::kDelayed, 1.0, 1.0},
+                       Case{QuantRecipe::kTensorwise, 1.0, 1.0},
+                       Case{QuantRecipe::kBlockwise, 1.0 + 4.0 / 128, 2 * (1.0 + 4.0 / 128)},
+                       Case{QuantRecipe::kTorchaoTensorwise, 2.0, 2.0},
+                       Case{QuantRecipe::kTorchaoRowwise, 2.0, 2.0}}) {
     CAPTURE(cost::quant_recipe_name(c.recipe));
     const auto sc = scenario(TpCommOverlap::kNone, c.recipe);
     const cost::CostModel costs(sc.cluster);
@@ -80,7 +83,7 @@ TEST_CASE("FP8 under SP: TE's recipes gather 1 + s bytes per element, torchao's 
     }
     for (const char* label : {"attn bwd all-gather", "mlp bwd all-gather"}) {
       CHECK(collectives(p.backward, label, CollectiveKind::kAllGather).bytes ==
-            sh(sc) * c.gather_bytes_per_element);
+            sh(sc) * c.dy_bytes_per_element);
     }
     // The reduce-scatters carry the GEMMs' 16-bit outputs (and dX) whatever the recipe.
     CHECK(collectives(p.forward, "mlp reduce-scatter", CollectiveKind::kReduceScatter).bytes ==
@@ -88,13 +91,21 @@ TEST_CASE("FP8 under SP: TE's recipes gather 1 + s bytes per element, torchao's 
     CHECK(collectives(p.backward, "attn bwd reduce-scatter", CollectiveKind::kReduceScatter)
               .bytes == 2 * sh(sc));
   }
-  // MXFP8 on Blackwell: an E8M0 scale per 32 elements.
+  // MXFP8 on Blackwell: an E8M0 scale per 32 elements; dY's two copies.
   auto mx = scenario(TpCommOverlap::kNone, QuantRecipe::kMxfp8);
   mx.cluster = cost::find_cluster_preset("dgx-b200")->spec;
   const cost::CostModel costs(mx.cluster);
-  CHECK(collectives(strat::transformer_layer_program(mx, costs).forward, "attn all-gather",
-                    CollectiveKind::kAllGather)
-            .bytes == sh(mx) * (1 + 1.0 / 32));
+  const auto mp = strat::transformer_layer_program(mx, costs);
+  CHECK(collectives(mp.forward, "attn all-gather", CollectiveKind::kAllGather).bytes ==
+        sh(mx) * (1 + 1.0 / 32));
+  CHECK(collectives(mp.backward, "mlp bwd all-gather", CollectiveKind::kAllGather).bytes ==
+        sh(mx) * 2 * (1 + 1.0 / 32));
+  // Userbuffers rings dY's row-wise copy only.
+  mx.parallel.tp_comm_overlap = TpCommOverlap::kUserbuffers;
+  const auto ub = strat::transformer_layer_program(mx, costs);
+  const Sum ring =
+      collectives(ub.backward, "mlp fc2 dgrad all-gather chunk", CollectiveKind::kSendRecv);
+  CHECK(ring.bytes * kTp / (kTp - 1) == doctest::Approx(sh(mx) * (1 + 1.0 / 32)).epsilon(1e-12));
 }
 
 TEST_CASE("FP8 under SP: TE casts the local shard before its gather") {
