@@ -47,7 +47,8 @@ Bytes selective_bytes_per_layer(const ActivationShape& x, const RecomputeModules
 
 std::vector<SacTerm> per_op_sac_terms(const ActivationShape& x) {
   if (x.dropout || x.linear_input_bytes != kBf16) {
-    throw std::invalid_argument("per-op checkpointing: modelled without dropout and FP8 linears");
+    throw std::invalid_argument(
+        "per-op checkpointing: modelled without dropout and Transformer Engine's FP8 linears");
   }
   activation_terms_per_layer(x);  // the shape's own checks
   const double tokens = x.seq_len * x.micro_batch;
@@ -57,6 +58,11 @@ std::vector<SacTerm> per_op_sac_terms(const ActivationShape& x) {
   const double sbf = tokens * x.ffn_hidden;
   const bool rs = x.tp > 1 && x.sequence_parallel;  // reduce-scatter outputs exist
   constexpr bool kSaved = true, kRecomputed = false;
+  // torchao's float8: every linear runs aten._scaled_mm, in functorch's compute-intensive ops
+  // (the save list) but not among the mms the policy counts (aten.mm, aten.linear), so every
+  // linear's output is saved; the casts' amax (aten.max) too, a scalar (rowwise: a row's fp32,
+  // 4 bytes per token and operand: left out).
+  const bool all_mms = x.scaled_mm_linears;
   using S = SacSplit;
   std::vector<SacTerm> t;
   // Attention: mm 1 wq saved, mm 2 wk recomputed, mm 3 wv saved, mm 4 wo recomputed.
@@ -64,6 +70,7 @@ std::vector<SacTerm> per_op_sac_terms(const ActivationShape& x) {
   // The norm's output as the linears read it: all-gathered (whole) under sequence parallelism.
   t.push_back({"norm 1 output", kBf16 * sbh, S::kWhole, kRecomputed});
   t.push_back({"wq output", kBf16 * sbq, S::kTensorParallel, kSaved});
+  if (all_mms) t.push_back({"wk output", kBf16 * sbkv, S::kTensorParallel, kSaved});
   t.push_back({"wv output", kBf16 * sbkv, S::kTensorParallel, kSaved});
   t.push_back({"q after rope", kBf16 * sbq, S::kTensorParallel, kRecomputed});
   t.push_back({"k after rope", kBf16 * sbkv, S::kTensorParallel, kRecomputed});
@@ -71,6 +78,8 @@ std::vector<SacTerm> per_op_sac_terms(const ActivationShape& x) {
   t.push_back({"sdpa logsumexp", kFp32 * x.heads * tokens, S::kTensorParallel, kSaved});
   // inner_attention(...).contiguous(): wo's input, a copy of the SDPA output.
   t.push_back({"wo input", kBf16 * sbq, S::kTensorParallel, kRecomputed});
+  // wo's output: TP-partial [s, b, h] before its reduction.
+  if (all_mms) t.push_back({"wo output", kBf16 * sbh, S::kWhole, kSaved});
   if (rs) t.push_back({"attn reduce-scatter output", kBf16 * sbh, S::kSequence, kSaved});
   // MLP: mms 5, 6 (, 7).
   t.push_back({"norm 2 input", kBf16 * sbh, S::kSequence, kRecomputed});
@@ -78,12 +87,13 @@ std::vector<SacTerm> per_op_sac_terms(const ActivationShape& x) {
   if (x.swiglu) {
     t.push_back({"w1 output", kBf16 * sbf, S::kTensorParallel, kSaved});
     t.push_back({"silu output", kBf16 * sbf, S::kTensorParallel, kRecomputed});
-    t.push_back({"w3 output", kBf16 * sbf, S::kTensorParallel, kRecomputed});
+    t.push_back({"w3 output", kBf16 * sbf, S::kTensorParallel, all_mms ? kSaved : kRecomputed});
     t.push_back({"swiglu product", kBf16 * sbf, S::kTensorParallel, kRecomputed});
     t.push_back({"w2 output", kBf16 * sbh, S::kWhole, kSaved});
   } else {
     t.push_back({"fc1 output", kBf16 * sbf, S::kTensorParallel, kSaved});
     t.push_back({"gelu output", kBf16 * sbf, S::kTensorParallel, kRecomputed});
+    if (all_mms) t.push_back({"fc2 output", kBf16 * sbh, S::kWhole, kSaved});
   }
   if (rs) t.push_back({"mlp reduce-scatter output", kBf16 * sbh, S::kSequence, kSaved});
   return t;

@@ -81,6 +81,9 @@ struct ActivationShape {
   // its output (FlashAttention), that output is kept in bf16 too ("attention output").
   double linear_input_bytes = 2;
   bool attention_keeps_output = false;
+  // torchao's float8 linears (torchtitan): each linear's GEMM is aten._scaled_mm, which
+  // torchtitan's per-op policy saves (activation_checkpointing.hpp, per_op_sac_terms).
+  bool scaled_mm_linears = false;
 };
 
 // kPerOp: torchtitan's per-op selective activation checkpointing (activation_checkpointing.hpp).

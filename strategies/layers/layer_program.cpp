@@ -564,6 +564,8 @@ cost::ActivationShape activation_shape(const Scenario& sc) {
   if (sc.training.fp8.enabled()) {
     a.linear_input_bytes = cost::saved_linear_input_bytes(sc.training.fp8.recipe);
     a.attention_keeps_output = sc.training.attention == AttentionKind::kFlash;
+    a.scaled_mm_linears = cost::quant_recipe_info(sc.training.fp8.recipe).library ==
+                          cost::QuantLibrary::kTorchao;
   }
   return a;
 }

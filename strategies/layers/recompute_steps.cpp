@@ -23,12 +23,16 @@ void rerun_all_gather(std::vector<LayerStep>& out, const Dims& x, const char* la
 }  // namespace
 
 void per_op_recompute(StepWriter& w, const Dims& x, std::vector<LayerStep>& out) {
-  // Attention: mm 1 (wq) and mm 3 (wv) saved, mm 2 (wk) and mm 4 (wo) rerun; SDPA saved.
+  // Attention: mm 1 (wq) and mm 3 (wv) saved, mm 2 (wk) and mm 4 (wo) rerun; SDPA saved. With
+  // torchao's float8 (every linear an aten._scaled_mm, saved and not counted:
+  // activation_checkpointing.hpp) no GEMM reruns, nor the casts feeding them (torchao's costs
+  // assume torch.compile, whose partitioner reruns only what the backward reads).
+  const bool rerun_mms = !w.quantized();
   rerun_all_gather(out, x, "attn all-gather");
   w.memory(2 * hidden_bytes(x));                // input norm
-  w.linear(x.tokens(), x.kv * x.d / x.t, x.h);  // wk
+  if (rerun_mms) w.linear(x.tokens(), x.kv * x.d / x.t, x.h);  // wk
   qk_norm_forward(w, x);
-  w.linear(x.tokens(), x.h, x.query_width() / x.t);  // wo
+  if (rerun_mms) w.linear(x.tokens(), x.h, x.query_width() / x.t);  // wo
   bias_dropout_add(w, x);                            // the residual add
   w.close(out, "attn");
   rerun_all_reduce(out, x, "attn all-reduce");  // with SP the reduce-scatter is saved
@@ -38,11 +42,11 @@ void per_op_recompute(StepWriter& w, const Dims& x, std::vector<LayerStep>& out)
   w.memory(2 * hidden_bytes(x));  // norm
   w.sync(out, "mlp norm", x.layer_syncs);
   if (x.swiglu) {
-    w.linear(x.tokens(), x.f / x.t, x.h);  // w3
+    if (rerun_mms) w.linear(x.tokens(), x.f / x.t, x.h);  // w3
     mlp_activation(w, x);
   } else {
     mlp_activation(w, x);
-    w.linear(x.tokens(), x.h, x.f / x.t);  // fc2
+    if (rerun_mms) w.linear(x.tokens(), x.h, x.f / x.t);  // fc2
   }
   bias_dropout_add(w, x);
   w.close(out, "mlp");

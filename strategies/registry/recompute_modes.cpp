@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "costmodel/precision/quantization.hpp"
 #include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/registry/kind_lists.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
@@ -70,8 +71,11 @@ void per_op_modelled(const Scenario& s, cost::Diagnostics& d) {
                         "without linear biases (a biased linear runs as addmm, which the "
                         "policy saves without counting it among the mms)");
   }
-  if (s.training.fp8.enabled()) {
-    d.add("/training/fp8", why + "in bf16 (float8's saved amax and casts are not modelled)");
+  if (s.training.fp8.enabled() &&
+      cost::quant_recipe_info(s.training.fp8.recipe).library != cost::QuantLibrary::kTorchao) {
+    d.add("/training/fp8/recipe",
+          why + "in bf16 or with torchao's float8 (torchtitan's): Transformer Engine's linears "
+                "are fused autograd functions whose GEMMs the policy does not see");
   }
   if (s.training.precision == cost::Dtype::kFp32) {
     d.add("/training/precision", why + "in bf16 or fp16 (its saved tensors are counted at 2 bytes)");

@@ -73,6 +73,30 @@ TEST_CASE("per-op AC keeps the block input, wq, wv, SDPA, w1 and w2 outputs (han
   CHECK(rel_eq(per_op_sac_saved_bytes(llama3_8b(4, false)).value, saved4_nosp));
 }
 
+TEST_CASE("per-op AC with torchao's float8: every linear's _scaled_mm output saved (hand count)") {
+  ActivationShape x = llama3_8b(1, false);
+  x.scaled_mm_linears = true;  // linear_input_bytes stays 2: torchao keeps the bf16 input
+  const double s = 8192, h = 4096, a = 32, f = 14336;
+  const double sbh = s * h, kv = sbh / 4;
+  // bf16's saved set plus wk's output, wo's output and w3's output (mms 2, 4, 6, no longer
+  // counted by the policy): input, wq, wk, wv, SDPA and lse, wo, w1, w3, w2.
+  const double saved = 2 * sbh + 2 * sbh + 2 * kv + 2 * kv + 2 * sbh + 4 * a * s + 2 * sbh +
+                       2 * s * f + 2 * s * f + 2 * sbh;
+  CHECK(rel_eq(per_op_sac_saved_bytes(x).value, saved));
+  // Rerun and read by the backward: norm 1 output, Q and K after RoPE, wo's input, norm 2 input
+  // and output, SiLU output, the product (w3's output is saved now).
+  const double rerun = 2 * sbh + 2 * sbh + 2 * kv + 2 * sbh + 2 * sbh + 2 * sbh + 2 * 2 * s * f;
+  CHECK(rel_eq(per_op_sac_backward_bytes(x).value, saved + rerun));
+  // tp 4 with SP: wo's and w2's TP-partial outputs whole on every rank.
+  x = llama3_8b(4, true);
+  x.scaled_mm_linears = true;
+  const double t = 4;
+  const double saved4 = (2 * sbh + 2 * sbh + 2 * kv + 2 * kv + 2 * sbh + 4 * a * s + 2 * sbh +
+                         2 * s * f + 2 * s * f + 2 * sbh) / t +
+                        2 * sbh + 2 * sbh;
+  CHECK(rel_eq(per_op_sac_saved_bytes(x).value, saved4));
+}
+
 TEST_CASE("per-op AC on a GeLU MLP saves fc1 and reruns fc2; shapes it does not model throw") {
   ActivationShape x = gpt3(1, false);
   x.dropout = false;

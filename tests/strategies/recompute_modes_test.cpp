@@ -6,8 +6,11 @@
 
 #include "costmodel/activation_checkpointing.hpp"
 #include "costmodel/cost_model.hpp"
+#include "costmodel/diagnostics.hpp"
+#include "costmodel/precision/quantization.hpp"
 #include "scenario_builder.hpp"
 #include "strategies/layers/layer_program.hpp"
+#include "strategies/registry/scenario_rules.hpp"
 
 using namespace parasim;
 
@@ -68,6 +71,45 @@ TEST_CASE("per-op AC reruns wk, wo and w3 and the all-gathers, keeps torchtitan'
   sc.training.recompute = cost::Recompute::kPerOp;
   const auto op = strat::transformer_layer_program(sc, cost::CostModel(sc.cluster));
   CHECK(recompute_collectives(op.backward, cost::CollectiveKind::kAllReduce) == 2);
+}
+
+TEST_CASE("per-op AC with torchao's float8 reruns no GEMM, keeps every linear's output") {
+  for (const cost::QuantRecipe r :
+       {cost::QuantRecipe::kTorchaoTensorwise, cost::QuantRecipe::kTorchaoRowwise}) {
+    CAPTURE(cost::quant_recipe_name(r));
+    auto sc = llama(2, true);
+    sc.training.fp8.recipe = r;
+    const cost::CostModel costs(sc.cluster);
+    const auto none = strat::transformer_layer_program(sc, costs);
+    sc.training.recompute = cost::Recompute::kPerOp;
+    const auto op = strat::transformer_layer_program(sc, costs);
+    // The rerun: norms and pointwise kernels, no GEMM FLOPs; the all-gathers of SP still rerun.
+    CHECK(flops(op.backward) == doctest::Approx(flops(none.backward)).epsilon(1e-12));
+    CHECK(recompute_collectives(op.backward, cost::CollectiveKind::kAllGather) == 2);
+    int rerun_kernels = 0;
+    for (const auto& st : op.backward) rerun_kernels += st.recompute ? st.compute.kernels : 0;
+    CHECK(rerun_kernels > 0);
+    const auto shape = strat::activation_shape(sc);
+    CHECK(shape.scaled_mm_linears);
+    CHECK(op.activation_stored_bytes == cost::per_op_sac_saved_bytes(shape).value);
+    // Beside bf16's per-op set: wk's, wo's (TP-partial, whole) and w3's outputs.
+    auto bf16 = sc;
+    bf16.training.fp8 = {};
+    const auto bf16_op = strat::transformer_layer_program(bf16, costs);
+    const auto& m = sc.model;
+    const double tokens = m.seq_len, t = 2;
+    CHECK(op.activation_stored_bytes - bf16_op.activation_stored_bytes ==
+          doctest::Approx(2 * tokens * m.kv_heads * m.head_dim() / t + 2 * tokens * m.hidden +
+                          2 * tokens * m.ffn_hidden / t)
+              .epsilon(1e-12));
+  }
+  // Transformer Engine's recipes are refused with per-op, at the recipe's path.
+  auto te = llama(2, true);
+  te.training.fp8.recipe = cost::QuantRecipe::kDelayed;
+  te.training.recompute = cost::Recompute::kPerOp;
+  cost::Diagnostics d("x.json");
+  strat::check_scenario(te, d);
+  CHECK_FALSE(d.ok());
 }
 
 TEST_CASE("Megatron's mlp module reruns fc1, the activation and fc2 with their collectives") {
