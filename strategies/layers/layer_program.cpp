@@ -80,7 +80,11 @@ void attention_forward(StepWriter& w, const Dims& x, std::vector<LayerStep>& out
     bias_dropout_add(w, x);
     w.close(out, "attn proj");
     out.back().after = {core};
-    if (x.t > 1) StepWriter::collective(out, "attn all-reduce", CollectiveKind::kAllReduce, bsh);
+    if (x.t > 1) {  // as without cp: sequence parallelism reduce-scatters the projection's output
+      StepWriter::collective(out, x.sp ? "attn reduce-scatter" : "attn all-reduce",
+                             x.sp ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                             bsh);
+    }
     return;
   }
   attention_core_forward(w, x);
