@@ -59,7 +59,7 @@ const char* reason_text(Reason r) {
     case Reason::kPlacement: return "TP placement does not apply (TSP or low-rank rules)";
     case Reason::kBatch: return "global batch not a multiple of micro-batch x dp";
     case Reason::kContextParallel:
-      return "cp rules (flash, sequence split, no interleaving, no torch.compile)";
+      return "cp rules (flash, sequence split, no interleaving)";
     case Reason::kTpNodes: return "tp and the node size (divide it, or a multiple of it)";
     case Reason::kUnevenGroups: return "data-parallel groups uneven on nodes";
     case Reason::kRails: return "rails-only fabric: hop off its rail";
@@ -237,9 +237,8 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   if (m.mla.enabled() && c.placement != TpPlacement::kMegatron) return Reason::kPlacement;
   if (c.cp > 1) {
     if (m.mla.enabled()) return Reason::kContextParallel;
-    // torch.compile is modelled without cp (scenario_rules.cpp, compiled_block_modelled).
     if (m.seq_len % (2 * c.cp) != 0 || c.attention != strat::AttentionKind::kFlash || low_rank ||
-        (c.zero_stage == 3 && !c.fsdp2) || c.chunks > 1 || zero_bubble || c.compile) {
+        (c.zero_stage == 3 && !c.fsdp2) || c.chunks > 1 || zero_bubble) {
       return Reason::kContextParallel;
     }
     // strategies/registry/context_parallel.cpp's all-to-all rules, restated: a2a+p2p's group a

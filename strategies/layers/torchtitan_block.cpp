@@ -3,6 +3,7 @@
 #include <string>
 
 #include "strategies/layers/attention_core.hpp"
+#include "strategies/layers/cp_attention.hpp"
 #include "strategies/layers/layer_kernels.hpp"
 #include "strategies/layers/tp_overlap.hpp"
 
@@ -93,7 +94,7 @@ void compiled_norm_weight_grad(StepWriter& w, const Dims& x, double reads) {
 
 bool uses_torchtitan_block(const Scenario& sc, bool moe) {
   return sc.training.framework.kernels == LayerKernels::kTorchtitan && !moe &&
-         !sc.model.mla.enabled() && sc.parallel.cp == 1;
+         !sc.model.mla.enabled();
 }
 
 void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
@@ -117,6 +118,21 @@ void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
     qk_norm_forward(w, x);
     eager_rope(w, x, query_elements(x));
     eager_rope(w, x, key_elements(x));
+  }
+  if (x.cp > 1) {  // torch's context_parallel attention (cp_attention.hpp), then wo
+    cp_attention_forward(w, x, out);
+    const int core = last_step(out);
+    w.linear(x.tokens(), x.h, x.query_width() / x.t);  // wo
+    if (!compiled) w.memory(3 * hb);                    // h = x + attention
+    close_block(w, x, "attn", out);
+    // The block after the core waits for it (the core's last step may be a transfer).
+    for (auto i = static_cast<std::size_t>(core) + 1; i < out.size(); ++i) {
+      if (!out[i].is_collective) {
+        out[i].after = {core};
+        break;
+      }
+    }
+    return;
   }
   attention_core_forward(w, x);
   if (overlap.on()) {
@@ -227,8 +243,12 @@ void torchtitan_attention_backward(StepWriter& w, const Dims& x, bool compiled, 
   } else {
     w.linear_backward(x.tokens(), x.h, x.query_width() / x.t);  // wo
   }
-  if (recompute_core) attention_core_forward(w, x);
-  attention_core_backward(w, x);
+  if (x.cp > 1) {
+    cp_attention_backward(w, x, out);
+  } else {
+    if (recompute_core) attention_core_forward(w, x);
+    attention_core_backward(w, x);
+  }
   if (compiled) {
     compiled_rope(w, x);
   } else {

@@ -40,8 +40,8 @@
 // the fused residual add + norm sits after the reduce-scatter (first kernel of the MLP block).
 // Left out (docs/pytorch-native.md): activation memory stays Korthikanti's (the eager block's
 // fp32 RoPE intermediates and the min-cut's recomputation instead of saving are not itemised);
-// FP8 cast kernels are not fused under compile; context parallelism, MoE and MLA blocks keep
-// Megatron's program.
+// FP8 cast kernels are not fused under compile; MoE and MLA blocks keep Megatron's program.
+// Context parallelism replaces the SDPA by cp_attention.hpp's core (the block's kernels stay).
 
 #include <vector>
 
@@ -49,7 +49,7 @@
 
 namespace parasim::strat::detail {
 
-// Whether a layer of `sc` runs torchtitan's block (dense, no MLA, cp 1, a torchtitan framework).
+// Whether a layer of `sc` runs torchtitan's block (dense, no MLA, a torchtitan framework).
 bool uses_torchtitan_block(const Scenario& sc, bool moe);
 
 void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,

@@ -234,7 +234,6 @@ void compiled_block_modelled(const Scenario& s, cost::Diagnostics& d) {
   if (s.model.moe.enabled()) why = "a mixture of experts";
   else if (s.model.mla.enabled()) why = "multi-head latent attention";
   else if (s.model.low_rank.enabled()) why = "low-rank layers";
-  else if (s.parallel.cp > 1) why = "context parallelism";
   else if (s.parallel.tp_placement == TpPlacement::kTsp) why = "the tsp placement";
   if (!why.empty()) {
     d.add("/training/framework/compile",

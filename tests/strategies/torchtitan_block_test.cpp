@@ -178,7 +178,39 @@ TEST_CASE("the parser: training.framework.compile, every problem with its path")
       test::has_problem(bad, "/training/framework/compile/components/1", "\"model\" or \"loss\""));
   const auto number = test::problems_of(head + R"({"preset": "torchtitan", "compile": 3})" + tail);
   CHECK(test::has_problem(number, "/training/framework/compile", "expected true, false"));
-  const auto cp = test::problems_of(
-      head + R"({"preset": "torchtitan", "compile": true}}, "parallel": {"dp": 4, "cp": 2}})");
-  CHECK(test::has_problem(cp, "/training/framework/compile", "context parallelism"));
+  // Context parallelism compiles (torchtitan's CP runs under compile); TSP does not.
+  CHECK_NOTHROW(strat::parse_scenario(
+      head + R"({"preset": "torchtitan", "compile": true}}, "parallel": {"dp": 4, "cp": 2}})",
+      "cp.json"));
+}
+
+TEST_CASE("context parallelism in torchtitan's block: the ring replaces the core, compiled too") {
+  auto with_cp = [](bool compile, int cp) {
+    auto sc = titan(compile);
+    sc.model.seq_len = 8192;
+    sc.parallel.cp = cp;
+    sc.parallel.cp_comm = strat::CpComm::kRing;
+    return sc;
+  };
+  const cost::CostModel costs(with_cp(false, 1).cluster);
+  auto program = [&](bool compile, int cp) {
+    return strat::transformer_layer_program(with_cp(compile, cp), costs);
+  };
+  const auto eager1 = program(false, 1), eager2 = program(false, 2);
+  const auto comp1 = program(true, 1), comp2 = program(true, 2);
+  // Only the attention core changes with cp: the same kernel difference in both forms.
+  CHECK(kernels(comp2.forward) - kernels(comp1.forward) ==
+        kernels(eager2.forward) - kernels(eager1.forward));
+  CHECK(kernels(comp2.backward) - kernels(comp1.backward) ==
+        kernels(eager2.backward) - kernels(eager1.backward));
+  // The block's own fused kernels stay: compiled has fewer kernels than eager under cp too.
+  CHECK(kernels(comp2.forward) < kernels(eager2.forward));
+  // The ring: cp - 1 K/V transfers forward.
+  int transfers = 0;
+  for (const auto& s : comp2.forward) {
+    transfers += s.is_collective && s.collective.kind == cost::CollectiveKind::kSendRecv;
+  }
+  CHECK(transfers == 1);
+  CHECK(test::simulate_report(with_cp(true, 2)).step_time_s <
+        test::simulate_report(with_cp(false, 2)).step_time_s);
 }
