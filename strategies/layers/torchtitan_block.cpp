@@ -122,6 +122,14 @@ void torchtitan_attention_forward(StepWriter& w, const Dims& x, bool compiled,
   if (x.cp > 1) {  // torch's context_parallel attention (cp_attention.hpp), then wo
     cp_attention_forward(w, x, out);
     const int core = last_step(out);
+    if (overlap.on()) {  // wo's chunks start after the core's last step (open_block chains)
+      w.input_casts(x.tokens(), x.h, x.query_width() / x.t);
+      gemm_reduce_scatter(w, overlap, out, "attn core",
+                          {x.tokens(), x.h, x.query_width() / x.t, "attn wo"}, bsh(x));
+      if (!compiled) w.memory(3 * hb);  // h = x + attention
+      w.close(out, "attn");
+      return;
+    }
     w.linear(x.tokens(), x.h, x.query_width() / x.t);  // wo
     if (!compiled) w.memory(3 * hb);                    // h = x + attention
     close_block(w, x, "attn", out);

@@ -46,8 +46,10 @@
 // buffers), and reduce-scatters in 16 bits (the pipeline layers' fp8_buf is false by default);
 // TE refuses blockwise scaling in userbuffers ("Unsupported quantizer for Userbuffers", base.py),
 // and so does the registry. AsyncTP with torchao's float8: TpOverlap::fuses_all_gather.
-// Not modelled: atomic GEMMs, context parallelism and MLA's attention (refused), the MoE block's
-// own collectives (serial).
+// Context parallelism: torchtitan's block chunks its wqkv and wo around the context-parallel
+// attention (torchtitan_block.cpp); Megatron's layer with cp is refused.
+// Not modelled: atomic GEMMs, Megatron's layer with cp and MLA's attention (refused), the MoE
+// block's own collectives (serial).
 
 #include <string>
 #include <vector>

@@ -29,9 +29,16 @@ void sequence_parallel_tp(const Scenario& s, cost::Diagnostics& d) {
 }
 
 // What the layer programs do not chunk (tp_overlap.hpp), refused rather than approximated.
+// torchtitan's block chunks around its context-parallel attention; Megatron's layer does not.
 void modelled_layers(const Scenario& s, cost::Diagnostics& d) {
-  if (s.parallel.cp > 1) {
-    d.add("/parallel/cp", "tp_comm_overlap with context parallelism is not modelled yet");
+  const bool titan_block = s.training.framework.kernels == LayerKernels::kTorchtitan &&
+                           !s.model.moe.enabled() && !s.model.mla.enabled();
+  if (s.parallel.cp > 1 &&
+      !(titan_block && s.parallel.tp_comm_overlap == TpCommOverlap::kAsyncTp)) {
+    d.add("/parallel/cp",
+          "tp_comm_overlap with context parallelism is modelled for async-tp in torchtitan's "
+          "block only (Megatron's layer program does not chunk around its context-parallel "
+          "attention yet)");
   }
   if (s.model.mla.enabled()) {
     d.add("/model/mla", "tp_comm_overlap with multi-head latent attention is not modelled yet");

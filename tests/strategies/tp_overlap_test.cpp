@@ -17,6 +17,7 @@
 #include "strategies/framework/framework_presets.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
+#include "strategies/registry/scenario_rules.hpp"
 
 using namespace parasim;
 using strat::TpCommOverlap;
@@ -169,7 +170,7 @@ TEST_CASE("tp_comm_overlap's rules: every problem at its path") {
   CHECK(test::has_problem(problems, "/parallel/sequence_parallel", "needs sequence_parallel"));
   // async-tp is torch's: any framework may model it (torchtitan offers it; the exports say so).
   CHECK_FALSE(test::has_problem(problems, "/training/framework", ""));
-  CHECK(test::has_problem(problems, "/parallel/cp", "not modelled"));
+  CHECK(test::has_problem(problems, "/parallel/cp", "torchtitan's block only"));
 
   const std::string ub = R"({"model": "llama3-8b", "cluster": "dgx-h100",
       "training": {"global_batch": 8, "micro_batch": 1, "framework": "torchtitan"},
@@ -218,6 +219,42 @@ TEST_CASE("async-tp in torchtitan's compiled block: its GEMMs chunked, the same 
   auto serial = sc;
   serial.parallel.tp_comm_overlap = TpCommOverlap::kNone;
   CHECK(test::simulate_report(sc).step_time_s < test::simulate_report(serial).step_time_s);
+}
+
+TEST_CASE("async-tp with context parallelism in torchtitan's block: chunks around the ring") {
+  auto sc = scenario(TpCommOverlap::kAsyncTp);
+  sc.training.framework = strat::find_framework_preset("torchtitan")->spec;
+  sc.training.framework.compile.enabled = true;
+  sc.model.seq_len = 8192;
+  sc.parallel.cp = 2;
+  sc.parallel.cp_comm = strat::CpComm::kRing;
+  const cost::CostModel costs(sc.cluster);
+  const auto p = strat::transformer_layer_program(sc, costs);
+  const double shard = bsh(sc) / 2 / kTp;  // this rank's s / cp tokens
+  for (const char* label : {"attn wqkv all-gather chunk", "attn wo reduce-scatter chunk"}) {
+    INFO(label);
+    const Sum s = collectives(p.forward, label, cost::CollectiveKind::kSendRecv);
+    CHECK(s.count == kTp - 1);
+    CHECK(s.bytes + shard == bsh(sc) / 2);
+  }
+  // The ring's one K/V transfer (cp - 1) sits between them; no whole TP collective is left.
+  int ring = 0;
+  for (const auto& st : p.forward) {
+    if (!st.is_collective) continue;
+    ring += !st.copy_engine;
+    CHECK(st.collective.kind == cost::CollectiveKind::kSendRecv);
+  }
+  CHECK(ring == 1);
+  auto serial = sc;
+  serial.parallel.tp_comm_overlap = TpCommOverlap::kNone;
+  CHECK(test::simulate_report(sc).step_time_s < test::simulate_report(serial).step_time_s);
+  // Megatron's layer keeps refusing it, and userbuffers with cp.
+  auto megatron = sc;
+  megatron.training.framework = strat::find_framework_preset("megatron-lm")->spec;
+  megatron.training.framework.compile.enabled = false;  // only cp is left to refuse
+  cost::Diagnostics d("x.json");
+  strat::check_scenario(megatron, d);
+  CHECK_FALSE(d.ok());
 }
 
 TEST_CASE("async-tp with torchtitan's block needs torch.compile, as torchtitan does") {
