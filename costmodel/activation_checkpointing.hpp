@@ -49,6 +49,11 @@ struct RecomputeModules {
   bool core_attn = true;
   bool mlp = false;
   bool layernorm = false;
+  // MoE layers (strategies/layers/moe_layer.hpp): the routed experts' activation output
+  // discarded and rerun before fc2's backward (experts.py, CheckpointWithoutOutput), and the
+  // shared experts checkpointed (moe_layer.py, tensor_parallel.checkpoint).
+  bool moe_act = false;
+  bool shared_experts = false;
   bool operator==(const RecomputeModules&) const = default;
 };
 

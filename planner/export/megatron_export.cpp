@@ -302,6 +302,8 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
       if (m.core_attn) names.emplace_back("core_attn");
       if (m.mlp) names.emplace_back("mlp");
       if (m.layernorm) names.emplace_back("layernorm");
+      if (m.moe_act) names.emplace_back("moe_act");
+      if (m.shared_experts) names.emplace_back("shared_experts");
       a.add("--recompute-granularity", "selective");
       if (names.empty()) a.add("--recompute-modules");
       for (std::size_t i = 0; i < names.size(); ++i) {

@@ -37,11 +37,15 @@ void read_recompute_modules(const nlohmann::json& node, const std::string& path,
       m.mlp = true;
     } else if (name == "layernorm") {
       m.layernorm = true;
+    } else if (name == "moe_act") {
+      m.moe_act = true;
+    } else if (name == "shared_experts") {
+      m.shared_experts = true;
     } else {
-      // transformer_layer.py / moe_layer.py (megatron-core 0.19.2) recompute these inside MoE
-      // and MLA blocks, which parasim's programs do not split that way yet.
-      d.add(at, fmt::format("\"{}\" is not modelled: parasim models core_attn, mlp and layernorm "
-                            "(docs/activation-checkpointing.md)",
+      // moe_layer.py / multi_latent_attention.py (megatron-core 0.19.2) checkpoint the whole
+      // MoE layer and MLA's up-projections, which parasim's programs do not split that way yet.
+      d.add(at, fmt::format("\"{}\" is not modelled: parasim models core_attn, mlp, layernorm, "
+                            "moe_act and shared_experts (docs/activation-checkpointing.md)",
                             name));
     }
   }

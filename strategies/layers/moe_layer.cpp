@@ -89,6 +89,9 @@ void experts_forward(StepWriter& w, const Dims& x, const MoeDims& m) {
 
 void experts_backward(StepWriter& w, const Dims& x, const MoeDims& m) {
   const double n = m.local_experts, rows = m.computed() / n, f = m.expert_ffn / m.etp;
+  // moe_act: the activation (with the probabilities) rerun from fc1's output before fc2's
+  // backward reads its output (discard_output_and_register_recompute, experts.py).
+  if (m.recompute_act) w.memory(3 * x.act(m.computed() * f) + 4 * m.computed());
   w.count_weights_as_experts(true);  // their FP8 copies are expert parameters
   w.linear_backward(rows, x.h, f, n);
   w.memory(5 * x.act(m.computed() * f) + 8 * m.computed());
@@ -297,6 +300,11 @@ MoeDims moe_dims_of(const Scenario& sc) {
   m.allgather = p.moe_dispatcher == MoeDispatcher::kAllGather;
   m.flex = p.moe_dispatcher == MoeDispatcher::kFlex;
   m.shared_overlap = p.moe_shared_expert_overlap && m.shared_ffn > 0 && !m.allgather;
+  const bool selective = sc.training.recompute == cost::Recompute::kSelective;
+  m.recompute_act = selective && sc.training.recompute_modules.moe_act;
+  m.recompute_shared =
+      selective && sc.training.recompute_modules.shared_experts && m.shared_ffn > 0 &&
+      !m.shared_overlap;
   // The busiest rank (costmodel/expert_load.hpp): the router's skew, measured or the published
   // default of its balancing, and the sampling of this micro-batch's tokens.
   double skew = spec.max_violation;
@@ -359,6 +367,12 @@ void moe_block_backward(StepWriter& w, const Dims& x, const MoeDims& m,
     alltoall_backward(w, x, m, out);
   }
   router_backward(w, m, x);
+  if (m.recompute_shared) {  // the checkpoint reruns the shared experts' forward first
+    w.close(out, "moe bwd");  // the backward so far, not part of the rerun
+    const std::size_t first = out.size();
+    shared_forward(w, x, m, out);
+    for (std::size_t i = first; i < out.size(); ++i) out[i].recompute = true;
+  }
   if (!m.shared_overlap) shared_backward(w, x, m, out);
   residual_gradient_add(w, x);
   norm_backward(w, x);
@@ -371,9 +385,13 @@ double moe_block_activation_bytes(const Dims& x, const MoeDims& m) {
   // Routed experts: fc1's input, SwiGLU's two inputs and fc2's input, the probabilities; the
   // linears' inputs at x.linear_input_bytes (FP8 under Transformer Engine's GroupedLinear).
   const double lin = x.linear_input_bytes / x.e;  // per activation byte
-  bytes += lin * x.act(m.computed() * x.h) + (2 + lin) * x.act(m.computed() * f) +
+  // moe_act discards fc2's input (the activation's output).
+  const double fc2_input = m.recompute_act ? 0 : lin;
+  bytes += lin * x.act(m.computed() * x.h) + (2 + fc2_input) * x.act(m.computed() * f) +
            4 * m.computed();
-  if (m.shared_ffn > 0) {
+  if (m.recompute_shared) {
+    bytes += hidden_bytes(x);  // the checkpoint keeps its input, the pre-MLP norm's output
+  } else if (m.shared_ffn > 0) {
     bytes += lin * hidden_bytes(x) + (2 + lin) * x.act(x.tokens() * m.shared_ffn / x.t);
   }
   if (x.dropout) bytes += hidden_bytes(x) / x.e;  // the residual dropout's mask

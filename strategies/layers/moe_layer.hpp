@@ -67,6 +67,11 @@ struct MoeDims {
   bool allgather = false;  // the allgather dispatcher
   bool flex = false;       // the flex dispatcher (DeepEP)
   bool shared_overlap = false;  // shared experts under the dispatch (alltoall or flex, forward)
+  // Megatron's --recompute-modules (selective): moe_act, the routed experts' activation output
+  // discarded and rerun before fc2's backward; shared_experts, the shared experts checkpointed
+  // (not with shared_overlap: moe_layer.py recomputes them only when not overlapped).
+  bool recompute_act = false;
+  bool recompute_shared = false;
   // flex: the distinct tokens the busiest rank receives, etp ep hit(E / ep) T R
   // (cost::token_traffic), and the exchange's description without its payload.
   double received = 0;

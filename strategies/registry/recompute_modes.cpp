@@ -33,8 +33,31 @@ void modules_need_selective(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
+// moe_act and shared_experts act on MoE layers (moe_layer.hpp), moe_act in 16 bits.
+void moe_modules_modelled(const Scenario& s, cost::Diagnostics& d) {
+  const auto& m = s.training.recompute_modules;
+  const auto& moe = s.model.moe;
+  if ((m.moe_act || m.shared_experts) && !moe.enabled()) {
+    d.add("/training/recompute_modules",
+          "\"moe_act\" and \"shared_experts\" recompute parts of MoE layers: the model has none "
+          "(model.moe)");
+    return;
+  }
+  if (m.shared_experts && moe.shared_experts == 0) {
+    d.add("/training/recompute_modules",
+          "\"shared_experts\" recomputes the shared experts: the model has none "
+          "(model.moe.shared_experts)");
+  }
+  if (m.moe_act && s.training.fp8.enabled()) {
+    d.add("/training/recompute_modules",
+          "\"moe_act\" is modelled without FP8 (Megatron then keeps fc2's original input and "
+          "quantises it again in the backward: experts.py, set_save_original_input)");
+  }
+}
+
 // mlp and layernorm are modelled for dense layers in bf16 with Megatron's placement.
 void modules_modelled(const Scenario& s, cost::Diagnostics& d) {
+  moe_modules_modelled(s, d);
   const auto& m = s.training.recompute_modules;
   if (!m.mlp && !m.layernorm) return;
   const char* what = s.model.moe.enabled()      ? "a mixture of experts"
@@ -177,7 +200,8 @@ std::vector<Entry> recompute_entries() {
   modules.list = true;
   modules.meaning =
       "Megatron's --recompute-modules: core_attn, mlp (dense MLP from its input), "
-      "layernorm (both norms' outputs discarded); moe, moe_act, shared_experts and "
+      "layernorm (both norms' outputs discarded), moe_act (the routed experts' activation "
+      "output discarded), shared_experts (the shared experts checkpointed); moe and "
       "mla_up_proj are not modelled";
   modules.when_not_taken = modules_need_selective;
   selective.parameters = {modules};

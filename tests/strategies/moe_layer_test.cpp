@@ -9,10 +9,12 @@
 #include "costmodel/cost_model.hpp"
 #include "costmodel/expert_load.hpp"
 #include "report/step_report.hpp"
+#include "parser_problems.hpp"
 #include "scenario_builder.hpp"
 #include "costmodel/token_exchange.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/layers/layer_program.hpp"
+#include "strategies/layers/moe_layer.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
@@ -388,4 +390,73 @@ TEST_CASE("DeepSeek-V3's layout (pp 16, ep 64, ZeRO-1, flex, MTP): a middle stag
   CHECK(category("optimizer state") == doctest::Approx(optimizer).epsilon(1e-6));
   const double workspace = 32.0 * 1024 * 1024;  // DeepEP's Buffer workspace (deep_ep.cpp)
   CHECK(stage1->dispatch_buffer_bytes == doctest::Approx(nvl + rdma + workspace).epsilon(1e-12));
+}
+
+TEST_CASE("Megatron's moe_act and shared_experts modules: what they drop and rerun, by hand") {
+  auto base = moe_scenario(8, 1, 8);
+  base.model.moe.shared_experts = 1;
+  base.model.moe.shared_ffn_hidden = 4096;
+  base.training.recompute = cost::Recompute::kSelective;
+  const cost::CostModel costs(base.cluster);
+  const auto kind = strat::LayerKind::kMoe;
+  const auto plain = strat::transformer_layer_program(base, costs, kind);
+  auto act = base;
+  act.training.recompute_modules.moe_act = true;
+  const auto a = strat::transformer_layer_program(act, costs, kind);
+  // moe_act: fc2's input, the busiest rank's computed tokens x expert ffn in bf16, not kept;
+  // the activation kernel (3 passes of it plus the fp32 probabilities) rerun in the backward.
+  const auto md = strat::detail::moe_dims_of(act);
+  const double fc2_input = md.computed() * md.expert_ffn / md.etp * 2;
+  CHECK(plain.activation_stored_bytes - a.activation_stored_bytes ==
+        doctest::Approx(fc2_input).epsilon(1e-12));
+  const auto kernels = [](const std::vector<strat::LayerStep>& steps) {
+    int k = 0;
+    for (const auto& st : steps) k += st.is_collective ? 0 : st.compute.kernels;
+    return k;
+  };
+  CHECK(kernels(a.backward) == kernels(plain.backward) + 1);
+  CHECK(kernels(a.forward) == kernels(plain.forward));
+  // shared_experts: the shared MLP keeps only its input (the norm's output); its forward reruns
+  // inside the backward, marked as recompute.
+  auto shared = base;
+  shared.training.recompute_modules.shared_experts = true;
+  const auto sh = strat::transformer_layer_program(shared, costs, kind);
+  const double tokens = shared.model.seq_len * shared.training.micro_batch;
+  const double hb = tokens * shared.model.hidden * 2;
+  const double sf = tokens * shared.model.moe.shared_ffn_hidden * 2;
+  CHECK(plain.activation_stored_bytes - sh.activation_stored_bytes ==
+        doctest::Approx((hb + 3 * sf) - hb).epsilon(1e-12));
+  int rerun = 0;
+  for (const auto& st : sh.backward) rerun += st.recompute && !st.is_collective;
+  CHECK(rerun > 0);
+  double rerun_flops = 0;
+  for (const auto& st : sh.backward) rerun_flops += st.recompute ? st.compute.flops.value : 0;
+  // fc1 (gate and up) and fc2 of the shared MLP: 2 x tokens x (2 f_s h + f_s h).
+  CHECK(rerun_flops == doctest::Approx(2 * tokens * 3 * shared.model.moe.shared_ffn_hidden *
+                                       shared.model.hidden)
+                           .epsilon(1e-9));
+  CHECK(test::simulate_report(shared).step_time_s > test::simulate_report(base).step_time_s);
+  // Under --moe-shared-expert-overlap Megatron does not recompute them (moe_layer.py).
+  auto overlapped = shared;
+  overlapped.parallel.moe_shared_expert_overlap = true;
+  CHECK_FALSE(strat::detail::moe_dims_of(overlapped).recompute_shared);
+}
+
+TEST_CASE("moe_act and shared_experts: problems at their paths") {
+  const auto text = [](const std::string& model, const std::string& extra) {
+    return R"({"model": )" + model + R"(, "cluster": "dgx-h100", "training": {"global_batch": 8,
+      "micro_batch": 1, "attention": "flash", "recompute": "selective",
+      "recompute_modules": ["core_attn", "moe_act", "shared_experts"])" + extra + R"(},
+      "parallel": {"dp": 8, "ep": 8}})";
+  };
+  const auto dense = test::problems_of(
+      R"({"model": "llama2-7b", "cluster": "dgx-h100", "training": {"global_batch": 8,
+      "recompute": "selective", "recompute_modules": ["moe_act"]}, "parallel": {"dp": 8}})");
+  CHECK(test::has_problem(dense, "/training/recompute_modules", "the model has none"));
+  const auto mixtral = test::problems_of(text(R"("mixtral-8x7b")", ""));
+  CHECK(test::has_problem(mixtral, "/training/recompute_modules", "shared experts"));
+  const auto unknown = test::problems_of(
+      R"({"model": "mixtral-8x7b", "cluster": "dgx-h100", "training": {"global_batch": 8,
+      "recompute": "selective", "recompute_modules": ["moe"]}, "parallel": {"dp": 8, "ep": 8}})");
+  CHECK(test::has_problem(unknown, "/training/recompute_modules/0", "not modelled"));
 }
