@@ -54,6 +54,7 @@ struct RecomputeModules {
   // shared experts checkpointed (moe_layer.py, tensor_parallel.checkpoint).
   bool moe_act = false;
   bool shared_experts = false;
+  bool moe = false;  // the whole MoE layer checkpointed (moe_layer.py, moe_layer_recompute)
   bool operator==(const RecomputeModules&) const = default;
 };
 

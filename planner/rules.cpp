@@ -138,10 +138,21 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
     return Reason::kDuplicate;
   }
   // FlashAttention stores nothing the attention core's selective recompute would drop, so the
-  // two runs are the same (activation_memory.hpp); kept only when "none" is not searched.
+  // two runs are the same (activation_memory.hpp); kept only when "none" is not searched. Other
+  // modules (mlp, layernorm, moe, moe_act, shared_experts) make another run.
   if (none_searched && c.attention == strat::AttentionKind::kFlash &&
-      c.recompute == cost::Recompute::kSelective) {
+      c.recompute == cost::Recompute::kSelective &&
+      base.training.recompute_modules == cost::RecomputeModules{}) {
     return Reason::kDuplicate;
+  }
+  // Megatron's modules: the selective entry's rules on the candidate's scenario.
+  if (c.recompute == cost::Recompute::kSelective &&
+      !(base.training.recompute_modules == cost::RecomputeModules{})) {
+    cost::Diagnostics selective("candidate");
+    for (strat::Rule rule : strat::find_entry(strat::EntryKind::kRecompute, "selective")->rules) {
+      rule(apply_candidate(base, c), selective);
+    }
+    if (!selective.ok()) return Reason::kValidate;
   }
   // Megatron's grouped full recompute (checkpoint_groups.hpp): the full entry's rules (no ZeRO-3,
   // FSDP2 or B/W split with it; block's layer count within a virtual stage).

@@ -302,6 +302,7 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
       if (m.core_attn) names.emplace_back("core_attn");
       if (m.mlp) names.emplace_back("mlp");
       if (m.layernorm) names.emplace_back("layernorm");
+      if (m.moe) names.emplace_back("moe");
       if (m.moe_act) names.emplace_back("moe_act");
       if (m.shared_experts) names.emplace_back("shared_experts");
       a.add("--recompute-granularity", "selective");

@@ -387,7 +387,8 @@ void map_compile(const Scenario& s, ExportContext& c, Settings& out) {
 
 // The recompute mode: tyro subcommand in 0.3.0, [activation_checkpoint] mode in 0.2.2 (with
 // `layer_sac`, 0.2.2's every N-th block: mode "selective" with selective_ac_option N).
-std::string map_recompute(const Scenario& s, ExportContext& c, bool layer_sac) {
+std::string map_recompute(const Scenario& s, ExportContext& c, bool layer_sac,
+                          const std::string& version) {
   switch (s.training.recompute) {
     case cost::Recompute::kNone:
       c.mapped("/training/recompute", "none");
@@ -409,7 +410,17 @@ std::string map_recompute(const Scenario& s, ExportContext& c, bool layer_sac) {
       return "selective";
     case cost::Recompute::kPerOp:
       // 0.3.0: the SelectiveAC subcommand is per-op only; 0.2.2: mode selective, option "op"
-      // (torchtitan/distributed/activation_checkpoint.py in each).
+      // (torchtitan/distributed/activation_checkpoint.py in each). 0.2.2's save list has no
+      // aten._scaled_mm (models/llama3/infra/parallelize.py, _op_sac_save_list): with float8 it
+      // reruns every GEMM, which the simulated 0.3.0 policy saves.
+      if (version == "0.2.2" && s.training.fp8.enabled()) {
+        c.cannot("/training/recompute",
+                 "per-op checkpointing with float8 as torchtitan 0.3.0 runs it (every "
+                 "_scaled_mm output saved; 0.2.2's save list has no _scaled_mm, so it reruns "
+                 "them)",
+                 "torchtitan (0.3)", "selective (per-op), 0.2.2's save list");
+        return "selective";
+      }
       c.mapped("/training/recompute", "selective (per-op)");
       return "selective";
   }
@@ -514,7 +525,7 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   const bool every_nth = s.training.recompute == cost::Recompute::kFull &&
                          s.training.recompute_method == cost::RecomputeMethod::kEveryNth &&
                          version == "0.2.2";
-  const std::string recompute = map_recompute(s, c, every_nth);
+  const std::string recompute = map_recompute(s, c, every_nth, version);
   if (every_nth) {
     c.mapped("/training/recompute_method", "activation_checkpoint.mode = \"selective\"");
     c.mapped("/training/recompute_num_layers", "activation_checkpoint.selective_ac_option");

@@ -37,15 +37,17 @@ void read_recompute_modules(const nlohmann::json& node, const std::string& path,
       m.mlp = true;
     } else if (name == "layernorm") {
       m.layernorm = true;
+    } else if (name == "moe") {
+      m.moe = true;
     } else if (name == "moe_act") {
       m.moe_act = true;
     } else if (name == "shared_experts") {
       m.shared_experts = true;
     } else {
-      // moe_layer.py / multi_latent_attention.py (megatron-core 0.19.2) checkpoint the whole
-      // MoE layer and MLA's up-projections, which parasim's programs do not split that way yet.
+      // multi_latent_attention.py (megatron-core 0.19.2) checkpoints MLA's up-projections, which
+      // parasim's MLA program does not split that way yet.
       d.add(at, fmt::format("\"{}\" is not modelled: parasim models core_attn, mlp, layernorm, "
-                            "moe_act and shared_experts (docs/activation-checkpointing.md)",
+                            "moe, moe_act and shared_experts (docs/activation-checkpointing.md)",
                             name));
     }
   }

@@ -344,6 +344,10 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
     if (recompute == cost::Recompute::kFull) out = p.forward;
     if (recompute == cost::Recompute::kPerOp) per_op_recompute(sw, x, out);
     if (recompute == cost::Recompute::kSelective) module_recompute(sw, x, modules, out);
+    if (moe && md.recompute_layer) {  // Megatron's "moe" module: the MoE layer's forward
+      moe_layer_forward(sw, x, md, out);
+      sw.close(out, "moe layer");
+    }
     as_recompute(out);
   };
   rerun(w, p.backward);
@@ -401,8 +405,12 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
   if (moe) {
     // Korthikanti's attention terms and the pre-MLP norm's input, then the MoE block's own.
     const double block = moe_block_activation_bytes(x, md);
+    // What the block's backward reads, its recomputed parts back (moe, moe_act, shared_experts).
+    MoeDims all_kept = md;
+    all_kept.recompute_layer = all_kept.recompute_act = all_kept.recompute_shared = false;
     const auto full_kept = flash ? cost::Recompute::kSelective : cost::Recompute::kNone;
-    p.activation_full_bytes = attention_activation_bytes(shape, full_kept) + block;
+    p.activation_full_bytes =
+        attention_activation_bytes(shape, full_kept) + moe_block_activation_bytes(x, all_kept);
     if (recompute != cost::Recompute::kFull) {
       p.activation_stored_bytes = attention_activation_bytes(shape, kept) + block;
     }

@@ -301,10 +301,12 @@ MoeDims moe_dims_of(const Scenario& sc) {
   m.flex = p.moe_dispatcher == MoeDispatcher::kFlex;
   m.shared_overlap = p.moe_shared_expert_overlap && m.shared_ffn > 0 && !m.allgather;
   const bool selective = sc.training.recompute == cost::Recompute::kSelective;
-  m.recompute_act = selective && sc.training.recompute_modules.moe_act;
-  m.recompute_shared =
-      selective && sc.training.recompute_modules.shared_experts && m.shared_ffn > 0 &&
-      !m.shared_overlap;
+  const cost::RecomputeModules& modules = sc.training.recompute_modules;
+  m.recompute_layer = selective && modules.moe;
+  // Inside the whole layer's checkpoint the parts' own recompute is the layer's.
+  m.recompute_act = selective && modules.moe_act && !m.recompute_layer;
+  m.recompute_shared = selective && modules.shared_experts && m.shared_ffn > 0 &&
+                       !m.shared_overlap && !m.recompute_layer;
   // The busiest rank (costmodel/expert_load.hpp): the router's skew, measured or the published
   // default of its balancing, and the sampling of this micro-batch's tokens.
   double skew = spec.max_violation;
@@ -334,6 +336,13 @@ void moe_block_forward(StepWriter& w, const Dims& x, const MoeDims& m,
                        std::vector<LayerStep>& out) {
   w.memory(2 * hidden_bytes(x));           // pre-MLP norm
   w.sync(out, "moe norm", x.layer_syncs);  // the framework's syncs before the MLP
+  moe_layer_forward(w, x, m, out);
+  bias_dropout_add(w, x);  // the residual add
+  w.close(out, "moe combine");
+}
+
+void moe_layer_forward(StepWriter& w, const Dims& x, const MoeDims& m,
+                       std::vector<LayerStep>& out) {
   if (!m.shared_overlap) shared_forward(w, x, m, out);
   router_forward(w, m, x, out);
   // Tokens per expert to the host for the all-to-all's splits (and the grouped GEMM's sizes):
@@ -352,8 +361,6 @@ void moe_block_forward(StepWriter& w, const Dims& x, const MoeDims& m,
     alltoall_forward(w, x, m, out);
   }
   if (m.shared_ffn > 0) w.memory(3 * hidden_bytes(x));  // + the shared experts' output
-  bias_dropout_add(w, x);                               // the residual add
-  w.close(out, "moe combine");
 }
 
 void moe_block_backward(StepWriter& w, const Dims& x, const MoeDims& m,
@@ -380,6 +387,9 @@ void moe_block_backward(StepWriter& w, const Dims& x, const MoeDims& m,
 }
 
 double moe_block_activation_bytes(const Dims& x, const MoeDims& m) {
+  const double dropout_mask = x.dropout ? hidden_bytes(x) / x.e : 0.0;
+  // "moe": the checkpoint keeps the layer's input (the pre-MLP norm's output) alone.
+  if (m.recompute_layer) return hidden_bytes(x) + dropout_mask;
   const double f = m.expert_ffn / m.etp;
   double bytes = m.tokens * m.experts * (4 + 1);  // probabilities and routing map
   // Routed experts: fc1's input, SwiGLU's two inputs and fc2's input, the probabilities; the
@@ -394,7 +404,7 @@ double moe_block_activation_bytes(const Dims& x, const MoeDims& m) {
   } else if (m.shared_ffn > 0) {
     bytes += lin * hidden_bytes(x) + (2 + lin) * x.act(x.tokens() * m.shared_ffn / x.t);
   }
-  if (x.dropout) bytes += hidden_bytes(x) / x.e;  // the residual dropout's mask
+  bytes += dropout_mask;  // the residual dropout's mask
   return bytes;
 }
 

@@ -72,6 +72,9 @@ struct MoeDims {
   // (not with shared_overlap: moe_layer.py recomputes them only when not overlapped).
   bool recompute_act = false;
   bool recompute_shared = false;
+  // moe: the whole MoE layer checkpointed (moe_layer.py, moe_layer_recompute): its input kept,
+  // its forward (moe_layer_forward) rerun when its backward starts.
+  bool recompute_layer = false;
   // flex: the distinct tokens the busiest rank receives, etp ep hit(E / ep) T R
   // (cost::token_traffic), and the exchange's description without its payload.
   double received = 0;
@@ -84,6 +87,9 @@ MoeDims moe_dims_of(const Scenario& sc);
 
 // The MoE block after attention: appended to `out`.
 void moe_block_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<LayerStep>& out);
+// Its MoE layer alone (Megatron's MoELayer.forward: shared experts, router, dispatch, experts,
+// combine), without the pre-MLP norm and the residual add: what the "moe" module reruns.
+void moe_layer_forward(StepWriter& w, const Dims& x, const MoeDims& m, std::vector<LayerStep>& out);
 void moe_block_backward(StepWriter& w, const Dims& x, const MoeDims& m,
                         std::vector<LayerStep>& out);
 // Activation bytes the MoE block keeps for its backward on the busiest rank (the shared experts',

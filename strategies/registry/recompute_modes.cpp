@@ -37,16 +37,23 @@ void modules_need_selective(const Scenario& s, cost::Diagnostics& d) {
 void moe_modules_modelled(const Scenario& s, cost::Diagnostics& d) {
   const auto& m = s.training.recompute_modules;
   const auto& moe = s.model.moe;
-  if ((m.moe_act || m.shared_experts) && !moe.enabled()) {
+  if ((m.moe || m.moe_act || m.shared_experts) && !moe.enabled()) {
     d.add("/training/recompute_modules",
-          "\"moe_act\" and \"shared_experts\" recompute parts of MoE layers: the model has none "
-          "(model.moe)");
+          "\"moe\", \"moe_act\" and \"shared_experts\" recompute MoE layers or their parts: the "
+          "model has none (model.moe)");
     return;
   }
   if (m.shared_experts && moe.shared_experts == 0) {
     d.add("/training/recompute_modules",
           "\"shared_experts\" recomputes the shared experts: the model has none "
           "(model.moe.shared_experts)");
+  }
+  // Megatron recomputes the shared experts only when they are not overlapped (moe_layer.py).
+  if (m.shared_experts && s.parallel.moe_shared_expert_overlap) {
+    d.add("/training/recompute_modules",
+          "\"shared_experts\" has no effect with parallel.moe_shared_expert_overlap (Megatron "
+          "recomputes the shared experts only when they are not overlapped, moe_layer.py): drop "
+          "one of the two");
   }
   if (m.moe_act && s.training.fp8.enabled()) {
     d.add("/training/recompute_modules",
@@ -200,9 +207,9 @@ std::vector<Entry> recompute_entries() {
   modules.list = true;
   modules.meaning =
       "Megatron's --recompute-modules: core_attn, mlp (dense MLP from its input), "
-      "layernorm (both norms' outputs discarded), moe_act (the routed experts' activation "
-      "output discarded), shared_experts (the shared experts checkpointed); moe and "
-      "mla_up_proj are not modelled";
+      "layernorm (both norms' outputs discarded), moe (the MoE layer checkpointed), moe_act "
+      "(the routed experts' activation output discarded), shared_experts (the shared experts "
+      "checkpointed); mla_up_proj is not modelled";
   modules.when_not_taken = modules_need_selective;
   selective.parameters = {modules};
   selective.rules = {modules_modelled};

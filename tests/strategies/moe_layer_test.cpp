@@ -14,6 +14,7 @@
 #include "costmodel/token_exchange.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/layers/layer_program.hpp"
+#include "strategies/layers/layer_kernels.hpp"
 #include "strategies/layers/moe_layer.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/workload/workload_builder.hpp"
@@ -440,6 +441,50 @@ TEST_CASE("Megatron's moe_act and shared_experts modules: what they drop and rer
   auto overlapped = shared;
   overlapped.parallel.moe_shared_expert_overlap = true;
   CHECK_FALSE(strat::detail::moe_dims_of(overlapped).recompute_shared);
+  // What the backward reads comes back: the full bytes are the plain layer's.
+  CHECK(a.activation_full_bytes == plain.activation_full_bytes);
+  CHECK(sh.activation_full_bytes == plain.activation_full_bytes);
+}
+
+TEST_CASE("Megatron's moe module: the MoE layer keeps its input, reruns its forward and exchanges") {
+  auto base = moe_scenario(8, 1, 8);
+  base.training.recompute = cost::Recompute::kSelective;
+  const cost::CostModel costs(base.cluster);
+  const auto kind = strat::LayerKind::kMoe;
+  const auto plain = strat::transformer_layer_program(base, costs, kind);
+  auto whole = base;
+  whole.training.recompute_modules.moe = true;
+  whole.training.recompute_modules.moe_act = true;  // inside the layer's checkpoint: the layer's
+  const auto p = strat::transformer_layer_program(whole, costs, kind);
+  const auto md = strat::detail::moe_dims_of(whole);
+  CHECK(md.recompute_layer);
+  CHECK_FALSE(md.recompute_act);
+  const auto x = strat::detail::dims_of(whole);
+  const double block = strat::detail::moe_block_activation_bytes(x, strat::detail::moe_dims_of(base));
+  CHECK(plain.activation_stored_bytes - p.activation_stored_bytes ==
+        doctest::Approx(block - strat::detail::hidden_bytes(x)).epsilon(1e-12));
+  CHECK(p.activation_full_bytes == plain.activation_full_bytes);
+  // The rerun: the layer's all-to-alls again, and the experts' GEMMs.
+  int rerun_a2a = 0;
+  double rerun_flops = 0;
+  for (const auto& st : p.backward) {
+    if (!st.recompute) continue;
+    rerun_a2a += st.is_collective && st.collective.kind == cost::CollectiveKind::kAllToAll;
+    rerun_flops += st.is_collective ? 0 : st.compute.flops.value;
+  }
+  int forward_a2a = 0;  // the dispatch's (tokens, probabilities) and the combine's
+  for (const auto& st : plain.forward) {
+    forward_a2a += st.is_collective && st.collective.kind == cost::CollectiveKind::kAllToAll;
+  }
+  CHECK(forward_a2a >= 2);
+  CHECK(rerun_a2a == forward_a2a);
+  double moe_forward_flops = 0;
+  for (const auto& st : plain.forward) {
+    if (!st.is_collective && st.compute.label != "attn") moe_forward_flops += st.compute.flops.value;
+  }
+  CHECK(rerun_flops > 0);
+  CHECK(rerun_flops <= moe_forward_flops);
+  CHECK(test::simulate_report(whole).step_time_s > test::simulate_report(base).step_time_s);
 }
 
 TEST_CASE("moe_act and shared_experts: problems at their paths") {
@@ -457,6 +502,12 @@ TEST_CASE("moe_act and shared_experts: problems at their paths") {
   CHECK(test::has_problem(mixtral, "/training/recompute_modules", "shared experts"));
   const auto unknown = test::problems_of(
       R"({"model": "mixtral-8x7b", "cluster": "dgx-h100", "training": {"global_batch": 8,
-      "recompute": "selective", "recompute_modules": ["moe"]}, "parallel": {"dp": 8, "ep": 8}})");
+      "recompute": "selective", "recompute_modules": ["mla_up_proj"]},
+      "parallel": {"dp": 8, "ep": 8}})");
   CHECK(test::has_problem(unknown, "/training/recompute_modules/0", "not modelled"));
+  const auto overlap = test::problems_of(
+      R"({"model": "deepseek-v3", "cluster": "dgx-h100", "training": {"global_batch": 8,
+      "recompute": "selective", "recompute_modules": ["shared_experts"]},
+      "parallel": {"dp": 8, "ep": 8, "moe_shared_expert_overlap": true}})");
+  CHECK(test::has_problem(overlap, "/training/recompute_modules", "no effect"));
 }
