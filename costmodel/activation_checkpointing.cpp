@@ -36,6 +36,7 @@ Bytes selective_bytes_per_layer(const ActivationShape& x, const RecomputeModules
     const std::string_view name = term.name;
     if (modules.core_attn && term.attention_core) continue;
     if (modules.layernorm && in(name, {"qkv input", "fc1 input"})) continue;
+    if (modules.mla_up_proj && in(name, {"q", "k", "v"})) continue;
     if (modules.mlp &&
         in(name, {"gate output", "up output", "down input", "gelu input", "fc2 input"})) {
       continue;

@@ -55,6 +55,9 @@ struct RecomputeModules {
   bool moe_act = false;
   bool shared_experts = false;
   bool moe = false;  // the whole MoE layer checkpointed (moe_layer.py, moe_layer_recompute)
+  // MLA's up projections and RoPE (multi_latent_attention.py, qkv_up_checkpoint): q, k, v
+  // discarded after the core's forward and rerun before its backward.
+  bool mla_up_proj = false;
   bool operator==(const RecomputeModules&) const = default;
 };
 

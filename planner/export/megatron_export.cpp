@@ -305,6 +305,7 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
       if (m.moe) names.emplace_back("moe");
       if (m.moe_act) names.emplace_back("moe_act");
       if (m.shared_experts) names.emplace_back("shared_experts");
+      if (m.mla_up_proj) names.emplace_back("mla_up_proj");
       a.add("--recompute-granularity", "selective");
       if (names.empty()) a.add("--recompute-modules");
       for (std::size_t i = 0; i < names.size(); ++i) {

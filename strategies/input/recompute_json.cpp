@@ -43,12 +43,8 @@ void read_recompute_modules(const nlohmann::json& node, const std::string& path,
       m.moe_act = true;
     } else if (name == "shared_experts") {
       m.shared_experts = true;
-    } else {
-      // multi_latent_attention.py (megatron-core 0.19.2) checkpoints MLA's up-projections, which
-      // parasim's MLA program does not split that way yet.
-      d.add(at, fmt::format("\"{}\" is not modelled: parasim models core_attn, mlp, layernorm, "
-                            "moe, moe_act and shared_experts (docs/activation-checkpointing.md)",
-                            name));
+    } else if (name == "mla_up_proj") {
+      m.mla_up_proj = true;
     }
   }
   out = m;

@@ -309,8 +309,11 @@ LayerProgram transformer_layer_program(const Scenario& sc, const cost::CostModel
     else if (titan) torchtitan_attention_forward(sw, x, compiled, out);
     else attention_forward(sw, x, out);
   };
+  // Megatron's mla_up_proj module (selective): MLA's q, k, v rerun before the core's backward.
+  const bool recompute_up = sc.training.recompute == cost::Recompute::kSelective &&
+                            sc.training.recompute_modules.mla_up_proj;
   auto attn_bwd = [&](StepWriter& sw, bool recompute_core, std::vector<LayerStep>& out) {
-    if (mla.enabled()) mla_attention_backward(sw, x, mla, recompute_core, out);
+    if (mla.enabled()) mla_attention_backward(sw, x, mla, recompute_core, recompute_up, out);
     else if (titan) torchtitan_attention_backward(sw, x, compiled, recompute_core, out);
     else attention_backward(sw, x, recompute_core, out);
   };

@@ -29,6 +29,19 @@ Dims mla_core_dims(const Dims& x, const MlaSpec& mla) {
   return core;
 }
 
+// The up projections, RoPE and the joins of q and k, from the latents to the core's inputs.
+void up_projections_forward(StepWriter& w, const Dims& x, const MlaSpec& mla) {
+  const MlaWidths m = widths(x, mla);
+  const double T = x.tokens();
+  if (mla.q_lora_rank > 0) w.linear(T, m.qk, m.q_in);         // q up
+  w.linear(T, m.kv_up, mla.kv_lora_rank);                     // kv up
+  const double rope_q = x.act(T * x.a * mla.qk_rope_head_dim / x.t);
+  w.memory(2 * rope_q);                                     // RoPE on the queries
+  w.memory(2 * x.act(T * mla.qk_rope_head_dim));            // RoPE on the shared key part
+  w.memory(2 * x.act(T * m.qk));                            // the queries joined
+  w.memory(2 * x.act(T * m.qk));                            // the keys joined (rope broadcast)
+}
+
 void mla_attention_forward(StepWriter& w, const Dims& x, const MlaSpec& mla,
                            std::vector<LayerStep>& out) {
   const MlaWidths m = widths(x, mla);
@@ -38,18 +51,12 @@ void mla_attention_forward(StepWriter& w, const Dims& x, const MlaSpec& mla,
   if (mla.q_lora_rank > 0) {
     w.linear(T, m.q_in, x.h);                 // q down (duplicated)
     w.memory(2 * x.act(T * m.q_in));        // q norm
-    w.linear(T, m.qk, m.q_in);                // q up
   } else {
     w.linear(T, m.qk, x.h);
   }
   w.linear(T, m.kv_in, x.h);                                  // kv down (duplicated)
   w.memory(2 * x.act(T * mla.kv_lora_rank));                // kv norm
-  w.linear(T, m.kv_up, mla.kv_lora_rank);                     // kv up
-  const double rope_q = x.act(T * x.a * mla.qk_rope_head_dim / x.t);
-  w.memory(2 * rope_q);                                     // RoPE on the queries
-  w.memory(2 * x.act(T * mla.qk_rope_head_dim));            // RoPE on the shared key part
-  w.memory(2 * x.act(T * m.qk));                            // the queries joined
-  w.memory(2 * x.act(T * m.qk));                            // the keys joined (rope broadcast)
+  up_projections_forward(w, x, mla);
   attention_core_forward(w, mla_core_dims(x, mla));
   w.linear(T, x.h, m.v_out);                                  // output projection
   bias_dropout_add(w, x);
@@ -61,7 +68,7 @@ void mla_attention_forward(StepWriter& w, const Dims& x, const MlaSpec& mla,
 }
 
 void mla_attention_backward(StepWriter& w, const Dims& x, const MlaSpec& mla, bool recompute_core,
-                            std::vector<LayerStep>& out) {
+                            bool recompute_up, std::vector<LayerStep>& out) {
   const MlaWidths m = widths(x, mla);
   const double T = x.tokens(), bsh = x.act(T * x.h);
   if (x.t > 1 && x.sp) {
@@ -70,6 +77,9 @@ void mla_attention_backward(StepWriter& w, const Dims& x, const MlaSpec& mla, bo
   bias_dropout_add_backward(w, x);
   w.linear_backward(T, x.h, m.v_out);
   const Dims core = mla_core_dims(x, mla);
+  // mla_up_proj: q, k and v rerun from the kept latents before the core's backward
+  // (discard_output_and_register_recompute on the core's output, multi_latent_attention.py).
+  if (recompute_up) up_projections_forward(w, x, mla);
   if (recompute_core) attention_core_forward(w, core);
   attention_core_backward(w, core);
   w.memory(2 * x.act(T * m.qk));                            // the joins' gradients, split

@@ -28,7 +28,8 @@ namespace parasim::strat::detail {
 Dims mla_core_dims(const Dims& x, const MlaSpec& mla);
 void mla_attention_forward(StepWriter& w, const Dims& x, const MlaSpec& mla,
                            std::vector<LayerStep>& out);
+// `recompute_up`: Megatron's mla_up_proj module, the up projections, RoPE and joins rerun first.
 void mla_attention_backward(StepWriter& w, const Dims& x, const MlaSpec& mla, bool recompute_core,
-                            std::vector<LayerStep>& out);
+                            bool recompute_up, std::vector<LayerStep>& out);
 
 }  // namespace parasim::strat::detail

@@ -33,10 +33,17 @@ void modules_need_selective(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
-// moe_act and shared_experts act on MoE layers (moe_layer.hpp), moe_act in 16 bits.
+// moe, moe_act and shared_experts act on MoE layers (moe_layer.hpp), moe_act in 16 bits;
+// mla_up_proj on multi-head latent attention (mla_attention.hpp).
 void moe_modules_modelled(const Scenario& s, cost::Diagnostics& d) {
   const auto& m = s.training.recompute_modules;
   const auto& moe = s.model.moe;
+  if (m.mla_up_proj && !s.model.mla.enabled()) {
+    d.add("/training/recompute_modules",
+          "\"mla_up_proj\" recomputes multi-head latent attention's up projections: the model "
+          "has none (model.mla)");
+  }
+
   if ((m.moe || m.moe_act || m.shared_experts) && !moe.enabled()) {
     d.add("/training/recompute_modules",
           "\"moe\", \"moe_act\" and \"shared_experts\" recompute MoE layers or their parts: the "
@@ -209,7 +216,8 @@ std::vector<Entry> recompute_entries() {
       "Megatron's --recompute-modules: core_attn, mlp (dense MLP from its input), "
       "layernorm (both norms' outputs discarded), moe (the MoE layer checkpointed), moe_act "
       "(the routed experts' activation output discarded), shared_experts (the shared experts "
-      "checkpointed); mla_up_proj is not modelled";
+      "checkpointed), mla_up_proj (MLA's up projections and RoPE rerun before the core's "
+      "backward)";
   modules.when_not_taken = modules_need_selective;
   selective.parameters = {modules};
   selective.rules = {modules_modelled};

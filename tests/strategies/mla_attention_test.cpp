@@ -40,3 +40,32 @@ TEST_CASE("MLA's forward GEMMs: every projection and the core at the mean head w
   const double core = 4.0 * T * T * 80 / 2 * a;
   CHECK(p.model_flops.value / 3 == doctest::Approx(projections + mlp + core).epsilon(1e-9));
 }
+
+TEST_CASE("Megatron's mla_up_proj: q, k and v not kept, the up projections rerun (by hand)") {
+  auto sc = test::small_scenario(1, 1, 1, 1, 1);
+  sc.model.hidden = 1024;
+  sc.model.heads = 8;
+  sc.model.kv_heads = 8;
+  sc.model.ffn_hidden = 2048;
+  sc.model.mla = strat::MlaSpec{256, 128, 64, 32, 64};
+  sc.training.attention = strat::AttentionKind::kFlash;
+  sc.training.recompute = cost::Recompute::kSelective;
+  const cost::CostModel costs(sc.cluster);
+  const auto core = strat::transformer_layer_program(sc, costs);
+  auto up = sc;
+  up.training.recompute_modules.mla_up_proj = true;
+  const auto p = strat::transformer_layer_program(up, costs);
+  const double T = sc.model.seq_len, a = 8;
+  // Korthikanti's q, k, v at MLA's mean head width (64 + 32 + 64) / 2 = 80: 3 x 2 T a 80 bytes.
+  CHECK(core.activation_stored_bytes - p.activation_stored_bytes ==
+        doctest::Approx(3 * 2 * T * a * 80).epsilon(1e-12));
+  // The backward reruns q up [T x 256] x [256 x a 96] and kv up [T x 128] x [128 x a 128].
+  auto flops = [](const std::vector<strat::LayerStep>& steps) {
+    double f = 0;
+    for (const auto& s : steps) f += s.is_collective ? 0 : s.compute.flops.value;
+    return f;
+  };
+  CHECK(flops(p.backward) - flops(core.backward) ==
+        doctest::Approx(2 * T * (256 * a * 96 + 128 * a * 128)).epsilon(1e-9));
+  CHECK(flops(p.forward) == flops(core.forward));
+}
