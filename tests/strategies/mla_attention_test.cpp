@@ -9,6 +9,22 @@
 
 using namespace parasim;
 
+namespace {
+
+// A small MLA layer: h 1024, 8 heads, q_r 256, kv_r 128, d_n 64, d_r 32, d_v 64, FlashAttention.
+strat::Scenario small_mla() {
+  auto sc = test::small_scenario(1, 1, 1, 1, 1);
+  sc.model.hidden = 1024;
+  sc.model.heads = 8;
+  sc.model.kv_heads = 8;
+  sc.model.ffn_hidden = 2048;
+  sc.model.mla = strat::MlaSpec{256, 128, 64, 32, 64};
+  sc.training.attention = strat::AttentionKind::kFlash;
+  return sc;
+}
+
+}  // namespace
+
 TEST_CASE("MLA: the down projections whole on every rank, the rest split over tp") {
   const strat::ModelSpec& v3 = strat::find_model_preset("deepseek-v3")->spec;
   CHECK(strat::attention_params_per_tp_rank(v3, 1) ==
@@ -21,13 +37,7 @@ TEST_CASE("MLA: the down projections whole on every rank, the rest split over tp
 }
 
 TEST_CASE("MLA's forward GEMMs: every projection and the core at the mean head width") {
-  auto sc = test::small_scenario(1, 1, 1, 1, 1);
-  sc.model.hidden = 1024;
-  sc.model.heads = 8;
-  sc.model.kv_heads = 8;
-  sc.model.ffn_hidden = 2048;
-  sc.model.mla = strat::MlaSpec{256, 128, 64, 32, 64};
-  sc.training.attention = strat::AttentionKind::kFlash;
+  auto sc = small_mla();
   const cost::CostModel costs(sc.cluster);
   const auto p = strat::transformer_layer_program(sc, costs);
   const double T = sc.model.seq_len, h = 1024, a = 8;
@@ -42,13 +52,7 @@ TEST_CASE("MLA's forward GEMMs: every projection and the core at the mean head w
 }
 
 TEST_CASE("Megatron's mla_up_proj: q, k and v not kept, the up projections rerun (by hand)") {
-  auto sc = test::small_scenario(1, 1, 1, 1, 1);
-  sc.model.hidden = 1024;
-  sc.model.heads = 8;
-  sc.model.kv_heads = 8;
-  sc.model.ffn_hidden = 2048;
-  sc.model.mla = strat::MlaSpec{256, 128, 64, 32, 64};
-  sc.training.attention = strat::AttentionKind::kFlash;
+  auto sc = small_mla();
   sc.training.recompute = cost::Recompute::kSelective;
   const cost::CostModel costs(sc.cluster);
   const auto core = strat::transformer_layer_program(sc, costs);
