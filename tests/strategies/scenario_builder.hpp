@@ -37,6 +37,19 @@ inline strat::Scenario small_scenario(int dp, int tp, int pp, int global_batch, 
 }
 
 // Builds, simulates and reports a scenario with the analytical cost model.
+// Llama 2 70B layers (h 8192, f 28672, 64 heads, 8 K/V heads), 2 of them, at tp `tp` with
+// sequence parallelism and `overlap`, 4K tokens, FlashAttention: the TP overlap tests' shape.
+inline strat::Scenario llama2_70b_sp(int tp, strat::TpCommOverlap overlap) {
+  auto sc = small_scenario(1, tp, 1, 1, 1);
+  sc.model = strat::find_model_preset("llama2-70b")->spec;
+  sc.model.seq_len = 4096;
+  sc.model.layers = 2;
+  sc.parallel.sequence_parallel = true;
+  sc.parallel.tp_comm_overlap = overlap;
+  sc.training.attention = strat::AttentionKind::kFlash;
+  return sc;
+}
+
 inline strat::StepReport simulate_report(const strat::Scenario& sc, bool full = false) {
   const cost::CostModel costs(sc.cluster);
   const auto built = strat::build_workload(sc, costs, {full});

@@ -30,13 +30,7 @@ constexpr int kTp = 8;
 
 // Llama 2 70B layers at tp 8 with SP, 4K tokens, FP8 linears with `recipe`.
 strat::Scenario scenario(TpCommOverlap mode, QuantRecipe recipe) {
-  auto sc = test::small_scenario(1, kTp, 1, 1, 1);
-  sc.model = strat::find_model_preset("llama2-70b")->spec;
-  sc.model.seq_len = 4096;
-  sc.model.layers = 2;
-  sc.parallel.sequence_parallel = true;
-  sc.parallel.tp_comm_overlap = mode;
-  sc.training.attention = strat::AttentionKind::kFlash;
+  auto sc = test::llama2_70b_sp(kTp, mode);
   sc.training.fp8.recipe = recipe;
   return sc;
 }

@@ -28,16 +28,7 @@ constexpr int kTp = 8;
 
 // Llama 2 70B layers (h 8192, f 28672, 64 heads, 8 K/V heads) at tp 8 with SP, 4K tokens:
 // large GEMMs.
-strat::Scenario scenario(TpCommOverlap mode) {
-  auto sc = test::small_scenario(1, kTp, 1, 1, 1);
-  sc.model = strat::find_model_preset("llama2-70b")->spec;
-  sc.model.seq_len = 4096;
-  sc.model.layers = 2;
-  sc.parallel.sequence_parallel = true;
-  sc.parallel.tp_comm_overlap = mode;
-  sc.training.attention = strat::AttentionKind::kFlash;
-  return sc;
-}
+strat::Scenario scenario(TpCommOverlap mode) { return test::llama2_70b_sp(kTp, mode); }
 
 using test::collectives;
 using test::compute_step;
