@@ -121,19 +121,11 @@ class StepWriter {
     for (double bytes : kernels_of(m, n, k, batch).backward) quantization_kernel(bytes);
   }
   void linear_dgrad(double m, double n, double k, double batch = 1, double slowdown = 1) {
-    if (!quant_) {
-      gemm(m, k, n, batch, slowdown);
-      return;
-    }
-    quantized_gemm(m, k, n, batch, slowdown);
+    linear_gemm(m, k, n, batch, slowdown);
   }
   void linear_wgrad(double m, double n, double k, double batch = 1, double slowdown = 1) {
     if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
-    if (quant_) {
-      quantized_gemm(k, n, m, batch, slowdown);
-    } else {
-      gemm(k, n, m, batch, slowdown);
-    }
+    linear_gemm(k, n, m, batch, slowdown);
     if (weight_sink_ != nullptr) std::swap(block_, *weight_sink_);
     if (!quant_) return;
     for (double bytes : kernels_of(m, n, k, batch).per_step) {
