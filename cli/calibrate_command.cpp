@@ -135,6 +135,11 @@ std::vector<std::string> families_without_points(const calib::MeasurementBackend
 }  // namespace
 
 int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
+  if (!o.from_trace.empty()) return run_calibrate_from_trace(o, out, err);
+  if (o.gpus_per_node != 0) {
+    err << "parasim calibrate: --gpus-per-node goes with --from-trace\n";
+    return kExitBadInput;
+  }
   calib::SweepOptions sweep;
   try {
     sweep = sweep_options(o);

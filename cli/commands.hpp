@@ -11,6 +11,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "strategies/input/workload_estimate.hpp"
 
@@ -90,12 +91,18 @@ struct CalibrateOptions {
   int warmup = 5;         // -w
   std::string out;        // --out: the profile to write
   std::string check;      // --check: the profile to check (instead of --out)
+  std::vector<std::string> from_trace;  // --from-trace: profiler traces to fit instead
+  int gpus_per_node = 0;  // --gpus-per-node with --from-trace; 0: from the traces
   std::string command_line;  // for provenance
 };
 
 // Measures this machine (every MPI rank calls it) and writes a version 2 profile, rewritten
 // after every point; or, with --check, compares held-out measurements with a profile.
 int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostream& err);
+// calibrate --from-trace: profiler traces of a real run fitted into a version 2 profile
+// (calibrate/trace/), with the coverage printed (cli/calibrate_from_trace.cpp).
+int run_calibrate_from_trace(const CalibrateOptions& options, std::ostream& out,
+                             std::ostream& err);
 // Checks the file and the work its simulation would take (symmetric, or --full when `full`)
 // against `limits`, as simulate would.
 int run_validate(const std::string& scenario, std::ostream& out, std::ostream& err,

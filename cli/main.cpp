@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/compare_trace_command.hpp"
 #include "cli/export_command.hpp"
 #include "cli/limit_options.hpp"
 #include "cli/option_checks.hpp"
@@ -388,12 +389,28 @@ int main(int argc, char** argv) {
                         "Profile JSON to write (version 2, docs/profile.md); '-' for standard "
                         "output")
       ->type_name("FILE");
-  calibrate->add_option("--check", cal.check,
-                        "Instead of calibrating: measure points held out of PROFILE's fit and "
-                        "print predicted against measured with the error in percent");
+  auto* check_option = calibrate->add_option(
+      "--check", cal.check,
+      "Instead of calibrating: measure points held out of PROFILE's fit and print predicted "
+      "against measured with the error in percent");
+  calibrate
+      ->add_option("--from-trace", cal.from_trace,
+                   "Instead of measuring: fit the profile from profiler traces of a real run "
+                   "(PyTorch profiler JSON or .json.gz, one per rank, record_shapes=True for GEMM "
+                   "shapes; Nsight Systems SQLite exports), and print what share of the GPU time "
+                   "they cover (docs/calibration.md#from-a-trace)")
+      ->type_name("TRACE...")
+      ->excludes(check_option);
+  calibrate->add_option("--gpus-per-node", cal.gpus_per_node,
+                        "With --from-trace: GPUs per node of the profiled run, to place its "
+                        "process groups (default: the GPUs the traces saw, else 8)")
+      ->check(CLI::Range(1, 1024));
 
   ValidateAgainstOptions va;
   CLI::App* validate_against = add_validate_against_command(app, va);
+
+  CompareTraceOptions compare_trace_options;
+  CLI::App* compare_trace = add_compare_trace_command(app, compare_trace_options);
 
   ExportCommandOptions export_options;
   CLI::App* export_cmd = add_export_command(app, export_options);
@@ -427,6 +444,7 @@ int main(int argc, char** argv) {
     if (*devices) return run_devices(std::cout);
     if (*validate_against) return run_validate_against(va, std::cout, std::cerr);
     if (*export_cmd) return run_export(export_options, std::cout, std::cerr);
+    if (*compare_trace) return run_compare_trace(compare_trace_options, std::cout, std::cerr);
     for (int i = 0; i < argc; ++i) cal.command_line += (i ? " " : "") + std::string(argv[i]);
     return run_calibrate(cal, std::cout, std::cerr);
   };
