@@ -73,7 +73,8 @@ int run_calibrate_from_trace(const CalibrateOptions& o, std::ostream& out, std::
     std::ostream& text = file.is_stdout() ? err : out;
     text << report::format_trace_coverage(fit);
     text << fmt::format("profile: {} ({} GEMM points, {} collective series)\n",
-                        cost::printable(o.out), fit.tables.gemm.size(),
+                        file.is_stdout() ? std::string("standard output") : cost::printable(o.out),
+                        fit.tables.gemm.size(),
                         fit.tables.collectives.size());
     return kExitOk;
   } catch (const OutputError& e) {

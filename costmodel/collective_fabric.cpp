@@ -49,9 +49,36 @@ CollectiveFabric dgx_h100() {
   return f;
 }
 
+// DGX B200 (8x B200, NVLink5 at 900 GB/s per direction, fifth-generation NVSwitch with NVLink
+// SHARP, ConnectX-7 NDR).
+//   NVLink: all_reduce_perf at 8 GiB over 8 B200 with NVLS off (ring): busbw 682.2 GB/s, NCCL
+//     2.27.7 (stas00/ml-engineering @ 744d01e network/README.md, AWS p6-b200), of 900: 0.758;
+//     GB200's NVLink5 ring on Azure ND GB200 v6 gives 679.6 (Azure/AI-benchmarking-guide
+//     @ 2a370be).
+//   NVLS all-reduce: the same sweep with NCCL's default choice (NVLS from 6 GPUs up): 838.0 GB/s,
+//     of 900.
+//   NDR NIC: the same ConnectX-7 as DGX H100 (no B200 InfiniBand busbw found): H100's 0.97.
+//   Channels: NCCL's search takes 8 rings at 90 GB/s on NVLink5 (SM100 speeds) and duplicates
+//     them to 16 (NVIDIA/nccl @ 5067397 src/graph/search.cc) [from the code, not a log].
+//   Tuning row: Hopper's, NCCL's newest parasim carries (NCCL 2.30 has a Blackwell row).
+//   CPU: dual Intel Xeon Platinum 8570 (DGX B200 datasheet).
+CollectiveFabric dgx_b200() {
+  CollectiveFabric f;
+  f.intra_node_efficiency = 682.2 / 900.0;
+  f.inter_node_efficiency = 48.5 / 50.0;
+  f.arch = NcclGpuArch::kHopper;
+  f.cpu = HostCpuVendor::kIntel;
+  f.intra_node_channels = 16;
+  f.nvls = true;
+  f.nvls_allreduce_busbw_share = 838.0 / 900.0;
+  f.published = true;
+  return f;
+}
+
 }  // namespace
 
 CollectiveFabric preset_collective_fabric(std::string_view preset_name) {
+  if (preset_name == "dgx-b200") return dgx_b200();
   if (preset_name == "dgx-a100-80gb") return dgx_a100();
   if (preset_name == "dgx-h100") return dgx_h100();
   if (preset_name == "hgx-h200") {

@@ -207,20 +207,24 @@ KernelPreset b200_kernels() {
       "matmul_interpolator_data.h @ ea2c45f2ca; bias 0.1 %; 128 is 12.5 % too fast)";
   k.min_gemm_body = sim::Time::us(5);
   s.min_gemm_body = "5 us: XLA sm_100_B200 table, bf16 256^3 kernel time 5.0 us";
-  // No STREAM figure for B200 was found. ml-engineering insights/when-to-upgrade-gpus: the dense
-  // (non-attention) part of a Llama-3.1-8B step scaled 1.67x from H200 to B200, "essentially
-  // exactly the HBM-bandwidth ratio" 8.0/4.8: both reach the same fraction, H200's measured one.
-  k.memory_streaming = (4.01 + 4.15 + 4.15) / 3.0 / 4.8;
+  // No STREAM / BabelStream figure for B200 was found. The same GB100 die with the same HBM3e
+  // stacks in GB200 streams 6389 GB/s in gpu-benches' roofline at 0.25 FLOP/B (two runs, 6389 and
+  // 6388), of the datasheet's 8000: 0.799; Blackwell Ultra (B300, 8 TB/s) measures 0.84
+  // (torchao's roofline table, "from measurement on hardware").
+  k.memory_streaming = 6389.0 / 8000.0;
   s.memory_streaming =
-      "0.855, H200's BabelStream fraction: B200's memory-bound work scaled over H200 by the ratio "
-      "of datasheet bandwidths (stas00/ml-engineering insights/when-to-upgrade-gpus, "
-      "Llama-3.1-8B)";
-  // FlashAttention-4 in a Llama-3.1-8B training step at 8k (d = 128, causal): 834 TFLOP/s, 37 %
-  // (ml-engineering insights/when-to-upgrade-gpus, FA4 4.0.0b22). One point: constant.
-  k.flash = table({8192}, {128}, {{834}}, 2250.0);
+      "6389/8000 = 0.799: GB200 (the B200 die and HBM3e) gpu-roofline at 0.25 FLOP/B "
+      "(xxrjun/gpu-benches @ 739d965 gpu-roofline/gb200.txt); no B200 STREAM figure found; B300 "
+      "0.84 (pytorch/ao @ 36027d8 torchao/testing/training/roofline_utils.py) [proxy]";
+  // FlashAttention-4 kernel benchmark on B200 (Dao-AILab/flash-attention PR #2280, 2026-02-27:
+  // bf16, d = 128, 16 heads, batch 4, s = 8192, causal): forward 1418.1 TFLOP/s, backward (2-CTA)
+  // 1208.6 TFLOP/s, of 2250. One sequence length: constant along it.
+  k.flash = table({8192}, {128}, {{1418.1}}, 2250.0);
+  k.flash.backward = {1208.6 / 2250.0};
   s.flash =
-      "834/2250 = 0.371 at d=128, s=8k, both passes: FlashAttention-4 measured inside a "
-      "Llama-3.1-8B training step (stas00/ml-engineering insights/when-to-upgrade-gpus)";
+      "forward 1418.1/2250 = 0.630, backward 1208.6/2250 = 0.537 at d=128, s=8k, causal: "
+      "FlashAttention-4 on B200 (Dao-AILab/flash-attention PR #2280 benchmark, bf16, 16 heads, "
+      "batch 4)";
   k.calibrated = true;
   return p;
 }

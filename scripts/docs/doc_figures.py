@@ -1513,7 +1513,14 @@ def zb_stage_w(run):
 EXPORT_PLAN = "tests/data/plan-llama2-7b.json"
 EXPORT_PLAN_FSDP2 = "tests/data/plan-llama2-7b-fsdp2.json"  # the same, as torchtitan shards it
 
+HTA_TRACE = "tests/data/traces/hta-resnet-ddp-2xa100-rank0.json.gz"
+
 RECIPES = {
+    # docs/calibration.md: the trace import on a real public trace, and compare-trace
+    "trace-import": (output_block, {"args": ("calibrate", "--from-trace", HTA_TRACE, "--out", "-"),
+                                    "stream": "stderr"}),
+    "compare-trace": (output_block, {"args": ("compare-trace", HTA_TRACE,
+                                              "scenarios/zero-offload-13b-dgx-a100.json")}),
     # docs/export.md: one plan exported four ways (tests/data/plan-llama2-7b.json)
     "export-gpipe-refused": (output_block, {"args": ("export", "scenarios/gpt2-medium-gpipe.json",
                                                      "--to", "megatron"),

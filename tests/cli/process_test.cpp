@@ -257,10 +257,12 @@ std::vector<std::string> readme_commands() {
 TEST_CASE("process: every command of the README runs as written") {
   const std::vector<std::string> commands = readme_commands();
   REQUIRE(commands.size() >= 10);
-  // A folder laid out like the repository after the build: build/ and scenarios/.
+  // A folder laid out like the repository after the build: build/, scenarios/ and tests/ (its
+  // public trace).
   TempDir tmp;
   fs::create_directory_symlink(fs::path(PARASIM_BINARY_DIR), tmp.path() / "build");
   fs::create_directory_symlink(kSourceDir / "scenarios", tmp.path() / "scenarios");
+  fs::create_directory_symlink(kSourceDir / "tests", tmp.path() / "tests");
   // Each command on a line of its own (its trailing comment then ends there), its output in
   // log.txt, the check of its exit code on the next line; fd 3 is the test's pipe.
   std::string script =
@@ -280,7 +282,8 @@ TEST_CASE("process: every command of the README runs as written") {
   std::tie(code, output) = run_shell("bash " + shell_quote(script_path) + " 2>&1");
   CHECK_MESSAGE(code == 0, output);
   // What the commands promise to leave behind.
-  for (const char* file : {"r.json", "t.json", "part.json", "plan.json", "cpu.json", "pics"}) {
+  for (const char* file :
+       {"r.json", "t.json", "part.json", "plan.json", "cpu.json", "pics", "trace-profile.json"}) {
     CHECK_MESSAGE(fs::exists(tmp.path() / file), file << " is missing");
   }
 }

@@ -27,6 +27,14 @@ TEST_CASE("Cluster presets carry the published NCCL fabric figures") {
     CHECK(h.fabric.nvls);
     CHECK(h.fabric.nvls_allreduce_busbw_share == doctest::Approx(480.0 / 450.0));
   }
+  // DGX B200: nccl-tests on 8 B200 (ring 682.2, NVLS 838.0 GB/s busbw of 900), 16 channels.
+  const CollectiveFabric& b200 = find_cluster_preset("dgx-b200")->spec.fabric;
+  CHECK(b200.published);
+  CHECK(b200.intra_node_efficiency == doctest::Approx(682.2 / 900.0));
+  CHECK(b200.nvls);
+  CHECK(b200.nvls_allreduce_busbw_share == doctest::Approx(838.0 / 900.0));
+  CHECK(b200.intra_node_channels == 16);
+  CHECK(b200.cpu == HostCpuVendor::kIntel);
   // No published NCCL figure for these: assumptions, marked as such.
   CHECK_FALSE(find_cluster_preset("perlmutter-a100")->spec.fabric.published);
   CHECK(find_cluster_preset("perlmutter-a100")->spec.fabric.cpu == HostCpuVendor::kAmd);
