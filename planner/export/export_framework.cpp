@@ -29,7 +29,7 @@ bool same_family(const std::string& name, Target t) {
     case Target::kMegatron:
       return name == "megatron-lm" || name == "megatron-lm-2021";
     case Target::kDeepSpeed:
-      return name == "deepspeed" || name == "megatron-deepspeed";
+      return name == "deepspeed" || name == "deepspeed-2021" || name == "megatron-deepspeed";
     case Target::kTorchtitan:
       return name == "torchtitan";
     case Target::kShampoo:

@@ -26,8 +26,8 @@ std::string framework_preset_of(const json& training) {
 const TrainerDefaults& trainer_defaults(Target trainer) {
   static const TrainerDefaults megatron{"megatron-lm", {"megatron-lm", "megatron-lm-2021"}, true,
                                         false};
-  static const TrainerDefaults deepspeed{"deepspeed", {"deepspeed", "megatron-deepspeed"}, false,
-                                         false};
+  static const TrainerDefaults deepspeed{
+      "deepspeed", {"deepspeed", "deepspeed-2021", "megatron-deepspeed"}, false, false};
   static const TrainerDefaults torchtitan{"torchtitan", {"torchtitan"}, true, true};
   switch (trainer) {
     case Target::kMegatron: return megatron;

@@ -47,11 +47,15 @@ void Builder::zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId
 }
 
 // One all-gather per unit (zero3_gather_units.hpp), queued in order on the dp stream; each may
-// start once `prefetch_after` has (the previous layer's first op: one layer of prefetch), and the
-// layer's first op waits for the last, which the stream's order makes the end of all of them.
+// start once `prefetch_after` has (the previous layer's first op: one layer of prefetch; without
+// prefetch its last op), and the layer's first op waits for the last, which the stream's order
+// makes the end of all of them. A blocking fetch (DeepSpeed 2021, Zero3Gathering) also costs the
+// host: torch.cuda.synchronize() before it, one host-only op per rank of the group for the list
+// of views, the call, then two syncs that wait for the gather.
 void Builder::zero3_gather(int stage, int mb, const std::string& where,
                            const std::vector<OpId>& prefetch_after) {
   auto& w = out_.workload;
+  const Zero3Gathering& z3 = sc_.training.framework.zero3;
   const double element_bytes = zero3_element_bytes();
   const double dp = replicas_;
   for (double elements : zero3_units_) {
@@ -70,9 +74,17 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
         const OpId op = w.members(g)[static_cast<std::size_t>(d)];
         if (prefetch_after[k] != kNone) w.add_dependency(prefetch_after[k], op);
         if (!h2d.empty()) w.add_dependency(h2d[static_cast<std::size_t>(d)], op);
+        if (z3.blocking_fetch) {
+          const std::size_t dev = members[static_cast<std::size_t>(d)];
+          host_sync(dev, prefetch_after[k], 1);
+          host_work(dev, fw_.host.host_only_op * static_cast<std::int64_t>(replicas_));
+          host_issue(dev, op, StepHost{fw_.host.collective_call, fw_.host.collective_call},
+                     sim::Time::zero(), true);
+          host_sync(dev, op, 2);
+        }
         // Per layer (FSDP) the gathered unit is held from its gather on; per module the layer
         // pass holds what DeepSpeed keeps (zero3_hold).
-        if (sc_.training.framework.zero3.unit == Zero3Gather::kPerLayer) {
+        if (z3.unit == Zero3Gather::kPerLayer) {
           alloc(op, mem_zero3_, unit_bytes * (dp - 1) / dp, true);
         }
         pending_[k] = op;  // the layer's first op waits for its weights
@@ -81,22 +93,47 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
   }
 }
 
+// The layer's gradients reduce-scattered once `chain` is done: one call for the layer, or one
+// per partitioned unit and one for the rest (DeepSpeed 2021: per parameter). A blocking fetch's
+// framework also has the host wait for the previous reduce-scatter before issuing the next (the
+// reduction stream's synchronize when a new bucket starts).
 void Builder::zero3_reduce(int stage, int mb, const std::string& where,
                            const std::vector<OpId>& chain) {
   auto& w = out_.workload;
-  const double grad_bytes =
-      layer_params_per_tp_rank(sc_.model, sc_.parallel.tp) * sc_.training.gradient_bytes();
-  for (int r = 0; r < tp_sim_; ++r) {
-    const auto plan = costs_.collective(cost::CollectiveKind::kReduceScatter,
-                                        cost::Bytes{grad_bytes}, layout_.dp_group(stage, r));
-    std::vector<std::size_t> members;
-    for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
-    const sim::GroupId g =
-        emit_collective(members, &DeviceStreams::dp, plan, where + "zero3 reduce-scatter", cat_dp_,
-                        mb, CommKind::kDataParallel, replicas_);
-    for (int d = 0; d < dp_sim_; ++d) {
-      w.add_dependency(chain[static_cast<std::size_t>(d * tp_sim_ + r)],
-                       w.members(g)[static_cast<std::size_t>(d)]);
+  const Zero3Gathering& z3 = sc_.training.framework.zero3;
+  const double gradient_bytes = sc_.training.gradient_bytes();
+  const double layer_elements = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp);
+  std::vector<double> calls{layer_elements};
+  if (z3.reduce_per_unit) {
+    calls = zero3_units_;
+    double rest = layer_elements;
+    for (double e : zero3_units_) rest -= e;
+    if (rest > 0) calls.push_back(rest);
+  }
+  if (zero3_last_reduce_.size() < out_.devices.size()) {
+    zero3_last_reduce_.resize(out_.devices.size(), kNone);
+  }
+  for (double elements : calls) {
+    for (int r = 0; r < tp_sim_; ++r) {
+      const auto plan =
+          costs_.collective(cost::CollectiveKind::kReduceScatter,
+                            cost::Bytes{elements * gradient_bytes}, layout_.dp_group(stage, r));
+      std::vector<std::size_t> members;
+      for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
+      const sim::GroupId g =
+          emit_collective(members, &DeviceStreams::dp, plan, where + "zero3 reduce-scatter",
+                          cat_dp_, mb, CommKind::kDataParallel, replicas_);
+      for (int d = 0; d < dp_sim_; ++d) {
+        const OpId op = w.members(g)[static_cast<std::size_t>(d)];
+        w.add_dependency(chain[static_cast<std::size_t>(d * tp_sim_ + r)], op);
+        if (z3.blocking_fetch) {
+          const std::size_t dev = members[static_cast<std::size_t>(d)];
+          host_sync(dev, zero3_last_reduce_[dev], zero3_last_reduce_[dev] == kNone ? 0 : 1);
+          host_issue(dev, op, StepHost{fw_.host.collective_call, fw_.host.collective_call},
+                     sim::Time::zero(), true);
+          zero3_last_reduce_[dev] = op;
+        }
+      }
     }
   }
 }

@@ -161,6 +161,22 @@ struct Zero3Gathering {
   // stage3.py; one layer's gradients, the unit ZeRO-3 reduce-scatters, as the DeepSpeed export
   // writes reduce_bucket_size).
   bool contiguous_gradients = false;
+  // DeepSpeed's ZeRO-3 before its coordinator rewrite (v0.3.14 .. v0.5.10, 2021; replaced by PR
+  // #1453 in v0.6.0), the `deepspeed-2021` preset (docs/frameworks.md#zero-3-as-deepspeed-ran-it-in-2021):
+  //   prefetch false: the coordinator's trace check fails on every module (DeepSpeed issue #1069),
+  //     so nothing is prefetched: a layer's gathers start when the previous layer's work is done;
+  //   blocking_fetch true: each gather is one all_gather per parameter in list form: the host
+  //     builds one view per rank (one host-only op per rank) before issuing it, and waits for it
+  //     (comm_stream.synchronize(), torch.cuda.synchronize(): 2 syncs); each reduce-scatter is
+  //     waited for when the next one is bucketed (1 sync);
+  //   regather_for_recompute true: every fetch is released after its use, so under full
+  //     recompute a layer is gathered three times per micro-batch (forward, rerun, backward);
+  //   reduce_per_unit true: one reduce-scatter per partitioned parameter instead of one per
+  //     layer.
+  bool prefetch = true;
+  bool blocking_fetch = false;
+  bool regather_for_recompute = false;
+  bool reduce_per_unit = false;
 };
 
 // Whose transformer block the framework runs (layer_program.hpp): Megatron-LM's fused layer, or

@@ -125,6 +125,10 @@ void read_zero3(JsonObjectReader& parent, cost::Diagnostics& d, Zero3Gathering& 
   assign(z3.max_live_parameters, r.number("max_live_parameters", false, 0, 1e15));
   assign(z3.max_reuse_distance, r.number("max_reuse_distance", false, 0, 1e15));
   assign(z3.contiguous_gradients, r.boolean("contiguous_gradients", false));
+  assign(z3.prefetch, r.boolean("prefetch", false));
+  assign(z3.blocking_fetch, r.boolean("blocking_fetch", false));
+  assign(z3.regather_for_recompute, r.boolean("regather_for_recompute", false));
+  assign(z3.reduce_per_unit, r.boolean("reduce_per_unit", false));
   r.finish();
 }
 

@@ -184,7 +184,7 @@ FrameworkSpec megatron_lm_2021() {
 }
 
 // DeepSpeed ZeRO-3 (deepspeed/runtime/zero/, read at v0.14.4 d254d75e; the coordinator has the
-// same shape since the 2021 rewrite): hooks on every submodule (parameter_offload.py L262-275)
+// same shape since its rewrite in PR #1453, v0.6.0, 2022; 2021's is deepspeed_2021_zero3 below): hooks on every submodule (parameter_offload.py L262-275)
 // fetch its partitioned parameters before its forward and again before its backward, on every
 // micro-batch (the coordinator's trace resets after each backward, stage3.py L2196-2215), as one
 // coalesced all_gather_into_tensor per fetch (partition_parameters.py L1145-1178); the prefetch
@@ -209,6 +209,37 @@ Zero3Gathering deepspeed_zero3() {
   z.max_live_parameters = 1e9;
   z.max_reuse_distance = 1e9;
   z.contiguous_gradients = true;
+  return z;
+}
+
+// DeepSpeed ZeRO-3 as 2021's releases ran it (v0.3.14 7b46d11f .. v0.5.10; the coordinator was
+// rewritten in PR #1453, released in v0.6.0, 2022-03), read at v0.5.0 f2843244
+// (deepspeed/runtime/zero/stage3.py S3, partition_parameters.py PP; the same code at v0.3.16
+// and v0.4.0):
+//   - hooks on every submodule fetch its partitioned parameters before its forward and its
+//     backward and release them after (S3 L1432-1598); tensors of at most 1e5 elements stay whole
+//     (constants.py L111-112): per module, as today's preset;
+//   - the PrefetchCoordinator's trace check fails on every module since v0.3.14 (the sub-module
+//     pre-hook that advances step_id is registered before the one that resets it, S3 L1396 /
+//     L1410; DeepSpeed issue #1069): no prefetch and no reuse, every fetch released after use,
+//     so with full recompute each weight is gathered in the forward, the rerun and the backward;
+//   - a fetch is one all_gather per parameter in list form: torch.cuda.synchronize() before it
+//     (PP L845), a Python loop over the world size building one narrow view per rank (PP
+//     L857-861), then _synchronize_communication waits on the handle, comm_stream.synchronize()
+//     and torch.cuda.synchronize() (S3 L533-544);
+//   - gradients: one reduce_scatter per parameter (PP L934-963), the host waiting on the
+//     reduction stream when a new bucket starts (S3 L2195).
+// Not modelled: the zero-fill, the list all_gather's per-rank copy-out and the debug norm each
+// fetch also runs on the GPU (PP L838, c10d's allgather post hook, S3 L453-457), and the
+// per-rank copies before each reduce-scatter.
+Zero3Gathering deepspeed_2021_zero3() {
+  Zero3Gathering z = deepspeed_zero3();
+  z.prefetch_bucket_size = 0;  // nothing prefetched, nothing kept for reuse (zero3_resident)
+  z.max_reuse_distance = 0;
+  z.prefetch = false;
+  z.blocking_fetch = true;
+  z.regather_for_recompute = true;
+  z.reduce_per_unit = true;
   return z;
 }
 
@@ -299,6 +330,16 @@ FrameworkSpec deepspeed() {
   return f;
 }
 
+// DeepSpeed's engine of 2021 around plain PyTorch modules, with 2021's ZeRO-3 (above); the
+// engine's other host costs as `deepspeed`'s.
+FrameworkSpec deepspeed_2021() {
+  FrameworkSpec f = deepspeed();
+  f.name = "deepspeed-2021";
+  f.version = "DeepSpeed v0.3.14 .. v0.5.10 engine, ZeRO-3 before the coordinator rewrite";
+  f.zero3 = deepspeed_2021_zero3();
+  return f;
+}
+
 // pytorch/torchtitan 3f20451bc (2024-12-27): eager, FSDP2 with a per-layer reduce-scatter
 // overlapped with the backward, no custom autograd functions in the model.
 FrameworkSpec torchtitan() {
@@ -361,6 +402,10 @@ std::vector<FrameworkPreset> build_presets() {
                      megatron_deepspeed()));
   p.push_back(preset("DeepSpeed engine around plain PyTorch modules, nothing fused",
                      "github.com/microsoft/DeepSpeed v0.8.3", deepspeed()));
+  p.push_back(preset("DeepSpeed of 2021 (v0.3.14 .. v0.5.10): ZeRO-3 gathers without prefetch, "
+                     "each waited for, per-rank host loops, one reduce-scatter per parameter",
+                     "github.com/microsoft/DeepSpeed v0.5.0 f2843244 (v0.3.16, v0.4.0)",
+                     deepspeed_2021()));
   p.push_back(preset("torchtitan, eager, FSDP2: its own Llama block's kernels (compile: "
                      "Inductor's fused block)",
                      "github.com/pytorch/torchtitan 3f20451bc", torchtitan()));

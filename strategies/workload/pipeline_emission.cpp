@@ -181,6 +181,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   // FSDP2 has its own units and reductions (fsdp2_emission.cpp); zero3 is DeepSpeed's / FSDP1's.
   const bool fsdp2 = sc_.parallel.fsdp2.enabled;
   const bool zero3 = sc_.parallel.zero_stage == 3 && !fsdp2;
+  const bool zero3_prefetch = sc_.training.framework.zero3.prefetch;
   const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
                         sc_.parallel.paci_mode == PaciMode::kMem;
   // Per layer: its program (dense or MoE), what it keeps, its gradients' parameters.
@@ -248,7 +249,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     for (int l = 0; l < lc; ++l) {
       const std::string where = fmt::format("F L{} ", layer0 + l);
       wait_gathered();
-      if (zero3) zero3_gather(stage, mb, where, prev_layer_first);
+      if (zero3) zero3_gather(stage, mb, where, zero3_prefetch ? prev_layer_first : chain);
       if (fsdp2) fsdp2_unshard(stage, mb, where, layer0 + l, prev_layer_first, chain);
       std::vector<OpId> layer_first(ranks, kNone);
       const LayerProgram& program = grouped ? grouped_program(l) : program_of(layer0 + l);
@@ -365,7 +366,12 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   for (int l = lc - 1; l >= 0; --l) {
     const std::string where = fmt::format("B L{} ", layer0 + l);
     if (zero3) {
-      zero3_gather(stage, mb, where, prev_layer_first);
+      zero3_gather(stage, mb, where, zero3_prefetch ? prev_layer_first : chain);
+      // Released after every use (DeepSpeed 2021): the rerun of a checkpointed layer and its
+      // backward each fetch the weights.
+      if (checkpointed && sc_.training.framework.zero3.regather_for_recompute) {
+        zero3_gather(stage, mb, where, chain);
+      }
       if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
     }
     if (fsdp2) fsdp2_unshard(stage, mb, where, layer0 + l, prev_layer_first, chain);

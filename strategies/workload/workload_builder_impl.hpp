@@ -363,6 +363,9 @@ class Builder {
   const std::vector<double> zero3_units_;  // elements per ZeRO-3 all-gather of a layer pass
   std::map<int, Zero3Resident> zero3_resident_;  // per virtual stage's layer count
   std::vector<double> zero3_carry_;  // per simulated device: bytes left gathered by its last pass
+  // Blocking ZeRO-3 (DeepSpeed 2021): per simulated device, its last reduce-scatter, which the
+  // host waits for before issuing the next.
+  std::vector<OpId> zero3_last_reduce_;
   // FSDP2: per simulated device, the ranks each unit is sharded over now (absent: the shard
   // group), whether its gradients are being accumulated (pipelining), and the reductions the
   // optimizer step waits for.

@@ -111,3 +111,42 @@ TEST_CASE("the simulated step issues one all-gather per unit per layer pass") {
   CHECK(b->mean_message_bytes < a->mean_message_bytes);
   CHECK(per_module.step_time_s >= per_layer.step_time_s);
 }
+
+TEST_CASE("DeepSpeed 2021 (deepspeed-2021): no prefetch, three gathers under full recompute, a "
+          "reduce-scatter per parameter, the host waiting for each") {
+  const auto& z3 = strat::find_framework_preset("deepspeed-2021")->spec.zero3;
+  CHECK(z3.unit == strat::Zero3Gather::kPerModule);
+  CHECK_FALSE(z3.prefetch);
+  CHECK(z3.blocking_fetch);
+  CHECK(z3.regather_for_recompute);
+  CHECK(z3.reduce_per_unit);
+  CHECK(strat::find_framework_preset("deepspeed")->spec.zero3.prefetch);
+
+  auto sc = test::small_scenario(8, 1, 1, 16, 1);
+  sc.parallel.zero_stage = 3;
+  sc.training.recompute = cost::Recompute::kFull;
+  sc.training.framework = strat::find_framework_preset("deepspeed")->spec;
+  const auto today = test::simulate_report(sc);
+  sc.training.framework = strat::find_framework_preset("deepspeed-2021")->spec;
+  const auto old = test::simulate_report(sc);
+  const auto* a = dp_all_gather(today);
+  const auto* b = dp_all_gather(old);
+  REQUIRE(a != nullptr);
+  REQUIRE(b != nullptr);
+  const int layers = sc.model.layers, micro_batches = 2;
+  CHECK(a->count_per_gpu == 4 * 2 * layers * micro_batches);
+  CHECK(b->count_per_gpu == 4 * 3 * layers * micro_batches);  // forward, rerun, backward
+  double today_rs = 0, old_rs = 0;
+  for (const auto& c : today.collectives) {
+    if (c.kind == "dp" && c.op == "reduce-scatter") today_rs = c.count_per_gpu;
+  }
+  for (const auto& c : old.collectives) {
+    if (c.kind == "dp" && c.op == "reduce-scatter") old_rs = c.count_per_gpu;
+  }
+  // One per layer against one per weight matrix and one for the rest (the RMSNorm weights) of
+  // each layer; the embedding's and head's reductions are the same in both.
+  CHECK(old_rs - today_rs == 4 * layers * micro_batches);
+  // Each fetch: a sync before, two after; each reduce-scatter after the first waits for the last.
+  CHECK(old.host_syncs_per_step >= today.host_syncs_per_step + 3 * b->count_per_gpu);
+  CHECK(old.step_time_s > today.step_time_s);
+}
