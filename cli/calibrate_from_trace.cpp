@@ -86,6 +86,9 @@ int run_calibrate_from_trace(const CalibrateOptions& o, std::ostream& out, std::
   } catch (const std::invalid_argument& e) {
     err << "parasim calibrate --from-trace: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << "parasim calibrate --from-trace: internal error: " << e.what() << "\n";
+    return kExitFailure;
   }
 }
 

@@ -90,7 +90,7 @@ struct RankTrace {
   int steps = 0;               // ProfilerStep#N marks found (0: none; the whole trace is used)
   std::vector<TraceOp> ops;
   std::vector<TraceKernel> kernels;
-  std::vector<double> launch_us;  // host time of each kernel launch call (cudaLaunchKernel ...)
+  std::vector<double> launch_call_us;  // duration of each kernel launch call (cudaLaunchKernel ...)
   std::optional<std::int64_t> base_time_ns;  // the trace's epoch (Kineto baseTimeNanoseconds)
   std::vector<std::string> notes;  // what the reader read differently or left out, for the user
 

@@ -1,10 +1,8 @@
 #include "calibrate/trace/kernel_classes.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <string>
-#include <utility>
 
 namespace parasim::calib::trace {
 namespace {
@@ -92,26 +90,6 @@ KernelClass classify_launched_kernel(KernelClass by_name, std::string_view launc
     return KernelClass::kAttention;
   }
   return by_name;
-}
-
-std::optional<cost::CollectiveKind> nccl_kernel_collective(std::string_view kernel_name) {
-  const std::string n = lower(kernel_name);
-  if (n.rfind("nccl", 0) != 0) return std::nullopt;
-  // The collective follows the first '_' (ncclDevKernel_AllReduce_..., ncclKernel_SendRecv_...).
-  const std::size_t us = n.find('_');
-  if (us == std::string::npos) return std::nullopt;
-  const std::string rest = n.substr(us + 1);
-  static const std::array<std::pair<std::string_view, cost::CollectiveKind>, 5> kNames{{
-      {"allreduce", cost::CollectiveKind::kAllReduce},
-      {"allgather", cost::CollectiveKind::kAllGather},
-      {"reducescatter", cost::CollectiveKind::kReduceScatter},
-      {"broadcast", cost::CollectiveKind::kBroadcast},
-      {"sendrecv", cost::CollectiveKind::kSendRecv},
-  }};
-  for (const auto& [prefix, kind] : kNames) {
-    if (rest.rfind(prefix, 0) == 0) return kind;
-  }
-  return std::nullopt;
 }
 
 std::optional<cost::CollectiveKind> profiler_collective(std::string_view collective_name) {

@@ -32,11 +32,6 @@ KernelClass classify_kernel(std::string_view kernel_name);
 // aten::_efficient_attention_*) is attention; otherwise the name's class.
 KernelClass classify_launched_kernel(KernelClass by_name, std::string_view launch_op_name);
 
-// The collective of an NCCL kernel name ("ncclDevKernel_AllGather_RING_LL(...)" -> all-gather;
-// SendRecv kernels -> send-recv, which is also how NCCL runs all-to-all); std::nullopt for a
-// name that is not an NCCL collective kernel (or a Reduce, which parasim does not model).
-std::optional<cost::CollectiveKind> nccl_kernel_collective(std::string_view kernel_name);
-
 // The collective of PyTorch's "Collective name" metadata ("allreduce", "_allgather_base",
 // "reduce_scatter_tensor_coalesced", "all_to_all", "send", "broadcast", ...); std::nullopt
 // for names parasim has no kind for ("reduce", "gather", "scatter", "barrier").

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -46,26 +48,53 @@ std::optional<double> number_at(const json& object, const char* key, const std::
     if (required) d.add(path + "/" + key, "missing: expected a number");
     return std::nullopt;
   }
-  if (it->is_number()) return it->get<double>();
-  if (it->is_string()) {
+  std::optional<double> v;
+  if (it->is_number()) {
+    v = it->get<double>();
+  } else if (it->is_string()) {
     try {
       std::size_t used = 0;
       const std::string text = it->get<std::string>();
-      const double v = std::stod(text, &used);
-      if (used == text.size()) return v;
+      const double parsed = std::stod(text, &used);
+      if (used == text.size()) v = parsed;
     } catch (const std::exception&) {
     }
   }
-  d.add(path + "/" + key, "expected a number, found " + cost::json_type_name(*it));
-  return std::nullopt;
+  if (!v) {
+    d.add(path + "/" + key, "expected a number, found " + cost::json_type_name(*it));
+    return std::nullopt;
+  }
+  if (!std::isfinite(*v) || std::fabs(*v) > kMaxTraceMicroseconds) {
+    d.add(path + "/" + key, fmt::format("expected a finite number of microseconds within "
+                                        "+-{:g}", kMaxTraceMicroseconds));
+    return std::nullopt;
+  }
+  return v;
 }
 
+// An integer field; a float only when it is integral and within +-2^53 (exact); else none.
 std::optional<std::int64_t> integer_in(const json& args, const char* key) {
   const auto it = args.find(key);
   if (it == args.end()) return std::nullopt;
+  if (it->is_number_unsigned()) {
+    const auto u = it->get<std::uint64_t>();
+    return u <= static_cast<std::uint64_t>(INT64_MAX) ? std::optional(static_cast<std::int64_t>(u))
+                                                      : std::nullopt;
+  }
   if (it->is_number_integer()) return it->get<std::int64_t>();
-  if (it->is_number()) return static_cast<std::int64_t>(it->get<double>());
+  if (it->is_number()) {
+    const double v = it->get<double>();
+    if (std::isfinite(v) && std::fabs(v) <= 9007199254740992.0 && std::floor(v) == v) {
+      return static_cast<std::int64_t>(v);
+    }
+  }
   return std::nullopt;
+}
+
+// A count field (a rank, a group size, a world size) within [lo, hi]; else `fallback`.
+int count_in(const json& args, const char* key, int lo, int hi, int fallback) {
+  const auto v = integer_in(args, key);
+  return v && *v >= lo && *v <= hi ? static_cast<int>(*v) : fallback;
 }
 
 std::string string_in(const json& args, const char* key) {
@@ -81,7 +110,10 @@ std::vector<int> rank_list(const json& args) {
   json parsed = it->is_string() ? json::parse(it->get<std::string>(), nullptr, false) : *it;
   if (!parsed.is_array()) return ranks;
   for (const json& r : parsed) {
-    if (!r.is_number_integer()) return {};
+    if (!r.is_number_integer() || r.get<std::int64_t>() < 0 ||
+        r.get<std::int64_t>() > kMaxTraceRanks) {
+      return {};
+    }
     ranks.push_back(r.get<int>());
   }
   return ranks;
@@ -97,7 +129,7 @@ std::optional<TraceCollective> collective_of(const json& args) {
   c.in_elements = integer_in(args, "In msg nelems").value_or(0);
   c.out_elements = integer_in(args, "Out msg nelems").value_or(0);
   c.element_bytes = profiler_dtype_bytes(string_in(args, "dtype"));
-  c.group_size = static_cast<int>(integer_in(args, "Group size").value_or(0));
+  c.group_size = count_in(args, "Group size", 1, kMaxTraceRanks, 0);
   c.group = string_in(args, "Process Group Name");
   c.ranks = rank_list(args);
   return c;
@@ -158,11 +190,18 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
   // Keep only the events this reader uses, numbered by their place in traceEvents.
   std::int64_t event_index = 0;
   bool in_events = false;
+  // Depths as nlohmann's callback counts them: the document's object at 0, the traceEvents
+  // array's elements at 2 (a scalar element arrives as a value event at depth 2, an object or
+  // array as its end event).
   const json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
     if (depth == 1 && event == json::parse_event_t::key) {
       in_events = parsed == "traceEvents";
-    } else if (depth == 2 && in_events && event == json::parse_event_t::object_end) {
+    } else if (depth == 2 && in_events &&
+               (event == json::parse_event_t::object_end ||
+                event == json::parse_event_t::array_end ||
+                event == json::parse_event_t::value)) {
       const std::int64_t index = event_index++;
+      if (event != json::parse_event_t::object_end) return false;
       if (category_of(parsed) == Category::kOther) return false;
       parsed["#"] = index;
     }
@@ -179,8 +218,8 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
     return trace;
   }
   if (const auto it = doc.find("distributedInfo"); it != doc.end() && it->is_object()) {
-    trace.rank = static_cast<int>(integer_in(*it, "rank").value_or(0));
-    trace.world_size = static_cast<int>(integer_in(*it, "world_size").value_or(1));
+    trace.rank = count_in(*it, "rank", 0, kMaxTraceRanks, 0);
+    trace.world_size = count_in(*it, "world_size", 1, kMaxTraceRanks, 1);
   }
   std::map<std::int64_t, std::string> device_names;
   if (const auto it = doc.find("deviceProperties"); it != doc.end() && it->is_array()) {
@@ -205,8 +244,14 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
   for (const json& event : doc["traceEvents"]) {
     if (!event.is_object()) continue;
     const std::string path = fmt::format("/traceEvents/{}", event.value("#", std::int64_t{0}));
-    if (event.value("ph", std::string("X")) != "X") continue;
     cost::Diagnostics local(file);
+    for (const char* key : {"ph", "name"}) {
+      const auto it = event.find(key);
+      if (it != event.end() && !it->is_string()) {
+        local.add(path + "/" + key, "expected a string, found " + cost::json_type_name(*it));
+      }
+    }
+    if (local.ok() && string_in(event, "ph") != "X" && event.contains("ph")) continue;
     const auto ts = number_at(event, "ts", path, local);
     const auto dur = number_at(event, "dur", path, local);
     if (dur && *dur < 0) local.add(path + "/dur", "expected a duration >= 0");
@@ -223,7 +268,7 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
     const json empty = json::object();
     const auto args_it = event.find("args");
     const json& args = args_it != event.end() && args_it->is_object() ? *args_it : empty;
-    const std::string name = event.value("name", std::string());
+    const std::string name = string_in(event, "name");
     switch (category_of(event)) {
       case Category::kKernel: case Category::kMemcpy: case Category::kMemset: {
         PendingKernel k;
@@ -259,7 +304,7 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
         const auto correlation = integer_in(args, "correlation");
         const auto external = integer_in(args, "External id");
         if (correlation && external) external_by_correlation[*correlation] = *external;
-        if (is_launch(name)) trace.launch_us.push_back(*dur);
+        if (is_launch(name)) trace.launch_call_us.push_back(*dur);
         break;
       }
       case Category::kOther: break;

@@ -4,9 +4,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -46,15 +48,14 @@ class Database {
   // Runs `sql`, calling row(statement) per row; returns the error text, "" when it ran.
   template <typename Row>
   std::string each(const std::string& sql, Row&& row) const {
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
       return sqlite3_errmsg(db_);
     }
+    const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> statement(raw, sqlite3_finalize);
     int status = SQLITE_ROW;
-    while ((status = sqlite3_step(statement)) == SQLITE_ROW) row(statement);
-    std::string error = status == SQLITE_DONE ? "" : sqlite3_errmsg(db_);
-    sqlite3_finalize(statement);
-    return error;
+    while ((status = sqlite3_step(raw)) == SQLITE_ROW) row(raw);
+    return status == SQLITE_DONE ? "" : sqlite3_errmsg(db_);
   }
 
  private:
@@ -104,9 +105,14 @@ TraceOp parse_nvtx_op(const std::string& text) {
       op.input_dims.push_back(current);
       in_list = false;
     } else if (in_list && (std::isdigit(static_cast<unsigned char>(c)) != 0)) {
-      std::size_t used = 0;
-      current.push_back(std::stoll(text.substr(i, 20), &used));
-      i += used - 1;
+      std::int64_t value = 0;
+      const auto [end, error] = std::from_chars(text.data() + i, text.data() + text.size(), value);
+      if (error != std::errc()) {  // a size beyond int64: the text is not emit_nvtx's; no shapes
+        op.input_dims.clear();
+        return op;
+      }
+      current.push_back(value);
+      i = static_cast<std::size_t>(end - text.data()) - 1;
     }
   }
   return op;
@@ -151,35 +157,49 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
     std::int64_t thread;
     double start_us;
   };
-  std::unordered_map<std::int64_t, Launch> launches;  // correlationId -> launch
+  // CUPTI numbers correlation ids per process: (process, correlationId) -> launch.
+  std::map<std::pair<std::int64_t, std::int64_t>, Launch> launches;
+  std::vector<std::string> notes;  // optional tables that could not be read
   if (db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) {
-    db.each("SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
-            "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId",
+    const std::string error = db.each(
+        "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
+        "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId",
             [&](sqlite3_stmt* s) {
               const double start = us_of(s, 0);
               const double end = us_of(s, 1);
               const std::int64_t tid = sqlite3_column_int64(s, 2);
-              launches[sqlite3_column_int64(s, 3)] = {tid, start};
+              launches[{process_of(tid), sqlite3_column_int64(s, 3)}] = {tid, start};
               const std::string name = text_column(s, 4);
-              if (name.find("LaunchKernel") != std::string::npos) {
-                by_process[process_of(tid)].launch_us.push_back(end - start);
+              if (name.find("LaunchKernel") != std::string::npos && end >= start) {
+                by_process[process_of(tid)].launch_call_us.push_back(end - start);
               }
             });
+    if (!error.empty()) {
+      notes.push_back("CUPTI_ACTIVITY_KIND_RUNTIME not read (" + error + "): kernels have no "
+                      "launching op, so no shapes and no phases");
+    }
   }
   if (db.has_table("NVTX_EVENTS")) {
     // Ranges only (59: push/pop, 60: start/end), with their text inline or by id.
-    db.each("SELECT e.start, e.end, e.globalTid, COALESCE(e.text, s.value) FROM NVTX_EVENTS e "
-            "LEFT JOIN StringIds s ON s.id = e.textId WHERE e.eventType IN (59, 60) AND "
-            "e.end IS NOT NULL",
+    const std::string error = db.each(
+        "SELECT e.start, e.end, e.globalTid, COALESCE(e.text, s.value) FROM NVTX_EVENTS e "
+        "LEFT JOIN StringIds s ON s.id = e.textId WHERE e.eventType IN (59, 60) AND "
+        "e.end IS NOT NULL",
             [&](sqlite3_stmt* s) {
               TraceOp op = parse_nvtx_op(text_column(s, 3));
               op.start_us = us_of(s, 0);
               op.end_us = us_of(s, 1);
+              if (op.end_us < op.start_us) return;
               op.thread = sqlite3_column_int64(s, 2);
               by_process[process_of(op.thread)].ops.push_back(std::move(op));
             });
+    if (!error.empty()) {
+      notes.push_back("NVTX_EVENTS not read (" + error + "): no ops, so no shapes and no phases");
+    }
   }
   std::size_t kernels = 0;
+  // Per process, per kernel (in rank.kernels' order): its launch, when the export has it.
+  std::map<std::int64_t, std::vector<const Launch*>> kernel_launch;
   auto add_gpu_rows = [&](const std::string& sql, bool copies) {
     return db.each(sql, [&](sqlite3_stmt* s) {
       TraceKernel k;
@@ -192,13 +212,10 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
       k.kind = copies ? KernelClass::kCopy : classify_kernel(k.name);
       if (k.duration_us < 0) k.duration_us = 0;
       RankTrace& rank = by_process[process];
-      if (const auto it = launches.find(correlation); it != launches.end()) {
-        // Resolved to an op once the ops are indexed, below; keep the launch for it.
-        rank.kernels.push_back(k);
-        rank.kernels.back().launch_op = -2 - static_cast<std::int64_t>(it->first);
-      } else {
-        rank.kernels.push_back(std::move(k));
-      }
+      const auto it = launches.find({process, correlation});
+      // Resolved to an op once the ops are indexed, below.
+      kernel_launch[process].push_back(it != launches.end() ? &it->second : nullptr);
+      rank.kernels.push_back(std::move(k));
       ++kernels;
     });
   };
@@ -229,11 +246,13 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
     rank.device = device;
     rank.rank = static_cast<int>(out.size());
     const OpLocator locator(rank.ops);
-    for (TraceKernel& k : rank.kernels) {
-      if (k.launch_op > -2) continue;
-      const Launch& launch = launches.at(-2 - k.launch_op);
-      k.launch_op = locator.innermost(launch.thread, launch.start_us);
+    const std::vector<const Launch*>& launched = kernel_launch[process];
+    for (std::size_t i = 0; i < rank.kernels.size(); ++i) {
+      if (const Launch* launch = launched[i]) {
+        rank.kernels[i].launch_op = locator.innermost(launch->thread, launch->start_us);
+      }
     }
+    rank.notes = notes;
     finish_rank_trace(rank);
     out.push_back(std::move(rank));
   }

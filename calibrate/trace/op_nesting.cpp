@@ -50,12 +50,14 @@ std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> ops_by_thread(
 OpLocator::OpLocator(const std::vector<TraceOp>& ops) {
   for (const auto& [thread, order] : ops_by_thread(ops)) {
     std::vector<Span> spans;
-    std::vector<double> open_ends;  // the ends of the ops enclosing the current one
+    std::vector<std::int64_t> open;  // the spans enclosing the current one, innermost last
     for (const std::int64_t i : order) {
       const TraceOp& op = ops[static_cast<std::size_t>(i)];
-      while (!open_ends.empty() && open_ends.back() <= op.start_us) open_ends.pop_back();
-      spans.push_back({op.start_us, op.end_us, i, static_cast<int>(open_ends.size())});
-      open_ends.push_back(op.end_us);
+      while (!open.empty() && spans[static_cast<std::size_t>(open.back())].end_us <= op.start_us) {
+        open.pop_back();
+      }
+      spans.push_back({op.start_us, op.end_us, i, open.empty() ? -1 : open.back()});
+      open.push_back(static_cast<std::int64_t>(spans.size()) - 1);
     }
     threads_.emplace_back(thread, std::move(spans));
   }
@@ -66,20 +68,18 @@ std::int64_t OpLocator::innermost(std::int64_t thread, double time_us) const {
                                   [](const auto& entry, std::int64_t th) { return entry.first < th; });
   if (t == threads_.end() || t->first != thread) return -1;
   const std::vector<Span>& spans = t->second;
-  // The last span starting at or before the time, then up its enclosing spans (earlier spans of
-  // lower depth) until one holds the time.
-  auto it = std::upper_bound(spans.begin(), spans.end(), time_us,
-                             [](double time, const Span& s) { return time < s.start_us; });
+  // The last span starting at or before the time, then up its chain of enclosing spans until one
+  // holds the time: every span that starts earlier and still holds it is on that chain.
+  const auto it = std::upper_bound(spans.begin(), spans.end(), time_us,
+                                   [](double time, const Span& s) { return time < s.start_us; });
   if (it == spans.begin()) return -1;
-  --it;
-  int depth = it->depth;
-  for (;;) {
-    if (it->depth <= depth && it->end_us >= time_us) return it->op;
-    if (it->depth < depth) depth = it->depth;
-    if (depth == 0 && it->end_us < time_us) return -1;
-    if (it == spans.begin()) return -1;
-    --it;
+  std::int64_t at = static_cast<std::int64_t>(it - spans.begin()) - 1;
+  while (at >= 0) {
+    const Span& s = spans[static_cast<std::size_t>(at)];
+    if (s.end_us >= time_us) return s.op;
+    at = s.parent;
   }
+  return -1;
 }
 
 void finish_rank_trace(RankTrace& trace) {
@@ -103,6 +103,8 @@ void finish_rank_trace(RankTrace& trace) {
   }
   std::sort(steps.begin(), steps.end());
   trace.steps = static_cast<int>(steps.size());
+  double longest_step = 0;
+  for (const auto& st : steps) longest_step = std::max(longest_step, st.second - st.first);
   auto in_steps = [&](double t) {
     auto it = std::upper_bound(steps.begin(), steps.end(), std::pair(t, 1e300));
     return it != steps.begin() && std::prev(it)->second >= t;
@@ -118,10 +120,12 @@ void finish_rank_trace(RankTrace& trace) {
     }
     if (!steps.empty()) {
       // A kernel belongs to the step in which its launching op started; one without a known
-      // launcher, to the steps' span on the GPU (its start within the first step's start and
-      // the last step's end, where a GPU kernel can only be later than its launch).
+      // launcher, to the steps' span on the GPU: from the first step's start (a kernel can only
+      // run after its launch) to the last step's end plus the longest step (the GPU may run that
+      // far behind the host).
       const bool keep = launcher ? in_steps(launcher->start_us)
-                                 : k.start_us >= steps.front().first;
+                                 : k.start_us >= steps.front().first &&
+                                       k.start_us <= steps.back().second + longest_step;
       if (!keep) continue;
     }
     kept.push_back(std::move(k));

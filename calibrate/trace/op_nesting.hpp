@@ -18,8 +18,9 @@
 
 namespace parasim::calib::trace {
 
-// The innermost op of `ops` on `thread` whose span holds `time_us`, found in O(log n) per
-// query after an O(n log n) index. -1 when none does.
+// The innermost op of `ops` on `thread` whose span holds `time_us`: O(log n + nesting depth) per
+// query after an O(n log n) index. -1 when none does. Spans that overlap without nesting are
+// read as nested in the earlier one (a trace's ops on one thread nest).
 class OpLocator {
  public:
   explicit OpLocator(const std::vector<TraceOp>& ops);
@@ -29,7 +30,7 @@ class OpLocator {
   struct Span {
     double start_us, end_us;
     std::int64_t op;
-    int depth;
+    std::int64_t parent;  // index of the enclosing span in the same thread's list, or -1
   };
   std::vector<std::pair<std::int64_t, std::vector<Span>>> threads_;  // sorted by thread
 };

@@ -43,8 +43,9 @@ std::string gunzip(const std::string& data, std::size_t max_bytes) {
       fed += more;
     }
     if (status == Z_STREAM_END) {
-      if (zs.avail_in == 0) break;
-      if (inflateReset(&zs) != Z_OK) break;  // the next gzip member
+      // Another gzip member follows, or the rest is padding, which gzip(1) also ignores.
+      if (zs.avail_in < 2 || zs.next_in[0] != 0x1f || zs.next_in[1] != 0x8b) break;
+      if (inflateReset(&zs) != Z_OK) break;
       continue;
     }
     if (status == Z_BUF_ERROR && zs.avail_in == 0) break;  // input ended mid-stream

@@ -1,6 +1,7 @@
 #include "calibrate/trace/trace_fit.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -118,14 +119,18 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
            std::vector<double>> gemm_samples;
   std::map<std::pair<std::string, int>, std::vector<Call>> calls;
   std::set<int> seen_ranks;
+  std::map<std::string, int> ranks_in_group;  // how many of the traces hold calls of a group
+  bool unnamed_groups = false;
   for (const RankTrace& r : ranks) {
     cov.steps = std::min(cov.steps, r.steps);
     for (const auto& n : r.notes) cov.notes.push_back(n);
-    if (!seen_ranks.insert(r.rank).second) {
-      cov.notes.push_back(fmt::format("{}: rank {} appears in another trace too; its collectives "
-                                      "are matched as one more rank", r.file, r.rank));
+    const bool duplicate = !seen_ranks.insert(r.rank).second;
+    if (duplicate) {
+      cov.notes.push_back(fmt::format("{}: rank {} appears in an earlier trace too; its "
+                                      "collectives are left out of the matching", r.file, r.rank));
     }
-    launches.insert(launches.end(), r.launch_us.begin(), r.launch_us.end());
+    std::set<std::string> groups_here;
+    launches.insert(launches.end(), r.launch_call_us.begin(), r.launch_call_us.end());
     std::map<std::int64_t, double> gemm_time_by_op;
     std::map<std::int64_t, std::string_view> first_kernel_of_op;
     std::map<std::string, int> calls_in_group;
@@ -152,12 +157,19 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
           ++cov.collective_kernels_without_metadata;
           continue;
         }
-        const std::string group = k.collective->group.empty()
-                                      ? fmt::format("size {}", k.collective->group_size)
-                                      : k.collective->group;
+        if (duplicate) continue;
+        std::string group = k.collective->group;
+        if (group.empty()) {  // older PyTorch: by its ranks, else by its size alone
+          unnamed_groups = true;
+          group = k.collective->ranks.empty()
+                      ? fmt::format("size {}", k.collective->group_size)
+                      : fmt::format("ranks {}", fmt::join(k.collective->ranks, ","));
+        }
+        groups_here.insert(group);
         calls[{group, calls_in_group[group]++}].push_back({&*k.collective, k.duration_us});
       }
     }
+    for (const std::string& g : groups_here) ++ranks_in_group[g];
     for (const auto& [op, time_us] : gemm_time_by_op) {
       const cost::GemmShape s =
           *gemm_shape_of(r.ops[static_cast<std::size_t>(op)], first_kernel_of_op.at(op));
@@ -179,8 +191,12 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
 
   // Collectives: one time per matched call, then points per (kind, placement, size).
   std::map<std::tuple<int, int, int, int>, std::map<double, std::vector<double>>> series;
-  int mismatched = 0;
+  int mismatched = 0, partial = 0;
   for (const auto& [key, members] : calls) {
+    if (static_cast<int>(members.size()) < ranks_in_group[key.first]) {
+      ++partial;  // missing on a rank that has the group: the traces cover different calls
+      continue;
+    }
     const TraceCollective& first = *members.front().collective;
     bool same = true;
     double shortest = members.front().duration_us;
@@ -211,6 +227,15 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
     cov.notes.push_back(fmt::format(
         "{} collective calls differ in kind or size between the ranks' traces at the same place "
         "in their group's sequence: left out (are the traces from the same steps?)", mismatched));
+  }
+  if (partial > 0) {
+    cov.notes.push_back(fmt::format(
+        "{} collective calls are in some ranks' traces of their group and not in others: left "
+        "out (profile the same steps on every rank)", partial));
+  }
+  if (unnamed_groups) {
+    cov.notes.push_back("collectives without a process group name (PyTorch before 2.2): "
+                        "matched by their group's ranks, or, without those, by its size alone");
   }
   if (ranks.size() == 1 && cov.collective_calls > 0) {
     cov.notes.push_back("one rank's trace: a collective's duration there includes its wait for "

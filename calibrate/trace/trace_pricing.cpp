@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "calibrate/trace/kernel_classes.hpp"
 #include "costmodel/attention_cost.hpp"
 #include "costmodel/units.hpp"
 
@@ -44,8 +45,7 @@ std::optional<std::pair<cost::AttentionShape, cost::FlashPass>> attention_of(con
   shape.heads = batch * heads;
   shape.causal = true;
   if (!op.input_types.empty()) {
-    const std::string& t = op.input_types[0];
-    shape.dtype = t.find("Half") != std::string::npos ? cost::Dtype::kFp16 : cost::Dtype::kBf16;
+    shape.dtype = profiler_gemm_dtype(op.input_types[0]).value_or(cost::Dtype::kBf16);
   }
   if (shape.heads < 1 || shape.seq_q < 1 || shape.head_dim < 1) return std::nullopt;
   return std::pair(shape, backward ? cost::FlashPass::kBackward : cost::FlashPass::kForward);
@@ -64,21 +64,24 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
     classes[static_cast<std::size_t>(c)].measured_us =
         cov.class_time_us[static_cast<std::size_t>(c)] * per_rank_step;
   }
-  auto add = [&](KernelClass kind, const std::string& what, int calls, double measured_s,
-                 double predicted_s) {
+  // `calls` over all ranks, or (collectives: one matched call stands for every member's) per
+  // rank: scaled to one rank's step by `per_call`.
+  auto add = [&](KernelClass kind, const std::string& what, int calls, double per_call,
+                 double measured_s, double predicted_s) {
     ClassPricing& c = classes[static_cast<std::size_t>(kind)];
-    c.priced_measured_us += measured_s * 1e6 * calls * per_rank_step;
-    c.predicted_us += predicted_s * 1e6 * calls * per_rank_step;
-    out.largest.push_back({what, static_cast<int>(std::lround(calls * per_rank_step)),
+    c.priced_measured_us += measured_s * 1e6 * calls * per_call;
+    c.predicted_us += predicted_s * 1e6 * calls * per_call;
+    out.largest.push_back({what, static_cast<int>(std::lround(calls * per_call)),
                            measured_s * 1e6, predicted_s * 1e6});
   };
+  const double per_step = 1.0 / std::max(1, cov.steps);
   for (const cost::GemmPoint& p : fit.tables.gemm) {
     const double predicted = costs.gemm_body(p.shape).to_seconds();
     add(KernelClass::kGemm,
         fmt::format("gemm {}x{}x{}{} {}", p.shape.m, p.shape.n, p.shape.k,
                     p.shape.batch > 1 ? fmt::format(" x{}", p.shape.batch) : "",
                     cost::dtype_name(p.shape.dtype)),
-        p.time.samples, p.time.median_s, predicted);
+        p.time.samples, per_rank_step, p.time.median_s, predicted);
   }
   for (const cost::CollectiveSeries& s : fit.tables.collectives) {
     for (const cost::CollectivePoint& p : s.points) {
@@ -87,7 +90,7 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
       add(KernelClass::kCollective,
           fmt::format("{} {} over {}", cost::collective_name(s.kind),
                       cost::format_bytes(p.message), placement_text(s.group)),
-          p.time.samples, p.time.median_s, predicted);
+          p.time.samples, per_step, p.time.median_s, predicted);
     }
   }
   // Attention: per op call, its kernels summed.
@@ -115,8 +118,8 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
   for (auto& [what, entry] : attention) {
     std::vector<double>& times = entry.first;
     std::sort(times.begin(), times.end());
-    add(KernelClass::kAttention, what, static_cast<int>(times.size()), times[times.size() / 2],
-        entry.second);
+    add(KernelClass::kAttention, what, static_cast<int>(times.size()), per_rank_step,
+        times[times.size() / 2], entry.second);
   }
   for (const ClassPricing& c : classes) {
     if (c.kernels > 0 || c.measured_us > 0) out.classes.push_back(c);

@@ -58,7 +58,7 @@ TEST_CASE("Kineto reader: one step's kernels, their ops, phases and classes") {
   CHECK(t.device == "NVIDIA H100 80GB HBM3");
   CHECK(t.steps == 1);
   REQUIRE(t.kernels.size() == 6);  // the mm after the step is left out
-  CHECK(t.launch_us == std::vector<double>{4, 6});
+  CHECK(t.launch_call_us == std::vector<double>{4, 6});
   const double starts[] = {100, 160, 200, 400, 470, 900};
   const KernelClass kinds[] = {KernelClass::kGemm, KernelClass::kGemm, KernelClass::kGemm,
                                KernelClass::kGemm, KernelClass::kCollective,
@@ -132,11 +132,6 @@ TEST_CASE("Kineto reader: kernel names into classes, the launching op refining t
         KernelClass::kAttention);
   CHECK(classify_launched_kernel(KernelClass::kMemoryBound, "aten::_flash_attention_forward") ==
         KernelClass::kMemoryBound);
-  CHECK(nccl_kernel_collective("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(x)") ==
-        cost::CollectiveKind::kReduceScatter);
-  CHECK(nccl_kernel_collective("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t") ==
-        cost::CollectiveKind::kSendRecv);
-  CHECK(!nccl_kernel_collective("ncclDevKernel_Reduce_Sum_f32_RING_LL"));
   CHECK(profiler_collective("_allgather_base") == cost::CollectiveKind::kAllGather);
   CHECK(profiler_collective("reduce_scatter_tensor_coalesced") ==
         cost::CollectiveKind::kReduceScatter);
@@ -202,6 +197,65 @@ TEST_CASE("Kineto reader: bad input names the file and the path, every problem a
   } catch (const cost::InputError& e) {
     CHECK(std::string(e.what()).find("not a regular file") != std::string::npos);
   }
+}
+
+}  // namespace parasim::calib::trace
+
+namespace parasim::calib::trace {
+
+TEST_CASE("Kineto reader: hostile fields are problems with their paths, never a crash") {
+  const auto dir = test::temp_dir("kineto-hostile");
+  auto problems = [&](const std::string& text) {
+    test::write_file(dir / "t.json", text);
+    try {
+      read_trace_file((dir / "t.json").string());
+    } catch (const cost::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(problems(R"({"traceEvents":[{"ph":1,"cat":"kernel","name":"x","ts":1,"dur":1}]})")
+            .find("/traceEvents/0/ph: expected a string, found an integer") != std::string::npos);
+  CHECK(problems(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":5,"ts":1,"dur":1}]})")
+            .find("/traceEvents/0/name: expected a string") != std::string::npos);
+  CHECK(problems(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":"nan","dur":1}]})")
+            .find("/traceEvents/0/ts: expected a finite number") != std::string::npos);
+  CHECK(problems(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1e300}]})")
+            .find("/traceEvents/0/dur: expected a finite number") != std::string::npos);
+  // Elements that are not events still count in the paths.
+  CHECK(problems(R"({"traceEvents":[1, "x", null, [2], {"ph":"X","cat":"kernel","name":"k","ts":1}]})")
+            .find("/traceEvents/4/dur: missing") != std::string::npos);
+  // Out-of-range ids, ranks and group sizes are ignored, not wrapped.
+  test::KinetoBuilder t;
+  t.doc()["distributedInfo"]["rank"] = 1e300;
+  t.annotation("ProfilerStep#1", 1, 0, 100)
+      .op("aten::mm", 1, 1, 5, 1)
+      .kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 10, 5, 1, 7,
+              test::collective_args("allreduce", 8, 8, 0));
+  t.doc()["traceEvents"][2]["args"]["Group size"] = 4294967298.0;
+  t.doc()["traceEvents"][2]["args"]["External id"] = 1e300;
+  test::write_file(dir / "ids.json", t.text());
+  const auto ranks = read_trace_file((dir / "ids.json").string());
+  REQUIRE(ranks.size() == 1);
+  CHECK(ranks[0].rank == 0);
+  REQUIRE(ranks[0].kernels.size() == 1);
+  CHECK(ranks[0].kernels[0].launch_op == -1);
+  REQUIRE(ranks[0].kernels[0].collective);
+  CHECK(ranks[0].kernels[0].collective->group_size == 0);
+}
+
+TEST_CASE("gzip: members read in turn, padding after the last one ignored, a limit kept") {
+  const auto dir = test::temp_dir("gzip");
+  auto gz = [&](const std::string& text) {
+    test::write_gzip(dir / "x.gz", text);
+    std::ifstream in(dir / "x.gz", std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string one = gz("hello "), two = gz("world");
+  CHECK(gunzip(one + two, 100) == "hello world");
+  CHECK(gunzip(one + std::string(16, '\0'), 100) == "hello ");
+  CHECK_THROWS_WITH_AS(gunzip(gz(std::string(200000, 'a')), 1000),
+                       doctest::Contains("once inflated"), std::runtime_error);
 }
 
 }  // namespace parasim::calib::trace

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include "calibrate/trace/nsys_reader.hpp"
+#include "calibrate/trace/op_nesting.hpp"
 #include "calibrate/trace/trace_file.hpp"
 #include "calibrate/trace/trace_fit.hpp"
 #include "tests/trace/kineto_builder.hpp"
@@ -75,8 +76,8 @@ TEST_CASE("Nsight reader: processes as ranks, kernels, launches into emit_nvtx's
   CHECK(mm.input_dims == std::vector<std::vector<std::int64_t>>{{8, 1024}, {1024, 4096}});
   CHECK(r.kernels[1].kind == KernelClass::kCollective);
   CHECK(!r.kernels[1].collective);  // sizes are not in the export's kernel rows
-  REQUIRE(r.launch_us.size() == 2);
-  CHECK(r.launch_us[0] == doctest::Approx(0.1));
+  REQUIRE(r.launch_call_us.size() == 2);
+  CHECK(r.launch_call_us[0] == doctest::Approx(0.1));
   CHECK(ranks[1].kernels.size() == 1);
   CHECK(ranks[1].rank == 1);
 
@@ -112,6 +113,72 @@ TEST_CASE("Nsight reader: an export without kernels says which table is missing"
     CHECK(std::string(e.what()).find("empty.sqlite: CUPTI_ACTIVITY_KIND_KERNEL: missing") !=
           std::string::npos);
   }
+}
+
+}  // namespace parasim::calib::trace
+
+namespace parasim::calib::trace {
+
+TEST_CASE("Nsight reader: correlation ids per process; hostile ids and sizes") {
+  const auto path = test::temp_dir("nsys-collide") / "run.sqlite";
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  exec(db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)");
+  exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
+           "INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName "
+           "INTEGER)");
+  exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid "
+           "INTEGER, correlationId INTEGER, nameId INTEGER)");
+  exec(db, "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, "
+           "textId INTEGER, globalTid INTEGER)");
+  exec(db, "INSERT INTO StringIds VALUES (1, 'ampere_bf16_s16816gemm_bf16_128x128_ldg8_tn')");
+  // Two processes, each launching its GEMM with correlation id 5; a third with a negative id.
+  for (long long pid : {kPid1, kPid2, 300LL << 24}) {
+    const std::string tid = std::to_string(pid + 1), p = std::to_string(pid);
+    const std::string corr = pid == (300LL << 24) ? "-12" : "5";
+    exec(db, "INSERT INTO NVTX_EVENTS VALUES (1000, 3000, 59, 'aten::mm, seq = 3, sizes = [[8, "
+             "1024], [1024, 4096]]', NULL, " + tid + ")");
+    exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1500, 1600, " + tid + ", " + corr +
+             ", 0)");
+    exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10000, 60000, 0, 7, " + corr + ", " +
+             p + ", 1)");
+  }
+  exec(db, "INSERT INTO NVTX_EVENTS VALUES (1000, 3000, 59, 'aten::mm, sizes = "
+           "[[99999999999999999999, 2]]', NULL, " + std::to_string(kPid1 + 2) + ")");
+  sqlite3_close(db);
+  const std::vector<RankTrace> ranks = read_trace_file(path.string());
+  REQUIRE(ranks.size() == 3);
+  for (const RankTrace& r : ranks) {
+    CAPTURE(r.rank);
+    REQUIRE(r.kernels.size() == 1);
+    REQUIRE(r.kernels[0].launch_op >= 0);
+    CHECK(r.ops[static_cast<std::size_t>(r.kernels[0].launch_op)].input_dims.size() == 2);
+  }
+  bool oversized_dropped = false;
+  for (const TraceOp& op : ranks[0].ops) oversized_dropped |= op.input_dims.empty();
+  CHECK(oversized_dropped);
+}
+
+TEST_CASE("OpLocator: the innermost span, past many closed siblings") {
+  std::vector<TraceOp> ops;
+  auto add = [&](double a, double b) {
+    TraceOp o;
+    o.thread = 1;
+    o.start_us = a;
+    o.end_us = b;
+    ops.push_back(o);
+  };
+  add(0, 1000);  // 0: the outer range
+  for (int i = 0; i < 100; ++i) add(1 + i * 2, 2 + i * 2);  // 1..100: short children
+  add(500, 600);  // 101
+  add(510, 520);  // 102
+  const OpLocator locate(ops);
+  CHECK(locate.innermost(1, 515) == 102);
+  CHECK(locate.innermost(1, 550) == 101);
+  CHECK(locate.innermost(1, 700) == 0);
+  CHECK(locate.innermost(1, 3.5) == 2);
+  CHECK(locate.innermost(1, 1500) == -1);
+  CHECK(locate.innermost(2, 515) == -1);
 }
 
 }  // namespace parasim::calib::trace

@@ -149,3 +149,47 @@ TEST_CASE("trace fit: nothing to fit is an error, not an empty profile") {
 }
 
 }  // namespace parasim::calib::trace
+
+#include "calibrate/trace/trace_pricing.hpp"
+#include "costmodel/cluster_presets.hpp"
+
+namespace parasim::calib::trace {
+
+TEST_CASE("trace fit: a call missing from a rank that has its group is left out, with a note") {
+  RankTrace r0, r1;
+  r0.rank = 0;
+  r1.rank = 1;
+  r0.kernels = {all_reduce(0, 100, 1 << 20), all_reduce(200, 30, 1 << 21)};
+  r1.kernels = {all_reduce(0, 40, 1 << 20)};
+  const TraceFit fit = fit_traces({r0, r1}, {});
+  CHECK(fit.coverage.collective_calls == 1);
+  bool noted = false;
+  for (const auto& n : fit.coverage.notes) noted |= n.find("1 collective calls are in some") == 0;
+  CHECK(noted);
+}
+
+TEST_CASE("trace pricing: a matched collective is one call per rank and step") {
+  RankTrace r0, r1;
+  r0.rank = 0;
+  r1.rank = 1;
+  r0.steps = r1.steps = 1;
+  r0.kernels = {all_reduce(0, 100, 1 << 20)};
+  r1.kernels = {all_reduce(0, 40, 1 << 20)};
+  const TraceFit fit = fit_traces({r0, r1}, {});
+  const cost::CostModel costs(cost::find_cluster_preset("dgx-h100")->spec);
+  const TracePricing p = price_traces({r0, r1}, fit, costs);
+  REQUIRE(p.largest.size() == 1);
+  CHECK(p.largest[0].calls == 1);
+  CHECK(p.largest[0].measured_us == doctest::Approx(40));
+  bool found = false;
+  for (const auto& c : p.classes) {
+    if (c.kind != KernelClass::kCollective) continue;
+    found = true;
+    CHECK(c.measured_us == doctest::Approx(70));        // each rank's own kernel time, averaged
+    CHECK(c.priced_measured_us == doctest::Approx(40));  // the collective's time, once per rank
+    CHECK(c.predicted_us > 0);
+  }
+  CHECK(found);
+}
+
+}  // namespace parasim::calib::trace
