@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check of the calibration module, for a machine with NVIDIA GPUs: builds parasim with
 # CUDA, runs the GPU tests (ctest -L gpu), a quick calibration of every GPU on this host, the
-# held-out check of the profile it wrote, and a simulation with that profile. Designed to finish
+# held-out check of the profile it wrote, a simulation with that profile, and (with PyTorch) the
+# trace import on a profiler trace of this GPU's GEMMs. Designed to finish
 # within 8 minutes on one H200 (the build takes most of it). Prints the elapsed time per stage.
 #
 #   bash calibrate/gpu-check.sh [OUT_DIR]      (default OUT_DIR: ./gpu-check)
@@ -53,5 +54,36 @@ stage "simulate with the measured profile"
   | tee "$out_dir/simulate.txt"
 simulate_status=${PIPESTATUS[0]}
 
-stage "done: tests $tests_status, calibrate $calibrate_status, check $check_status, simulate $simulate_status"
-[ $tests_status -eq 0 ] && [ $calibrate_status -eq 0 ] && [ $check_status -eq 0 ] && [ $simulate_status -eq 0 ]
+# The trace import on a trace of this GPU: a few bf16 GEMMs under torch.profiler with
+# record_shapes, fitted by calibrate --from-trace, and the fitted GEMMs against the measured
+# profile's predictions (compare-trace). Skipped where PyTorch with CUDA is not installed.
+stage "trace import (PyTorch profiler trace of bf16 GEMMs) -> $out_dir/trace-profile.json"
+trace_status=0
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  python3 - "$out_dir/gemm-trace.json" <<'PY'
+import sys, torch
+from torch.profiler import profile, schedule, ProfilerActivity
+a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
+             schedule=schedule(wait=1, warmup=1, active=3)) as p:
+    for _ in range(5):
+        for m in (1024, 4096, 8192):
+            torch.mm(a[:m], b)
+        p.step()
+torch.cuda.synchronize()
+p.export_chrome_trace(sys.argv[1])
+PY
+  "$parasim" calibrate --from-trace "$out_dir/gemm-trace.json" --out "$out_dir/trace-profile.json" \
+    | tee "$out_dir/trace-import.txt"
+  trace_status=${PIPESTATUS[0]}
+  [ $trace_status -eq 0 ] && "$parasim" compare-trace "$out_dir/gemm-trace.json" \
+      scenarios/llama2-7b-dgx-h100.json --profile "$out_dir/profile.json" \
+      --allow-foreign-profile | tee "$out_dir/compare-trace.txt"
+else
+  echo "PyTorch with CUDA is not installed here: trace import skipped"
+fi
+
+stage "done: tests $tests_status, calibrate $calibrate_status, check $check_status, simulate $simulate_status, trace $trace_status"
+[ $tests_status -eq 0 ] && [ $calibrate_status -eq 0 ] && [ $check_status -eq 0 ] &&
+  [ $simulate_status -eq 0 ] && [ $trace_status -eq 0 ]
