@@ -8,6 +8,7 @@
 #include "planner/rules.hpp"
 #include "strategies/data_parallel/fsdp2_units.hpp"
 #include "strategies/data_parallel/megatron_buckets.hpp"
+#include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/registry/registry.hpp"
@@ -413,10 +414,18 @@ Estimate Screen::estimate(const Candidate& c) {
     const Fsdp2Times& t = fsdp2_times(c);
     z3f = t.compute_forward + std::max(0.0, t.gather_forward - pr.layer.forward);
     z3b = t.compute_backward + std::max(0.0, t.gather_backward + t.reduce - pr.layer.backward);
-  } else if (c.zero_stage == 3) {  // hidden behind the layer's compute, the excess exposed
+  } else if (c.zero_stage == 3) {
     const auto [gather, reduce] = zero3_times(c);
-    z3f = std::max(0.0, gather - pr.layer.forward);
-    z3b = std::max(0.0, gather + reduce - pr.layer.backward);
+    const strat::Zero3Gathering& z3 = base_.training.framework.zero3;
+    if (z3.prefetch) {  // hidden behind the previous layer's compute, the excess exposed
+      z3f = std::max(0.0, gather - pr.layer.forward);
+      z3b = std::max(0.0, gather + reduce - pr.layer.backward);
+    } else {  // each gather waited for before its layer (DeepSpeed 2021), reductions behind
+      const int backward_gathers = strat::zero3_backward_gathers(
+          z3, base_.training.recompute == cost::Recompute::kFull);
+      z3f = gather;
+      z3b = backward_gathers * gather + std::max(0.0, reduce - pr.layer.backward);
+    }
   }
   const double eb = split ? pr.embed.backward_input : pr.embed.backward;
   const double hb = split ? pr.head.backward_input : pr.head.backward;

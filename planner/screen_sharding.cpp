@@ -26,7 +26,7 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
   if (it != zero3_.end()) return it->second;
   const cost::CostModel& costs = costs_.at(c.gpus);
   const strat::RankLayout layout(screen_replica_spec(c), node_size(base_, c));
-  const double params = strat::layer_params_per_tp_rank(base_.model, c.tp);
+  const strat::Zero3Gathering& z3 = base_.training.framework.zero3;
   std::pair<double, double> t{0, 0};
   if (c.dp * c.cp > 1) {
     const cost::GroupPlacement g = layout.dp_group(0, 0);
@@ -35,8 +35,7 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
     const double element_bytes = strat::zero3_gathered_element_bytes(sc);
     // ZeRO-Infinity's offload_param: each gather's partition copied in first, on its stream.
     const bool offloaded = sc.parallel.offload.params && sc.parallel.offload.enabled();
-    for (double elements :
-         strat::zero3_gather_units(base_.model, c.tp, base_.training.framework.zero3)) {
+    for (double elements : strat::zero3_gather_units(base_.model, c.tp, z3)) {
       if (offloaded) {
         t.first += seconds(cost::host_copy_time(
             costs.cluster().host,
@@ -47,11 +46,17 @@ std::pair<double, double> Screen::zero3_times(const Candidate& c) {
           seconds(cost::estimate_time(costs.collective(cost::CollectiveKind::kAllGather,
                                                        cost::Bytes{elements * element_bytes}, g),
                                       costs.cluster()));
+      // A blocking fetch (DeepSpeed 2021) holds the host for each gather.
+      if (z3.blocking_fetch) {
+        t.first += seconds(strat::zero3_blocking_fetch_host(base_.training.framework, g.size));
+      }
     }
-    t.second = seconds(cost::estimate_time(
-        costs.collective(cost::CollectiveKind::kReduceScatter,
-                         cost::Bytes{params * base_.training.gradient_bytes()}, g),
-        costs.cluster()));
+    for (double elements : strat::zero3_reduce_calls(base_.model, c.tp, z3)) {
+      t.second += seconds(cost::estimate_time(
+          costs.collective(cost::CollectiveKind::kReduceScatter,
+                           cost::Bytes{elements * base_.training.gradient_bytes()}, g),
+          costs.cluster()));
+    }
   }
   return zero3_.emplace(key, t).first->second;
 }

@@ -29,7 +29,8 @@ bool same_family(const std::string& name, Target t) {
     case Target::kMegatron:
       return name == "megatron-lm" || name == "megatron-lm-2021";
     case Target::kDeepSpeed:
-      return name == "deepspeed" || name == "deepspeed-2021" || name == "megatron-deepspeed";
+      // deepspeed-2021's ZeRO-3 is that era's code, not a configuration: the export notes it.
+      return name == "deepspeed" || name == "megatron-deepspeed";
     case Target::kTorchtitan:
       return name == "torchtitan";
     case Target::kShampoo:

@@ -1,4 +1,5 @@
 // Workload builder: data parallelism (gradient buckets, ZeRO 1-3) and the optimizer step.
+#include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/optimizers/optimizer_adamw.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
 #include "strategies/workload/workload_builder_impl.hpp"
@@ -14,8 +15,9 @@ double Builder::zero3_gathered_bytes() const {
 }
 
 double Builder::zero3_resident_bytes(int layers, int l, bool backward, bool after) {
-  const auto& z3 = sc_.training.framework.zero3;
+  Zero3Gathering z3 = sc_.training.framework.zero3;
   if (z3.unit != Zero3Gather::kPerModule) return -1;
+  if (!z3.prefetch) z3.prefetch_bucket_size = 0;  // nothing gathered ahead of its module
   auto it = zero3_resident_.find(layers);
   if (it == zero3_resident_.end()) {
     const bool checkpointed = sc_.training.recompute == cost::Recompute::kFull;
@@ -49,11 +51,15 @@ void Builder::zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId
 // One all-gather per unit (zero3_gather_units.hpp), queued in order on the dp stream; each may
 // start once `prefetch_after` has (the previous layer's first op: one layer of prefetch; without
 // prefetch its last op), and the layer's first op waits for the last, which the stream's order
-// makes the end of all of them. A blocking fetch (DeepSpeed 2021, Zero3Gathering) also costs the
-// host: torch.cuda.synchronize() before it, one host-only op per rank of the group for the list
-// of views, the call, then two syncs that wait for the gather.
+// makes the end of all of them. A blocking fetch (DeepSpeed 2021, Zero3Gathering) also holds the
+// host: torch.cuda.synchronize() before it (waiting for `last_compute`, the device's last
+// compute op), one host-only op per rank of the group for the list of views, the call, then two
+// syncs that wait for the gather (zero3_blocking_fetch_host is their sum, for the screen).
+// `hold` false: a re-gather of weights the pass already holds in the ledger (the backward's
+// after a rerun, with per-layer units).
 void Builder::zero3_gather(int stage, int mb, const std::string& where,
-                           const std::vector<OpId>& prefetch_after) {
+                           const std::vector<OpId>& prefetch_after,
+                           const std::vector<OpId>& last_compute, bool hold) {
   auto& w = out_.workload;
   const Zero3Gathering& z3 = sc_.training.framework.zero3;
   const double element_bytes = zero3_element_bytes();
@@ -76,7 +82,7 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
         if (!h2d.empty()) w.add_dependency(h2d[static_cast<std::size_t>(d)], op);
         if (z3.blocking_fetch) {
           const std::size_t dev = members[static_cast<std::size_t>(d)];
-          host_sync(dev, prefetch_after[k], 1);
+          host_sync(dev, last_compute[k], 1);
           host_work(dev, fw_.host.host_only_op * static_cast<std::int64_t>(replicas_));
           host_issue(dev, op, StepHost{fw_.host.collective_call, fw_.host.collective_call},
                      sim::Time::zero(), true);
@@ -84,7 +90,7 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
         }
         // Per layer (FSDP) the gathered unit is held from its gather on; per module the layer
         // pass holds what DeepSpeed keeps (zero3_hold).
-        if (z3.unit == Zero3Gather::kPerLayer) {
+        if (hold && z3.unit == Zero3Gather::kPerLayer) {
           alloc(op, mem_zero3_, unit_bytes * (dp - 1) / dp, true);
         }
         pending_[k] = op;  // the layer's first op waits for its weights
@@ -93,27 +99,24 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
   }
 }
 
-// The layer's gradients reduce-scattered once `chain` is done: one call for the layer, or one
-// per partitioned unit and one for the rest (DeepSpeed 2021: per parameter). A blocking fetch's
-// framework also has the host wait for the previous reduce-scatter before issuing the next (the
-// reduction stream's synchronize when a new bucket starts).
+// The layer's gradients reduce-scattered once `chain` is done, in zero3_reduce_calls' calls (one
+// for the layer; per parameter in DeepSpeed 2021). A blocking fetch's framework also has the host
+// wait for the last reduce-scatter issued when a call would overflow the gradient bucket
+// (stage3.py reduce_ipg_grads: the reduction stream's synchronize before a new bucket); the calls
+// of one bucket are issued back to back.
 void Builder::zero3_reduce(int stage, int mb, const std::string& where,
                            const std::vector<OpId>& chain) {
   auto& w = out_.workload;
   const Zero3Gathering& z3 = sc_.training.framework.zero3;
   const double gradient_bytes = sc_.training.gradient_bytes();
-  const double layer_elements = layer_params_per_tp_rank(sc_.model, sc_.parallel.tp);
-  std::vector<double> calls{layer_elements};
-  if (z3.reduce_per_unit) {
-    calls = zero3_units_;
-    double rest = layer_elements;
-    for (double e : zero3_units_) rest -= e;
-    if (rest > 0) calls.push_back(rest);
-  }
+  const double bucket = fw_.gradient_bucket_elements > 0 ? fw_.gradient_bucket_elements
+                        : fw_.gradient_bucket.value > 0 ? fw_.gradient_bucket.value / gradient_bytes
+                                                        : 0;  // 0: one bucket, never flushed
   if (zero3_last_reduce_.size() < out_.devices.size()) {
     zero3_last_reduce_.resize(out_.devices.size(), kNone);
+    zero3_bucket_fill_.resize(out_.devices.size(), 0.0);
   }
-  for (double elements : calls) {
+  for (double elements : zero3_reduce_calls(sc_.model, sc_.parallel.tp, z3)) {
     for (int r = 0; r < tp_sim_; ++r) {
       const auto plan =
           costs_.collective(cost::CollectiveKind::kReduceScatter,
@@ -126,13 +129,17 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
       for (int d = 0; d < dp_sim_; ++d) {
         const OpId op = w.members(g)[static_cast<std::size_t>(d)];
         w.add_dependency(chain[static_cast<std::size_t>(d * tp_sim_ + r)], op);
-        if (z3.blocking_fetch) {
-          const std::size_t dev = members[static_cast<std::size_t>(d)];
-          host_sync(dev, zero3_last_reduce_[dev], zero3_last_reduce_[dev] == kNone ? 0 : 1);
-          host_issue(dev, op, StepHost{fw_.host.collective_call, fw_.host.collective_call},
-                     sim::Time::zero(), true);
-          zero3_last_reduce_[dev] = op;
+        if (!z3.blocking_fetch) continue;
+        const std::size_t dev = members[static_cast<std::size_t>(d)];
+        double& fill = zero3_bucket_fill_[dev];
+        if (bucket > 0 && fill > 0 && fill + elements > bucket) {
+          host_sync(dev, zero3_last_reduce_[dev], 1);
+          fill = 0;
         }
+        host_issue(dev, op, StepHost{fw_.host.collective_call, fw_.host.collective_call},
+                   sim::Time::zero(), true);
+        fill += elements;
+        zero3_last_reduce_[dev] = op;
       }
     }
   }

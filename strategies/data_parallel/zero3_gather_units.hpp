@@ -17,6 +17,7 @@
 
 #include <vector>
 
+#include "sim/time.hpp"
 #include "strategies/framework/framework.hpp"
 #include "strategies/input/model.hpp"
 
@@ -31,6 +32,23 @@ std::vector<double> zero3_gather_units(const ModelSpec& model, int tp, const Zer
 // threshold of 0. Invariant: zero3_persistent_elements + the sum of zero3_gather_units equals
 // layer_params_per_tp_rank with per-module gathering.
 double zero3_persistent_elements(const ModelSpec& model, int tp, const Zero3Gathering& z3);
+
+// The reduce-scatters of one layer's gradients, elements per TP rank each: one for the layer;
+// with Zero3Gathering::reduce_per_unit (DeepSpeed 2021: one per parameter) one per gathered unit
+// and one for the persistent tensors when there are any. Invariant: they add up to
+// layer_params_per_tp_rank. Emitted by the builder, costed by the planner's screen.
+std::vector<double> zero3_reduce_calls(const ModelSpec& model, int tp, const Zero3Gathering& z3);
+
+// Host time of one blocking fetch (Zero3Gathering::blocking_fetch, DeepSpeed 2021): the
+// torch.cuda.synchronize() before it, one host-only op per rank of the data-parallel group (the
+// list of views), the collective call, and the two syncs that wait for it; what the builder's
+// host stream spends on it besides the wait, and what the screen adds per gather.
+sim::Time zero3_blocking_fetch_host(const FrameworkSpec& framework, int group_ranks);
+
+// Gathers of one layer per micro-batch: before the forward, and before the backward (twice
+// under full recompute with Zero3Gathering::regather_for_recompute: the rerun, then the
+// backward).
+int zero3_backward_gathers(const Zero3Gathering& z3, bool full_recompute);
 
 // ZeRO-Infinity's parameter offload (DeepSpeed offload_param device cpu): the rank's 16-bit
 // partition of a unit lives in pinned host memory and each gather first copies it to the GPU

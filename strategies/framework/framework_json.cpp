@@ -222,6 +222,11 @@ void read_framework(const json& node, const std::string& path, cost::Diagnostics
                       "cuda_graphs false",
                       out.counts.layer_syncs));
   }
+  if (out.cuda_graphs && out.zero3.blocking_fetch) {
+    d.add(r.child_path("cuda_graphs"),
+          "a CUDA graph cannot capture a sync, and zero3.blocking_fetch syncs around every "
+          "ZeRO-3 gather; set \"zero3\": {\"blocking_fetch\": false} or cuda_graphs false");
+  }
 }
 
 }  // namespace parasim::strat

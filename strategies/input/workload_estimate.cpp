@@ -80,14 +80,19 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
   // gather of each of ZeRO-3's units; FSDP2: a post-forward shard's gather has none) and, under
   // FSDP2, one to each reduction (offload_emission.cpp, fsdp2_emission.cpp).
   const bool fsdp2_offload = p.offload.flavour == cost::OffloadFlavour::kFsdp2;
+  const Zero3Gathering& z3 = sc.training.framework.zero3;
   const double z3_gathers =
       zero3 && !p.fsdp2.enabled
-          ? static_cast<double>(
-                zero3_gather_units(sc.model, p.tp, sc.training.framework.zero3).size()) *
+          ? static_cast<double>(zero3_gather_units(sc.model, p.tp, z3).size()) *
                 (p.offload.params ? 2 : 1)
           : 0;
+  const double z3_backward_gathers =
+      z3_gathers * zero3_backward_gathers(z3, sc.training.recompute == cost::Recompute::kFull);
+  const double z3_reduces = zero3 && !p.fsdp2.enabled
+                                ? static_cast<double>(zero3_reduce_calls(sc.model, p.tp, z3).size())
+                                : 0;
   auto fsdp2_ops = [&](Fsdp2UnitKind kind, bool backward, int stage) -> double {
-    if (!p.fsdp2.enabled) return zero3 ? (backward ? z3_gathers + 1 : z3_gathers) : 0;
+    if (!p.fsdp2.enabled) return zero3 ? (backward ? z3_backward_gathers + z3_reduces : z3_gathers) : 0;
     const int after = fsdp2_post_forward_ranks(sc, kind);
     const bool whole_after_forward = after == 1;
     const double from_shard = fsdp2_offload ? 4 : 3;

@@ -1,6 +1,7 @@
 // Workload builder: pipeline items per stage (queues, gates, cross-item dependencies) and the point-to-point transfers between stages.
 #include <optional>
 
+#include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/workload/workload_builder_impl.hpp"
 
 namespace parasim::strat::detail {
@@ -249,7 +250,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     for (int l = 0; l < lc; ++l) {
       const std::string where = fmt::format("F L{} ", layer0 + l);
       wait_gathered();
-      if (zero3) zero3_gather(stage, mb, where, zero3_prefetch ? prev_layer_first : chain);
+      if (zero3) zero3_gather(stage, mb, where, zero3_prefetch ? prev_layer_first : chain, chain);
       if (fsdp2) fsdp2_unshard(stage, mb, where, layer0 + l, prev_layer_first, chain);
       std::vector<OpId> layer_first(ranks, kNone);
       const LayerProgram& program = grouped ? grouped_program(l) : program_of(layer0 + l);
@@ -366,11 +367,11 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   for (int l = lc - 1; l >= 0; --l) {
     const std::string where = fmt::format("B L{} ", layer0 + l);
     if (zero3) {
-      zero3_gather(stage, mb, where, zero3_prefetch ? prev_layer_first : chain);
+      zero3_gather(stage, mb, where, zero3_prefetch ? prev_layer_first : chain, chain);
       // Released after every use (DeepSpeed 2021): the rerun of a checkpointed layer and its
       // backward each fetch the weights.
-      if (checkpointed && sc_.training.framework.zero3.regather_for_recompute) {
-        zero3_gather(stage, mb, where, chain);
+      if (zero3_backward_gathers(sc_.training.framework.zero3, checkpointed) == 2) {
+        zero3_gather(stage, mb, where, chain, chain, false);
       }
       if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
     }

@@ -230,9 +230,13 @@ class Builder {
   // op's start to its end, and what it leaves gathered until that device's next layer pass.
   void zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId first, OpId last);
   // ZeRO-3: all-gather one layer's weights over the data-parallel group before it runs; the
-  // gather may start once prefetch_after[k] has finished (one layer ahead).
+  // gather may start once prefetch_after[k] has finished (one layer ahead, or, without
+  // prefetch, the previous layer's last op); last_compute[k] is the device's last compute op
+  // (what a blocking fetch's synchronize waits for); `hold` false for a re-gather the ledger
+  // already holds.
   void zero3_gather(int stage, int mb, const std::string& where,
-                    const std::vector<OpId>& prefetch_after);
+                    const std::vector<OpId>& prefetch_after, const std::vector<OpId>& last_compute,
+                    bool hold = true);
   void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);
   // FSDP2 (fsdp2_emission.cpp, fsdp2_units.hpp). Units: a layer index, kFsdp2Embedding or
   // kFsdp2Head. Before a unit's forward or backward: its all-gather (over the ranks it is
@@ -363,9 +367,11 @@ class Builder {
   const std::vector<double> zero3_units_;  // elements per ZeRO-3 all-gather of a layer pass
   std::map<int, Zero3Resident> zero3_resident_;  // per virtual stage's layer count
   std::vector<double> zero3_carry_;  // per simulated device: bytes left gathered by its last pass
-  // Blocking ZeRO-3 (DeepSpeed 2021): per simulated device, its last reduce-scatter, which the
-  // host waits for before issuing the next.
+  // Blocking ZeRO-3 (DeepSpeed 2021): per simulated device, its last reduce-scatter and the
+  // elements of the gradient bucket being issued (the host waits for that reduce-scatter when
+  // the next call would overflow the bucket).
   std::vector<OpId> zero3_last_reduce_;
+  std::vector<double> zero3_bucket_fill_;
   // FSDP2: per simulated device, the ranks each unit is sharded over now (absent: the shard
   // group), whether its gradients are being accumulated (pipelining), and the reductions the
   // optimizer step waits for.

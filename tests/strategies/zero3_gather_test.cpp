@@ -150,3 +150,38 @@ TEST_CASE("DeepSpeed 2021 (deepspeed-2021): no prefetch, three gathers under ful
   CHECK(old.host_syncs_per_step >= today.host_syncs_per_step + 3 * b->count_per_gpu);
   CHECK(old.step_time_s > today.step_time_s);
 }
+
+TEST_CASE("without prefetch the gathers wait for the previous layer, and hold no more memory") {
+  auto sc = test::small_scenario(8, 1, 1, 16, 1);
+  sc.parallel.zero_stage = 3;
+  sc.training.framework = strat::find_framework_preset("deepspeed")->spec;
+  const auto prefetching = test::simulate_report(sc);
+  sc.training.framework.zero3.prefetch = false;
+  const auto serial = test::simulate_report(sc);
+  CHECK(serial.step_time_s > prefetching.step_time_s);
+  CHECK(serial.memory.front().peak_bytes <= prefetching.memory.front().peak_bytes);
+  // Only the order changed: the same calls.
+  CHECK(dp_all_gather(serial)->count_per_gpu == dp_all_gather(prefetching)->count_per_gpu);
+}
+
+TEST_CASE("a blocking fetch costs the host its syncs, one view per rank and the call") {
+  auto sc = test::small_scenario(8, 1, 1, 16, 1);
+  sc.parallel.zero_stage = 3;
+  sc.training.framework = strat::find_framework_preset("deepspeed")->spec;
+  sc.training.framework.zero3.prefetch = false;
+  sc.training.framework.gradient_bucket_elements = 1e15;  // one bucket: no bucket syncs
+  const auto plain = test::simulate_report(sc);
+  sc.training.framework.zero3.blocking_fetch = true;
+  const auto blocking = test::simulate_report(sc);
+  const auto* g = dp_all_gather(blocking);
+  REQUIRE(g != nullptr);
+  // The layers' reduce-scatters (the embedding's and head's are not ZeRO-3's per-layer calls).
+  const double reduces = sc.model.layers * 2.0;
+  const auto& f = sc.training.framework;
+  const double per_fetch = strat::zero3_blocking_fetch_host(f, 8).to_seconds();
+  CHECK(per_fetch == doctest::Approx((3 * 12 + 8 * 2 + 15) * 1e-6));
+  CHECK(blocking.host_busy_s - plain.host_busy_s ==
+        doctest::Approx(g->count_per_gpu * per_fetch +
+                        reduces * f.host.collective_call.to_seconds()));
+  CHECK(blocking.host_syncs_per_step - plain.host_syncs_per_step == 3 * g->count_per_gpu);
+}
