@@ -9,10 +9,13 @@
 #include "calibrate/trace/trace_pricing.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
+#include "cli/output_file.hpp"
 #include "cli/profile_notes.hpp"
 #include "costmodel/profile.hpp"
 #include "costmodel/profile_fit.hpp"
+#include "report/step_report.hpp"
 #include "report/trace/simulated_phases.hpp"
+#include "report/trace/trace_json.hpp"
 #include "report/trace/trace_text.hpp"
 #include "sim/engine.hpp"
 #include "strategies/input/scenario_file.hpp"
@@ -42,12 +45,18 @@ CLI::App* add_compare_trace_command(CLI::App& app, CompareTraceOptions& o) {
                 "GPUs per node of the profiled run, to place its process groups (default: the "
                 "GPUs the traces saw, else 8)")
       ->check(CLI::Range(1, 1024));
+  c->add_option("--json", o.json,
+                "Also write the figures as JSON (units in the keys); '-' for standard output, the "
+                "tables then go to standard error")
+      ->type_name("FILE");
   return c;
 }
 
 int run_compare_trace(const CompareTraceOptions& o, std::ostream& out, std::ostream& err) {
   const std::string& scenario_path = o.files.back();
   try {
+    OutputFile json_file(o.json);
+    json_file.check_target();
     check_input_file(scenario_path);
     if (!o.profile.empty()) check_input_file(o.profile);
     const strat::Scenario scenario = strat::load_scenario_file(scenario_path).scenario;
@@ -73,17 +82,32 @@ int run_compare_trace(const CompareTraceOptions& o, std::ostream& out, std::ostr
     std::vector<calib::trace::PhaseBreakdown> traced;
     for (const auto& r : ranks) traced.push_back(calib::trace::trace_phases(r));
 
-    out << fmt::format("compare-trace: {} against {} ({} on {})\n\n",
-                       ranks.size() == 1 ? std::string("1 profiled rank")
-                                         : fmt::format("{} profiled ranks", ranks.size()),
-                       cost::printable(scenario_path), scenario.model.name,
-                       scenario.cluster.device.name);
-    out << report::format_trace_coverage(fit) << "\n";
-    out << report::format_trace_pricing(pricing);
-    out << report::format_trace_phases(report::mean_breakdown(traced),
-                                       report::simulated_phases(built, result, 0));
+    const strat::StepReport step = strat::make_step_report(scenario, built, result);
+    const calib::trace::PhaseBreakdown run_phases = report::mean_breakdown(traced);
+    const calib::trace::PhaseBreakdown sim_phases =
+        report::simulated_phases(built, result, 0, step.window_begin_s);
+    if (!o.json.empty()) {
+      const std::vector<std::string> traces(o.files.begin(), o.files.end() - 1);
+      json_file.stage(report::trace_comparison_json(traces, scenario_path, fit, pricing,
+                                                    run_phases, sim_phases)
+                          .dump(2) +
+                      "\n");
+      json_file.commit(out);
+    }
+    std::ostream& text = json_file.is_stdout() ? err : out;
+    text << fmt::format("compare-trace: {} against {} ({} on {})\n\n",
+                        ranks.size() == 1 ? std::string("1 profiled rank")
+                                          : fmt::format("{} profiled ranks", ranks.size()),
+                        cost::printable(scenario_path), scenario.model.name,
+                        scenario.cluster.device.name);
+    text << report::format_trace_coverage(fit) << "\n";
+    text << report::format_trace_pricing(pricing);
+    text << report::format_trace_phases(run_phases, sim_phases);
     for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
     return kExitOk;
+  } catch (const OutputError& e) {
+    err << e.what() << "\n";
+    return e.exit_code();
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;

@@ -7,7 +7,9 @@
 namespace parasim::report {
 
 calib::trace::PhaseBreakdown simulated_phases(const strat::BuiltWorkload& built,
-                                              const sim::SimResult& result, sim::DeviceId device) {
+                                              const sim::SimResult& result, sim::DeviceId device,
+                                              double steady_from_s) {
+  const bool warmup = built.steps.warmup > 0;
   using calib::trace::TracePhase;
   const sim::Workload& w = built.workload;
   std::vector<calib::trace::TimedWork> work;
@@ -15,6 +17,7 @@ calib::trace::PhaseBreakdown simulated_phases(const strat::BuiltWorkload& built,
     const sim::Op& op = w.op(o);
     const sim::Stream& stream = w.stream(op.stream);
     if (stream.device != device || stream.kind != sim::StreamKind::kDevice) continue;
+    if (warmup && result.op_start[o].to_seconds() < steady_from_s) continue;
     calib::trace::TimedWork item;
     item.begin_us = result.op_start[o].to_seconds() * 1e6;
     item.end_us = result.op_end[o].to_seconds() * 1e6;
@@ -25,7 +28,8 @@ calib::trace::PhaseBreakdown simulated_phases(const strat::BuiltWorkload& built,
                                            : TracePhase::kForward;
     work.push_back(item);
   }
-  return calib::trace::phase_breakdown(std::move(work), std::max(1, built.steps.total));
+  const int steps = warmup ? built.steps.total - built.steps.warmup : built.steps.total;
+  return calib::trace::phase_breakdown(std::move(work), std::max(1, steps));
 }
 
 }  // namespace parasim::report

@@ -111,3 +111,46 @@ TEST_CASE("compare-trace: the run's kernels priced, and the step per phase besid
 }
 
 }  // namespace parasim::cli
+
+namespace parasim::cli {
+
+TEST_CASE("compare-trace --json: the figures for scripts; an asynchronous run's steady state") {
+  const auto dir = test::temp_dir("cli-compare-trace-json");
+  test::write_file(dir / "rank0.json", llama_step());
+  CompareTraceOptions o;
+  o.files = {(dir / "rank0.json").string(),
+             std::string(PARASIM_SOURCE_DIR) + "/scenarios/paci-gpt2-medium.json"};
+  o.json = (dir / "out.json").string();
+  const test::Run r = test::run_command([&](auto& out, auto& err) {
+    return run_compare_trace(o, out, err);
+  });
+  REQUIRE(r.code == kExitOk);
+  std::ifstream in(o.json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK(j["coverage"]["classes"]["gemm"]["kernels"] == 4);
+  CHECK(j["largest_priced_kernels"][0]["calls_per_step"] == 4);
+  // PACI simulates warm-up steps; the per-step window is the steady state's, as simulate's step.
+  const double window_ms = j["phases"]["parasim"]["window_us"].get<double>() / 1e3;
+  const test::Run sim = test::run_command([&](auto& out, auto& err) {
+    SimulateOptions s;
+    s.scenario = o.files.back();
+    s.json = (dir / "sim.json").string();
+    return run_simulate(s, out, err);
+  });
+  REQUIRE(sim.code == kExitOk);
+  std::ifstream sin(dir / "sim.json");
+  const double step_ms = nlohmann::json::parse(sin)["step_time_s"].get<double>() * 1e3;
+  CHECK(window_ms == doctest::Approx(step_ms).epsilon(0.01));
+
+  // A bad trace writes nothing.
+  std::filesystem::remove(o.json);
+  test::write_file(dir / "bad.json", "{}");
+  o.files.front() = (dir / "bad.json").string();
+  const test::Run bad = test::run_command([&](auto& out, auto& err) {
+    return run_compare_trace(o, out, err);
+  });
+  CHECK(bad.code == kExitBadInput);
+  CHECK(!std::filesystem::exists(o.json));
+}
+
+}  // namespace parasim::cli
