@@ -422,7 +422,7 @@ Estimate Screen::estimate(const Candidate& c) {
       z3b = std::max(0.0, gather + reduce - pr.layer.backward);
     } else {  // each gather waited for before its layer (DeepSpeed 2021), reductions behind
       const int backward_gathers = strat::zero3_backward_gathers(
-          z3, base_.training.recompute == cost::Recompute::kFull);
+          z3, c.recompute == cost::Recompute::kFull);
       z3f = gather;
       z3b = backward_gathers * gather + std::max(0.0, reduce - pr.layer.backward);
     }

@@ -191,13 +191,17 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
 
   // Collectives: one time per matched call, then points per (kind, placement, size).
   std::map<std::tuple<int, int, int, int>, std::map<double, std::vector<double>>> series;
+  std::map<std::tuple<int, int, int, int>, std::map<double, int>> series_kernels;
   int mismatched = 0, partial = 0;
   for (const auto& [key, members] : calls) {
-    if (static_cast<int>(members.size()) < ranks_in_group[key.first]) {
-      ++partial;  // missing on a rank that has the group: the traces cover different calls
+    const TraceCollective& first = *members.front().collective;
+    // Missing on a rank that has the group: the traces cover different calls (point-to-point
+    // groups aside, whose ranks send and receive different numbers of calls).
+    if (first.kind != cost::CollectiveKind::kSendRecv &&
+        static_cast<int>(members.size()) < ranks_in_group[key.first]) {
+      ++partial;
       continue;
     }
-    const TraceCollective& first = *members.front().collective;
     bool same = true;
     double shortest = members.front().duration_us;
     double total = 0;
@@ -218,8 +222,10 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
     }
     const cost::GroupPlacement g = *placed;
     if (g.size < 2) continue;
-    series[{static_cast<int>(first.kind), g.size, g.gpus_per_node_in_group, g.nodes_spanned}]
-          [first.message_bytes()].push_back(shortest * 1e-6);
+    const std::tuple<int, int, int, int> series_key{static_cast<int>(first.kind), g.size,
+                                                    g.gpus_per_node_in_group, g.nodes_spanned};
+    series[series_key][first.message_bytes()].push_back(shortest * 1e-6);
+    series_kernels[series_key][first.message_bytes()] += static_cast<int>(members.size());
     cov.fitted_time_us += total;
     ++cov.collective_calls;
   }
@@ -253,6 +259,9 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
       s.points.push_back(p);
     }
     if (s.points.size() >= 2) s.fit = fit_series(s);
+    std::vector<int> kernels;
+    for (const auto& entry : series_kernels.at(key)) kernels.push_back(entry.second);
+    out.collective_kernels.push_back(std::move(kernels));
     out.tables.collectives.push_back(std::move(s));
   }
 

@@ -52,6 +52,10 @@ struct TraceFitOptions {
 struct TraceFit {
   cost::MeasuredTables tables;
   TraceCoverage coverage;
+  // Per collective series and point (tables.collectives' order): the kernels the point's matched
+  // calls stand for, over all the traces (each call counts once per rank of its group that was
+  // traced), so that a figure per rank divides by the ranks like the GEMMs' samples.
+  std::vector<std::vector<int>> collective_kernels;
 };
 
 // Throws std::invalid_argument when the ranks are empty or hold no kernel.

@@ -64,8 +64,8 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
     classes[static_cast<std::size_t>(c)].measured_us =
         cov.class_time_us[static_cast<std::size_t>(c)] * per_rank_step;
   }
-  // `calls` over all ranks, or (collectives: one matched call stands for every member's) per
-  // rank: scaled to one rank's step by `per_call`.
+  // `calls` over all the traces' ranks (a matched collective once per traced member), scaled to
+  // one rank's step by `per_call`.
   auto add = [&](KernelClass kind, const std::string& what, int calls, double per_call,
                  double measured_s, double predicted_s) {
     ClassPricing& c = classes[static_cast<std::size_t>(kind)];
@@ -74,7 +74,6 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
     out.largest.push_back({what, static_cast<int>(std::lround(calls * per_call)),
                            measured_s * 1e6, predicted_s * 1e6});
   };
-  const double per_step = 1.0 / std::max(1, cov.steps);
   for (const cost::GemmPoint& p : fit.tables.gemm) {
     const double predicted = costs.gemm_body(p.shape).to_seconds();
     add(KernelClass::kGemm,
@@ -83,14 +82,16 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
                     cost::dtype_name(p.shape.dtype)),
         p.time.samples, per_rank_step, p.time.median_s, predicted);
   }
-  for (const cost::CollectiveSeries& s : fit.tables.collectives) {
-    for (const cost::CollectivePoint& p : s.points) {
+  for (std::size_t si = 0; si < fit.tables.collectives.size(); ++si) {
+    const cost::CollectiveSeries& s = fit.tables.collectives[si];
+    for (std::size_t pi = 0; pi < s.points.size(); ++pi) {
+      const cost::CollectivePoint& p = s.points[pi];
       const cost::CollectivePlan plan = costs.collective(s.kind, p.message, s.group);
       const double predicted = cost::estimate_time(plan, costs.cluster()).to_seconds();
       add(KernelClass::kCollective,
           fmt::format("{} {} over {}", cost::collective_name(s.kind),
                       cost::format_bytes(p.message), placement_text(s.group)),
-          p.time.samples, per_step, p.time.median_s, predicted);
+          fit.collective_kernels[si][pi], per_rank_step, p.time.median_s, predicted);
     }
   }
   // Attention: per op call, its kernels summed.

@@ -101,9 +101,11 @@ void Builder::zero3_gather(int stage, int mb, const std::string& where,
 
 // The layer's gradients reduce-scattered once `chain` is done, in zero3_reduce_calls' calls (one
 // for the layer; per parameter in DeepSpeed 2021). A blocking fetch's framework also has the host
-// wait for the last reduce-scatter issued when a call would overflow the gradient bucket
-// (stage3.py reduce_ipg_grads: the reduction stream's synchronize before a new bucket); the calls
-// of one bucket are issued back to back.
+// wait, when a call overflows the gradient bucket, for the reduce-scatters of the bucket before
+// the full one (stage3.py reduce_ipg_grads: the reduction stream's synchronize, then the full
+// bucket's reduce-scatters), and, at the end of the backward, for all of them
+// (zero3_end_backward). The calls are issued as their layer's backward ends, not deferred to the
+// flush.
 void Builder::zero3_reduce(int stage, int mb, const std::string& where,
                            const std::vector<OpId>& chain) {
   auto& w = out_.workload;
@@ -114,6 +116,7 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
                                                         : 0;  // 0: one bucket, never flushed
   if (zero3_last_reduce_.size() < out_.devices.size()) {
     zero3_last_reduce_.resize(out_.devices.size(), kNone);
+    zero3_flushed_reduce_.resize(out_.devices.size(), kNone);
     zero3_bucket_fill_.resize(out_.devices.size(), 0.0);
   }
   for (double elements : zero3_reduce_calls(sc_.model, sc_.parallel.tp, z3)) {
@@ -133,7 +136,9 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
         const std::size_t dev = members[static_cast<std::size_t>(d)];
         double& fill = zero3_bucket_fill_[dev];
         if (bucket > 0 && fill > 0 && fill + elements > bucket) {
-          host_sync(dev, zero3_last_reduce_[dev], 1);
+          const OpId previous = zero3_flushed_reduce_[dev];
+          host_sync(dev, previous, previous == kNone ? 0 : 1);
+          zero3_flushed_reduce_[dev] = zero3_last_reduce_[dev];
           fill = 0;
         }
         host_issue(dev, op, StepHost{fw_.host.collective_call, fw_.host.collective_call},
@@ -141,6 +146,19 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
         fill += elements;
         zero3_last_reduce_[dev] = op;
       }
+    }
+  }
+}
+
+void Builder::zero3_end_backward(int stage) {
+  if (!sc_.training.framework.zero3.blocking_fetch) return;
+  for (int d = 0; d < dp_sim_; ++d) {
+    for (int r = 0; r < tp_sim_; ++r) {
+      const std::size_t dev = index(stage, d, r);
+      if (dev >= zero3_last_reduce_.size() || zero3_last_reduce_[dev] == kNone) continue;
+      host_sync(dev, zero3_last_reduce_[dev], 1);
+      zero3_bucket_fill_[dev] = 0;
+      zero3_flushed_reduce_[dev] = kNone;
     }
   }
 }

@@ -35,8 +35,9 @@ double zero3_persistent_elements(const ModelSpec& model, int tp, const Zero3Gath
 
 // The reduce-scatters of one layer's gradients, elements per TP rank each: one for the layer;
 // with Zero3Gathering::reduce_per_unit (DeepSpeed 2021: one per parameter) one per gathered unit
-// and one for the persistent tensors when there are any. Invariant: they add up to
-// layer_params_per_tp_rank. Emitted by the builder, costed by the planner's screen.
+// and one for the persistent tensors when there are any: as many elements as the gathers and the
+// persistent tensors (layer_params_per_tp_rank for the layers layer_module_tensors_per_tp_rank
+// lays out exactly). Emitted by the builder, costed by the planner's screen.
 std::vector<double> zero3_reduce_calls(const ModelSpec& model, int tp, const Zero3Gathering& z3);
 
 // Host time of one blocking fetch (Zero3Gathering::blocking_fetch, DeepSpeed 2021): the

@@ -431,7 +431,10 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     prev_layer_first = layer_first;
   }
-  if (!reduce_after.empty()) zero3_reduce(stage, mb, reduce_where, reduce_after);
+  if (!reduce_after.empty()) {
+    zero3_reduce(stage, mb, reduce_where, reduce_after);
+    zero3_end_backward(stage);
+  }
   if (paci_mem) {
     for_each_rank([&](std::size_t k, int, int) { alloc(chain[k], mem_act_, act.stage_input, false); });
   }

@@ -238,6 +238,9 @@ class Builder {
                     const std::vector<OpId>& prefetch_after, const std::vector<OpId>& last_compute,
                     bool hold = true);
   void zero3_reduce(int stage, int mb, const std::string& where, const std::vector<OpId>& chain);
+  // Blocking ZeRO-3: the end of a backward pass's flush, the host waiting for its last
+  // reduce-scatter (DeepSpeed 2021's torch.cuda.synchronize() after the backward).
+  void zero3_end_backward(int stage);
   // FSDP2 (fsdp2_emission.cpp, fsdp2_units.hpp). Units: a layer index, kFsdp2Embedding or
   // kFsdp2Head. Before a unit's forward or backward: its all-gather (over the ranks it is
   // sharded over now; none when it is whole) may start once prefetch_after[k] has started, its
@@ -368,9 +371,9 @@ class Builder {
   std::map<int, Zero3Resident> zero3_resident_;  // per virtual stage's layer count
   std::vector<double> zero3_carry_;  // per simulated device: bytes left gathered by its last pass
   // Blocking ZeRO-3 (DeepSpeed 2021): per simulated device, its last reduce-scatter and the
-  // elements of the gradient bucket being issued (the host waits for that reduce-scatter when
-  // the next call would overflow the bucket).
+  // elements of the gradient bucket being filled (zero3_reduce).
   std::vector<OpId> zero3_last_reduce_;
+  std::vector<OpId> zero3_flushed_reduce_;  // the last call of the bucket before the filling one
   std::vector<double> zero3_bucket_fill_;
   // FSDP2: per simulated device, the ranks each unit is sharded over now (absent: the shard
   // group), whether its gradients are being accumulated (pipelining), and the reductions the

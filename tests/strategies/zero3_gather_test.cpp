@@ -180,8 +180,29 @@ TEST_CASE("a blocking fetch costs the host its syncs, one view per rank and the 
   const auto& f = sc.training.framework;
   const double per_fetch = strat::zero3_blocking_fetch_host(f, 8).to_seconds();
   CHECK(per_fetch == doctest::Approx((3 * 12 + 8 * 2 + 15) * 1e-6));
+  // ... and one sync at the end of each micro-batch's backward (2 micro-batches).
   CHECK(blocking.host_busy_s - plain.host_busy_s ==
         doctest::Approx(g->count_per_gpu * per_fetch +
-                        reduces * f.host.collective_call.to_seconds()));
-  CHECK(blocking.host_syncs_per_step - plain.host_syncs_per_step == 3 * g->count_per_gpu);
+                        reduces * f.host.collective_call.to_seconds() +
+                        2 * f.host.sync.to_seconds()));
+  CHECK(blocking.host_syncs_per_step - plain.host_syncs_per_step == 3 * g->count_per_gpu + 2);
+}
+
+TEST_CASE("blocking reduce-scatters: the host waits for the bucket before the full one") {
+  // One layer's gradients per bucket: every new layer's first call flushes; the host then waits
+  // for the bucket before, never for the one just issued.
+  auto sc = test::small_scenario(8, 1, 1, 16, 1);
+  sc.parallel.zero_stage = 3;
+  sc.training.framework = strat::find_framework_preset("deepspeed")->spec;
+  sc.training.framework.zero3.prefetch = false;
+  sc.training.framework.zero3.blocking_fetch = true;
+  sc.training.framework.gradient_bucket_elements = 1e15;
+  const auto one_bucket = test::simulate_report(sc);
+  sc.training.framework.gradient_bucket_elements =
+      strat::layer_params_per_tp_rank(sc.model, 1) * 1.5;
+  const auto per_layer = test::simulate_report(sc);
+  // 8 layers per backward: buckets of one layer each after the first, 7 flushes, of which the
+  // first waits for nothing: 6 syncs per micro-batch, 2 micro-batches.
+  CHECK(per_layer.host_syncs_per_step - one_bucket.host_syncs_per_step == 2 * 6);
+  CHECK(per_layer.step_time_s >= one_bucket.step_time_s);
 }

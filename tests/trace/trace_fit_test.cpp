@@ -193,3 +193,26 @@ TEST_CASE("trace pricing: a matched collective is one call per rank and step") {
 }
 
 }  // namespace parasim::calib::trace
+
+namespace parasim::calib::trace {
+
+TEST_CASE("trace pricing: with traces of two groups, still one call per rank and step") {
+  // tp 2 x dp 2: ranks 0 and 1 all-reduce in group "a", ranks 2 and 3 in group "b".
+  std::vector<RankTrace> ranks(4);
+  for (int r = 0; r < 4; ++r) {
+    ranks[static_cast<std::size_t>(r)].rank = r;
+    ranks[static_cast<std::size_t>(r)].steps = 1;
+    TraceKernel k = all_reduce(0, 50 + 10 * r, 1 << 20, 2);
+    k.collective->group = r < 2 ? "a" : "b";
+    ranks[static_cast<std::size_t>(r)].kernels = {k};
+  }
+  const TraceFit fit = fit_traces(ranks, {});
+  REQUIRE(fit.tables.collectives.size() == 1);
+  CHECK(fit.tables.collectives[0].points[0].time.samples == 2);  // one per group
+  const cost::CostModel costs(cost::find_cluster_preset("dgx-h100")->spec);
+  const TracePricing p = price_traces(ranks, fit, costs);
+  REQUIRE(p.largest.size() == 1);
+  CHECK(p.largest[0].calls == 1);
+}
+
+}  // namespace parasim::calib::trace
