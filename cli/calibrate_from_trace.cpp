@@ -47,10 +47,11 @@ int run_calibrate_from_trace(const CalibrateOptions& o, std::ostream& out, std::
     calib::trace::TraceFitOptions options;
     options.gpus_per_node = o.gpus_per_node;
     calib::trace::TraceFit fit = calib::trace::fit_traces(ranks, options);
-    if (fit.tables.gemm.empty() && fit.tables.collectives.empty()) {
+    if (fit.tables.gemm.empty() && fit.tables.collectives.empty() && fit.tables.norms.empty()) {
       err << report::format_trace_coverage(fit)
-          << "parasim calibrate --from-trace: nothing could be fitted (no GEMM call with input "
-             "shapes, no collective with the profiler's metadata), so no profile is written\n";
+          << "parasim calibrate --from-trace: nothing could be fitted (no GEMM or norm call with "
+             "input shapes, no collective with the profiler's metadata), so no profile is "
+             "written\n";
       return kExitBadInput;
     }
     cost::Provenance& p = fit.tables.provenance;
@@ -72,10 +73,10 @@ int run_calibrate_from_trace(const CalibrateOptions& o, std::ostream& out, std::
     file.commit(out);
     std::ostream& text = file.is_stdout() ? err : out;
     text << report::format_trace_coverage(fit);
-    text << fmt::format("profile: {} ({} GEMM points, {} collective series)\n",
+    text << fmt::format("profile: {} ({} GEMM points, {} collective series, {} norm points)\n",
                         file.is_stdout() ? std::string("standard output") : cost::printable(o.out),
-                        fit.tables.gemm.size(),
-                        fit.tables.collectives.size());
+                        fit.tables.gemm.size(), fit.tables.collectives.size(),
+                        fit.tables.norms.size());
     return kExitOk;
   } catch (const OutputError& e) {
     err << e.what() << "\n";

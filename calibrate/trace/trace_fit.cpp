@@ -89,6 +89,27 @@ std::optional<cost::GemmShape> gemm_shape_of(const TraceOp& op, std::string_view
   return shape;
 }
 
+std::optional<TraceNorm> norm_of(const TraceOp& op) {
+  const bool layer_norm = op.name == "aten::native_layer_norm";
+  if (!layer_norm && op.name != "aten::_fused_rms_norm") return std::nullopt;
+  if (op.input_dims.empty() || op.input_dims[0].empty() || op.input_types.empty()) {
+    return std::nullopt;
+  }
+  const int element = profiler_dtype_bytes(op.input_types[0]);
+  if (element == 0) return std::nullopt;
+  const std::vector<std::int64_t>& input = op.input_dims[0];
+  TraceNorm n;
+  n.hidden = input.back();
+  n.rows = 1;
+  for (std::size_t i = 0; i + 1 < input.size(); ++i) n.rows *= input[i];
+  if (n.rows < 1 || n.hidden < 1) return std::nullopt;
+  const double rows = static_cast<double>(n.rows), hidden = static_cast<double>(n.hidden);
+  // Input and output; the weight, LayerNorm's bias too; LayerNorm's fp32 mean and rstd per row.
+  n.moved_bytes = 2 * rows * hidden * element + (layer_norm ? 2 : 1) * hidden * element +
+                  (layer_norm ? 8 * rows : 0);
+  return n;
+}
+
 std::optional<cost::GroupPlacement> placement_of(const TraceCollective& c, int gpus_per_node) {
   const int size = std::max(1, c.group_size > 0 ? c.group_size : static_cast<int>(c.ranks.size()));
   if (static_cast<int>(c.ranks.size()) == size) {
@@ -118,6 +139,8 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>,
            std::vector<double>> gemm_samples;
   std::map<std::pair<std::string, int>, std::vector<Call>> calls;
+  // Norm samples per (rows, hidden, bytes moved: LayerNorm and RMSNorm of one shape apart).
+  std::map<std::tuple<std::int64_t, std::int64_t, double>, std::vector<double>> norm_samples;
   std::set<int> seen_ranks;
   std::map<std::string, int> ranks_in_group;  // how many of the traces hold calls of a group
   bool unnamed_groups = false;
@@ -132,6 +155,7 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
     std::set<std::string> groups_here;
     launches.insert(launches.end(), r.launch_call_us.begin(), r.launch_call_us.end());
     std::map<std::int64_t, double> gemm_time_by_op;
+    std::map<std::int64_t, std::pair<int, double>> norm_kernels_by_op;  // kernels, time
     std::map<std::int64_t, std::string_view> first_kernel_of_op;
     std::map<std::string, int> calls_in_group;
     for (const TraceKernel& k : r.kernels) {
@@ -140,6 +164,12 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
       cov.class_time_us[c] += k.duration_us;
       ++cov.class_kernels[c];
       if (k.kind == KernelClass::kOther) other[k.name] += k.duration_us;
+      if (k.kind == KernelClass::kMemoryBound && k.launch_op >= 0 &&
+          norm_of(r.ops[static_cast<std::size_t>(k.launch_op)])) {
+        auto& entry = norm_kernels_by_op[k.launch_op];
+        ++entry.first;
+        entry.second += k.duration_us;
+      }
       if (k.kind == KernelClass::kGemm) {
         const bool shaped =
             k.launch_op >= 0 &&
@@ -170,6 +200,13 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
       }
     }
     for (const std::string& g : groups_here) ++ranks_in_group[g];
+    for (const auto& [op, entry] : norm_kernels_by_op) {
+      if (entry.first != 1) continue;  // a decomposed norm: several passes, not one
+      const TraceNorm n = *norm_of(r.ops[static_cast<std::size_t>(op)]);
+      norm_samples[{n.rows, n.hidden, n.moved_bytes}].push_back(entry.second * 1e-6);
+      cov.fitted_time_us += entry.second;
+      ++cov.norm_calls;
+    }
     for (const auto& [op, time_us] : gemm_time_by_op) {
       const cost::GemmShape s =
           *gemm_shape_of(r.ops[static_cast<std::size_t>(op)], first_kernel_of_op.at(op));
@@ -187,6 +224,16 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
     p.shape.dtype = static_cast<cost::Dtype>(std::get<4>(key));
     p.time = measured(samples);
     out.tables.gemm.push_back(p);
+  }
+
+  for (const auto& [key, samples] : norm_samples) {
+    cost::NormPoint p;
+    p.rows = std::get<0>(key);
+    p.hidden = std::get<1>(key);
+    p.fused_statistic = false;
+    p.moved = cost::Bytes{std::get<2>(key)};
+    p.time = measured(samples);
+    out.tables.norms.push_back(p);
   }
 
   // Collectives: one time per matched call, then points per (kind, placement, size).

@@ -14,6 +14,13 @@
 //   nccl-tests reports one collective's time; with one rank, the durations are an upper bound
 //   and a note says so. Series per (kind, placement); points per message size S (nccl-tests
 //   convention); the alpha-beta fit of fit.hpp when a series has two sizes or more.
+// Norms: each aten::native_layer_norm or aten::_fused_rms_norm call whose launch is exactly one
+//   memory-bound kernel, with its input dims and type: a NormPoint (rows, hidden, not fused,
+//   moved = input read and output written, 2 x rows x hidden x element bytes, plus the weight
+//   (and LayerNorm's bias) read and LayerNorm's fp32 mean and rstd per row written), one sample
+//   per call, median / p20 / p80 per (rows, hidden, bytes). The cost model takes its memory efficiency
+//   from the largest (measured_scalars.hpp), so a profile from a trace carries the run's own
+//   streaming rate.
 // Placement: the group's ranks with gpus_per_node (rank / gpus_per_node is its node); without
 //   the ranks, a group up to gpus_per_node GPUs is read as one node.
 
@@ -37,6 +44,7 @@ struct TraceCoverage {
   double fitted_time_us = 0;      // of it, in kernels that became table points
   int gemm_calls = 0;             // GEMM op calls with shapes (fitted)
   int gemm_kernels_without_shape = 0;
+  int norm_calls = 0;             // norm op calls fitted
   int collective_calls = 0;       // collective calls fitted (matched over the ranks)
   int collective_kernels_without_metadata = 0;
   int collective_calls_uneven = 0;  // groups spread unevenly over nodes: not fitted
@@ -66,6 +74,15 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
 // missing dims or no dtype.
 std::optional<cost::GemmShape> gemm_shape_of(const TraceOp& op,
                                              std::string_view kernel_name = {});
+
+// The norm a norm op computes and the bytes it moves (see above), its element size from the input
+// type; std::nullopt for another op or missing dims or type.
+struct TraceNorm {
+  std::int64_t rows = 0;
+  std::int64_t hidden = 0;
+  double moved_bytes = 0;
+};
+std::optional<TraceNorm> norm_of(const TraceOp& op);
 
 // The placement of a recorded collective's group (see above); std::nullopt for a group whose
 // nodes hold different numbers of its ranks (parasim's placements are uniform).

@@ -94,6 +94,10 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
           fit.collective_kernels[si][pi], per_rank_step, p.time.median_s, predicted);
     }
   }
+  for (const cost::NormPoint& p : fit.tables.norms) {
+    add(KernelClass::kMemoryBound, fmt::format("norm {} x {}", p.rows, p.hidden), p.time.samples,
+        per_rank_step, p.time.median_s, costs.memory_bound_body(p.moved).to_seconds());
+  }
   // Attention: per op call, its kernels summed.
   std::map<std::string, std::pair<std::vector<double>, double>> attention;  // what -> times, pred
   for (const RankTrace& r : ranks) {

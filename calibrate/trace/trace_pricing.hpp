@@ -11,6 +11,8 @@
 //               _scaled_dot_product_{flash,cudnn,efficient}_attention ops and their backwards with
 //               q as (batch, heads, seq, head_dim)) against flash_attention_time, read as causal
 //               (the trace does not record the flag; a note says so)
+//   norms       each fitted norm point (trace_fit.hpp): its bytes at the device's streaming rate,
+//               CostModel::memory_bound_body (part of the memory-bound class)
 //   the rest    measured only (their bytes are not in the trace).
 // Figures are per rank per profiled step, in microseconds.
 

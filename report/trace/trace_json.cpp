@@ -46,6 +46,7 @@ json trace_comparison_json(const std::vector<std::string>& traces, const std::st
       {"fitted_fraction", c.gpu_time_us > 0 ? c.fitted_time_us / c.gpu_time_us : 0.0},
       {"gemm_calls_fitted", c.gemm_calls},
       {"gemm_kernels_without_shape", c.gemm_kernels_without_shape},
+      {"norm_calls_fitted", c.norm_calls},
       {"collective_calls_fitted", c.collective_calls},
       {"collective_kernels_without_metadata", c.collective_kernels_without_metadata},
       {"notes", c.notes}};

@@ -46,10 +46,12 @@ std::string format_trace_coverage(const calib::trace::TraceFit& fit) {
   const std::size_t other = static_cast<std::size_t>(KernelClass::kOther);
   out += fmt::format(
       "\nclassified: {} of the kernel time; fitted into the profile: {} ({} with shapes into "
-      "{}, {} matched over the ranks into {})\n",
+      "{}, {} into {}, {} matched over the ranks into {})\n",
       share(c.gpu_time_us - c.class_time_us[other], c.gpu_time_us),
       share(c.fitted_time_us, c.gpu_time_us), cli::count_of(c.gemm_calls, "GEMM call"),
       cli::count_of(static_cast<long long>(fit.tables.gemm.size()), "GEMM point"),
+      cli::count_of(c.norm_calls, "norm call"),
+      cli::count_of(static_cast<long long>(fit.tables.norms.size()), "norm point"),
       cli::count_of(c.collective_calls, "collective call"),
       cli::count_of(static_cast<long long>(fit.tables.collectives.size()), "collective series",
                     "collective series"));

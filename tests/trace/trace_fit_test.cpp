@@ -216,3 +216,46 @@ TEST_CASE("trace pricing: with traces of two groups, still one call per rank and
 }
 
 }  // namespace parasim::calib::trace
+
+#include "costmodel/profile.hpp"
+
+namespace parasim::calib::trace {
+
+TEST_CASE("trace fit: a norm call of one kernel is a norm point, and the run's streaming rate") {
+  RankTrace r;
+  r.steps = 1;
+  r.ops = {op("aten::native_layer_norm", {{8, 2048, 4096}, {4096}, {4096}, {4096}},
+              {"c10::BFloat16", "", "c10::BFloat16", "c10::BFloat16"}),
+           op("aten::_fused_rms_norm", {{16384, 4096}, {4096}}, {"c10::BFloat16"}),
+           op("aten::native_layer_norm", {{16384, 4096}, {4096}}, {"c10::BFloat16"})};
+  r.kernels = {kernel(KernelClass::kMemoryBound, 0, 100, 0),
+               kernel(KernelClass::kMemoryBound, 200, 90, 1),
+               kernel(KernelClass::kMemoryBound, 400, 30, 2),  // a norm in two kernels: not fitted
+               kernel(KernelClass::kMemoryBound, 440, 30, 2)};
+  const auto n = norm_of(r.ops[0]);
+  REQUIRE(n);
+  CHECK(n->rows == 16384);
+  CHECK(n->hidden == 4096);
+  // Input and output, weight and bias, fp32 mean and rstd per row.
+  CHECK(n->moved_bytes == 2.0 * 16384 * 4096 * 2 + 2.0 * 4096 * 2 + 8.0 * 16384);
+  CHECK(norm_of(r.ops[1])->moved_bytes == 2.0 * 16384 * 4096 * 2 + 4096.0 * 2);
+  CHECK(!norm_of(op("aten::native_layer_norm", {{16384, 4096}}, {})));
+  const TraceFit fit = fit_traces({r}, {});
+  CHECK(fit.coverage.norm_calls == 2);
+  // LayerNorm and RMSNorm of one shape move different bytes: two points.
+  REQUIRE(fit.tables.norms.size() == 2);
+  CHECK(fit.tables.norms[0].time.samples == 1);
+  CHECK_FALSE(fit.tables.norms[0].fused_statistic);
+  // The cost model takes its streaming efficiency from the largest norm point.
+  cost::Profile profile;
+  profile.measured = fit.tables;
+  const cost::ClusterSpec& h100 = cost::find_cluster_preset("dgx-h100")->spec;
+  const cost::CostModel costs = cost::make_cost_model(h100, &profile);
+  const cost::NormPoint& p = fit.tables.norms[0].moved.value > fit.tables.norms[1].moved.value
+                                ? fit.tables.norms[0]
+                                : fit.tables.norms[1];
+  CHECK(costs.memory_efficiency() ==
+        doctest::Approx(p.moved.value / p.time.median_s / h100.device.hbm_bandwidth.bytes_per_s));
+}
+
+}  // namespace parasim::calib::trace
