@@ -110,9 +110,12 @@ CollectiveFabric preset_collective_fabric(std::string_view preset_name) {
     // multi-node NVLink tuning guide; sjeaugey, NVIDIA/nccl#1286: on MNNVL systems "the full
     // features of NVLink will be available to all GPUs ... including NVLink SHARP"; NCCL 2.30
     // src/transport/nvls.cc builds the multicast group over the clique's ranks). No published
-    // NVL72 nccl-tests figures at hand: the default link shares, and DGX H100's NVLS busbw
-    // share (480 / 450) assumed for the domain's NVSwitches.
+    // NVL72 nccl-tests figures at hand beyond one tray: NVLink5's ring share as Azure ND GB200 v6
+    // measures it (all_reduce_perf, ring, in place, 4 GPUs, 8 GiB: busbw 679.61 GB/s of 900,
+    // NCCL 2.25.1; Azure/AI-benchmarking-guide @ 2a370be), the default NIC share, and DGX H100's
+    // NVLS busbw share (480 / 450) assumed for the domain's NVSwitches.
     CollectiveFabric f;
+    f.intra_node_efficiency = 679.61 / 900.0;
     f.arch = NcclGpuArch::kHopper;  // NCCL's newest tuning row parasim carries (Hopper's)
     f.nvls = true;
     f.nvls_allreduce_busbw_share = 480.0 / 450.0;

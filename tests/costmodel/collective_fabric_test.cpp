@@ -35,6 +35,10 @@ TEST_CASE("Cluster presets carry the published NCCL fabric figures") {
   CHECK(b200.nvls_allreduce_busbw_share == doctest::Approx(838.0 / 900.0));
   CHECK(b200.intra_node_channels == 16);
   CHECK(b200.cpu == HostCpuVendor::kIntel);
+  // GB200 NVL72: NVLink5's ring share measured on Azure's GB200 trays; NVLS still assumed.
+  const CollectiveFabric& gb200 = find_cluster_preset("gb200-nvl72")->spec.fabric;
+  CHECK(gb200.intra_node_efficiency == doctest::Approx(679.61 / 900.0));
+  CHECK_FALSE(gb200.published);
   // No published NCCL figure for these: assumptions, marked as such.
   CHECK_FALSE(find_cluster_preset("perlmutter-a100")->spec.fabric.published);
   CHECK(find_cluster_preset("perlmutter-a100")->spec.fabric.cpu == HostCpuVendor::kAmd);
