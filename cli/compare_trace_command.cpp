@@ -111,6 +111,9 @@ int run_compare_trace(const CompareTraceOptions& o, std::ostream& out, std::ostr
   } catch (const cost::InputError& e) {
     err << e.what();
     return kExitBadInput;
+  } catch (const sim::TimeRangeError& e) {
+    err << cost::printable(scenario_path) << ": " << e.what() << kTimeRangeHint << "\n";
+    return kExitBadInput;
   } catch (const std::invalid_argument& e) {
     err << "parasim compare-trace: " << e.what() << "\n";
     return kExitBadInput;

@@ -27,6 +27,13 @@
 
 namespace parasim::cost {
 
+// What a measured table may hold (checked by measured_tables_reader.hpp, and by every writer of
+// a profile so that what it writes reads back): times up to 1e5 s (far above any kernel or
+// collective, inside sim::Time's range) and dimensions (GEMM m, n, k, batch; norm rows and
+// hidden) up to 2^40.
+inline constexpr double kMaxMeasuredSeconds = 1e5;
+inline constexpr std::int64_t kMaxMeasuredDim = std::int64_t{1} << 40;
+
 struct MeasuredTime {
   double median_s = 0;
   double p20_s = 0;

@@ -11,9 +11,8 @@
 namespace parasim::cost {
 namespace {
 
-constexpr double kMaxMeasuredSeconds = 1e5;  // far above any kernel or collective, inside sim::Time's range
 constexpr double kMaxBytes = 1e18;   // an exabyte
-constexpr std::int64_t kMaxDim = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxDim = kMaxMeasuredDim;
 constexpr std::int64_t kMaxCount = 1'000'000'000;
 
 // Calls f(element, path) for each element of the array r[key]; reports a value that is not an

@@ -16,6 +16,7 @@
 #include "calibrate/trace/op_nesting.hpp"
 #include "calibrate/trace/trace_file.hpp"
 #include "costmodel/json_fields.hpp"
+#include "costmodel/measured_tables.hpp"
 
 namespace parasim::calib::trace {
 namespace {
@@ -39,13 +40,13 @@ Category category_of(const json& event) {
   return Category::kOther;
 }
 
-// A number field, or a problem at its path; numbers written as strings ("ts": "123.5", as some
-// exporters do) are read too.
-std::optional<double> number_at(const json& object, const char* key, const std::string& path,
-                                cost::Diagnostics& d, bool required = true) {
+// A number of microseconds within +-`max_us`, or a problem at its path; numbers written as
+// strings ("ts": "123.5", as some exporters do) are read too.
+std::optional<double> number_at(const json& object, const char* key, double max_us,
+                                const std::string& path, cost::Diagnostics& d) {
   const auto it = object.find(key);
   if (it == object.end()) {
-    if (required) d.add(path + "/" + key, "missing: expected a number");
+    d.add(path + "/" + key, "missing: expected a number");
     return std::nullopt;
   }
   std::optional<double> v;
@@ -64,9 +65,9 @@ std::optional<double> number_at(const json& object, const char* key, const std::
     d.add(path + "/" + key, "expected a number, found " + cost::json_type_name(*it));
     return std::nullopt;
   }
-  if (!std::isfinite(*v) || std::fabs(*v) > kMaxTraceMicroseconds) {
-    d.add(path + "/" + key, fmt::format("expected a finite number of microseconds within "
-                                        "+-{:g}", kMaxTraceMicroseconds));
+  if (!std::isfinite(*v) || std::fabs(*v) > max_us) {
+    d.add(path + "/" + key,
+          fmt::format("expected a finite number of microseconds within +-{:g}", max_us));
     return std::nullopt;
   }
   return v;
@@ -107,6 +108,10 @@ std::vector<int> rank_list(const json& args) {
   std::vector<int> ranks;
   const auto it = args.find("Process Group Ranks");
   if (it == args.end()) return ranks;
+  if (it->is_string() &&
+      cost::json_nesting_depth(it->get_ref<const std::string&>(), 2) > 1) {
+    return ranks;  // not a flat list: nested text is refused before parsing (no deep recursion)
+  }
   json parsed = it->is_string() ? json::parse(it->get<std::string>(), nullptr, false) : *it;
   if (!parsed.is_array()) return ranks;
   for (const json& r : parsed) {
@@ -252,8 +257,9 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
       }
     }
     if (local.ok() && string_in(event, "ph") != "X" && event.contains("ph")) continue;
-    const auto ts = number_at(event, "ts", path, local);
-    const auto dur = number_at(event, "dur", path, local);
+    const auto ts = number_at(event, "ts", kMaxTraceMicroseconds, path, local);
+    // A duration a profile can hold (measured_tables.hpp), so that what is fitted reads back.
+    const auto dur = number_at(event, "dur", cost::kMaxMeasuredSeconds * 1e6, path, local);
     if (dur && *dur < 0) local.add(path + "/dur", "expected a duration >= 0");
     if (!local.ok()) {
       for (const auto& p : local.problems()) {
@@ -269,15 +275,15 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
     const auto args_it = event.find("args");
     const json& args = args_it != event.end() && args_it->is_object() ? *args_it : empty;
     const std::string name = string_in(event, "name");
-    switch (category_of(event)) {
+    const Category category = category_of(event);
+    switch (category) {
       case Category::kKernel: case Category::kMemcpy: case Category::kMemset: {
         PendingKernel k;
         k.kernel.name = name;
         k.kernel.start_us = *ts;
         k.kernel.duration_us = *dur;
         k.kernel.stream = integer_in(args, "stream").value_or(thread_of(event));
-        k.kernel.kind = category_of(event) == Category::kKernel ? classify_kernel(name)
-                                                                : KernelClass::kCopy;
+        k.kernel.kind = category == Category::kKernel ? classify_kernel(name) : KernelClass::kCopy;
         if (k.kernel.kind == KernelClass::kCollective) k.kernel.collective = collective_of(args);
         k.external = integer_in(args, "External id");
         k.correlation = integer_in(args, "correlation");
@@ -294,7 +300,7 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
         op.input_dims = dims_of(args);
         op.input_types = types_of(args);
         const auto external = integer_in(args, "External id");
-        if (external && category_of(event) == Category::kOp) {
+        if (external && category == Category::kOp) {
           op_by_external[*external] = static_cast<std::int64_t>(trace.ops.size());
         }
         trace.ops.push_back(std::move(op));

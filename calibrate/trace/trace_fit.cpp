@@ -72,9 +72,10 @@ std::optional<cost::GemmShape> gemm_shape_of(const TraceOp& op, std::string_view
   shape.m = (*left)[rank - 2];
   shape.k = (*left)[rank - 1];
   shape.n = (*right)[rank - 1];
-  if ((*right)[rank - 2] != shape.k || shape.m < 1 || shape.n < 1 || shape.k < 1 ||
-      shape.batch < 1) {
-    return std::nullopt;
+  const auto in_range = [](std::int64_t d) { return d >= 1 && d <= cost::kMaxMeasuredDim; };
+  if ((*right)[rank - 2] != shape.k || !in_range(shape.m) || !in_range(shape.n) ||
+      !in_range(shape.k) || !in_range(shape.batch)) {
+    return std::nullopt;  // not a matrix multiply's dims, or beyond what a profile holds
   }
   const std::optional<cost::Dtype> dtype =
       a < op.input_types.size() ? profiler_gemm_dtype(op.input_types[a])
@@ -101,8 +102,12 @@ std::optional<TraceNorm> norm_of(const TraceOp& op) {
   TraceNorm n;
   n.hidden = input.back();
   n.rows = 1;
-  for (std::size_t i = 0; i + 1 < input.size(); ++i) n.rows *= input[i];
-  if (n.rows < 1 || n.hidden < 1) return std::nullopt;
+  for (std::size_t i = 0; i + 1 < input.size(); ++i) {
+    // Checked before multiplying: the product stays within what a profile holds, no overflow.
+    if (input[i] < 1 || input[i] > cost::kMaxMeasuredDim / n.rows) return std::nullopt;
+    n.rows *= input[i];
+  }
+  if (n.hidden < 1 || n.hidden > cost::kMaxMeasuredDim) return std::nullopt;
   const double rows = static_cast<double>(n.rows), hidden = static_cast<double>(n.hidden);
   // Input and output; the weight, LayerNorm's bias too; LayerNorm's fp32 mean and rstd per row.
   n.moved_bytes = 2 * rows * hidden * element + (layer_norm ? 2 : 1) * hidden * element +

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "calibrate/trace/kernel_classes.hpp"
 #include "costmodel/attention_cost.hpp"
 #include "costmodel/units.hpp"
+#include "kernels/timing_stats.hpp"
 
 namespace parasim::calib::trace {
 namespace {
@@ -122,21 +124,18 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
   }
   for (auto& [what, entry] : attention) {
     std::vector<double>& times = entry.first;
-    std::sort(times.begin(), times.end());
-    add(KernelClass::kAttention, what, static_cast<int>(times.size()), per_rank_step,
-        times[times.size() / 2], entry.second);
+    const int calls = static_cast<int>(times.size());
+    add(KernelClass::kAttention, what, calls, per_rank_step,
+        kernels::summarize(std::move(times)).median_s, entry.second);
   }
   for (const ClassPricing& c : classes) {
     if (c.kernels > 0 || c.measured_us > 0) out.classes.push_back(c);
   }
+  // Largest by total time per step, then by time per call, then by name.
   std::sort(out.largest.begin(), out.largest.end(), [](const PricedShape& a, const PricedShape& b) {
-    return std::tie(b.measured_us, a.what) < std::tie(a.measured_us, b.what);
+    return std::tuple(b.measured_us * b.calls, b.measured_us, a.what) <
+           std::tuple(a.measured_us * a.calls, a.measured_us, b.what);
   });
-  // Largest by total time per step.
-  std::stable_sort(out.largest.begin(), out.largest.end(),
-                   [](const PricedShape& a, const PricedShape& b) {
-                     return a.measured_us * a.calls > b.measured_us * b.calls;
-                   });
   if (out.largest.size() > kLargestShapes) out.largest.resize(kLargestShapes);
   return out;
 }

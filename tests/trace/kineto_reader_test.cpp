@@ -222,6 +222,10 @@ TEST_CASE("Kineto reader: hostile fields are problems with their paths, never a 
             .find("/traceEvents/0/ts: expected a finite number") != std::string::npos);
   CHECK(problems(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1e300}]})")
             .find("/traceEvents/0/dur: expected a finite number") != std::string::npos);
+  // A kernel longer than a profile can hold (1e5 s).
+  CHECK(problems(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2e11}]})")
+            .find("/traceEvents/0/dur: expected a finite number of microseconds within +-1e+11") !=
+        std::string::npos);
   // Elements that are not events still count in the paths.
   CHECK(problems(R"({"traceEvents":[1, "x", null, [2], {"ph":"X","cat":"kernel","name":"k","ts":1}]})")
             .find("/traceEvents/4/dur: missing") != std::string::npos);
@@ -234,6 +238,9 @@ TEST_CASE("Kineto reader: hostile fields are problems with their paths, never a 
               test::collective_args("allreduce", 8, 8, 0));
   t.doc()["traceEvents"][2]["args"]["Group size"] = 4294967298.0;
   t.doc()["traceEvents"][2]["args"]["External id"] = 1e300;
+  // Process Group Ranks as deeply nested text: refused before parsing, not recursed into.
+  t.doc()["traceEvents"][2]["args"]["Process Group Ranks"] =
+      std::string(100000, '[') + std::string(100000, ']');
   test::write_file(dir / "ids.json", t.text());
   const auto ranks = read_trace_file((dir / "ids.json").string());
   REQUIRE(ranks.size() == 1);
@@ -242,6 +249,7 @@ TEST_CASE("Kineto reader: hostile fields are problems with their paths, never a 
   CHECK(ranks[0].kernels[0].launch_op == -1);
   REQUIRE(ranks[0].kernels[0].collective);
   CHECK(ranks[0].kernels[0].collective->group_size == 0);
+  CHECK(ranks[0].kernels[0].collective->ranks.empty());
 }
 
 TEST_CASE("gzip: members read in turn, padding after the last one ignored, a limit kept") {

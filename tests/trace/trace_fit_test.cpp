@@ -55,6 +55,9 @@ TEST_CASE("trace fit: GEMM shapes from the ops' input dims") {
   CHECK(!gemm_shape_of(op("aten::mm", {{8, 1024}, {512, 4096}}, kBf16)));  // k disagrees
   CHECK(!gemm_shape_of(op("aten::mm", {}, {})));
   CHECK(!gemm_shape_of(op("aten::linear", {{8, 1024}, {4096, 1024}}, kBf16)));
+  // Beyond what a profile holds (measured_tables.hpp): not a point, so the profile reads back.
+  const std::int64_t huge = cost::kMaxMeasuredDim + 1;
+  CHECK(!gemm_shape_of(op("aten::mm", {{huge, 1024}, {1024, 4096}}, kBf16)));
 }
 
 TEST_CASE("trace fit: GEMM points are medians of the calls, split-K kernels summed per call") {
@@ -240,6 +243,10 @@ TEST_CASE("trace fit: a norm call of one kernel is a norm point, and the run's s
   CHECK(n->moved_bytes == 2.0 * 16384 * 4096 * 2 + 2.0 * 4096 * 2 + 8.0 * 16384);
   CHECK(norm_of(r.ops[1])->moved_bytes == 2.0 * 16384 * 4096 * 2 + 4096.0 * 2);
   CHECK(!norm_of(op("aten::native_layer_norm", {{16384, 4096}}, {})));
+  // Rows whose product would overflow, or pass a profile's limit: no norm.
+  CHECK(!norm_of(op("aten::native_layer_norm", {{1LL << 40, 1LL << 40, 4096}},
+                    {"c10::BFloat16"})));
+  CHECK(!norm_of(op("aten::native_layer_norm", {{-2, -8, 4096}}, {"c10::BFloat16"})));
   const TraceFit fit = fit_traces({r}, {});
   CHECK(fit.coverage.norm_calls == 2);
   // LayerNorm and RMSNorm of one shape move different bytes: two points.
