@@ -15,6 +15,7 @@
 #include "calibrate/trace/kernel_classes.hpp"
 #include "calibrate/trace/op_nesting.hpp"
 #include "calibrate/trace/trace_file.hpp"
+#include "costmodel/measured_tables.hpp"
 
 namespace parasim::calib::trace {
 namespace {
@@ -198,6 +199,7 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
     }
   }
   std::size_t kernels = 0;
+  std::size_t overlong = 0;
   // Per process, per kernel (in rank.kernels' order): its launch, when the export has it.
   std::map<std::int64_t, std::vector<const Launch*>> kernel_launch;
   auto add_gpu_rows = [&](const std::string& sql, bool copies) {
@@ -211,6 +213,10 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
       k.name = copies ? text_column(s, 5) : strings[sqlite3_column_int64(s, 5)];
       k.kind = copies ? KernelClass::kCopy : classify_kernel(k.name);
       if (k.duration_us < 0) k.duration_us = 0;
+      if (k.duration_us > cost::kMaxMeasuredSeconds * 1e6) {  // what a profile could not hold
+        ++overlong;
+        return;
+      }
       RankTrace& rank = by_process[process];
       const auto it = launches.find({process, correlation});
       // Resolved to an op once the ops are indexed, below.
@@ -231,6 +237,12 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
   }
   if (!error.empty()) {
     diagnostics.add(kKernels, "cannot read: " + error);
+    return {};
+  }
+  if (overlong > 0) {
+    diagnostics.add(kKernels, fmt::format("{} GPU activities run longer than {:g} s (end - "
+                                          "start): not a profiled step", overlong,
+                                          cost::kMaxMeasuredSeconds));
     return {};
   }
   if (kernels > kMaxTraceKernels) {

@@ -182,3 +182,27 @@ TEST_CASE("OpLocator: the innermost span, past many closed siblings") {
 }
 
 }  // namespace parasim::calib::trace
+
+namespace parasim::calib::trace {
+
+TEST_CASE("Nsight reader: a kernel longer than a profile can hold is a problem, not a point") {
+  const auto path = test::temp_dir("nsys-long") / "long.sqlite";
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  exec(db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)");
+  exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
+           "INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName "
+           "INTEGER)");
+  exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 200000000000000000, 0, 7, 1, " +
+               std::to_string(kPid1) + ", 1)");
+  sqlite3_close(db);
+  try {
+    read_trace_file(path.string());
+    FAIL("a 2e8 s kernel was read");
+  } catch (const cost::InputError& e) {
+    CHECK(std::string(e.what()).find("long.sqlite: CUPTI_ACTIVITY_KIND_KERNEL: 1 GPU activities "
+                                     "run longer than 100000 s") != std::string::npos);
+  }
+}
+
+}  // namespace parasim::calib::trace
