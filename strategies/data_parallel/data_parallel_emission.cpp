@@ -111,9 +111,9 @@ void Builder::zero3_reduce(int stage, int mb, const std::string& where,
   auto& w = out_.workload;
   const Zero3Gathering& z3 = sc_.training.framework.zero3;
   const double gradient_bytes = sc_.training.gradient_bytes();
-  const double bucket = fw_.gradient_bucket_elements > 0 ? fw_.gradient_bucket_elements
-                        : fw_.gradient_bucket.value > 0 ? fw_.gradient_bucket.value / gradient_bytes
-                                                        : 0;  // 0: one bucket, never flushed
+  // The scenario's gradient bucket (parallel.dp_bucket: the framework's unless the scenario set
+  // it), in elements; 0: one bucket, never flushed.
+  const double bucket = sc_.parallel.dp_bucket.value / gradient_bytes;
   if (zero3_last_reduce_.size() < out_.devices.size()) {
     zero3_last_reduce_.resize(out_.devices.size(), kNone);
     zero3_flushed_reduce_.resize(out_.devices.size(), kNone);

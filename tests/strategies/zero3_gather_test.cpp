@@ -169,7 +169,7 @@ TEST_CASE("a blocking fetch costs the host its syncs, one view per rank and the 
   sc.parallel.zero_stage = 3;
   sc.training.framework = strat::find_framework_preset("deepspeed")->spec;
   sc.training.framework.zero3.prefetch = false;
-  sc.training.framework.gradient_bucket_elements = 1e15;  // one bucket: no bucket syncs
+  sc.parallel.dp_bucket = cost::Bytes{0};  // one bucket: no bucket syncs
   const auto plain = test::simulate_report(sc);
   sc.training.framework.zero3.blocking_fetch = true;
   const auto blocking = test::simulate_report(sc);
@@ -196,10 +196,10 @@ TEST_CASE("blocking reduce-scatters: the host waits for the bucket before the fu
   sc.training.framework = strat::find_framework_preset("deepspeed")->spec;
   sc.training.framework.zero3.prefetch = false;
   sc.training.framework.zero3.blocking_fetch = true;
-  sc.training.framework.gradient_bucket_elements = 1e15;
+  sc.parallel.dp_bucket = cost::Bytes{0};  // one bucket
   const auto one_bucket = test::simulate_report(sc);
-  sc.training.framework.gradient_bucket_elements =
-      strat::layer_params_per_tp_rank(sc.model, 1) * 1.5;
+  sc.parallel.dp_bucket = cost::Bytes{strat::layer_params_per_tp_rank(sc.model, 1) * 1.5 *
+                                      sc.training.gradient_bytes()};
   const auto per_layer = test::simulate_report(sc);
   // 8 layers per backward: buckets of one layer each after the first, 7 flushes, of which the
   // first waits for nothing: 6 syncs per micro-batch, 2 micro-batches.
