@@ -64,10 +64,10 @@ int run_calibrate_from_trace(const CalibrateOptions& o, std::ostream& out, std::
     p.command_line = o.command_line;
     p.parasim_version = PARASIM_VERSION;
     cost::Profile profile;
-    profile.source = fmt::format("parasim calibrate --from-trace: {} of {}",
-                                 ranks.size() == 1 ? std::string("1 rank")
-                                                   : fmt::format("{} ranks", ranks.size()),
-                                 p.device.empty() ? std::string("an unnamed GPU") : p.device);
+    profile.source = fmt::format(
+        "parasim calibrate --from-trace: {} of {}",
+        ranks.size() == 1 ? std::string("1 rank") : fmt::format("{} ranks", ranks.size()),
+        p.device.empty() ? std::string("an unnamed GPU") : p.device);
     profile.measured = fit.tables;
     file.stage(cost::format_profile(profile));
     file.commit(out);

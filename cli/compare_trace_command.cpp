@@ -1,7 +1,8 @@
 #include "cli/compare_trace_command.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 
 #include "calibrate/trace/phase_breakdown.hpp"
 #include "calibrate/trace/trace_file.hpp"
@@ -37,8 +38,9 @@ CLI::App* add_compare_trace_command(CLI::App& app, CompareTraceOptions& o) {
   c->add_option("files", o.files, "TRACE... SCENARIO: the traces, then the scenario JSON")
       ->required()
       ->expected(2, 100000);
-  c->add_option("--profile", o.profile,
-                "Cost-model profile (e.g. one written by calibrate --from-trace from these traces)");
+  c->add_option(
+      "--profile", o.profile,
+      "Cost-model profile (e.g. one written by calibrate --from-trace from these traces)");
   c->add_flag("--allow-foreign-profile", o.allow_foreign_profile,
               "Use a profile measured on another device model than the scenario's");
   c->add_option("--gpus-per-node", o.gpus_per_node,
@@ -88,10 +90,10 @@ int run_compare_trace(const CompareTraceOptions& o, std::ostream& out, std::ostr
         report::simulated_phases(built, result, 0, step.window_begin_s);
     if (!o.json.empty()) {
       const std::vector<std::string> traces(o.files.begin(), o.files.end() - 1);
-      json_file.stage(report::trace_comparison_json(traces, scenario_path, fit, pricing,
-                                                    run_phases, sim_phases)
-                          .dump(2) +
-                      "\n");
+      json_file.stage(
+          report::trace_comparison_json(traces, scenario_path, fit, pricing, run_phases, sim_phases)
+              .dump(2) +
+          "\n");
       json_file.commit(out);
     }
     std::ostream& text = json_file.is_stdout() ? err : out;

@@ -21,8 +21,8 @@ struct CompareTraceOptions {
   std::vector<std::string> files;  // TRACE... SCENARIO
   std::string profile;             // empty: the analytical model with the scenario's hardware
   bool allow_foreign_profile = false;
-  int gpus_per_node = 0;           // 0: from the traces
-  std::string json;                // --json FILE ("-": standard output, the tables to stderr)
+  int gpus_per_node = 0;  // 0: from the traces
+  std::string json;       // --json FILE ("-": standard output, the tables to stderr)
 };
 
 CLI::App* add_compare_trace_command(CLI::App& app, CompareTraceOptions& options);

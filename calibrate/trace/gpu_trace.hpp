@@ -48,19 +48,19 @@ struct TraceCollective {
   cost::CollectiveKind kind = cost::CollectiveKind::kAllReduce;
   std::int64_t in_elements = 0;
   std::int64_t out_elements = 0;
-  int element_bytes = 0;       // 0 when the dtype is not one the reader knows
+  int element_bytes = 0;  // 0 when the dtype is not one the reader knows
   int group_size = 0;
-  std::string group;           // the process group's name ("" when not recorded)
-  std::vector<int> ranks;      // the group's global ranks, when recorded
+  std::string group;       // the process group's name ("" when not recorded)
+  std::vector<int> ranks;  // the group's global ranks, when recorded
   // nccl-tests' message size S (collective_cost.hpp): bytes per rank for all-reduce, broadcast
   // and send/recv, the whole gathered buffer for all-gather, reduce-scatter and all-to-all.
   double message_bytes() const;
 };
 
 struct TraceOp {
-  std::string name;                              // "aten::mm", "AddmmBackward0", ...
+  std::string name;                                   // "aten::mm", "AddmmBackward0", ...
   std::vector<std::vector<std::int64_t>> input_dims;  // record_shapes' "Input Dims"
-  std::vector<std::string> input_types;          // record_shapes' "Input type"
+  std::vector<std::string> input_types;               // record_shapes' "Input type"
   std::int64_t thread = 0;
   double start_us = 0;
   double end_us = 0;
@@ -82,12 +82,12 @@ struct TraceKernel {
 
 struct RankTrace {
   std::string file;
-  std::string format;          // "kineto" or "nsys"
-  int rank = 0;                // distributedInfo.rank (0 without)
-  int world_size = 1;          // distributedInfo.world_size (1 without)
-  std::string device;          // the GPU's name, "" when the trace does not say
-  int visible_devices = 0;     // GPUs the process saw (deviceProperties), 0 when not recorded
-  int steps = 0;               // ProfilerStep#N marks found (0: none; the whole trace is used)
+  std::string format;       // "kineto" or "nsys"
+  int rank = 0;             // distributedInfo.rank (0 without)
+  int world_size = 1;       // distributedInfo.world_size (1 without)
+  std::string device;       // the GPU's name, "" when the trace does not say
+  int visible_devices = 0;  // GPUs the process saw (deviceProperties), 0 when not recorded
+  int steps = 0;            // ProfilerStep#N marks found (0: none; the whole trace is used)
   std::vector<TraceOp> ops;
   std::vector<TraceKernel> kernels;
   std::vector<double> launch_call_us;  // duration of each kernel launch call (cudaLaunchKernel ...)

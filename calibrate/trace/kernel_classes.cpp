@@ -30,22 +30,32 @@ std::string squashed(std::string_view text) {
 
 const char* kernel_class_name(KernelClass c) {
   switch (c) {
-    case KernelClass::kGemm: return "gemm";
-    case KernelClass::kAttention: return "attention";
-    case KernelClass::kCollective: return "collective";
-    case KernelClass::kMemoryBound: return "memory-bound";
-    case KernelClass::kConvolution: return "convolution";
-    case KernelClass::kCopy: return "copy";
-    case KernelClass::kOther: return "other";
+    case KernelClass::kGemm:
+      return "gemm";
+    case KernelClass::kAttention:
+      return "attention";
+    case KernelClass::kCollective:
+      return "collective";
+    case KernelClass::kMemoryBound:
+      return "memory-bound";
+    case KernelClass::kConvolution:
+      return "convolution";
+    case KernelClass::kCopy:
+      return "copy";
+    case KernelClass::kOther:
+      return "other";
   }
   return "other";
 }
 
 const char* trace_phase_name(TracePhase p) {
   switch (p) {
-    case TracePhase::kForward: return "forward";
-    case TracePhase::kBackward: return "backward";
-    case TracePhase::kOptimizer: return "optimizer";
+    case TracePhase::kForward:
+      return "forward";
+    case TracePhase::kBackward:
+      return "backward";
+    case TracePhase::kOptimizer:
+      return "optimizer";
   }
   return "forward";
 }
@@ -62,13 +72,14 @@ KernelClass classify_kernel(std::string_view kernel_name) {
   if (contains_any(n, {"flash", "fmha", "sdpa", "attention", "_attn_"})) {
     return KernelClass::kAttention;
   }
-  if (contains_any(n, {"gemm", "gemv", "nvjet", "cublas", "cutlass", "triton_tem_", "splitkreduce"})) {
+  if (contains_any(n,
+                   {"gemm", "gemv", "nvjet", "cublas", "cutlass", "triton_tem_", "splitkreduce"})) {
     return KernelClass::kGemm;
   }
   if (contains_any(n, {"at::native::", "elementwise", "reduce_kernel", "norm", "softmax",
                        "multi_tensor_apply", "transformer_engine", "cast_transpose", "triton_poi_",
-                       "triton_red_", "triton_per_", "cub::", "bn_", "nchwto", "nhwcto",
-                       "dropout", "adam", "fill", "copy"})) {
+                       "triton_red_", "triton_per_", "cub::", "bn_", "nchwto", "nhwcto", "dropout",
+                       "adam", "fill", "copy"})) {
     return KernelClass::kMemoryBound;
   }
   return KernelClass::kOther;
@@ -83,10 +94,9 @@ KernelClass classify_launched_kernel(KernelClass by_name, std::string_view launc
   if (op.find("convolution") != std::string::npos) {
     return by_name == KernelClass::kMemoryBound ? by_name : KernelClass::kConvolution;
   }
-  if (by_name != KernelClass::kMemoryBound &&
-      (op.rfind("aten::_flash_attention", 0) == 0 ||
-       op.rfind("aten::_scaled_dot_product", 0) == 0 ||
-       op.rfind("aten::_efficient_attention", 0) == 0)) {
+  if (by_name != KernelClass::kMemoryBound && (op.rfind("aten::_flash_attention", 0) == 0 ||
+                                               op.rfind("aten::_scaled_dot_product", 0) == 0 ||
+                                               op.rfind("aten::_efficient_attention", 0) == 0)) {
     return KernelClass::kAttention;
   }
   return by_name;
@@ -139,10 +149,14 @@ double TraceCollective::message_bytes() const {
   const double in = static_cast<double>(in_elements) * element_bytes;
   const double out = static_cast<double>(out_elements) * element_bytes;
   switch (kind) {
-    case cost::CollectiveKind::kAllGather: return out;     // the gathered buffer
-    case cost::CollectiveKind::kReduceScatter: return in;  // the buffer before the scatter
-    case cost::CollectiveKind::kAllToAll: return in;       // what a rank sends in all
-    default: return in;
+    case cost::CollectiveKind::kAllGather:
+      return out;  // the gathered buffer
+    case cost::CollectiveKind::kReduceScatter:
+      return in;  // the buffer before the scatter
+    case cost::CollectiveKind::kAllToAll:
+      return in;  // what a rank sends in all
+    default:
+      return in;
   }
 }
 

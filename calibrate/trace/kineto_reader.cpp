@@ -108,8 +108,7 @@ std::vector<int> rank_list(const json& args) {
   std::vector<int> ranks;
   const auto it = args.find("Process Group Ranks");
   if (it == args.end()) return ranks;
-  if (it->is_string() &&
-      cost::json_nesting_depth(it->get_ref<const std::string&>(), 2) > 1) {
+  if (it->is_string() && cost::json_nesting_depth(it->get_ref<const std::string&>(), 2) > 1) {
     return ranks;  // not a flat list: nested text is refused before parsing (no deep recursion)
   }
   json parsed = it->is_string() ? json::parse(it->get<std::string>(), nullptr, false) : *it;
@@ -203,8 +202,7 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
       in_events = parsed == "traceEvents";
     } else if (depth == 2 && in_events &&
                (event == json::parse_event_t::object_end ||
-                event == json::parse_event_t::array_end ||
-                event == json::parse_event_t::value)) {
+                event == json::parse_event_t::array_end || event == json::parse_event_t::value)) {
       const std::int64_t index = event_index++;
       if (event != json::parse_event_t::object_end) return false;
       if (category_of(parsed) == Category::kOther) return false;
@@ -218,8 +216,9 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
     return trace;
   }
   if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {
-    diagnostics.add("/traceEvents", "missing: expected the array of events of a PyTorch profiler "
-                                    "(Kineto) trace");
+    diagnostics.add("/traceEvents",
+                    "missing: expected the array of events of a PyTorch profiler "
+                    "(Kineto) trace");
     return trace;
   }
   if (const auto it = doc.find("distributedInfo"); it != doc.end() && it->is_object()) {
@@ -237,7 +236,7 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
     trace.base_time_ns = it->get<std::int64_t>();
   }
 
-  std::unordered_map<std::int64_t, std::int64_t> op_by_external;  // External id -> op
+  std::unordered_map<std::int64_t, std::int64_t> op_by_external;           // External id -> op
   std::unordered_map<std::int64_t, std::int64_t> external_by_correlation;  // from launches
   struct PendingKernel {
     TraceKernel kernel;
@@ -277,7 +276,9 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
     const std::string name = string_in(event, "name");
     const Category category = category_of(event);
     switch (category) {
-      case Category::kKernel: case Category::kMemcpy: case Category::kMemset: {
+      case Category::kKernel:
+      case Category::kMemcpy:
+      case Category::kMemset: {
         PendingKernel k;
         k.kernel.name = name;
         k.kernel.start_us = *ts;
@@ -291,7 +292,8 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
         pending.push_back(std::move(k));
         break;
       }
-      case Category::kOp: case Category::kAnnotation: {
+      case Category::kOp:
+      case Category::kAnnotation: {
         TraceOp op;
         op.name = name;
         op.thread = thread_of(event);
@@ -313,12 +315,13 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
         if (is_launch(name)) trace.launch_call_us.push_back(*dur);
         break;
       }
-      case Category::kOther: break;
+      case Category::kOther:
+        break;
     }
   }
   if (problems_left_out > 0) {
-    diagnostics.add("/traceEvents", fmt::format("{} more problems of the same kind not listed",
-                                                problems_left_out));
+    diagnostics.add("/traceEvents",
+                    fmt::format("{} more problems of the same kind not listed", problems_left_out));
   }
   if (pending.size() > kMaxTraceKernels) {
     diagnostics.add("/traceEvents", fmt::format("{} GPU events: over the limit of {} per rank "
@@ -339,11 +342,12 @@ RankTrace read_kineto_trace(std::string_view json_text, const std::string& file,
     }
   }
   if (busy_by_device.size() > 1) {
-    trace.notes.push_back(fmt::format(
-        "{}: kernels on {} GPUs; GPU {} (the most kernel time) is read as this rank",
-        cost::printable(file), busy_by_device.size(), device));
+    trace.notes.push_back(
+        fmt::format("{}: kernels on {} GPUs; GPU {} (the most kernel time) is read as this rank",
+                    cost::printable(file), busy_by_device.size(), device));
   }
-  if (const auto it = device_names.find(device); it != device_names.end()) trace.device = it->second;
+  if (const auto it = device_names.find(device); it != device_names.end())
+    trace.device = it->second;
   for (auto& k : pending) {
     if (k.device != device) continue;
     std::optional<std::int64_t> external = k.external;

@@ -75,7 +75,9 @@ double us_of(sqlite3_stmt* s, int column) {
 }
 
 // nsys's globalTid / globalPid: the process id in bits 24..47, the thread id in the low 24.
-std::int64_t process_of(std::int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
+std::int64_t process_of(std::int64_t global_id) {
+  return (global_id >> 24) & 0xFFFFFF;
+}
 
 }  // namespace
 
@@ -127,24 +129,25 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
   }
   const std::string kKernels = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!db.has_table(kKernels)) {
-    diagnostics.add(kKernels, "missing: an Nsight Systems export with CUDA kernels has this "
-                              "table (profile with nsys profile --trace=cuda,nvtx and export "
-                              "with nsys export --type sqlite)");
+    diagnostics.add(kKernels,
+                    "missing: an Nsight Systems export with CUDA kernels has this "
+                    "table (profile with nsys profile --trace=cuda,nvtx and export "
+                    "with nsys export --type sqlite)");
     return {};
   }
-  for (const char* column : {"start", "end", "streamId", "correlationId", "globalPid",
-                             "demangledName"}) {
+  for (const char* column :
+       {"start", "end", "streamId", "correlationId", "globalPid", "demangledName"}) {
     if (!db.has_column(kKernels, column)) {
-      diagnostics.add(kKernels + "/" + column, "missing column: not an Nsight Systems export "
-                                               "parasim knows");
+      diagnostics.add(kKernels + "/" + column,
+                      "missing column: not an Nsight Systems export "
+                      "parasim knows");
     }
   }
   if (!diagnostics.ok()) return {};
 
   std::unordered_map<std::int64_t, std::string> strings;
-  db.each("SELECT id, value FROM StringIds", [&](sqlite3_stmt* s) {
-    strings[sqlite3_column_int64(s, 0)] = text_column(s, 1);
-  });
+  db.each("SELECT id, value FROM StringIds",
+          [&](sqlite3_stmt* s) { strings[sqlite3_column_int64(s, 0)] = text_column(s, 1); });
   std::string device;
   for (const char* table : {"TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE"}) {
     if (device.empty() && db.has_table(table) && db.has_column(table, "name")) {
@@ -165,18 +168,19 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
     const std::string error = db.each(
         "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
         "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId",
-            [&](sqlite3_stmt* s) {
-              const double start = us_of(s, 0);
-              const double end = us_of(s, 1);
-              const std::int64_t tid = sqlite3_column_int64(s, 2);
-              launches[{process_of(tid), sqlite3_column_int64(s, 3)}] = {tid, start};
-              const std::string name = text_column(s, 4);
-              if (name.find("LaunchKernel") != std::string::npos && end >= start) {
-                by_process[process_of(tid)].launch_call_us.push_back(end - start);
-              }
-            });
+        [&](sqlite3_stmt* s) {
+          const double start = us_of(s, 0);
+          const double end = us_of(s, 1);
+          const std::int64_t tid = sqlite3_column_int64(s, 2);
+          launches[{process_of(tid), sqlite3_column_int64(s, 3)}] = {tid, start};
+          const std::string name = text_column(s, 4);
+          if (name.find("LaunchKernel") != std::string::npos && end >= start) {
+            by_process[process_of(tid)].launch_call_us.push_back(end - start);
+          }
+        });
     if (!error.empty()) {
-      notes.push_back("CUPTI_ACTIVITY_KIND_RUNTIME not read (" + error + "): kernels have no "
+      notes.push_back("CUPTI_ACTIVITY_KIND_RUNTIME not read (" + error +
+                      "): kernels have no "
                       "launching op, so no shapes and no phases");
     }
   }
@@ -186,14 +190,14 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
         "SELECT e.start, e.end, e.globalTid, COALESCE(e.text, s.value) FROM NVTX_EVENTS e "
         "LEFT JOIN StringIds s ON s.id = e.textId WHERE e.eventType IN (59, 60) AND "
         "e.end IS NOT NULL",
-            [&](sqlite3_stmt* s) {
-              TraceOp op = parse_nvtx_op(text_column(s, 3));
-              op.start_us = us_of(s, 0);
-              op.end_us = us_of(s, 1);
-              if (op.end_us < op.start_us) return;
-              op.thread = sqlite3_column_int64(s, 2);
-              by_process[process_of(op.thread)].ops.push_back(std::move(op));
-            });
+        [&](sqlite3_stmt* s) {
+          TraceOp op = parse_nvtx_op(text_column(s, 3));
+          op.start_us = us_of(s, 0);
+          op.end_us = us_of(s, 1);
+          if (op.end_us < op.start_us) return;
+          op.thread = sqlite3_column_int64(s, 2);
+          by_process[process_of(op.thread)].ops.push_back(std::move(op));
+        });
     if (!error.empty()) {
       notes.push_back("NVTX_EVENTS not read (" + error + "): no ops, so no shapes and no phases");
     }
@@ -225,15 +229,22 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
       ++kernels;
     });
   };
-  std::string error = add_gpu_rows("SELECT start, end, streamId, correlationId, globalPid, "
-                                   "demangledName FROM " + kKernels, false);
+  std::string error = add_gpu_rows(
+      "SELECT start, end, streamId, correlationId, globalPid, "
+      "demangledName FROM " +
+          kKernels,
+      false);
   if (error.empty() && db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY")) {
-    error = add_gpu_rows("SELECT start, end, streamId, correlationId, globalPid, 'memcpy' FROM "
-                         "CUPTI_ACTIVITY_KIND_MEMCPY", true);
+    error = add_gpu_rows(
+        "SELECT start, end, streamId, correlationId, globalPid, 'memcpy' FROM "
+        "CUPTI_ACTIVITY_KIND_MEMCPY",
+        true);
   }
   if (error.empty() && db.has_table("CUPTI_ACTIVITY_KIND_MEMSET")) {
-    error = add_gpu_rows("SELECT start, end, streamId, correlationId, globalPid, 'memset' FROM "
-                         "CUPTI_ACTIVITY_KIND_MEMSET", true);
+    error = add_gpu_rows(
+        "SELECT start, end, streamId, correlationId, globalPid, 'memset' FROM "
+        "CUPTI_ACTIVITY_KIND_MEMSET",
+        true);
   }
   if (!error.empty()) {
     diagnostics.add(kKernels, "cannot read: " + error);
@@ -241,13 +252,14 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
   }
   if (overlong > 0) {
     diagnostics.add(kKernels, fmt::format("{} GPU activities run longer than {:g} s (end - "
-                                          "start): not a profiled step", overlong,
-                                          cost::kMaxMeasuredSeconds));
+                                          "start): not a profiled step",
+                                          overlong, cost::kMaxMeasuredSeconds));
     return {};
   }
   if (kernels > kMaxTraceKernels) {
     diagnostics.add(kKernels, fmt::format("{} GPU activities: over the limit of {} (profile fewer "
-                                          "steps)", kernels, kMaxTraceKernels));
+                                          "steps)",
+                                          kernels, kMaxTraceKernels));
     return {};
   }
   std::vector<RankTrace> out;
@@ -271,9 +283,9 @@ std::vector<RankTrace> read_nsys_export(const std::string& path, cost::Diagnosti
   const int ranks = static_cast<int>(out.size());
   for (RankTrace& r : out) r.world_size = ranks;
   if (ranks > 1) {
-    out.front().notes.push_back(fmt::format(
-        "{}: {} processes ran kernels; read as ranks 0..{} in process-id order",
-        cost::printable(path), ranks, ranks - 1));
+    out.front().notes.push_back(
+        fmt::format("{}: {} processes ran kernels; read as ranks 0..{} in process-id order",
+                    cost::printable(path), ranks, ranks - 1));
   }
   return out;
 }

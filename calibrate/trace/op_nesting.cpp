@@ -1,13 +1,13 @@
 #include "calibrate/trace/op_nesting.hpp"
 
-#include "calibrate/trace/kernel_classes.hpp"
-
 #include <algorithm>
 #include <numeric>
 #include <optional>
 #include <string_view>
 #include <tuple>
 #include <utility>
+
+#include "calibrate/trace/kernel_classes.hpp"
 
 namespace parasim::calib::trace {
 namespace {
@@ -23,7 +23,9 @@ std::optional<TracePhase> phase_marker(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_profiler_step(std::string_view name) { return name.rfind("ProfilerStep#", 0) == 0; }
+bool is_profiler_step(std::string_view name) {
+  return name.rfind("ProfilerStep#", 0) == 0;
+}
 
 // Op indices per thread in nesting order: by start, the longer first when two start together.
 std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> ops_by_thread(
@@ -64,8 +66,9 @@ OpLocator::OpLocator(const std::vector<TraceOp>& ops) {
 }
 
 std::int64_t OpLocator::innermost(std::int64_t thread, double time_us) const {
-  const auto t = std::lower_bound(threads_.begin(), threads_.end(), thread,
-                                  [](const auto& entry, std::int64_t th) { return entry.first < th; });
+  const auto t =
+      std::lower_bound(threads_.begin(), threads_.end(), thread,
+                       [](const auto& entry, std::int64_t th) { return entry.first < th; });
   if (t == threads_.end() || t->first != thread) return -1;
   const std::vector<Span>& spans = t->second;
   // The last span starting at or before the time, then up its chain of enclosing spans until one
@@ -92,9 +95,9 @@ void finish_rank_trace(RankTrace& trace) {
       TraceOp& op = ops[static_cast<std::size_t>(i)];
       while (!stack.empty() && stack.back().first <= op.start_us) stack.pop_back();
       const TracePhase inherited = stack.empty() ? TracePhase::kForward : stack.back().second;
-      const bool inside_marker =
-          std::any_of(stack.begin(), stack.end(),
-                      [](const auto& s) { return s.second != TracePhase::kForward; });
+      const bool inside_marker = std::any_of(stack.begin(), stack.end(), [](const auto& s) {
+        return s.second != TracePhase::kForward;
+      });
       const std::optional<TracePhase> marker = phase_marker(op.name);
       op.phase = inside_marker || !marker ? inherited : *marker;
       stack.emplace_back(op.end_us, op.phase);

@@ -34,7 +34,8 @@ std::string gunzip(const std::string& data, std::size_t max_bytes) {
       inflateEnd(&zs);
       throw std::runtime_error(fmt::format(
           "over {} GiB once inflated: the limit for one trace (profile fewer steps, or fewer "
-          "ranks per file)", max_bytes >> 30));
+          "ranks per file)",
+          max_bytes >> 30));
     }
     if (zs.avail_in == 0 && fed < data.size()) {
       const std::size_t more = std::min(data.size() - fed, std::size_t{1} << 30);
@@ -52,10 +53,10 @@ std::string gunzip(const std::string& data, std::size_t max_bytes) {
   }
   inflateEnd(&zs);
   if (status != Z_STREAM_END) {
-    throw std::runtime_error(status == Z_BUF_ERROR || status == Z_OK
-                                 ? "the gzip stream is truncated (was the file copied whole?)"
-                                 : fmt::format("the gzip stream is corrupt ({})",
-                                               zs.msg ? zs.msg : "zlib error"));
+    throw std::runtime_error(
+        status == Z_BUF_ERROR || status == Z_OK
+            ? "the gzip stream is truncated (was the file copied whole?)"
+            : fmt::format("the gzip stream is corrupt ({})", zs.msg ? zs.msg : "zlib error"));
   }
   return out;
 }
@@ -85,9 +86,10 @@ std::vector<RankTrace> read_trace_file(const std::string& path) {
   }
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || text[first] != '{') {
-    diagnostics.add("", "not a trace parasim reads: expected a PyTorch profiler trace (JSON, "
-                        "optionally gzip-compressed) or an Nsight Systems SQLite export "
-                        "(nsys export --type sqlite)");
+    diagnostics.add("",
+                    "not a trace parasim reads: expected a PyTorch profiler trace (JSON, "
+                    "optionally gzip-compressed) or an Nsight Systems SQLite export "
+                    "(nsys export --type sqlite)");
     throw cost::InputError(diagnostics);
   }
   RankTrace trace = read_kineto_trace(text, path, diagnostics);

@@ -18,8 +18,8 @@
 
 namespace parasim::calib::trace {
 
-inline constexpr std::size_t kMaxTraceFileBytes = std::size_t{1} << 30;      // 1 GiB on disk
-inline constexpr std::size_t kMaxTraceTextBytes = std::size_t{3} << 30;      // 3 GiB of JSON
+inline constexpr std::size_t kMaxTraceFileBytes = std::size_t{1} << 30;  // 1 GiB on disk
+inline constexpr std::size_t kMaxTraceTextBytes = std::size_t{3} << 30;  // 3 GiB of JSON
 inline constexpr std::size_t kMaxTraceKernels = std::size_t{20'000'000};
 // Times a trace may hold (microseconds, either sign: Kineto's epoch timestamps are ~1.7e15 us),
 // and the most ranks a group, a world or a rank index may name.

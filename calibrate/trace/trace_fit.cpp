@@ -31,12 +31,15 @@ int gpus_per_node_of(const std::vector<RankTrace>& ranks, const TraceFitOptions&
   int seen = 0;
   for (const auto& r : ranks) seen = std::max(seen, r.visible_devices);
   if (seen > 1) {
-    notes.push_back(fmt::format("GPUs per node: {}, the GPUs the profiled process saw "
-                                "(--gpus-per-node sets it)", seen));
+    notes.push_back(
+        fmt::format("GPUs per node: {}, the GPUs the profiled process saw "
+                    "(--gpus-per-node sets it)",
+                    seen));
     return seen;
   }
-  notes.push_back("GPUs per node: 8, assumed (the traces name at most one GPU; --gpus-per-node "
-                  "sets it)");
+  notes.push_back(
+      "GPUs per node: 8, assumed (the traces name at most one GPU; --gpus-per-node "
+      "sets it)");
   return 8;
 }
 
@@ -77,9 +80,9 @@ std::optional<cost::GemmShape> gemm_shape_of(const TraceOp& op, std::string_view
       !in_range(shape.k) || !in_range(shape.batch)) {
     return std::nullopt;  // not a matrix multiply's dims, or beyond what a profile holds
   }
-  const std::optional<cost::Dtype> dtype =
-      a < op.input_types.size() ? profiler_gemm_dtype(op.input_types[a])
-                                : gemm_dtype_from_kernel_name(kernel_name);
+  const std::optional<cost::Dtype> dtype = a < op.input_types.size()
+                                               ? profiler_gemm_dtype(op.input_types[a])
+                                               : gemm_dtype_from_kernel_name(kernel_name);
   if (op.name == "aten::_scaled_mm") {
     shape.dtype = cost::Dtype::kFp8;
   } else if (dtype) {
@@ -142,7 +145,8 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
   std::vector<double> launches;
   // GEMM samples per shape; collective calls per (group, n-th call) per rank.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>,
-           std::vector<double>> gemm_samples;
+           std::vector<double>>
+      gemm_samples;
   std::map<std::pair<std::string, int>, std::vector<Call>> calls;
   // Norm samples per (rows, hidden, bytes moved: LayerNorm and RMSNorm of one shape apart).
   std::map<std::tuple<std::int64_t, std::int64_t, double>, std::vector<double>> norm_samples;
@@ -154,8 +158,10 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
     for (const auto& n : r.notes) cov.notes.push_back(n);
     const bool duplicate = !seen_ranks.insert(r.rank).second;
     if (duplicate) {
-      cov.notes.push_back(fmt::format("{}: rank {} appears in an earlier trace too; its "
-                                      "collectives are left out of the matching", r.file, r.rank));
+      cov.notes.push_back(
+          fmt::format("{}: rank {} appears in an earlier trace too; its "
+                      "collectives are left out of the matching",
+                      r.file, r.rank));
     }
     std::set<std::string> groups_here;
     launches.insert(launches.end(), r.launch_call_us.begin(), r.launch_call_us.end());
@@ -284,21 +290,25 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
   if (mismatched > 0) {
     cov.notes.push_back(fmt::format(
         "{} collective calls differ in kind or size between the ranks' traces at the same place "
-        "in their group's sequence: left out (are the traces from the same steps?)", mismatched));
+        "in their group's sequence: left out (are the traces from the same steps?)",
+        mismatched));
   }
   if (partial > 0) {
     cov.notes.push_back(fmt::format(
         "{} collective calls are in some ranks' traces of their group and not in others: left "
-        "out (profile the same steps on every rank)", partial));
+        "out (profile the same steps on every rank)",
+        partial));
   }
   if (unnamed_groups) {
-    cov.notes.push_back("collectives without a process group name (PyTorch before 2.2): "
-                        "matched by their group's ranks, or, without those, by its size alone");
+    cov.notes.push_back(
+        "collectives without a process group name (PyTorch before 2.2): "
+        "matched by their group's ranks, or, without those, by its size alone");
   }
   if (ranks.size() == 1 && cov.collective_calls > 0) {
-    cov.notes.push_back("one rank's trace: a collective's duration there includes its wait for "
-                        "the group's later ranks, so the collective times are upper bounds (give "
-                        "every rank's trace of the group to remove the wait)");
+    cov.notes.push_back(
+        "one rank's trace: a collective's duration there includes its wait for "
+        "the group's later ranks, so the collective times are upper bounds (give "
+        "every rank's trace of the group to remove the wait)");
   }
   for (const auto& [key, by_size] : series) {
     cost::CollectiveSeries s;

@@ -18,9 +18,9 @@
 //   memory-bound kernel, with its input dims and type: a NormPoint (rows, hidden, not fused,
 //   moved = input read and output written, 2 x rows x hidden x element bytes, plus the weight
 //   (and LayerNorm's bias) read and LayerNorm's fp32 mean and rstd per row written), one sample
-//   per call, median / p20 / p80 per (rows, hidden, bytes). The cost model takes its memory efficiency
-//   from the largest (measured_scalars.hpp), so a profile from a trace carries the run's own
-//   streaming rate.
+//   per call, median / p20 / p80 per (rows, hidden, bytes). The cost model takes its memory
+//   efficiency from the largest (measured_scalars.hpp), so a profile from a trace carries the run's
+//   own streaming rate.
 // Placement: the group's ranks with gpus_per_node (rank / gpus_per_node is its node); without
 //   the ranks, a group up to gpus_per_node GPUs is read as one node.
 
@@ -37,19 +37,19 @@ namespace parasim::calib::trace {
 
 struct TraceCoverage {
   int ranks = 0;
-  int steps = 0;                  // profiled steps per rank (the fewest of the ranks; 0: none)
-  double gpu_time_us = 0;         // kernel time in the steps, all ranks
+  int steps = 0;           // profiled steps per rank (the fewest of the ranks; 0: none)
+  double gpu_time_us = 0;  // kernel time in the steps, all ranks
   std::array<double, kKernelClasses> class_time_us{};
   std::array<int, kKernelClasses> class_kernels{};
-  double fitted_time_us = 0;      // of it, in kernels that became table points
-  int gemm_calls = 0;             // GEMM op calls with shapes (fitted)
+  double fitted_time_us = 0;  // of it, in kernels that became table points
+  int gemm_calls = 0;         // GEMM op calls with shapes (fitted)
   int gemm_kernels_without_shape = 0;
-  int norm_calls = 0;             // norm op calls fitted
-  int collective_calls = 0;       // collective calls fitted (matched over the ranks)
+  int norm_calls = 0;        // norm op calls fitted
+  int collective_calls = 0;  // collective calls fitted (matched over the ranks)
   int collective_kernels_without_metadata = 0;
   int collective_calls_uneven = 0;  // groups spread unevenly over nodes: not fitted
   std::vector<std::pair<std::string, double>> other_kernels_us;  // "other", largest first (20)
-  double launch_median_us = 0;    // host time of a kernel launch call, median (0: none recorded)
+  double launch_median_us = 0;  // host time of a kernel launch call, median (0: none recorded)
   std::vector<std::string> notes;
 };
 
@@ -72,8 +72,7 @@ TraceFit fit_traces(const std::vector<RankTrace>& ranks, const TraceFitOptions& 
 // The GEMM shape of a matrix-multiply op from its record_shapes input dims, and its dtype (from
 // the input types, else from the name of its first kernel); std::nullopt for another op,
 // missing dims or no dtype.
-std::optional<cost::GemmShape> gemm_shape_of(const TraceOp& op,
-                                             std::string_view kernel_name = {});
+std::optional<cost::GemmShape> gemm_shape_of(const TraceOp& op, std::string_view kernel_name = {});
 
 // The norm a norm op computes and the bytes it moves (see above), its element size from the input
 // type; std::nullopt for another op or missing dims or type.

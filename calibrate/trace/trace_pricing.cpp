@@ -26,8 +26,8 @@ std::string placement_text(const cost::GroupPlacement& g) {
 
 std::optional<std::pair<cost::AttentionShape, cost::FlashPass>> attention_of(const TraceOp& op) {
   const std::string& n = op.name;
-  const bool flash_layout = n == "aten::_flash_attention_forward" ||
-                            n == "aten::_flash_attention_backward";
+  const bool flash_layout =
+      n == "aten::_flash_attention_forward" || n == "aten::_flash_attention_backward";
   const bool sdpa_layout = n.rfind("aten::_scaled_dot_product_flash_attention", 0) == 0 ||
                            n.rfind("aten::_scaled_dot_product_cudnn_attention", 0) == 0 ||
                            n.rfind("aten::_scaled_dot_product_efficient_attention", 0) == 0 ||
@@ -73,8 +73,8 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
     ClassPricing& c = classes[static_cast<std::size_t>(kind)];
     c.priced_measured_us += measured_s * 1e6 * calls * per_call;
     c.predicted_us += predicted_s * 1e6 * calls * per_call;
-    out.largest.push_back({what, static_cast<int>(std::lround(calls * per_call)),
-                           measured_s * 1e6, predicted_s * 1e6});
+    out.largest.push_back({what, static_cast<int>(std::lround(calls * per_call)), measured_s * 1e6,
+                           predicted_s * 1e6});
   };
   for (const cost::GemmPoint& p : fit.tables.gemm) {
     const double predicted = costs.gemm_body(p.shape).to_seconds();
@@ -91,8 +91,8 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
       const cost::CollectivePlan plan = costs.collective(s.kind, p.message, s.group);
       const double predicted = cost::estimate_time(plan, costs.cluster()).to_seconds();
       add(KernelClass::kCollective,
-          fmt::format("{} {} over {}", cost::collective_name(s.kind),
-                      cost::format_bytes(p.message), placement_text(s.group)),
+          fmt::format("{} {} over {}", cost::collective_name(s.kind), cost::format_bytes(p.message),
+                      placement_text(s.group)),
           fit.collective_kernels[si][pi], per_rank_step, p.time.median_s, predicted);
     }
   }
@@ -105,7 +105,8 @@ TracePricing price_traces(const std::vector<RankTrace>& ranks, const TraceFit& f
   for (const RankTrace& r : ranks) {
     std::map<std::int64_t, double> by_op;
     for (const TraceKernel& k : r.kernels) {
-      if (k.kind == KernelClass::kAttention && k.launch_op >= 0) by_op[k.launch_op] += k.duration_us;
+      if (k.kind == KernelClass::kAttention && k.launch_op >= 0)
+        by_op[k.launch_op] += k.duration_us;
     }
     for (const auto& [op, time_us] : by_op) {
       const auto problem = attention_of(r.ops[static_cast<std::size_t>(op)]);

@@ -30,22 +30,22 @@ namespace parasim::calib::trace {
 
 struct ClassPricing {
   KernelClass kind = KernelClass::kOther;
-  int kernels = 0;                 // per rank per step
-  double measured_us = 0;          // all kernels of the class
-  double priced_measured_us = 0;   // the part parasim priced
-  double predicted_us = 0;         // parasim's time for that part
+  int kernels = 0;                // per rank per step
+  double measured_us = 0;         // all kernels of the class
+  double priced_measured_us = 0;  // the part parasim priced
+  double predicted_us = 0;        // parasim's time for that part
 };
 
 struct PricedShape {
-  std::string what;                // "gemm 8192x4096x4096 bf16", "all-gather 64 MiB over 8 (1 node)"
-  int calls = 0;                   // per rank per step
-  double measured_us = 0;          // per call, median
-  double predicted_us = 0;         // per call
+  std::string what;         // "gemm 8192x4096x4096 bf16", "all-gather 64 MiB over 8 (1 node)"
+  int calls = 0;            // per rank per step
+  double measured_us = 0;   // per call, median
+  double predicted_us = 0;  // per call
 };
 
 struct TracePricing {
-  std::vector<ClassPricing> classes;       // every class with kernels, in KernelClass order
-  std::vector<PricedShape> largest;        // the 12 priced shapes with the most measured time
+  std::vector<ClassPricing> classes;  // every class with kernels, in KernelClass order
+  std::vector<PricedShape> largest;   // the 12 priced shapes with the most measured time
   std::vector<std::string> notes;
 };
 

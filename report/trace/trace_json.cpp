@@ -65,16 +65,16 @@ json trace_comparison_json(const std::vector<std::string>& traces, const std::st
                        {"measured_us_per_call", s.measured_us},
                        {"parasim_us_per_call", s.predicted_us}});
   }
-  return {{"traces", traces},
-          {"scenario", scenario},
-          {"coverage", coverage},
-          {"kernel_classes", priced},
-          {"largest_priced_kernels", largest},
-          {"pricing_notes", pricing.notes},
-          {"phases", {{"run", phases_json(traced)}, {"parasim", phases_json(simulated)}}},
-          {"step_time_error", traced.window_us > 0
-                                  ? (simulated.window_us - traced.window_us) / traced.window_us
-                                  : 0.0}};
+  return {
+      {"traces", traces},
+      {"scenario", scenario},
+      {"coverage", coverage},
+      {"kernel_classes", priced},
+      {"largest_priced_kernels", largest},
+      {"pricing_notes", pricing.notes},
+      {"phases", {{"run", phases_json(traced)}, {"parasim", phases_json(simulated)}}},
+      {"step_time_error",
+       traced.window_us > 0 ? (simulated.window_us - traced.window_us) / traced.window_us : 0.0}};
 }
 
 }  // namespace parasim::report

@@ -15,8 +15,7 @@
 namespace parasim::report {
 
 nlohmann::json trace_comparison_json(const std::vector<std::string>& traces,
-                                     const std::string& scenario,
-                                     const calib::trace::TraceFit& fit,
+                                     const std::string& scenario, const calib::trace::TraceFit& fit,
                                      const calib::trace::TracePricing& pricing,
                                      const calib::trace::PhaseBreakdown& traced,
                                      const calib::trace::PhaseBreakdown& simulated);

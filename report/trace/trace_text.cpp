@@ -12,7 +12,9 @@ namespace {
 
 using calib::trace::KernelClass;
 
-std::string ms(double us) { return fmt::format("{:.3f}", us / 1e3); }
+std::string ms(double us) {
+  return fmt::format("{:.3f}", us / 1e3);
+}
 
 std::string percent_error(double predicted, double measured) {
   if (measured <= 0) return "-";
@@ -27,13 +29,12 @@ std::string share(double part, double whole) {
 
 std::string format_trace_coverage(const calib::trace::TraceFit& fit) {
   const calib::trace::TraceCoverage& c = fit.coverage;
-  std::string out = fmt::format(
-      "trace import: {}, {}{}; {} ms of kernel time in all\n\n",
-      cli::count_of(c.ranks, "rank"),
-      c.steps > 0 ? cli::count_of(c.steps, "profiled step") : std::string("no ProfilerStep marks "
-                                                                          "(the whole trace read)"),
-      c.steps > 0 && c.ranks > 1 ? " each" : "",
-      ms(c.gpu_time_us));
+  std::string out = fmt::format("trace import: {}, {}{}; {} ms of kernel time in all\n\n",
+                                cli::count_of(c.ranks, "rank"),
+                                c.steps > 0 ? cli::count_of(c.steps, "profiled step")
+                                            : std::string("no ProfilerStep marks "
+                                                          "(the whole trace read)"),
+                                c.steps > 0 && c.ranks > 1 ? " each" : "", ms(c.gpu_time_us));
   out += "| kernel class | kernels | time ms | share |\n|---|---:|---:|---:|\n";
   for (int k = 0; k < calib::trace::kKernelClasses; ++k) {
     const auto i = static_cast<std::size_t>(k);
@@ -56,31 +57,35 @@ std::string format_trace_coverage(const calib::trace::TraceFit& fit) {
       cli::count_of(static_cast<long long>(fit.tables.collectives.size()), "collective series",
                     "collective series"));
   if (c.gemm_kernels_without_shape > 0) {
-    out += fmt::format("not fitted: {} without input shapes (profile with record_shapes=True; "
-                       "GEMMs inside fused or compiled ops have none)\n",
-                       cli::count_of(c.gemm_kernels_without_shape, "GEMM kernel"));
+    out += fmt::format(
+        "not fitted: {} without input shapes (profile with record_shapes=True; "
+        "GEMMs inside fused or compiled ops have none)\n",
+        cli::count_of(c.gemm_kernels_without_shape, "GEMM kernel"));
   }
   if (c.collective_kernels_without_metadata > 0) {
-    out += fmt::format("not fitted: {} without the profiler's collective metadata (PyTorch 2.1 "
-                       "or later records it; Nsight exports do not carry it)\n",
-                       cli::count_of(c.collective_kernels_without_metadata, "NCCL kernel"));
+    out += fmt::format(
+        "not fitted: {} without the profiler's collective metadata (PyTorch 2.1 "
+        "or later records it; Nsight exports do not carry it)\n",
+        cli::count_of(c.collective_kernels_without_metadata, "NCCL kernel"));
   }
   if (c.collective_calls_uneven > 0) {
-    out += fmt::format("not fitted: {} over groups whose nodes hold different numbers of their "
-                       "ranks (parasim's placements are even)\n",
-                       cli::count_of(c.collective_calls_uneven, "collective call"));
+    out += fmt::format(
+        "not fitted: {} over groups whose nodes hold different numbers of their "
+        "ranks (parasim's placements are even)\n",
+        cli::count_of(c.collective_calls_uneven, "collective call"));
   }
   if (!c.other_kernels_us.empty()) {
     out += "largest unclassified kernels (ms):\n";
     for (const auto& [name, us] : c.other_kernels_us) {
-      out += fmt::format("  {:>10}  {}\n", ms(us), name.size() > 110 ? name.substr(0, 107) + "..."
-                                                                     : name);
+      out += fmt::format("  {:>10}  {}\n", ms(us),
+                         name.size() > 110 ? name.substr(0, 107) + "..." : name);
     }
   }
   if (c.launch_median_us > 0) {
-    out += fmt::format("kernel launch calls: median {:.2f} us of host time (not written: a "
-                       "profile's launch_overhead is an empty kernel's launch to end)\n",
-                       c.launch_median_us);
+    out += fmt::format(
+        "kernel launch calls: median {:.2f} us of host time (not written: a "
+        "profile's launch_overhead is an empty kernel's launch to end)\n",
+        c.launch_median_us);
   }
   for (const auto& n : c.notes) out += "note: " + n + "\n";
   return out;
@@ -99,8 +104,9 @@ std::string format_trace_pricing(const calib::trace::TracePricing& p) {
                        priced ? percent_error(c.predicted_us, c.priced_measured_us) : "-");
   }
   if (!p.largest.empty()) {
-    out += "\nLargest priced kernels (us per call):\n\n"
-           "| kernel | calls per step | measured | parasim | error |\n|---|---:|---:|---:|---:|\n";
+    out +=
+        "\nLargest priced kernels (us per call):\n\n"
+        "| kernel | calls per step | measured | parasim | error |\n|---|---:|---:|---:|---:|\n";
     for (const auto& s : p.largest) {
       out += fmt::format("| {} | {} | {:.1f} | {:.1f} | {} |\n", s.what, s.calls, s.measured_us,
                          s.predicted_us, percent_error(s.predicted_us, s.measured_us));

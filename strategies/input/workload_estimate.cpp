@@ -92,7 +92,9 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
                                 ? static_cast<double>(zero3_reduce_calls(sc.model, p.tp, z3).size())
                                 : 0;
   auto fsdp2_ops = [&](Fsdp2UnitKind kind, bool backward, int stage) -> double {
-    if (!p.fsdp2.enabled) return zero3 ? (backward ? z3_backward_gathers + z3_reduces : z3_gathers) : 0;
+    if (!p.fsdp2.enabled) {
+      return zero3 ? (backward ? z3_backward_gathers + z3_reduces : z3_gathers) : 0;
+    }
     const int after = fsdp2_post_forward_ranks(sc, kind);
     const bool whole_after_forward = after == 1;
     const double from_shard = fsdp2_offload ? 4 : 3;

@@ -27,7 +27,8 @@ std::string llama_step() {
   return t.text();
 }
 
-const std::string kScenario = std::string(PARASIM_SOURCE_DIR) + "/scenarios/llama2-7b-dgx-h100.json";
+const std::string kScenario =
+    std::string(PARASIM_SOURCE_DIR) + "/scenarios/llama2-7b-dgx-h100.json";
 
 }  // namespace
 
@@ -37,9 +38,8 @@ TEST_CASE("calibrate --from-trace writes a profile the cost model reads, and its
   CalibrateOptions o;
   o.from_trace = {(dir / "rank0.json").string()};
   o.out = (dir / "profile.json").string();
-  const test::Run r = test::run_command([&](auto& out, auto& err) {
-    return run_calibrate(o, out, err);
-  });
+  const test::Run r =
+      test::run_command([&](auto& out, auto& err) { return run_calibrate(o, out, err); });
   CHECK(r.code == kExitOk);
   CHECK(r.out.find("| gemm | 4 | 0.486 | 100.0 % |") != std::string::npos);
   CHECK(r.out.find("fitted into the profile: 100.0 %") != std::string::npos);
@@ -94,18 +94,16 @@ TEST_CASE("compare-trace: the run's kernels priced, and the step per phase besid
   test::write_file(dir / "rank0.json", llama_step());
   CompareTraceOptions o;
   o.files = {(dir / "rank0.json").string(), kScenario};
-  const test::Run r = test::run_command([&](auto& out, auto& err) {
-    return run_compare_trace(o, out, err);
-  });
+  const test::Run r =
+      test::run_command([&](auto& out, auto& err) { return run_compare_trace(o, out, err); });
   CHECK(r.code == kExitOk);
   CHECK(r.out.find("| gemm 4096x4096x4096 bf16 | 4 | 121.5 |") != std::string::npos);
   CHECK(r.out.find("| forward compute | 0.486 |") != std::string::npos);
   CHECK(r.out.find("step time error:") != std::string::npos);
 
   o.files = {(dir / "rank0.json").string(), (dir / "nope.json").string()};
-  const test::Run bad = test::run_command([&](auto& out, auto& err) {
-    return run_compare_trace(o, out, err);
-  });
+  const test::Run bad =
+      test::run_command([&](auto& out, auto& err) { return run_compare_trace(o, out, err); });
   CHECK(bad.code == kExitBadInput);
   CHECK(bad.err.find("nope.json") != std::string::npos);
 }
@@ -121,9 +119,8 @@ TEST_CASE("compare-trace --json: the figures for scripts; an asynchronous run's 
   o.files = {(dir / "rank0.json").string(),
              std::string(PARASIM_SOURCE_DIR) + "/scenarios/paci-gpt2-medium.json"};
   o.json = (dir / "out.json").string();
-  const test::Run r = test::run_command([&](auto& out, auto& err) {
-    return run_compare_trace(o, out, err);
-  });
+  const test::Run r =
+      test::run_command([&](auto& out, auto& err) { return run_compare_trace(o, out, err); });
   REQUIRE(r.code == kExitOk);
   std::ifstream in(o.json);
   const nlohmann::json j = nlohmann::json::parse(in);
@@ -146,9 +143,8 @@ TEST_CASE("compare-trace --json: the figures for scripts; an asynchronous run's 
   std::filesystem::remove(o.json);
   test::write_file(dir / "bad.json", "{}");
   o.files.front() = (dir / "bad.json").string();
-  const test::Run bad = test::run_command([&](auto& out, auto& err) {
-    return run_compare_trace(o, out, err);
-  });
+  const test::Run bad =
+      test::run_command([&](auto& out, auto& err) { return run_compare_trace(o, out, err); });
   CHECK(bad.code == kExitBadInput);
   CHECK(!std::filesystem::exists(o.json));
 }

@@ -28,24 +28,47 @@ class KinetoBuilder {
     if (external) args["External id"] = external;
     if (!dims.is_null()) args["Input Dims"] = dims;
     if (!types.is_null()) args["Input type"] = types;
-    return add({{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1}, {"tid", tid},
-                {"ts", ts}, {"dur", dur}, {"args", args}});
+    return add({{"ph", "X"},
+                {"cat", "cpu_op"},
+                {"name", name},
+                {"pid", 1},
+                {"tid", tid},
+                {"ts", ts},
+                {"dur", dur},
+                {"args", args}});
   }
   KinetoBuilder& annotation(const std::string& name, int tid, double ts, double dur) {
-    return add({{"ph", "X"}, {"cat", "user_annotation"}, {"name", name}, {"pid", 1}, {"tid", tid},
-                {"ts", ts}, {"dur", dur}, {"args", nlohmann::json::object()}});
+    return add({{"ph", "X"},
+                {"cat", "user_annotation"},
+                {"name", name},
+                {"pid", 1},
+                {"tid", tid},
+                {"ts", ts},
+                {"dur", dur},
+                {"args", nlohmann::json::object()}});
   }
   KinetoBuilder& kernel(const std::string& name, double ts, double dur, int external,
                         int stream = 7, nlohmann::json extra = nlohmann::json::object()) {
     nlohmann::json args = {{"device", 0}, {"stream", stream}, {"correlation", external + 100000}};
     if (external) args["External id"] = external;
     for (auto it = extra.begin(); it != extra.end(); ++it) args[it.key()] = it.value();
-    return add({{"ph", "X"}, {"cat", "kernel"}, {"name", name}, {"pid", 0}, {"tid", stream},
-                {"ts", ts}, {"dur", dur}, {"args", args}});
+    return add({{"ph", "X"},
+                {"cat", "kernel"},
+                {"name", name},
+                {"pid", 0},
+                {"tid", stream},
+                {"ts", ts},
+                {"dur", dur},
+                {"args", args}});
   }
   KinetoBuilder& launch(double ts, double dur, int external) {
-    return add({{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "cudaLaunchKernel"}, {"pid", 1},
-                {"tid", 1}, {"ts", ts}, {"dur", dur},
+    return add({{"ph", "X"},
+                {"cat", "cuda_runtime"},
+                {"name", "cudaLaunchKernel"},
+                {"pid", 1},
+                {"tid", 1},
+                {"ts", ts},
+                {"dur", dur},
                 {"args", {{"External id", external}, {"correlation", external + 100000}}}});
   }
   KinetoBuilder& add(nlohmann::json event) {
@@ -64,9 +87,9 @@ inline nlohmann::json collective_args(const std::string& name, long long in, lon
                                       int group_size, const std::string& dtype = "BFloat16",
                                       const std::string& group = "0",
                                       const std::string& ranks = "") {
-  nlohmann::json a = {{"Collective name", name}, {"In msg nelems", in}, {"Out msg nelems", out},
-                      {"Group size", group_size}, {"dtype", dtype},
-                      {"Process Group Name", group}};
+  nlohmann::json a = {{"Collective name", name}, {"In msg nelems", in},
+                      {"Out msg nelems", out},   {"Group size", group_size},
+                      {"dtype", dtype},          {"Process Group Name", group}};
   if (!ranks.empty()) a["Process Group Ranks"] = ranks;
   return a;
 }

@@ -31,8 +31,7 @@ test::KinetoBuilder one_step() {
               470, 100, 4, 20, test::collective_args("allreduce", 1 << 20, 1 << 20, 8))
       .annotation("Optimizer.step#AdamW.step", 1, 800, 100)
       .op("aten::_foreach_add_", 1, 810, 20, 5)
-      .kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<Adam>", 900, 30,
-              5)
+      .kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<Adam>", 900, 30, 5)
       .op("aten::mm", 1, 2000, 10, 9, json::array({{8, 8}, {8, 8}}), kBf16x3)
       .kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64", 2100, 10, 9)
       .launch(12, 4, 1)
@@ -60,12 +59,12 @@ TEST_CASE("Kineto reader: one step's kernels, their ops, phases and classes") {
   REQUIRE(t.kernels.size() == 6);  // the mm after the step is left out
   CHECK(t.launch_call_us == std::vector<double>{4, 6});
   const double starts[] = {100, 160, 200, 400, 470, 900};
-  const KernelClass kinds[] = {KernelClass::kGemm, KernelClass::kGemm, KernelClass::kGemm,
-                               KernelClass::kGemm, KernelClass::kCollective,
-                               KernelClass::kMemoryBound};
-  const TracePhase phases[] = {TracePhase::kForward, TracePhase::kForward, TracePhase::kForward,
-                               TracePhase::kBackward, TracePhase::kBackward,
-                               TracePhase::kOptimizer};
+  const KernelClass kinds[] = {KernelClass::kGemm,       KernelClass::kGemm,
+                               KernelClass::kGemm,       KernelClass::kGemm,
+                               KernelClass::kCollective, KernelClass::kMemoryBound};
+  const TracePhase phases[] = {TracePhase::kForward,  TracePhase::kForward,
+                               TracePhase::kForward,  TracePhase::kBackward,
+                               TracePhase::kBackward, TracePhase::kOptimizer};
   for (std::size_t i = 0; i < 6; ++i) {
     CAPTURE(i);
     CHECK(t.kernels[i].start_us == starts[i]);
@@ -227,7 +226,8 @@ TEST_CASE("Kineto reader: hostile fields are problems with their paths, never a 
             .find("/traceEvents/0/dur: expected a finite number of microseconds within +-1e+11") !=
         std::string::npos);
   // Elements that are not events still count in the paths.
-  CHECK(problems(R"({"traceEvents":[1, "x", null, [2], {"ph":"X","cat":"kernel","name":"k","ts":1}]})")
+  CHECK(problems(
+            R"({"traceEvents":[1, "x", null, [2], {"ph":"X","cat":"kernel","name":"k","ts":1}]})")
             .find("/traceEvents/4/dur: missing") != std::string::npos);
   // Out-of-range ids, ranks and group sizes are ignored, not wrapped.
   test::KinetoBuilder t;

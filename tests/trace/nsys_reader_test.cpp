@@ -1,9 +1,10 @@
 // The Nsight Systems reader on an export the test writes with SQLite: two processes, kernels
 // named through StringIds, launches linked to emit_nvtx's ranges and their shapes.
+#include "calibrate/trace/nsys_reader.hpp"
+
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
-#include "calibrate/trace/nsys_reader.hpp"
 #include "calibrate/trace/op_nesting.hpp"
 #include "calibrate/trace/trace_file.hpp"
 #include "calibrate/trace/trace_fit.hpp"
@@ -25,30 +26,38 @@ std::filesystem::path write_export(const std::string& name) {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   exec(db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)");
-  exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
-           "INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName "
-           "INTEGER, shortName INTEGER)");
-  exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid "
-           "INTEGER, correlationId INTEGER, nameId INTEGER)");
-  exec(db, "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, "
-           "textId INTEGER, globalTid INTEGER)");
+  exec(db,
+       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
+       "INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName "
+       "INTEGER, shortName INTEGER)");
+  exec(db,
+       "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid "
+       "INTEGER, correlationId INTEGER, nameId INTEGER)");
+  exec(db,
+       "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, "
+       "textId INTEGER, globalTid INTEGER)");
   exec(db, "CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT)");
   exec(db, "INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA A100-SXM4-80GB')");
-  exec(db, "INSERT INTO StringIds VALUES (1, 'ampere_bf16_s16816gemm_bf16_128x128_ldg8_tn'), "
-           "(2, 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL'), (3, 'cudaLaunchKernel'), "
-           "(4, 'ProfilerStep#7')");
+  exec(db,
+       "INSERT INTO StringIds VALUES (1, 'ampere_bf16_s16816gemm_bf16_128x128_ldg8_tn'), "
+       "(2, 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL'), (3, 'cudaLaunchKernel'), "
+       "(4, 'ProfilerStep#7')");
   const std::string t1 = std::to_string(kPid1 + 11), t2 = std::to_string(kPid2 + 22);
   // Process 1: a step with an mm (its shapes in the range's text) and an all-reduce.
-  exec(db, "INSERT INTO NVTX_EVENTS VALUES (0, 100000, 59, NULL, 4, " + t1 + "), (1000, 3000, "
-           "59, 'aten::mm, seq = 3, sizes = [[8, 1024], [1024, 4096]]', NULL, " + t1 + ")");
-  exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1500, 1600, " + t1 + ", 1, 3), "
-           "(4000, 4100, " + t1 + ", 2, 3)");
+  exec(db, "INSERT INTO NVTX_EVENTS VALUES (0, 100000, 59, NULL, 4, " + t1 +
+               "), (1000, 3000, "
+               "59, 'aten::mm, seq = 3, sizes = [[8, 1024], [1024, 4096]]', NULL, " +
+               t1 + ")");
+  exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1500, 1600, " + t1 +
+               ", 1, 3), "
+               "(4000, 4100, " +
+               t1 + ", 2, 3)");
   exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10000, 60000, 0, 7, 1, " +
-           std::to_string(kPid1) + ", 1, 1), (70000, 90000, 0, 20, 2, " +
-           std::to_string(kPid1) + ", 2, 2)");
+               std::to_string(kPid1) + ", 1, 1), (70000, 90000, 0, 20, 2, " +
+               std::to_string(kPid1) + ", 2, 2)");
   // Process 2: one kernel, no launch record.
   exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (5000, 8000, 1, 7, 9, " +
-           std::to_string(kPid2) + ", 1, 1)");
+               std::to_string(kPid2) + ", 1, 1)");
   (void)t2;
   sqlite3_close(db);
   return path;
@@ -91,8 +100,9 @@ TEST_CASE("Nsight reader: processes as ranks, kernels, launches into emit_nvtx's
 }
 
 TEST_CASE("Nsight reader: emit_nvtx range texts") {
-  const TraceOp a = parse_nvtx_op("aten::addmm, seq = 12, sizes = [[4096], [8, 1024], [1024, "
-                                  "4096], [], []]");
+  const TraceOp a = parse_nvtx_op(
+      "aten::addmm, seq = 12, sizes = [[4096], [8, 1024], [1024, "
+      "4096], [], []]");
   CHECK(a.name == "aten::addmm");
   CHECK(a.input_dims ==
         std::vector<std::vector<std::int64_t>>{{4096}, {8, 1024}, {1024, 4096}, {}, {}});
@@ -124,27 +134,34 @@ TEST_CASE("Nsight reader: correlation ids per process; hostile ids and sizes") {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   exec(db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)");
-  exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
-           "INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName "
-           "INTEGER)");
-  exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid "
-           "INTEGER, correlationId INTEGER, nameId INTEGER)");
-  exec(db, "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, "
-           "textId INTEGER, globalTid INTEGER)");
+  exec(db,
+       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
+       "INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName "
+       "INTEGER)");
+  exec(db,
+       "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid "
+       "INTEGER, correlationId INTEGER, nameId INTEGER)");
+  exec(db,
+       "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, "
+       "textId INTEGER, globalTid INTEGER)");
   exec(db, "INSERT INTO StringIds VALUES (1, 'ampere_bf16_s16816gemm_bf16_128x128_ldg8_tn')");
   // Two processes, each launching its GEMM with correlation id 5; a third with a negative id.
   for (long long pid : {kPid1, kPid2, 300LL << 24}) {
     const std::string tid = std::to_string(pid + 1), p = std::to_string(pid);
     const std::string corr = pid == (300LL << 24) ? "-12" : "5";
-    exec(db, "INSERT INTO NVTX_EVENTS VALUES (1000, 3000, 59, 'aten::mm, seq = 3, sizes = [[8, "
-             "1024], [1024, 4096]]', NULL, " + tid + ")");
+    exec(db,
+         "INSERT INTO NVTX_EVENTS VALUES (1000, 3000, 59, 'aten::mm, seq = 3, sizes = [[8, "
+         "1024], [1024, 4096]]', NULL, " +
+             tid + ")");
     exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1500, 1600, " + tid + ", " + corr +
-             ", 0)");
+                 ", 0)");
     exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10000, 60000, 0, 7, " + corr + ", " +
-             p + ", 1)");
+                 p + ", 1)");
   }
-  exec(db, "INSERT INTO NVTX_EVENTS VALUES (1000, 3000, 59, 'aten::mm, sizes = "
-           "[[99999999999999999999, 2]]', NULL, " + std::to_string(kPid1 + 2) + ")");
+  exec(db,
+       "INSERT INTO NVTX_EVENTS VALUES (1000, 3000, 59, 'aten::mm, sizes = "
+       "[[99999999999999999999, 2]]', NULL, " +
+           std::to_string(kPid1 + 2) + ")");
   sqlite3_close(db);
   const std::vector<RankTrace> ranks = read_trace_file(path.string());
   REQUIRE(ranks.size() == 3);
@@ -168,10 +185,10 @@ TEST_CASE("OpLocator: the innermost span, past many closed siblings") {
     o.end_us = b;
     ops.push_back(o);
   };
-  add(0, 1000);  // 0: the outer range
+  add(0, 1000);                                             // 0: the outer range
   for (int i = 0; i < 100; ++i) add(1 + i * 2, 2 + i * 2);  // 1..100: short children
-  add(500, 600);  // 101
-  add(510, 520);  // 102
+  add(500, 600);                                            // 101
+  add(510, 520);                                            // 102
   const OpLocator locate(ops);
   CHECK(locate.innermost(1, 515) == 102);
   CHECK(locate.innermost(1, 550) == 101);
@@ -190,9 +207,10 @@ TEST_CASE("Nsight reader: a kernel longer than a profile can hold is a problem, 
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   exec(db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)");
-  exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
-           "INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName "
-           "INTEGER)");
+  exec(db,
+       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
+       "INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName "
+       "INTEGER)");
   exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 200000000000000000, 0, 7, 1, " +
                std::to_string(kPid1) + ", 1)");
   sqlite3_close(db);

@@ -1,15 +1,16 @@
 // The step per phase, computed once for traces and simulations: exact on hand-made timelines.
-#include <doctest/doctest.h>
-
 #include "calibrate/trace/phase_breakdown.hpp"
+
+#include <doctest/doctest.h>
 
 namespace parasim::calib::trace {
 
 TEST_CASE("phase breakdown: unions, exposed communication and idle time, per step") {
-  std::vector<TimedWork> w = {
-      {0, 10, false, TracePhase::kForward},   {5, 8, false, TracePhase::kForward},
-      {10, 30, false, TracePhase::kBackward}, {25, 40, true, TracePhase::kForward},
-      {45, 50, false, TracePhase::kOptimizer}};
+  std::vector<TimedWork> w = {{0, 10, false, TracePhase::kForward},
+                              {5, 8, false, TracePhase::kForward},
+                              {10, 30, false, TracePhase::kBackward},
+                              {25, 40, true, TracePhase::kForward},
+                              {45, 50, false, TracePhase::kOptimizer}};
   const PhaseBreakdown b = phase_breakdown(w, 1);
   CHECK(b.window_us == 50);
   CHECK(b.phase_us[0] == 10);

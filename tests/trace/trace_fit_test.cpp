@@ -1,7 +1,7 @@
 // The fit of profiled ranks into measured tables, and the coverage it reports.
-#include <doctest/doctest.h>
-
 #include "calibrate/trace/trace_fit.hpp"
+
+#include <doctest/doctest.h>
 
 namespace parasim::calib::trace {
 namespace {
@@ -66,9 +66,9 @@ TEST_CASE("trace fit: GEMM points are medians of the calls, split-K kernels summ
   r.ops = {op("aten::mm", {{8, 1024}, {1024, 4096}}, kBf16),
            op("aten::mm", {{8, 1024}, {1024, 4096}}, kBf16),
            op("aten::mm", {{8, 4096}, {4096, 1024}}, kBf16), op("aten::relu", {{8}}, kBf16)};
-  r.kernels = {kernel(KernelClass::kGemm, 0, 50, 0), kernel(KernelClass::kGemm, 100, 60, 1),
+  r.kernels = {kernel(KernelClass::kGemm, 0, 50, 0),   kernel(KernelClass::kGemm, 100, 60, 1),
                kernel(KernelClass::kGemm, 200, 40, 2), kernel(KernelClass::kGemm, 240, 5, 2),
-               kernel(KernelClass::kGemm, 300, 7), kernel(KernelClass::kMemoryBound, 400, 3, 3),
+               kernel(KernelClass::kGemm, 300, 7),     kernel(KernelClass::kMemoryBound, 400, 3, 3),
                kernel(KernelClass::kOther, 500, 2)};
   r.kernels[6].name = "mystery";
   const TraceFit fit = fit_traces({r}, {});
@@ -188,7 +188,7 @@ TEST_CASE("trace pricing: a matched collective is one call per rank and step") {
   for (const auto& c : p.classes) {
     if (c.kind != KernelClass::kCollective) continue;
     found = true;
-    CHECK(c.measured_us == doctest::Approx(70));        // each rank's own kernel time, averaged
+    CHECK(c.measured_us == doctest::Approx(70));         // each rank's own kernel time, averaged
     CHECK(c.priced_measured_us == doctest::Approx(40));  // the collective's time, once per rank
     CHECK(c.predicted_us > 0);
   }
@@ -244,8 +244,7 @@ TEST_CASE("trace fit: a norm call of one kernel is a norm point, and the run's s
   CHECK(norm_of(r.ops[1])->moved_bytes == 2.0 * 16384 * 4096 * 2 + 4096.0 * 2);
   CHECK(!norm_of(op("aten::native_layer_norm", {{16384, 4096}}, {})));
   // Rows whose product would overflow, or pass a profile's limit: no norm.
-  CHECK(!norm_of(op("aten::native_layer_norm", {{1LL << 40, 1LL << 40, 4096}},
-                    {"c10::BFloat16"})));
+  CHECK(!norm_of(op("aten::native_layer_norm", {{1LL << 40, 1LL << 40, 4096}}, {"c10::BFloat16"})));
   CHECK(!norm_of(op("aten::native_layer_norm", {{-2, -8, 4096}}, {"c10::BFloat16"})));
   const TraceFit fit = fit_traces({r}, {});
   CHECK(fit.coverage.norm_calls == 2);
@@ -259,8 +258,8 @@ TEST_CASE("trace fit: a norm call of one kernel is a norm point, and the run's s
   const cost::ClusterSpec& h100 = cost::find_cluster_preset("dgx-h100")->spec;
   const cost::CostModel costs = cost::make_cost_model(h100, &profile);
   const cost::NormPoint& p = fit.tables.norms[0].moved.value > fit.tables.norms[1].moved.value
-                                ? fit.tables.norms[0]
-                                : fit.tables.norms[1];
+                                 ? fit.tables.norms[0]
+                                 : fit.tables.norms[1];
   CHECK(costs.memory_efficiency() ==
         doctest::Approx(p.moved.value / p.time.median_s / h100.device.hbm_bandwidth.bytes_per_s));
 }
