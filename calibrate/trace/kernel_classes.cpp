@@ -28,38 +28,6 @@ std::string squashed(std::string_view text) {
 
 }  // namespace
 
-const char* kernel_class_name(KernelClass c) {
-  switch (c) {
-    case KernelClass::kGemm:
-      return "gemm";
-    case KernelClass::kAttention:
-      return "attention";
-    case KernelClass::kCollective:
-      return "collective";
-    case KernelClass::kMemoryBound:
-      return "memory-bound";
-    case KernelClass::kConvolution:
-      return "convolution";
-    case KernelClass::kCopy:
-      return "copy";
-    case KernelClass::kOther:
-      return "other";
-  }
-  return "other";
-}
-
-const char* trace_phase_name(TracePhase p) {
-  switch (p) {
-    case TracePhase::kForward:
-      return "forward";
-    case TracePhase::kBackward:
-      return "backward";
-    case TracePhase::kOptimizer:
-      return "optimizer";
-  }
-  return "forward";
-}
-
 KernelClass classify_kernel(std::string_view kernel_name) {
   const std::string n = lower(kernel_name);
   if (n.rfind("nccl", 0) == 0 || n.find(" nccl") != std::string::npos) {
@@ -143,31 +111,6 @@ std::optional<cost::Dtype> gemm_dtype_from_kernel_name(std::string_view kernel_n
   if (contains_any(n, {"fp16", "_f16", "h1688", "h16816", "hgemm"})) return cost::Dtype::kFp16;
   if (contains_any(n, {"s1688gemm", "s16816gemm", "sgemm", "tf32"})) return cost::Dtype::kFp32;
   return std::nullopt;
-}
-
-double TraceCollective::message_bytes() const {
-  const double in = static_cast<double>(in_elements) * element_bytes;
-  const double out = static_cast<double>(out_elements) * element_bytes;
-  switch (kind) {
-    case cost::CollectiveKind::kAllGather:
-      return out;  // the gathered buffer
-    case cost::CollectiveKind::kReduceScatter:
-      return in;  // the buffer before the scatter
-    case cost::CollectiveKind::kAllToAll:
-      return in;  // what a rank sends in all
-    default:
-      return in;
-  }
-}
-
-double RankTrace::gpu_window_us() const {
-  if (kernels.empty()) return 0;
-  double first = kernels.front().start_us, last = kernels.front().end_us();
-  for (const auto& k : kernels) {
-    first = std::min(first, k.start_us);
-    last = std::max(last, k.end_us());
-  }
-  return last - first;
 }
 
 }  // namespace parasim::calib::trace
