@@ -6,9 +6,10 @@
 // Selection for the simulate tier: the `top` best estimates (default 16) plus every candidate
 // whose estimate is within `within` (10 %) of the best, at most `max_simulate` (64) in all, in
 // order of estimate. A simulated candidate that check_scenario rejects, or whose simulated
-// peak (the allocator's peak plus the CUDA context and NCCL buffers) is over HBM x
-// (1 - headroom), is reported as rejected and not ranked; the headroom stands for what is not
-// modelled (allocator fragmentation, workspaces).
+// peak (the caching allocator's reserved memory plus the CUDA context and NCCL buffers,
+// report/memory/allocator_replay.hpp) is over HBM x (1 - headroom), is reported as rejected and
+// not ranked; the headroom stands for what is not modelled (fragmentation among the tensors the
+// ledger allocates as one block, workspaces).
 //
 // Threads share the index space in blocks; every accumulator is ordered by (figure, index), so
 // the result is the same whatever the thread count (screen_tally.hpp). Processes (MPI ranks)

@@ -219,8 +219,10 @@ void collectives_section(std::string& o, const strat::Scenario&, const strat::St
   line(o, "");
 }
 
-void memory_section(std::string& o, const strat::Scenario&, const strat::StepReport& r) {
-  line(o, "Peak memory per device (HBM {})", gib(r.hbm_capacity_bytes));
+void memory_section(std::string& o, const strat::Scenario& s, const strat::StepReport& r) {
+  line(o, "Peak memory per device (HBM {}): tensors, then PyTorch's {} allocator (allocated, "
+          "reserved), then memory outside it",
+       gib(r.hbm_capacity_bytes), strat::allocator_name(s.training.allocator_kind()));
   for (const auto& m : r.memory) {
     std::string parts;
     for (const auto& [name, bytes] : m.breakdown_bytes) {
@@ -228,6 +230,18 @@ void memory_section(std::string& o, const strat::Scenario&, const strat::StepRep
     }
     line(o, "  {:<28} {:>11}{}  [{}]", m.device, gib(m.peak_bytes),
          m.fits_in_hbm ? "" : "  DOES NOT FIT", parts);
+    std::string retries;
+    if (m.allocator_out_of_memory > 0) {
+      retries = fmt::format("; {} request{} found no room: out of memory",
+                            m.allocator_out_of_memory, m.allocator_out_of_memory == 1 ? "" : "s");
+    } else if (m.allocator_retries > 0) {
+      retries = fmt::format("; cache freed {} time{} to make room (num_alloc_retries: each a "
+                            "synchronize and cudaFree)",
+                            m.allocator_retries, m.allocator_retries == 1 ? "" : "s");
+    }
+    line(o, "  {:<28} {:>11}  allocated {}, reserved {} (+{} cached){}", "",
+         "= " + gib(m.reserved_bytes), gib(m.allocated_bytes), gib(m.reserved_bytes),
+         gib(m.reserved_bytes - m.allocated_bytes), retries);
     std::string extra =
         m.dispatch_buffer_bytes > 0 ? ", DeepEP buffers " + gib(m.dispatch_buffer_bytes) : "";
     if (m.userbuffer_bytes > 0) extra += ", userbuffers " + gib(m.userbuffer_bytes);
@@ -320,6 +334,19 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
   }
   j["peak_memory_bytes"] = peak;
   j["memory_breakdown_bytes"] = breakdown;
+  j["allocator"] = strat::allocator_name(sc.training.allocator_kind());
+  nlohmann::ordered_json allocated = nlohmann::ordered_json::array();
+  nlohmann::ordered_json reserved = nlohmann::ordered_json::array();
+  nlohmann::ordered_json retries = nlohmann::ordered_json::array();
+  for (const auto& m : r.memory) {
+    allocated.push_back(m.allocated_bytes);
+    reserved.push_back(m.reserved_bytes);
+    retries.push_back({{"retries", m.allocator_retries},
+                       {"out_of_memory", m.allocator_out_of_memory}});
+  }
+  j["allocated_memory_bytes"] = allocated;
+  j["reserved_memory_bytes"] = reserved;
+  j["allocator_events"] = retries;
   nlohmann::ordered_json device = nlohmann::ordered_json::array();
   nlohmann::ordered_json outside = nlohmann::ordered_json::array();
   for (const auto& m : r.memory) {

@@ -1,5 +1,7 @@
 #include "report/step_report.hpp"
 
+#include "report/memory/allocator_replay.hpp"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -309,8 +311,12 @@ void staleness_and_versions(const BuiltWorkload& built, const sim::SimResult& r,
 
 // Peak memory per device and its breakdown at the peak; stashed weight versions beyond the live
 // copy (PipeDream, 2BW) sit on top of the ledger.
-void memory(const BuiltWorkload& built, const sim::SimResult& r, StepReport& rep) {
+void memory(const Scenario& scenario, const BuiltWorkload& built, const sim::SimResult& r,
+            StepReport& rep) {
   const sim::Workload& w = built.workload;
+  AllocatorReplayOptions replay_options;
+  replay_options.expandable_segments =
+      scenario.training.allocator_kind() == AllocatorKind::kExpandableSegments;
   for (sim::DeviceId d = 0; d < w.device_count(); ++d) {
     DeviceMemory m;
     m.device = w.device(d).name;
@@ -331,11 +337,24 @@ void memory(const BuiltWorkload& built, const sim::SimResult& r, StepReport& rep
       m.dispatch_buffer_bytes = built.non_tensor_memory[d].dispatch_buffers.value;
       m.userbuffer_bytes = built.non_tensor_memory[d].overlap_buffers.value;
     }
-    m.device_bytes = m.peak_bytes + m.cuda_context_bytes + m.nccl_buffer_bytes +
-                     m.dispatch_buffer_bytes + m.userbuffer_bytes;
-    m.fits_in_hbm = m.device_bytes <= rep.hbm_capacity_bytes;
-    rep.fits_in_hbm = rep.fits_in_hbm && m.fits_in_hbm;
+    const double outside = m.cuda_context_bytes + m.nccl_buffer_bytes + m.dispatch_buffer_bytes +
+                           m.userbuffer_bytes;
+    replay_options.capacity_bytes.push_back(
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(rep.hbm_capacity_bytes - outside)));
+    replay_options.extra_base_bytes.push_back(static_cast<std::int64_t>(weights * (versions - 1)));
     rep.memory.push_back(std::move(m));
+  }
+  const std::vector<AllocatorReplay> replay = replay_allocator(w, r, replay_options);
+  for (std::size_t d = 0; d < rep.memory.size(); ++d) {
+    DeviceMemory& m = rep.memory[d];
+    m.allocated_bytes = replay[d].allocated_peak_bytes;
+    m.reserved_bytes = replay[d].reserved_peak_bytes;
+    m.allocator_retries = replay[d].retries;
+    m.allocator_out_of_memory = replay[d].out_of_memory;
+    m.device_bytes = m.reserved_bytes + m.cuda_context_bytes + m.nccl_buffer_bytes +
+                     m.dispatch_buffer_bytes + m.userbuffer_bytes;
+    m.fits_in_hbm = m.device_bytes <= rep.hbm_capacity_bytes && m.allocator_out_of_memory == 0;
+    rep.fits_in_hbm = rep.fits_in_hbm && m.fits_in_hbm;
   }
 }
 
@@ -432,7 +451,7 @@ StepReport make_step_report(const Scenario& sc, const BuiltWorkload& built,
   collective_table(built, r, starts, per_step, rep);
   link_bytes(built, r, per_step, rep);
   staleness_and_versions(built, r, rep);
-  memory(built, r, rep);
+  memory(sc, built, r, rep);
   rep.host_offload = host_offload_report(sc, built, r, per_step);
   optimizer_step(built, r, starts, per_step, rep);
   host(sc, built, r, per_step, rep);

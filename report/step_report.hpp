@@ -36,13 +36,21 @@ namespace parasim::strat {
 struct DeviceMemory {
   std::string device;
   int stage = 0;
-  double peak_bytes = 0;           // the allocator's peak (tensors), the ledger's
+  double peak_bytes = 0;           // the ledger's peak: bytes tensors asked for (requested)
+  // The ledger replayed through PyTorch's caching allocator (report/memory/allocator_replay.hpp):
+  // its peak of blocks handed to tensors (max_memory_allocated) and of segments held
+  // (max_memory_reserved), the retries (cache freed to make room) and requests it could not meet.
+  double allocated_bytes = 0;
+  double reserved_bytes = 0;
+  std::int64_t allocator_retries = 0;
+  std::int64_t allocator_out_of_memory = 0;
   double cuda_context_bytes = 0;   // outside the allocator (costmodel/non_tensor_memory.hpp)
   double nccl_buffer_bytes = 0;    // outside the allocator: its communicators' buffers
   double dispatch_buffer_bytes = 0;  // outside the allocator: DeepEP's buffers (flex dispatcher)
   double userbuffer_bytes = 0;  // outside the allocator: TE's userbuffers (tp_comm_overlap)
-  double device_bytes = 0;  // peak_bytes + the four outside the allocator
-  bool fits_in_hbm = true;  // device_bytes <= the device's HBM capacity
+  double device_bytes = 0;  // reserved_bytes + the four outside the allocator
+  // device_bytes <= the device's HBM capacity and the allocator met every request
+  bool fits_in_hbm = true;
   std::vector<std::pair<std::string, double>> breakdown_bytes;  // category -> bytes at the peak
 };
 

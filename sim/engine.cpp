@@ -121,6 +121,9 @@ void Run::build_successors() {
 
 void Run::apply_memory(OpId o, bool at_start) {
   const DeviceId dev = w_.device_of(o);
+  if (options_.record_memory_log && w_.memory_delta(o) != nullptr) {
+    result_.memory_log.push_back(MemoryEvent{o, at_start});
+  }
   for (const MemoryDelta* d = w_.memory_delta(o); d != nullptr; d = w_.next_delta(*d)) {
     const std::int64_t delta = at_start ? d->at_start : d->at_end;
     if (delta == 0) continue;

@@ -30,6 +30,17 @@ class WorkloadError : public std::runtime_error {
 struct EngineOptions {
   bool check_graph = true;             // Boost.Graph topological check before running
   bool record_memory_timeline = false; // memory counter samples for the trace (off: free)
+  // The order in which ops' memory deltas were applied (SimResult::memory_log), for replaying
+  // them through an allocator model (report/allocator_replay.hpp); 8 bytes per delta-bearing op
+  // start or end.
+  bool record_memory_log = true;
+};
+
+// One application of an op's memory deltas: at its start (its MemoryDelta::at_start values) or
+// its end (at_end).
+struct MemoryEvent {
+  OpId op = kNone;
+  bool at_start = true;
 };
 
 struct MemorySample {
@@ -46,6 +57,7 @@ struct SimResult {
   // Per device, bytes per memory category at the moment of its peak.
   std::vector<std::array<std::int64_t, kMaxMemoryCategories>> peak_breakdown_bytes;
   std::vector<MemorySample> memory_timeline;    // only with record_memory_timeline
+  std::vector<MemoryEvent> memory_log;          // only with record_memory_log, in applied order
   // First op to last op, along what delayed each op: the op whose end (or, for a waiting group
   // member, whose arrival) let it start; for a GPU op, its host op when the issue held back its
   // start, or its end (the last kernel issued late).

@@ -128,6 +128,16 @@ struct Group {
   bool copy_engine = false;
 };
 
+// One set_memory call as given, before deltas of the same op and category are merged: what an
+// allocator replay takes as one tensor (allocated, or freed by size; report/memory/
+// allocator_replay.hpp). Nonzero amounts only, one piece per phase.
+struct MemoryPiece {
+  OpId op = 0xFFFFFFFFu;
+  std::uint8_t category = 0;
+  bool at_start = true;
+  std::int64_t bytes = 0;  // > 0 allocates, < 0 frees
+};
+
 struct MemoryDelta {
   std::uint8_t category = 0;
   std::int64_t at_start = 0;  // bytes added when the op starts
@@ -247,6 +257,8 @@ class Workload {
     return d.next == kNone ? nullptr : &memory_deltas_[d.next];
   }
   const std::vector<std::string>& memory_categories() const { return memory_categories_; }
+  // Every set_memory call's amounts in call order (MemoryPiece).
+  const std::vector<MemoryPiece>& memory_pieces() const { return memory_pieces_; }
   std::int64_t base_memory(DeviceId d, std::uint8_t category) const;
   DeviceId device_of(OpId o) const { return streams_[ops_[o].stream].device; }
 
@@ -278,6 +290,7 @@ class Workload {
   std::vector<std::pair<OpId, OpId>> dependencies_;
   std::vector<IssueSpec> issues_;
   std::vector<MemoryDelta> memory_deltas_;
+  std::vector<MemoryPiece> memory_pieces_;
   std::vector<std::string> memory_categories_;
   std::vector<std::int64_t> base_memory_;  // device * kMaxMemoryCategories + category
   std::vector<std::string> labels_;

@@ -61,8 +61,17 @@ void cover_launcher(const strat::Scenario& s, ExportContext& c, const std::strin
                                                 s.cluster.hosts(), s.cluster.host_gpus())
                                   : fmt::format("torchrun --nnodes {} --nproc-per-node {}",
                                                 s.cluster.hosts(), s.cluster.host_gpus());
-  const std::string note = fmt::format("launch on {}: {} ...", world_text(s), command);
+  // The caching allocator's mode is the launch environment's (PYTORCH_CUDA_ALLOC_CONF).
+  const bool expandable =
+      s.training.allocator_kind() == strat::AllocatorKind::kExpandableSegments;
+  const std::string env = expandable ? "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True " : "";
+  const std::string note = fmt::format("launch on {}: {}{} ...", world_text(s), env, command);
   c.stated("/cluster/nodes", note);
+  c.stated("/training/allocator",
+           expandable ? "PyTorch's allocator with expandable segments: the launch environment "
+                        "sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (see /cluster/nodes)"
+                      : "PyTorch's default caching allocator: the launch environment leaves "
+                        "PYTORCH_CUDA_ALLOC_CONF unset");
   c.mapped("/cluster/gpus_per_node", "the launcher's processes per node (see /cluster/nodes)");
   c.mapped("/cluster/gpus_per_host", "the launcher's processes per host (see /cluster/nodes)");
 }

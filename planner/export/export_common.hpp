@@ -37,7 +37,7 @@ class ArgList {
 // /cluster/device, links, rails, /optimizer/host_op_overhead.
 void cover_not_trainer(const strat::Scenario& s, ExportContext& c);
 // /cluster/nodes and /cluster/gpus_per_node as the launch command `launcher` ("torchrun" or
-// "deepspeed") takes them.
+// "deepspeed") takes them, with /training/allocator as its environment (PYTORCH_CUDA_ALLOC_CONF).
 void cover_launcher(const strat::Scenario& s, ExportContext& c, const std::string& launcher);
 // BOOST (low-rank linears, vanilla/BTP placements and their optimizations) and TSP: the code of
 // their papers only; refused (or written as dense Megatron-style TP) on every target.

@@ -507,6 +507,11 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   Settings out;
   cover_not_trainer(s, c);
   cover_launcher(s, c, "torchrun");
+  if (s.training.allocator_kind() == strat::AllocatorKind::kCaching) {
+    c.note("torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF=expandable_segments:True; "
+           "the step was simulated with PyTorch's default caching allocator "
+           "(training.allocator \"caching\"): launch without it to run as simulated");
+  }
   cover_framework(s, c, Target::kTorchtitan);
   cover_placements(s, c);
   TorchtitanModel model = map_torchtitan_experts(s, c, out, version);

@@ -34,8 +34,12 @@ double Builder::zero3_resident_bytes(int layers, int l, bool backward, bool afte
 
 void Builder::zero3_hold(std::size_t dev, int layers, int l, bool backward, OpId first, OpId last) {
   const double resident = zero3_resident_bytes(layers, l, backward);
-  if (resident < 0) {  // per layer: the gathers allocated it; freed when the layer is done
-    alloc(last, mem_zero3_, zero3_gathered_bytes(), false);
+  if (resident < 0) {  // per layer: the gathers allocated it; freed when the layer is done,
+    // one unit at a time as zero3_gather allocated them (the allocator replay frees by size)
+    for (double elements : zero3_units_) {
+      alloc(last, mem_zero3_, elements * zero3_element_bytes() * (replicas_ - 1) / replicas_,
+            false);
+    }
     return;
   }
   if (zero3_carry_.size() < out_.devices.size()) zero3_carry_.resize(out_.devices.size(), 0.0);

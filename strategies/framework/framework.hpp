@@ -198,6 +198,12 @@ struct TorchCompile {
   bool compiles_blocks() const { return enabled && model; }
 };
 
+// PyTorch's CUDA caching allocator mode (PYTORCH_CUDA_ALLOC_CONF; costmodel/caching_allocator.hpp):
+// segments cudaMalloc'ed per request size class, or expandable_segments:True (one growing segment
+// per stream and pool, mapped page by page).
+enum class AllocatorKind : std::uint8_t { kCaching, kExpandableSegments };
+const char* allocator_name(AllocatorKind a);  // "caching", "expandable-segments"
+
 struct FrameworkSpec {
   std::string name;     // the preset's name, or "custom"
   std::string version;  // the code it models ("Megatron-LM 23.04 ...")
@@ -216,6 +222,8 @@ struct FrameworkSpec {
   LayerKernels kernels = LayerKernels::kMegatron;
   TorchCompile compile;      // training.framework.compile
   Zero3Gathering zero3;      // with parallel.zero_stage 3
+  // The allocator mode its launcher sets (a scenario's training.allocator overrides it).
+  AllocatorKind allocator = AllocatorKind::kCaching;
 };
 
 }  // namespace parasim::strat

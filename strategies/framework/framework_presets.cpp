@@ -362,6 +362,9 @@ FrameworkSpec torchtitan() {
   f.pipeline_transfers = PipelineTransfers::kStreamOrdered;  // [inference]
   // Its blocks' kernels as torchtitan's eager Llama block issues them (torchtitan_block.hpp).
   f.kernels = LayerKernels::kTorchtitan;
+  // run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True"
+  // (pytorch/torchtitan run_train.sh @0168bd51).
+  f.allocator = AllocatorKind::kExpandableSegments;
   return f;
 }
 
@@ -430,6 +433,10 @@ const char* grad_accumulation_name(GradAccumulation g) {
 
 const char* layer_kernels_name(LayerKernels k) {
   return k == LayerKernels::kTorchtitan ? "torchtitan" : "megatron";
+}
+
+const char* allocator_name(AllocatorKind a) {
+  return a == AllocatorKind::kExpandableSegments ? "expandable-segments" : "caching";
 }
 
 const char* zero3_gather_name(Zero3Gather g) {

@@ -123,6 +123,10 @@ struct TrainingSpec {
   // The framework that issues the step's kernels (strategies/framework/, docs/frameworks.md);
   // Megatron-LM unless the scenario names another.
   FrameworkSpec framework = default_framework();
+  // training.allocator: the caching allocator's mode; unset: the framework's (FrameworkSpec::
+  // allocator). allocator_kind() is the one to read.
+  std::optional<AllocatorKind> allocator;
+  AllocatorKind allocator_kind() const { return allocator ? *allocator : framework.allocator; }
 };
 
 // How tokens travel to their experts and back (Megatron-core's --moe-token-dispatcher-type):

@@ -405,6 +405,9 @@ void read_training(const json& node, Diagnostics& d, TrainingSpec& t) {
   if (const Entry* at = chosen_by_value(r, d, EntryKind::kAttention, false)) {
     t.attention = std::get<AttentionKind>(at->traits);
   }
+  if (const Entry* al = chosen_by_value(r, d, EntryKind::kAllocator, false)) {
+    t.allocator = std::get<AllocatorTraits>(al->traits).id;
+  }
   if (auto g = r.choice("grad_precision", false, {"bf16", "fp16", "fp32"})) {
     if (*g == "fp32") {
       t.fp32_gradients = t.precision != cost::Dtype::kFp32;

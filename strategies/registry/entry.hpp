@@ -43,12 +43,14 @@ enum class EntryKind : std::uint8_t {
   kPrecision,        // training.precision (+ training.fp8.recipe)
   kOffload,          // parallel.offload (optimizer state in host memory)
   kTpCommOverlap,    // parallel.tp_comm_overlap (TP collectives overlapped with GEMMs)
+  kAllocator,        // training.allocator (PyTorch's caching allocator mode)
 };
 inline constexpr EntryKind kAllEntryKinds[] = {
     EntryKind::kSchedule,  EntryKind::kTpPlacement, EntryKind::kContextParallel,
     EntryKind::kSharding,  EntryKind::kOptimizer,   EntryKind::kAttention,
     EntryKind::kRecompute, EntryKind::kFramework,   EntryKind::kDispatcher,
-    EntryKind::kPrecision, EntryKind::kOffload,     EntryKind::kTpCommOverlap};
+    EntryKind::kPrecision, EntryKind::kOffload,     EntryKind::kTpCommOverlap,
+    EntryKind::kAllocator};
 
 // A validation rule: appends every problem of `scenario` it finds to `d`, each with the JSON
 // path of the field a user should change. Rules never throw and never stop at the first problem.
@@ -161,10 +163,15 @@ struct TpCommOverlapTraits {
   TpCommOverlap id = TpCommOverlap::kNone;
 };
 
+// The caching allocator's mode: TrainingSpec::allocator_kind().
+struct AllocatorTraits {
+  AllocatorKind id = AllocatorKind::kCaching;
+};
+
 using EntryTraits = std::variant<ScheduleTraits, PlacementTraits, ContextParallelTraits,
                                  ShardingTraits, OptimizerTraits, AttentionKind, cost::Recompute,
                                  FrameworkTraits, DispatcherTraits, PrecisionTraits,
-                                 OffloadTraits, TpCommOverlapTraits>;
+                                 OffloadTraits, TpCommOverlapTraits, AllocatorTraits>;
 
 struct Entry {
   EntryKind kind = EntryKind::kSchedule;

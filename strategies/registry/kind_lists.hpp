@@ -19,5 +19,6 @@ std::vector<Entry> dispatcher_entries();        // dispatchers.cpp
 std::vector<Entry> precision_entries();         // precisions.cpp
 std::vector<Entry> offload_entries();           // offload.cpp
 std::vector<Entry> tp_comm_overlap_entries();   // tp_overlap.cpp
+std::vector<Entry> allocator_entries();         // allocators.cpp
 
 }  // namespace parasim::strat

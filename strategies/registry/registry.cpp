@@ -25,7 +25,7 @@ std::vector<Entry> build_entries() {
   for (auto list :
        {placement_entries, context_parallel_entries, sharding_entries, optimizer_entries,
         attention_entries, recompute_entries, framework_entries, dispatcher_entries,
-        precision_entries, offload_entries, tp_comm_overlap_entries}) {
+        precision_entries, offload_entries, tp_comm_overlap_entries, allocator_entries}) {
     for (Entry& e : list()) out.push_back(std::move(e));
   }
   return out;
@@ -153,6 +153,12 @@ std::vector<KindInfo> build_kinds() {
        "the sequence-parallel all-gathers and reduce-scatters chunked and overlapped with the "
        "GEMMs beside them (docs/tp-overlap.md)",
        {}},
+      {EntryKind::kAllocator,
+       "allocator",
+       "/training/allocator",
+       "PyTorch's CUDA caching allocator mode (PYTORCH_CUDA_ALLOC_CONF), which sets the reserved "
+       "memory the run holds and whether it fits; default: the framework's (docs/result.md#reserved-memory)",
+       {}},
   };
 }
 
@@ -191,6 +197,9 @@ bool chooses(const Entry& e, const Scenario& s) {
         }
         if constexpr (std::is_same_v<T, OffloadTraits>) return t.flavour == p.offload.flavour;
         if constexpr (std::is_same_v<T, TpCommOverlapTraits>) return t.id == p.tp_comm_overlap;
+        if constexpr (std::is_same_v<T, AllocatorTraits>) {
+          return t.id == s.training.allocator_kind();
+        }
         return false;
       },
       e.traits);

@@ -282,7 +282,12 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                  host_plan(head_.forward, {}));
       if (fsdp2) fsdp2_after_forward(stage, kFsdp2Head, chain);
       for_each_rank([&](std::size_t k, int, int) {
-        alloc(head_first[k], mem_act_, act.logits, true);
+        if (split_) {  // two tensors, freed apart: the fp32 loss after B, the rest after W
+          alloc(head_first[k], mem_act_, act.logits - act.loss_fp32, true);
+          alloc(head_first[k], mem_act_, act.loss_fp32, true);
+        } else {
+          alloc(head_first[k], mem_act_, act.logits, true);
+        }
         if (first[k] == kNone) first[k] = head_first[k];
       });
     }

@@ -117,7 +117,7 @@ TEST_CASE("docs/scenario.schema.json's choice lists are the registry's") {
 
 TEST_CASE("every registry entry is named in the docs") {
   std::string docs;
-  for (const char* file : {"scenario.md", "schedules.md", "frameworks.md"}) {
+  for (const char* file : {"scenario.md", "schedules.md", "frameworks.md", "result.md"}) {
     docs += test::read_text(kSourceDir / "docs" / file);
   }
   for (const strat::Entry& e : strat::registry_entries()) {

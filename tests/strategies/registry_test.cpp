@@ -33,6 +33,7 @@ std::size_t traits_index(EntryKind kind) {
     case EntryKind::kPrecision: return 9;
     case EntryKind::kOffload: return 10;
     case EntryKind::kTpCommOverlap: return 11;
+    case EntryKind::kAllocator: return 12;
   }
   return 99;
 }
