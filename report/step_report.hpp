@@ -134,7 +134,7 @@ struct StepReport {
   std::vector<CollectiveSummary> collectives;
   std::vector<DeviceMemory> memory;                    // per simulated device
   double hbm_capacity_bytes = 0;
-  bool fits_in_hbm = true;                             // every device's peak <= capacity
+  bool fits_in_hbm = true;                             // every device fits (DeviceMemory::fits_in_hbm)
   std::optional<HostOffloadReport> host_offload;       // with optimizer offload only
   // Critical path: seconds by op category (compute forward/backward, tp-comm, ...), largest
   // share first (ties in name order).

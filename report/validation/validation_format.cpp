@@ -93,8 +93,9 @@ std::string format_summary(const FormatContext& c, std::size_t worst_k) {
   bool any_memory = false;
   for (const GroupStats& g : c.groups) any_memory = any_memory || g.stats.memory.count > 0;
   if (any_memory) {
-    out += "\nPeak memory (the allocator's peak of the fullest GPU against the measured one, where "
-           "a case measured it; CUDA context and NCCL buffers left out), in percent\n";
+    out += "\nPeak memory (the ledger's peak of the fullest GPU, the bytes its tensors request, "
+           "against the measured one, where a case measured it; CUDA context and NCCL buffers left "
+           "out), in percent\n";
     out += fmt::format("{:<{}}  {:>6}  {:>8}  {:>8}  {:>8}  {:<{}}  {:>7}\n", "group", name_w,
                        "cases", "MAE %", "median %", "worst %", "worst case", case_w, "bias %");
     for (const GroupStats& g : c.groups) {

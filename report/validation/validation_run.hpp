@@ -47,8 +47,9 @@ struct CaseResult {
   double predicted_s = 0;
   double signed_error = 0;  // (predicted - measured) / measured
   StepBreakdown breakdown;
-  // Peak memory: the allocator's peak of the fullest simulated GPU (StepReport's peak_bytes,
-  // the CUDA context and NCCL buffers left out), and, where the case measured it, its error.
+  // Peak memory: the ledger's peak of the fullest simulated GPU (StepReport's peak_bytes, the
+  // bytes tensors request; the CUDA context and NCCL buffers left out), and, where the case
+  // measured it, its error.
   double predicted_memory_bytes = 0;
   bool memory_measured = false;
   double measured_memory_bytes = 0;

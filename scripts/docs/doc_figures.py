@@ -1233,7 +1233,7 @@ def validation_memory(run):
     word = "too low" if bias < 0 else "too high"
     sources = sorted({c["source"] for c in measured})
     return (f"Peak memory, where measured ({len(measured)} cases of "
-            f"{', '.join(f'`{s}`' for s in sources)}; the allocator's peak of the fullest GPU "
+            f"{', '.join(f'`{s}`' for s in sources)}; the ledger's peak of the fullest GPU "
             f"against the paper's figure read as 10^9 B, as its key `memory_gb` says): MAE "
             f"{100 * overall['mae_fraction']:.2f} %, median "
             f"{100 * overall['median_abs_error_fraction']:.2f} %, worst "
