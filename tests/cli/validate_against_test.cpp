@@ -227,7 +227,7 @@ TEST_CASE("validate-against scores the peak memory where a case measured it") {
   for (const json& g : result.at("groups")) {
     if (g.at("name") == "vtrain") CHECK(g.at("peak_memory").is_null());
   }
-  CHECK(r.out.find("Peak memory (the allocator's peak") != std::string::npos);
+  CHECK(r.out.find("Peak memory (the ledger's peak") != std::string::npos);
   // The CSV carries the three columns last, empty where nothing was measured.
   const std::string csv = read_text(o.csv);
   CHECK(csv.substr(0, csv.find('\n')).ends_with(
