@@ -49,103 +49,146 @@ std::uint32_t CachingAllocator::new_block(std::uint32_t segment, std::int64_t ad
   return static_cast<std::uint32_t>(blocks_.size() - 1);
 }
 
+// Best fit; with expandable segments the segment's end block (which can grow into the unmapped
+// space after it) only when no other free block holds the request (get_free_block compares
+// expandable sizes).
 std::uint32_t CachingAllocator::find_free(std::uint32_t stream, bool small,
                                           std::int64_t rounded) const {
   const auto pool = free_.find(pool_key(stream, small));
   if (pool == free_.end()) return kNoBlock;
-  const auto it = pool->second.lower_bound({rounded, 0, 0, 0});
-  return it == pool->second.end() ? kNoBlock : std::get<3>(*it);
+  auto it = pool->second.lower_bound({rounded, 0, 0, 0});
+  if (it == pool->second.end()) return kNoBlock;
+  if (expandable_) {
+    const std::uint32_t b = std::get<3>(*it);
+    const auto next = std::next(it);
+    if (segments_[blocks_[b].segment].last == b && next != pool->second.end()) it = next;
+  }
+  return std::get<3>(*it);
 }
 
 bool CachingAllocator::fits_capacity(std::int64_t more) const {
   return capacity_ <= 0 || stats_.reserved + more <= capacity_;
 }
 
-// release_cached_blocks: every segment with no block in use goes back to the device; with
-// expandable segments, the whole pages of a free block at a segment's end are unmapped.
-void CachingAllocator::release_cached() {
-  for (std::uint32_t s = 0; s < segments_.size(); ++s) {
-    Segment& seg = segments_[s];
-    if (seg.released || seg.last == kNoBlock) continue;
-    const std::uint32_t last = seg.last;
-    if (!blocks_[last].free) continue;
-    if (!expandable_) {
-      if (blocks_[last].prev != kNoBlock) continue;  // the segment holds more than this block
-      erase_free(last);
-      stats_.reserved -= seg.size;
-      seg.released = true;
-      seg.last = kNoBlock;
+void CachingAllocator::make_room(std::int64_t more, std::int64_t request) {
+  if (fits_capacity(more)) return;
+  release_cached();
+  ++stats_.retries;
+  if (fits_capacity(more)) return;
+  if (stats_.out_of_memory++ == 0) stats_.first_out_of_memory_bytes = request;
+  capacity_ = 0;  // the run has failed here: from now on the figures are those it would need
+}
+
+// An expandable segment on the out-of-memory path (unmap_block): the whole pages inside each free
+// block are unmapped; the segment's end shrinks to the last page in use.
+void CachingAllocator::release_expandable(Segment& seg) {
+  const std::int64_t page = page_of(seg);
+  for (std::uint32_t b = seg.last; b != kNoBlock;) {
+    Block& k = blocks_[b];
+    const std::uint32_t prev = k.prev;
+    if (!k.free) {
+      b = prev;
       continue;
     }
-    const std::int64_t page = seg.small ? kAllocatorSmallBuffer : kAllocatorLargeBuffer;
-    Block& b = blocks_[last];
-    const std::int64_t keep_end = page * ((b.address + page - 1) / page);
-    const std::int64_t unmapped = seg.size - keep_end;
-    if (unmapped <= 0) continue;
-    erase_free(last);
-    seg.size = keep_end;
-    stats_.reserved -= unmapped;
-    b.size -= unmapped;
-    if (b.size > 0) {
-      insert_free(last);
-    } else {
-      seg.last = b.prev;
-      if (b.prev != kNoBlock) blocks_[b.prev].next = kNoBlock;
+    const std::int64_t first_page = page * ((k.address + page - 1) / page);
+    if (b == seg.last) {  // the end: pages from first_page on go, the extent shrinks
+      const std::int64_t cut = seg.size - first_page;
+      if (cut > 0) {
+        erase_free(b);
+        stats_.reserved -= cut - k.unmapped;
+        k.unmapped = 0;
+        k.size -= cut;
+        seg.size = first_page;
+        if (k.size > 0) {
+          insert_free(b);
+        } else {
+          seg.last = prev;
+          if (prev != kNoBlock) blocks_[prev].next = kNoBlock;
+        }
+      }
+    } else {  // inside: the hole stays part of the block, mapped again when it is handed out
+      const std::int64_t end_page = page * ((k.address + k.size) / page);
+      const std::int64_t whole = std::max<std::int64_t>(0, end_page - first_page);
+      stats_.reserved -= whole - k.unmapped;
+      k.unmapped = whole;
     }
+    b = prev;
+  }
+}
+
+// release_cached_blocks: every segment with no block in use goes back to the device (expandable:
+// release_expandable).
+void CachingAllocator::release_cached() {
+  if (expandable_) {
+    for (Segment& seg : segments_) release_expandable(seg);
+    return;
+  }
+  // Backwards, so that the segment swapped into a released one's place was already seen.
+  for (std::size_t i = live_segments_.size(); i-- > 0;) {
+    const std::uint32_t s = live_segments_[i];
+    Segment& seg = segments_[s];
+    const std::uint32_t last = seg.last;
+    if (!blocks_[last].free || blocks_[last].prev != kNoBlock) continue;  // a block in use
+    erase_free(last);
+    stats_.reserved -= seg.size;
+    seg.released = true;
+    seg.last = kNoBlock;
+    const std::uint32_t moved = live_segments_.back();
+    live_segments_[i] = moved;
+    segments_[moved].live_index = static_cast<std::uint32_t>(i);
+    live_segments_.pop_back();
   }
 }
 
 // A new segment (or, expandable, more pages at the segment's end) for a request that fits no
 // cached block; returns a free block that holds it.
 std::uint32_t CachingAllocator::grow(std::uint32_t stream, bool small, std::int64_t rounded) {
-  std::uint32_t seg_id = kNoBlock;
-  std::int64_t more = 0;
-  std::int64_t tail_free = 0;
-  if (expandable_) {
-    const std::uint64_t key = pool_key(stream, small);
-    auto it = expandable_segment_.find(key);
-    if (it == expandable_segment_.end()) {
-      Segment s;
-      s.stream = stream;
-      s.small = small;
-      segments_.push_back(s);
-      it = expandable_segment_.emplace(key, static_cast<std::uint32_t>(segments_.size() - 1)).first;
-    }
-    seg_id = it->second;
-    const Segment& seg = segments_[seg_id];
-    if (seg.last != kNoBlock && blocks_[seg.last].free) tail_free = blocks_[seg.last].size;
-    const std::int64_t page = small ? kAllocatorSmallBuffer : kAllocatorLargeBuffer;
-    more = page * ((rounded - tail_free + page - 1) / page);
-  } else {
-    more = allocator_segment_size(rounded);
-  }
-  if (!fits_capacity(more)) {
-    release_cached();
-    ++stats_.retries;
-    if (expandable_) {  // the tail may have been unmapped: ask again
-      const Segment& seg = segments_[seg_id];
-      tail_free = seg.last != kNoBlock && blocks_[seg.last].free ? blocks_[seg.last].size : 0;
-      const std::int64_t page = small ? kAllocatorSmallBuffer : kAllocatorLargeBuffer;
-      more = page * ((rounded - tail_free + page - 1) / page);
-    }
-    if (!fits_capacity(more)) ++stats_.out_of_memory;
-  }
-  ++stats_.segments;
-  stats_.reserved += more;
   if (!expandable_) {
+    const std::int64_t more = allocator_segment_size(rounded);
+    make_room(more, rounded);
+    ++stats_.segments;
+    stats_.reserved += more;
     Segment s;
     s.stream = stream;
     s.small = small;
     s.size = more;
+    s.live_index = static_cast<std::uint32_t>(live_segments_.size());
     segments_.push_back(s);
-    seg_id = static_cast<std::uint32_t>(segments_.size() - 1);
+    const auto seg_id = static_cast<std::uint32_t>(segments_.size() - 1);
+    live_segments_.push_back(seg_id);
     const std::uint32_t b = new_block(seg_id, 0, more);
     segments_[seg_id].last = b;
     insert_free(b);
     return b;
   }
+  const std::uint64_t key = pool_key(stream, small);
+  auto it = expandable_segment_.find(key);
+  if (it == expandable_segment_.end()) {
+    Segment s;
+    s.stream = stream;
+    s.small = small;
+    segments_.push_back(s);
+    it = expandable_segment_.emplace(key, static_cast<std::uint32_t>(segments_.size() - 1)).first;
+  }
+  const std::uint32_t seg_id = it->second;
+  const std::int64_t page = small ? kAllocatorSmallBuffer : kAllocatorLargeBuffer;
+  // Pages to map after the free block at the end (if any); its own holes are mapped when it is
+  // handed out (hand_out).
+  const auto missing = [&] {
+    const Segment& seg = segments_[seg_id];
+    const std::int64_t tail =
+        seg.last != kNoBlock && blocks_[seg.last].free ? blocks_[seg.last].size : 0;
+    return page * ((rounded - tail + page - 1) / page);
+  };
+  std::int64_t more = missing();
+  if (!fits_capacity(more)) {
+    make_room(more, rounded);  // may unmap the end: ask again
+    more = missing();
+  }
+  ++stats_.segments;
+  stats_.reserved += more;
   Segment& seg = segments_[seg_id];
-  if (tail_free > 0) {
+  if (seg.last != kNoBlock && blocks_[seg.last].free) {
     const std::uint32_t b = seg.last;
     erase_free(b);
     blocks_[b].size += more;
@@ -154,10 +197,11 @@ std::uint32_t CachingAllocator::grow(std::uint32_t stream, bool small, std::int6
     return b;
   }
   const std::uint32_t b = new_block(seg_id, seg.size, more);
-  blocks_[b].prev = seg.last;
-  if (seg.last != kNoBlock) blocks_[seg.last].next = b;
-  seg.last = b;
-  seg.size += more;
+  Segment& grown = segments_[seg_id];
+  blocks_[b].prev = grown.last;
+  if (grown.last != kNoBlock) blocks_[grown.last].next = b;
+  grown.last = b;
+  grown.size += more;
   insert_free(b);
   return b;
 }
@@ -171,22 +215,30 @@ void CachingAllocator::note_peaks() {
 void CachingAllocator::hand_out(std::uint32_t b, std::int64_t rounded, std::int64_t bytes,
                                 bool small) {
   erase_free(b);
+  blocks_[b].free = false;        // a release on the way (make_room) leaves it alone
+  if (blocks_[b].unmapped > 0) {  // expandable: its holes are mapped again
+    const std::int64_t holes = blocks_[b].unmapped;
+    make_room(holes, rounded);
+    blocks_[b].unmapped = 0;
+    ++stats_.segments;
+    stats_.reserved += holes;
+  }
   if (allocator_should_split(blocks_[b].size, rounded, small, expandable_)) {
     const std::uint32_t rest =
         new_block(blocks_[b].segment, blocks_[b].address + rounded, blocks_[b].size - rounded);
     Block& k = blocks_[b];  // new_block may have moved the vector
     blocks_[rest].prev = b;
     blocks_[rest].next = k.next;
-    if (k.next != kNoBlock)
+    if (k.next != kNoBlock) {
       blocks_[k.next].prev = rest;
-    else
+    } else {
       segments_[k.segment].last = rest;
+    }
     k.next = rest;
     k.size = rounded;
     insert_free(rest);
   }
   Block& k = blocks_[b];
-  k.free = false;
   k.requested = bytes;
   stats_.allocated += k.size;
   stats_.requested += bytes;
@@ -194,7 +246,9 @@ void CachingAllocator::hand_out(std::uint32_t b, std::int64_t rounded, std::int6
 }
 
 std::uint32_t CachingAllocator::allocate(std::int64_t bytes, std::uint32_t stream) {
-  if (bytes <= 0) throw std::invalid_argument("CachingAllocator::allocate: bytes must be > 0");
+  if (bytes <= 0 || bytes > kAllocatorMaxRequest) {
+    throw std::invalid_argument("CachingAllocator::allocate: bytes must be in (0, 1 PiB]");
+  }
   const std::int64_t rounded = allocator_round_size(bytes);
   const bool small = rounded <= kAllocatorSmallSize;
   std::uint32_t b = find_free(stream, small, rounded);
@@ -219,13 +273,16 @@ void CachingAllocator::free_block(std::uint32_t b) {
       if (m.prev != kNoBlock) blocks_[m.prev].next = b;
     } else {
       self.next = m.next;
-      if (m.next != kNoBlock)
+      if (m.next != kNoBlock) {
         blocks_[m.next].prev = b;
-      else
+      } else {
         segments_[self.segment].last = b;
+      }
     }
     self.size += m.size;
+    self.unmapped += m.unmapped;
     m.size = 0;
+    m.unmapped = 0;
   }
   insert_free(b);
 }
@@ -245,22 +302,23 @@ void CachingAllocator::free_tail(std::uint32_t handle, std::int64_t bytes) {
     throw std::invalid_argument("CachingAllocator::free_tail: not a tail of a live allocation");
   }
   Block& k = blocks_[handle];
-  const Segment& seg = segments_[k.segment];
+  const bool small = segments_[k.segment].small;
   const std::int64_t keep = k.requested - bytes;
   const std::int64_t rounded = allocator_round_size(keep);
   stats_.requested -= bytes;
   k.requested = keep;
-  if (!allocator_should_split(k.size, rounded, seg.small, expandable_)) return;
+  if (!allocator_should_split(k.size, rounded, small, expandable_)) return;
   const std::uint32_t tail = new_block(k.segment, k.address + rounded, k.size - rounded);
-  Block& self = blocks_[handle];
+  Block& self = blocks_[handle];  // new_block may have moved the vector
   stats_.allocated -= self.size - rounded;
   blocks_[tail].prev = handle;
   blocks_[tail].next = self.next;
   blocks_[tail].free = false;
-  if (self.next != kNoBlock)
+  if (self.next != kNoBlock) {
     blocks_[self.next].prev = tail;
-  else
+  } else {
     segments_[self.segment].last = tail;
+  }
   self.next = tail;
   self.size = rounded;
   free_block(tail);

@@ -25,8 +25,15 @@
 // expandable_segments:True (Note [Expandable Segments]) instead keeps one growing virtual segment
 // per (stream, pool), mapped in pages of 2 MiB (small pool) or 20 MiB (large pool): a request
 // that fits no free block maps only the pages it lacks at the segment's end (taking a free block
-// at the end into the request), and any rest of at least 512 B is split off in both pools.
-// Simplification: pages are unmapped (on the out-of-memory path) only at a segment's end.
+// at the end into the request), and any rest of at least 512 B is split off in both pools. Best
+// fit passes over the segment's end block when another free block holds the request (its
+// expandable size, the end block's with the unmapped space after it, is the larger:
+// get_free_block). On the out-of-memory path every whole page inside a free block is unmapped
+// (release_cached_blocks -> unmap_block); the segment's end shrinks, a hole inside is mapped again
+// when its block is handed out. Simplification: a hole is refilled by the block around it, not
+// by a new request placed in the lowest hole (find_expandable_block).
+// Ties between free blocks of one size go to the earlier segment, then the lower offset: address
+// order, approximated.
 // Sources: pytorch/pytorch c10/cuda/CUDACachingAllocator.cpp (round_size, get_pool,
 // get_allocation_size, get_free_block, should_split, try_merge_blocks, release_cached_blocks,
 // ExpandableSegment), commit 001074d2 (2024, ~v2.5); the rules are unchanged in later releases
@@ -66,18 +73,25 @@ struct AllocatorStats {
   std::int64_t peak_allocated = 0;
   std::int64_t peak_reserved = 0;
   std::int64_t segments = 0;       // cudaMalloc calls (expandable: page mappings)
-  std::int64_t retries = 0;        // frees of the cache on the way to a cudaMalloc that fit
-  std::int64_t out_of_memory = 0;  // requests that could not be met within the capacity
+  std::int64_t retries = 0;        // cache releases before a retried cudaMalloc (met or not)
+  std::int64_t out_of_memory = 0;  // requests that could not be met within the capacity (0 or 1)
+  std::int64_t first_out_of_memory_bytes = 0;  // the first such request's size; 0: none
 };
+
+// The largest request the model takes (1 PiB): sums of live requests stay far inside int64.
+inline constexpr std::int64_t kAllocatorMaxRequest = std::int64_t{1} << 50;
 
 class CachingAllocator {
  public:
   // `capacity_bytes`: what the allocator may hold (the device's memory less what lives outside
-  // it); <= 0: unlimited (segments are never released).
+  // it); <= 0: unlimited (segments are never released). After the first request that finds no
+  // room the capacity is lifted: the run has failed there, and the figures go on to what it
+  // would need (which also keeps a replay of a layout far over its memory linear in time).
   explicit CachingAllocator(bool expandable_segments = false, std::int64_t capacity_bytes = 0);
 
-  // A tensor of `bytes` (> 0) on `stream`; returns its handle. Out of memory is counted in the
-  // stats and the request is still served (so that a replay goes on and reports the peak).
+  // A tensor of `bytes` (0 < bytes <= kAllocatorMaxRequest, else std::invalid_argument) on
+  // `stream`; returns its handle. Out of memory is counted in the stats and the request is still
+  // served (so that a replay may go on).
   std::uint32_t allocate(std::int64_t bytes, std::uint32_t stream);
   // Frees the whole tensor.
   void free(std::uint32_t handle);
@@ -92,11 +106,13 @@ class CachingAllocator {
   void reset_peaks();
 
  private:
+  static constexpr std::uint32_t kNoBlock = 0xFFFFFFFFu;
   struct Block {
     std::uint32_t segment = 0;
     std::int64_t address = 0;  // offset in its segment
     std::int64_t size = 0;
     std::int64_t requested = 0;  // 0: free
+    std::int64_t unmapped = 0;   // expandable, free: bytes of its whole pages unmapped
     bool free = true;
     std::uint32_t prev = kNoBlock;  // neighbours in the segment, by address
     std::uint32_t next = kNoBlock;
@@ -104,16 +120,19 @@ class CachingAllocator {
   struct Segment {
     std::uint32_t stream = 0;
     bool small = false;
-    std::int64_t size = 0;  // bytes held (expandable: mapped)
+    std::int64_t size = 0;  // bytes held (expandable: its extent, mapped or not)
     bool released = false;
     std::uint32_t last = kNoBlock;  // the block at its end
+    std::uint32_t live_index = 0;   // its place in live_segments_ (not expandable)
   };
-  static constexpr std::uint32_t kNoBlock = 0xFFFFFFFFu;
   // Free blocks per (stream, pool) key, ordered by (size, segment, address): best fit.
   using FreeKey = std::tuple<std::int64_t, std::uint32_t, std::int64_t, std::uint32_t>;
 
   std::uint64_t pool_key(std::uint32_t stream, bool small) const {
     return (static_cast<std::uint64_t>(stream) << 1) | (small ? 1u : 0u);
+  }
+  std::int64_t page_of(const Segment& s) const {
+    return s.small ? kAllocatorSmallBuffer : kAllocatorLargeBuffer;
   }
   void insert_free(std::uint32_t b);
   void erase_free(std::uint32_t b);
@@ -121,7 +140,11 @@ class CachingAllocator {
   std::uint32_t find_free(std::uint32_t stream, bool small, std::int64_t rounded) const;
   std::uint32_t grow(std::uint32_t stream, bool small, std::int64_t rounded);
   bool fits_capacity(std::int64_t more) const;
+  // Makes room for `more` bytes more: when they do not fit, the cache is released and a retry
+  // counted; when they still do not, out of memory is counted (with `request`, the request).
+  void make_room(std::int64_t more, std::int64_t request);
   void release_cached();
+  void release_expandable(Segment& seg);
   void hand_out(std::uint32_t b, std::int64_t rounded, std::int64_t bytes, bool small);
   void free_block(std::uint32_t b);
   void note_peaks();
@@ -130,6 +153,7 @@ class CachingAllocator {
   std::int64_t capacity_;
   std::vector<Block> blocks_;
   std::vector<Segment> segments_;
+  std::vector<std::uint32_t> live_segments_;  // segments not released (not expandable)
   std::map<std::uint64_t, std::set<FreeKey>> free_;
   std::map<std::uint64_t, std::uint32_t> expandable_segment_;  // (stream, pool) -> segment
   AllocatorStats stats_;

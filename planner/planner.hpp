@@ -6,10 +6,9 @@
 // Selection for the simulate tier: the `top` best estimates (default 16) plus every candidate
 // whose estimate is within `within` (10 %) of the best, at most `max_simulate` (64) in all, in
 // order of estimate. A simulated candidate that check_scenario rejects, or whose simulated
-// peak (the caching allocator's reserved memory plus the CUDA context and NCCL buffers,
+// peak (the caching allocator's allocated memory plus the CUDA context and NCCL buffers,
 // report/memory/allocator_replay.hpp) is over HBM x (1 - headroom), is reported as rejected and
-// not ranked; the headroom stands for what is not modelled (fragmentation among the tensors the
-// ledger allocates as one block, workspaces).
+// not ranked; the headroom stands for the allocator's fragmentation and workspaces.
 //
 // Threads share the index space in blocks; every accumulator is ordered by (figure, index), so
 // the result is the same whatever the thread count (screen_tally.hpp). Processes (MPI ranks)

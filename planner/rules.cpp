@@ -10,6 +10,7 @@
 #include "strategies/layers/checkpoint_groups.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
+#include "strategies/schedules/schedule_family.hpp"
 
 namespace parasim::plan {
 namespace {
@@ -21,9 +22,9 @@ using strat::TpPlacement;
 // pp x tp x replicas ranks).
 bool uneven_groups(int tp, int replicas, int pp, int gpn) {
   thread_local std::unordered_map<std::uint64_t, bool> cache;
-  const std::uint64_t key = (static_cast<std::uint64_t>(tp) << 48) ^
-                            (static_cast<std::uint64_t>(replicas) << 28) ^
-                            (static_cast<std::uint64_t>(pp) << 14) ^ static_cast<std::uint64_t>(gpn);
+  const std::uint64_t key =
+      (static_cast<std::uint64_t>(tp) << 48) ^ (static_cast<std::uint64_t>(replicas) << 28) ^
+      (static_cast<std::uint64_t>(pp) << 14) ^ static_cast<std::uint64_t>(gpn);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   bool uneven = false;
@@ -45,39 +46,59 @@ bool uneven_groups(int tp, int replicas, int pp, int gpn) {
 
 const char* reason_text(Reason r) {
   switch (r) {
-    case Reason::kOk: return "valid";
-    case Reason::kHeads: return "tp does not divide the heads or kv heads";
+    case Reason::kOk:
+      return "valid";
+    case Reason::kHeads:
+      return "tp does not divide the heads or kv heads";
     case Reason::kLayers:
       return "no split of the layers: pp x chunks does not divide them, and no edge split";
-    case Reason::kChunks: return "chunks > 1 without interleaved-1f1b";
-    case Reason::kInterleavedBatch: return "interleaved-1f1b: micro-batches not a multiple of pp";
-    case Reason::kAsync: return "asynchronous schedule with dp > 1, ZeRO or not adamw";
-    case Reason::kZero3: return "ZeRO-3 with a schedule other than gpipe or 1f1b";
+    case Reason::kChunks:
+      return "chunks > 1 without interleaved-1f1b";
+    case Reason::kInterleavedBatch:
+      return "interleaved-1f1b: micro-batches not in groups of pp (or microbatch_group)";
+    case Reason::kAsync:
+      return "asynchronous schedule with dp > 1, ZeRO or not adamw";
+    case Reason::kZero3:
+      return "ZeRO-3 with a schedule other than gpipe or 1f1b";
     case Reason::kFsdp2:
       return "FSDP2: not gpipe, 1f1b or interleaved-1f1b, experts, a low-rank placement, or "
              "parallel.fsdp's replicas or reshard group not dividing";
-    case Reason::kPlacement: return "TP placement does not apply (TSP or low-rank rules)";
-    case Reason::kBatch: return "global batch not a multiple of micro-batch x dp";
+    case Reason::kPlacement:
+      return "TP placement does not apply (TSP or low-rank rules)";
+    case Reason::kBatch:
+      return "global batch not a multiple of micro-batch x dp";
     case Reason::kContextParallel:
       return "cp rules (flash, sequence split, no interleaving)";
-    case Reason::kTpNodes: return "tp and the node size (divide it, or a multiple of it)";
-    case Reason::kUnevenGroups: return "data-parallel groups uneven on nodes";
-    case Reason::kRails: return "rails-only fabric: hop off its rail";
-    case Reason::kHidden: return "tp does not divide hidden or ffn_hidden";
-    case Reason::kSequenceParallel: return "sequence parallel with tp 1";
+    case Reason::kTpNodes:
+      return "tp and the node size (divide it, or a multiple of it)";
+    case Reason::kUnevenGroups:
+      return "data-parallel groups uneven on nodes";
+    case Reason::kRails:
+      return "rails-only fabric: hop off its rail";
+    case Reason::kHidden:
+      return "tp does not divide hidden or ffn_hidden";
+    case Reason::kSequenceParallel:
+      return "sequence parallel with tp 1";
     case Reason::kExperts:
       return "experts: ep must divide them, etp x ep fold over a stage, SP with tp > 1";
-    case Reason::kPrecision: return "no peak FLOP rate for the precision, or the device cannot run the FP8 recipe";
-    case Reason::kStaleness: return "staleness over search.max_staleness";
+    case Reason::kPrecision:
+      return "no peak FLOP rate for the precision, or the device cannot run the FP8 recipe";
+    case Reason::kStaleness:
+      return "staleness over search.max_staleness";
     case Reason::kDuplicate:
       return "same run as another candidate (pp 1 schedules; flash + selective; etp = tp)";
     case Reason::kScheduleMemory:
       return "zb-1p/zb-2p: one forward keeps more than the schedule's memory limit";
-    case Reason::kMemory: return "peak memory over HBM x (1 - headroom) (screen)";
-    case Reason::kSimulatedMemory: return "peak memory over HBM x (1 - headroom) (simulated)";
-    case Reason::kValidate: return "rejected by validate";
-    case Reason::kTrainer: return "the trainer (plan --for) cannot run it";
-    case Reason::kCount: break;
+    case Reason::kMemory:
+      return "peak memory over HBM x (1 - headroom) (screen)";
+    case Reason::kSimulatedMemory:
+      return "peak memory over HBM x (1 - headroom) (simulated)";
+    case Reason::kValidate:
+      return "rejected by validate";
+    case Reason::kTrainer:
+      return "the trainer (plan --for) cannot run it";
+    case Reason::kCount:
+      break;
   }
   return "?";
 }
@@ -193,7 +214,8 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
     return Reason::kBatch;
   }
   const long long mbs = t.global_batch / per_step;
-  if (c.schedule == PipelineSchedule::kInterleaved && mbs % c.pp != 0) {
+  if (c.schedule == PipelineSchedule::kInterleaved &&
+      strat::interleaved_group_problem(c.pp, mbs, base.parallel.microbatch_group)) {
     return Reason::kInterleavedBatch;
   }
   if (async && (c.optimizer != strat::OptimizerKind::kAdamW || c.dp != 1 || c.zero_stage != 0)) {
@@ -219,9 +241,9 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   }
   if (low_rank && c.placement == TpPlacement::kMegatron) return Reason::kPlacement;
   if (c.placement == TpPlacement::kTsp) {
-    if (c.tp == 1 || low_rank || c.sequence_parallel || c.cp > 1 || c.attention != strat::AttentionKind::kFlash ||
-        m.seq_len % c.tp != 0 || c.zero_stage == 3 || zero_bubble ||
-        c.recompute == cost::Recompute::kSelective) {
+    if (c.tp == 1 || low_rank || c.sequence_parallel || c.cp > 1 ||
+        c.attention != strat::AttentionKind::kFlash || m.seq_len % c.tp != 0 || c.zero_stage == 3 ||
+        zero_bubble || c.recompute == cost::Recompute::kSelective) {
       return Reason::kPlacement;
     }
     const int buckets = base.parallel.tsp_kv_buckets;
@@ -294,8 +316,7 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
          cost::deepep_group_problem(etp * c.ep, node_size(base, c)))) {
       return Reason::kExperts;
     }
-  } else if (c.ep > 1 || (c.etp > 0 && c.etp != c.tp) ||
-             base.parallel.moe_shared_expert_overlap) {
+  } else if (c.ep > 1 || (c.etp > 0 && c.etp != c.tp) || base.parallel.moe_shared_expert_overlap) {
     return Reason::kExperts;
   }
   if (base.cluster.device.peak(t.precision).flop_per_s <= 0) return Reason::kPrecision;
@@ -309,9 +330,10 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
     }
     const strat::Fp8Spec f = strat::fp8_with_recipe(t.fp8, c.recipe);
     if (f.param_gather) {
-      const bool te = cost::quant_recipe_info(c.recipe).library ==
-                      cost::QuantLibrary::kTransformerEngine;
-      if (te ? (c.zero_stage < 1 || c.zero_stage > 2) : c.zero_stage != 3) return Reason::kPrecision;
+      const bool te =
+          cost::quant_recipe_info(c.recipe).library == cost::QuantLibrary::kTransformerEngine;
+      if (te ? (c.zero_stage < 1 || c.zero_stage > 2) : c.zero_stage != 3)
+        return Reason::kPrecision;
     }
     if (std::max(f.bf16_layers_at_start, f.bf16_layers_at_end) > m.layers / c.pp ||
         f.bf16_layers_at_start + f.bf16_layers_at_end >= m.layers) {

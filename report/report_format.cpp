@@ -232,15 +232,15 @@ void memory_section(std::string& o, const strat::Scenario& s, const strat::StepR
          m.fits_in_hbm ? "" : "  DOES NOT FIT", parts);
     std::string retries;
     if (m.allocator_out_of_memory > 0) {
-      retries = fmt::format("; {} request{} found no room: out of memory",
-                            m.allocator_out_of_memory, m.allocator_out_of_memory == 1 ? "" : "s");
+      retries = fmt::format("; the segments would not fit: a request of {} found no room",
+                            gib(m.allocator_out_of_memory_bytes));
     } else if (m.allocator_retries > 0) {
-      retries = fmt::format("; cache freed {} time{} to make room (num_alloc_retries: each a "
-                            "synchronize and cudaFree)",
+      retries = fmt::format("; cache freed {} time{} per step to make room (num_alloc_retries: "
+                            "each a synchronize and cudaFree)",
                             m.allocator_retries, m.allocator_retries == 1 ? "" : "s");
     }
-    line(o, "  {:<28} {:>11}  allocated {}, reserved {} (+{} cached){}", "",
-         "= " + gib(m.reserved_bytes), gib(m.allocated_bytes), gib(m.reserved_bytes),
+    line(o, "  {:<28} {:>11}  allocated; reserved {} (+{} cached){}", "",
+         "= " + gib(m.allocated_bytes), gib(m.reserved_bytes),
          gib(m.reserved_bytes - m.allocated_bytes), retries);
     std::string extra =
         m.dispatch_buffer_bytes > 0 ? ", DeepEP buffers " + gib(m.dispatch_buffer_bytes) : "";
@@ -342,7 +342,8 @@ nlohmann::ordered_json report_to_json(const strat::Scenario& sc, const strat::St
     allocated.push_back(m.allocated_bytes);
     reserved.push_back(m.reserved_bytes);
     retries.push_back({{"retries", m.allocator_retries},
-                       {"out_of_memory", m.allocator_out_of_memory}});
+                       {"out_of_memory", m.allocator_out_of_memory},
+                       {"out_of_memory_request_bytes", m.allocator_out_of_memory_bytes}});
   }
   j["allocated_memory_bytes"] = allocated;
   j["reserved_memory_bytes"] = reserved;

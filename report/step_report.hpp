@@ -42,15 +42,16 @@ struct DeviceMemory {
   // (max_memory_reserved), the retries (cache freed to make room) and requests it could not meet.
   double allocated_bytes = 0;
   double reserved_bytes = 0;
-  std::int64_t allocator_retries = 0;
+  std::int64_t allocator_retries = 0;        // per step
+  // 1: a request found no room for the reserved segments within the HBM (and its size)
   std::int64_t allocator_out_of_memory = 0;
+  double allocator_out_of_memory_bytes = 0;
   double cuda_context_bytes = 0;   // outside the allocator (costmodel/non_tensor_memory.hpp)
   double nccl_buffer_bytes = 0;    // outside the allocator: its communicators' buffers
   double dispatch_buffer_bytes = 0;  // outside the allocator: DeepEP's buffers (flex dispatcher)
   double userbuffer_bytes = 0;  // outside the allocator: TE's userbuffers (tp_comm_overlap)
-  double device_bytes = 0;  // reserved_bytes + the four outside the allocator
-  // device_bytes <= the device's HBM capacity and the allocator met every request
-  bool fits_in_hbm = true;
+  double device_bytes = 0;  // allocated_bytes + the four outside the allocator
+  bool fits_in_hbm = true;  // device_bytes <= the device's HBM capacity
   std::vector<std::pair<std::string, double>> breakdown_bytes;  // category -> bytes at the peak
 };
 

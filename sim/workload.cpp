@@ -159,10 +159,10 @@ std::uint8_t Workload::memory_category(std::string_view name) {
 }
 
 void Workload::set_memory(OpId op, std::uint8_t category, std::int64_t at_start,
-                          std::int64_t at_end) {
+                          std::int64_t at_end, std::uint64_t tag) {
   assert(op < ops_.size() && category < memory_categories_.size());
-  if (at_start != 0) memory_pieces_.push_back(MemoryPiece{op, category, true, at_start});
-  if (at_end != 0) memory_pieces_.push_back(MemoryPiece{op, category, false, at_end});
+  if (at_start != 0) memory_pieces_.push_back(MemoryPiece{op, category, true, at_start, tag});
+  if (at_end != 0) memory_pieces_.push_back(MemoryPiece{op, category, false, at_end, tag});
   std::uint32_t* link = &ops_[op].memory;
   while (*link != kNone) {
     MemoryDelta& d = memory_deltas_[*link];

@@ -136,6 +136,9 @@ struct MemoryPiece {
   std::uint8_t category = 0;
   bool at_start = true;
   std::int64_t bytes = 0;  // > 0 allocates, < 0 frees
+  // Which tensor, where the builder says (0: not said): a free names the allocation it ends by its
+  // tag and size.
+  std::uint64_t tag = 0;
 };
 
 struct MemoryDelta {
@@ -206,7 +209,9 @@ class Workload {
   void set_issue(OpId gpu_op, OpId host_op, Time issue_first, Time issue_last,
                  Time last_body = Time::zero());
 
-  void set_memory(OpId op, std::uint8_t category, std::int64_t at_start, std::int64_t at_end);
+  // `tag` names the tensor for the allocator replay (MemoryPiece::tag); the ledger ignores it.
+  void set_memory(OpId op, std::uint8_t category, std::int64_t at_start, std::int64_t at_end,
+                  std::uint64_t tag = 0);
   std::uint8_t memory_category(std::string_view name);  // interned, at most kMaxMemoryCategories
   void set_base_memory(DeviceId device, std::uint8_t category, std::int64_t bytes);
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 #include <nlohmann/ordered_map.hpp>
 
@@ -25,6 +24,12 @@ using strat::Scenario;
 // The seam of the pipeline schedule (see megatron_export.cpp).
 void map_schedule(const Scenario& s, ExportContext& c) {
   const auto& p = s.parallel;
+  if (p.schedule != PipelineSchedule::kInterleaved) {
+    c.unused("/parallel/microbatch_group", "read with interleaved-1f1b only");
+  } else {
+    c.part_of_refused("/parallel/microbatch_group",
+                      "the interleaved schedule (see /parallel/schedule)");
+  }
   if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
     c.unused("/parallel/schedule", "no pipeline (pp 1)");
     c.unused("/parallel/chunks", "no pipeline (pp 1)");
@@ -69,10 +74,9 @@ void map_schedule(const Scenario& s, ExportContext& c) {
 long long largest_stage_gradients(const Scenario& s) {
   double most = 0;
   for (int st = 0; st < s.parallel.pp; ++st) {
-    most = std::max(most, s.stage_layer_count(st) * strat::layer_params_per_tp_rank(
-                                                        s.model, s.parallel.tp) +
-                              strat::embedding_params_per_tp_rank(s.model, s.parallel.tp, st,
-                                                                  s.parallel.pp));
+    most = std::max(
+        most, s.stage_layer_count(st) * strat::layer_params_per_tp_rank(s.model, s.parallel.tp) +
+                  strat::embedding_params_per_tp_rank(s.model, s.parallel.tp, st, s.parallel.pp));
   }
   return static_cast<long long>(std::ceil(most));
 }
@@ -115,9 +119,8 @@ void map_reduction(const Scenario& s, ExportContext& c, Json& zero) {
   }
   // ZeRO-3's gradients are reduce-scattered layer by layer as the backward produces them
   // (the builder's zero3_reduce), whatever the framework's policy for whole buckets.
-  const bool overlapped =
-      p.zero_stage == 3 ||
-      s.training.framework.gradient_reduction == strat::GradientReduction::kOverlapped;
+  const bool overlapped = p.zero_stage == 3 || s.training.framework.gradient_reduction ==
+                                                   strat::GradientReduction::kOverlapped;
   const long long all = largest_stage_gradients(s);
   const long long elements = p.dp_bucket.value <= 0 ? all : bucket_elements(s);
   const bool one_bucket = elements >= all;
@@ -125,8 +128,8 @@ void map_reduction(const Scenario& s, ExportContext& c, Json& zero) {
   if (p.zero_stage == 0) {
     // The engine's buckets match the scenario's: the same size after the backward, or one
     // bucket of every gradient either way.
-    const bool exact = (one_bucket && all <= kEngineBucket) ||
-                       (!overlapped && elements == kEngineBucket);
+    const bool exact =
+        (one_bucket && all <= kEngineBucket) || (!overlapped && elements == kEngineBucket);
     if (exact) {
       c.mapped("/parallel/dp_bucket",
                "DeepSpeed's engine: after the backward in buckets of 5e8 gradients (no setting)");
@@ -149,8 +152,8 @@ void map_reduction(const Scenario& s, ExportContext& c, Json& zero) {
     // bucket buffer of one layer's gradients (workload_builder.cpp): DeepSpeed does the same with
     // a bucket of exactly one layer's gradients, flushed when the next layer's first gradient
     // would overflow it (stage3.py reduce_independent_p_g_buckets_and_remove_grads).
-    const long long layer = static_cast<long long>(
-        std::ceil(strat::layer_params_per_tp_rank(s.model, p.tp)));
+    const long long layer =
+        static_cast<long long>(std::ceil(strat::layer_params_per_tp_rank(s.model, p.tp)));
     zero["overlap_comm"] = true;
     zero["reduce_bucket_size"] = layer;
     zero["allgather_bucket_size"] = layer;
@@ -224,8 +227,9 @@ void map_parallel(const Scenario& s, ExportContext& c, Json& j) {
                           "DistributedAttention, is set up in model code; its configuration has "
                           "no key for it)"
                         : "context parallelism (ring attention)",
-             all_to_all ? "megatron (--cp-comm-type a2a, a2a+p2p)"
-                        : "megatron (--context-parallel-size), torchtitan (context_parallel_degree)",
+             all_to_all
+                 ? "megatron (--cp-comm-type a2a, a2a+p2p)"
+                 : "megatron (--context-parallel-size), torchtitan (context_parallel_degree)",
              "no context parallelism");
     c.part_of_refused("/parallel/cp_variant", "part of the refused context parallelism");
     c.part_of_refused("/parallel/cp_a2a_size", "part of the refused context parallelism");

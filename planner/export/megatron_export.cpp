@@ -4,9 +4,9 @@
 
 #include "planner/export/export_common.hpp"
 #include "planner/export/fp8_export.hpp"
+#include "planner/export/megatron_experts.hpp"
 #include "planner/export/offload_export.hpp"
 #include "planner/export/tp_overlap_export.hpp"
-#include "planner/export/megatron_experts.hpp"
 
 namespace parasim::exporter {
 namespace {
@@ -22,6 +22,9 @@ std::string num(long long v) {
 // schedule added to the scenario without a case fails loudly (tests/planner).
 void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
   const auto& p = s.parallel;
+  if (p.schedule != PipelineSchedule::kInterleaved) {
+    c.unused("/parallel/microbatch_group", "read with interleaved-1f1b only");
+  }
   if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
     c.unused("/parallel/schedule", "no pipeline (pp 1)");
     c.unused("/parallel/chunks", "no pipeline (pp 1)");
@@ -38,6 +41,13 @@ void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
       a.add("--num-layers-per-virtual-pipeline-stage", num(s.virtual_stage_layers(0)));
       c.mapped("/parallel/schedule", "interleaved 1F1B (virtual pipeline)");
       c.mapped("/parallel/chunks", "--num-layers-per-virtual-pipeline-stage");
+      if (p.microbatch_group > 0) {
+        a.add("--microbatch-group-size-per-virtual-pipeline-stage", num(p.microbatch_group));
+        c.mapped("/parallel/microbatch_group",
+                 "--microbatch-group-size-per-virtual-pipeline-stage");
+      } else {
+        c.unused("/parallel/microbatch_group", "Megatron's default group, pp micro-batches");
+      }
       return;
     case PipelineSchedule::kGpipe:
       c.cannot("/parallel/schedule", "the gpipe schedule (all forwards, then all backwards)",
@@ -309,8 +319,10 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
       a.add("--recompute-granularity", "selective");
       if (names.empty()) a.add("--recompute-modules");
       for (std::size_t i = 0; i < names.size(); ++i) {
-        if (i == 0) a.add("--recompute-modules", names[i]);
-        else a.add(names[i]);  // the list's next word
+        if (i == 0)
+          a.add("--recompute-modules", names[i]);
+        else
+          a.add(names[i]);  // the list's next word
       }
       c.mapped("/training/recompute", "--recompute-granularity selective --recompute-modules");
       c.mapped("/training/recompute_modules", "--recompute-modules");
@@ -341,10 +353,9 @@ void map_training(const Scenario& s, ExportContext& c, ArgList& a) {
           t.recompute_method == cost::RecomputeMethod::kEveryNth && t.recompute_num_layers > 1;
       a.add("--recompute-granularity", "full");
       a.add("--recompute-method", block ? "block" : "uniform");
-      a.add("--recompute-num-layers",
-            t.recompute_method == cost::RecomputeMethod::kEveryNth
-                ? "1"
-                : std::to_string(t.recompute_num_layers));
+      a.add("--recompute-num-layers", t.recompute_method == cost::RecomputeMethod::kEveryNth
+                                          ? "1"
+                                          : std::to_string(t.recompute_num_layers));
       c.mapped("/training/recompute", "--recompute-granularity full");
       if (every_nth) {
         c.cannot("/training/recompute_method",
@@ -419,8 +430,8 @@ void map_model(const Scenario& s, ExportContext& c, ArgList& a) {
   if (!m.linear_bias) a.add("--disable-bias-linear");
   c.mapped("/model/linear_bias", m.linear_bias ? "biases (no flag)" : "--disable-bias-linear");
   if (m.qkv_bias && !m.linear_bias) a.add("--add-qkv-bias");
-  c.mapped("/model/qkv_bias", m.qkv_bias && !m.linear_bias ? "--add-qkv-bias"
-                                                           : "with /model/linear_bias");
+  c.mapped("/model/qkv_bias",
+           m.qkv_bias && !m.linear_bias ? "--add-qkv-bias" : "with /model/linear_bias");
   a.add("--position-embedding-type", m.learned_positions ? "learned_absolute" : "rope");
   c.mapped("/model/learned_positions", "--position-embedding-type");
 }

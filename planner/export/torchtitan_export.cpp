@@ -10,9 +10,9 @@
 #include "planner/export/fp8_export.hpp"
 #include "planner/export/offload_export.hpp"
 #include "planner/export/recompute_export.hpp"
-#include "planner/export/tp_overlap_export.hpp"
 #include "planner/export/torchtitan_experts.hpp"
 #include "planner/export/torchtitan_settings.hpp"
+#include "planner/export/tp_overlap_export.hpp"
 
 namespace parasim::exporter {
 namespace {
@@ -101,6 +101,17 @@ void map_stage_split(const Scenario& s, ExportContext& c, Settings& out) {
 // schedule names, which torchtitan passes to get_schedule_class.
 void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
   const auto& p = s.parallel;
+  if (p.schedule != PipelineSchedule::kInterleaved) {
+    c.unused("/parallel/microbatch_group", "read with interleaved-1f1b only");
+  } else if (p.microbatch_group > 0 && p.microbatch_group != p.pp) {
+    c.cannot("/parallel/microbatch_group",
+             fmt::format("interleaving in groups of {} micro-batches per chunk (Megatron-core's "
+                         "--microbatch-group-size-per-virtual-pipeline-stage)",
+                         p.microbatch_group),
+             "megatron", "Interleaved1F1B's rounds of pp micro-batches");
+  } else {
+    c.unused("/parallel/microbatch_group", "Interleaved1F1B's rounds of pp micro-batches");
+  }
   if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
     c.unused("/parallel/schedule", "no pipeline (pp 1)");
     c.unused("/parallel/chunks", "no pipeline (pp 1)");
@@ -270,7 +281,7 @@ void map_parallel(const Scenario& s, const std::string& version, ExportContext& 
     // methods pass K/V); it has no head-scattering all-to-all (Ulysses).
     c.cannot("/parallel/cp_variant",
              p.cp_comm == strat::CpComm::kAllToAll ? "Ulysses all-to-all context parallelism"
-                                                    : "hierarchical a2a+p2p context parallelism",
+                                                   : "hierarchical a2a+p2p context parallelism",
              "megatron (--cp-comm-type a2a, a2a+p2p)",
              "ring attention with torchtitan's default rotate method");
     return;
@@ -307,10 +318,10 @@ void map_training(const Scenario& s, ExportContext& c, Settings& out) {
   if (t.precision == cost::Dtype::kFp16) {
     c.cannot("/training/precision", "fp16 training", "megatron, deepspeed", "bfloat16");
   } else {
-    c.mapped("/training/precision",
-             t.fp8.enabled() ? "mixed_precision_param bfloat16, the linears in FP8 (see "
-                               "/training/fp8/recipe)"
-                             : "mixed_precision_param");
+    c.mapped("/training/precision", t.fp8.enabled()
+                                        ? "mixed_precision_param bfloat16, the linears in FP8 (see "
+                                          "/training/fp8/recipe)"
+                                        : "mixed_precision_param");
   }
   out.set("training", "mixed_precision_param",
           t.precision == cost::Dtype::kFp32 ? "float32" : "bfloat16");
@@ -430,8 +441,9 @@ std::string map_recompute(const Scenario& s, ExportContext& c, bool layer_sac,
 void map_model(const Scenario& s, ExportContext& c, const std::string& version,
                const TorchtitanModel& model) {
   const auto& m = s.model;
-  const std::string llama = model.module == "llama3" ? "Llama 3's architecture in torchtitan"
-                                                   : "the " + model.module + " model in torchtitan";
+  const std::string llama = model.module == "llama3"
+                                ? "Llama 3's architecture in torchtitan"
+                                : "the " + model.module + " model in torchtitan";
   auto require = [&](bool ok, const char* path, const std::string& feature,
                      const std::string& closest) {
     if (ok) {
@@ -508,9 +520,10 @@ Rendered write_torchtitan(const Scenario& s, const ExportOptions& o, const std::
   cover_not_trainer(s, c);
   cover_launcher(s, c, "torchrun");
   if (s.training.allocator_kind() == strat::AllocatorKind::kCaching) {
-    c.note("torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF=expandable_segments:True; "
-           "the step was simulated with PyTorch's default caching allocator "
-           "(training.allocator \"caching\"): launch without it to run as simulated");
+    c.note(
+        "torchtitan's run_train.sh launches with PYTORCH_ALLOC_CONF=expandable_segments:True; "
+        "the step was simulated with PyTorch's default caching allocator "
+        "(training.allocator \"caching\"): launch without it to run as simulated");
   }
   cover_framework(s, c, Target::kTorchtitan);
   cover_placements(s, c);

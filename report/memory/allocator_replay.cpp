@@ -2,41 +2,49 @@
 #include "report/memory/allocator_replay.hpp"
 
 #include <map>
+#include <utility>
 
 #include "costmodel/caching_allocator.hpp"
 
 namespace parasim::strat {
 namespace {
 
-// Live allocations of one category by requested size, most recent last.
-using Live = std::map<std::int64_t, std::vector<std::uint32_t>>;
+// Live allocations of one category by (tag, requested size), most recent last.
+using Live = std::map<std::pair<std::uint64_t, std::int64_t>, std::vector<std::uint32_t>>;
 
-void take(Live& live, std::int64_t bytes, std::uint32_t handle) {
-  live[bytes].push_back(handle);
+void take(Live& live, std::uint64_t tag, std::int64_t bytes, std::uint32_t handle) {
+  live[{tag, bytes}].push_back(handle);
 }
 
-// Frees `bytes` of the category: the live allocation of exactly that size, else the tail of the
-// largest (whole ones while the largest is smaller; counted in `inexact`). Returns the bytes no
-// live allocation held.
-std::int64_t give_back(cost::CachingAllocator& a, Live& live, std::int64_t bytes,
-                       std::int64_t& inexact) {
-  const auto exact = live.find(bytes);
-  if (exact != live.end()) {
-    a.free(exact->second.back());
-    exact->second.pop_back();
-    if (exact->second.empty()) live.erase(exact);
-    return 0;
-  }
+// Frees the live allocation of `live` with this tag and size, if there is one.
+bool free_exact(cost::CachingAllocator& a, Live& live, std::uint64_t tag, std::int64_t bytes) {
+  const auto exact = live.find({tag, bytes});
+  if (exact == live.end()) return false;
+  a.free(exact->second.back());
+  exact->second.pop_back();
+  if (exact->second.empty()) live.erase(exact);
+  return true;
+}
+
+// Frees `bytes` of a category: the step's live allocation of this tag and size, else the base
+// one of this size, else the tail of the step's largest (whole ones while the largest is
+// smaller; counted in `inexact`). Returns the bytes no live allocation held.
+std::int64_t give_back(cost::CachingAllocator& a, Live& live, Live& base, std::uint64_t tag,
+                       std::int64_t bytes, std::int64_t& inexact) {
+  if (free_exact(a, live, tag, bytes) || free_exact(a, base, 0, bytes)) return 0;
   ++inexact;
   while (bytes > 0 && !live.empty()) {
-    auto largest = std::prev(live.end());
-    const std::int64_t size = largest->first;
+    auto largest = live.begin();
+    for (auto it = live.begin(); it != live.end(); ++it) {
+      if (it->first.second > largest->first.second) largest = it;
+    }
+    const auto [key_tag, size] = largest->first;
     const std::uint32_t h = largest->second.back();
     largest->second.pop_back();
     if (largest->second.empty()) live.erase(largest);
     if (size > bytes) {
       a.free_tail(h, bytes);
-      take(live, size - bytes, h);
+      take(live, key_tag, size - bytes, h);
       return 0;
     }
     a.free(h);
@@ -80,19 +88,29 @@ std::vector<AllocatorReplay> replay_allocator(const sim::Workload& w, const sim:
 
   std::vector<cost::CachingAllocator> alloc;
   std::vector<std::vector<Live>> live(devices, std::vector<Live>(categories + 1));
+  std::vector<std::vector<Live>> base(devices, std::vector<Live>(categories + 1));
   std::vector<AllocatorReplay> out(devices);
+  std::vector<bool> stopped(devices, false);  // a request over the model's limit: not replayed
+  const auto out_of_memory = [&](sim::DeviceId dev) { return stopped[dev]; };
   alloc.reserve(devices);
   for (sim::DeviceId dev = 0; dev < devices; ++dev) {
     const std::int64_t cap = dev < options.capacity_bytes.size() ? options.capacity_bytes[dev] : 0;
     alloc.emplace_back(options.expandable_segments, cap);
     const std::uint32_t stream = compute[dev] == sim::kNone ? 0 : compute[dev];
+    const auto base_allocation = [&](std::size_t c, std::int64_t bytes) {
+      if (bytes <= 0 || out_of_memory(dev)) return;
+      if (bytes > cost::kAllocatorMaxRequest) {
+        stopped[dev] = true;
+        out[dev].first_out_of_memory_bytes = bytes;
+        return;
+      }
+      take(base[dev][c], 0, bytes, alloc[dev].allocate(bytes, stream));
+    };
     for (std::size_t c = 0; c < categories; ++c) {
-      const std::int64_t bytes = w.base_memory(dev, static_cast<std::uint8_t>(c));
-      if (bytes > 0) take(live[dev][c], bytes, alloc[dev].allocate(bytes, stream));
+      base_allocation(c, w.base_memory(dev, static_cast<std::uint8_t>(c)));
     }
-    const std::int64_t extra =
-        dev < options.extra_base_bytes.size() ? options.extra_base_bytes[dev] : 0;
-    if (extra > 0) take(live[dev][categories], extra, alloc[dev].allocate(extra, stream));
+    base_allocation(categories,
+                    dev < options.extra_base_bytes.size() ? options.extra_base_bytes[dev] : 0);
     bool closed = true;
     for (std::size_t c = 0; c < categories; ++c) {
       closed = closed && net[dev * sim::kMaxMemoryCategories + c] == 0;
@@ -102,7 +120,7 @@ std::vector<AllocatorReplay> replay_allocator(const sim::Workload& w, const sim:
   const auto replay_once = [&](bool second) {
     for (const sim::MemoryEvent& e : r.memory_log) {
       const sim::DeviceId dev = w.device_of(e.op);
-      if (second && !out[dev].two_steps) continue;
+      if ((second && !out[dev].two_steps) || out_of_memory(dev)) continue;
       const sim::StreamId own = w.op(e.op).stream;
       const sim::StreamId stream = w.op(e.op).kind == sim::OpKind::kGroupMember &&
                                            w.stream(own).kind == sim::StreamKind::kDevice
@@ -112,24 +130,39 @@ std::vector<AllocatorReplay> replay_allocator(const sim::Workload& w, const sim:
         const sim::MemoryPiece& p = pieces[order[k]];
         if (p.at_start != e.at_start) continue;
         Live& l = live[dev][p.category];
-        if (p.bytes > 0) {
-          take(l, p.bytes, alloc[dev].allocate(p.bytes, stream));
-        } else {
-          out[dev].unmatched_free_bytes +=
-              give_back(alloc[dev], l, -p.bytes, out[dev].inexact_frees);
+        if (p.bytes > cost::kAllocatorMaxRequest) {
+          stopped[dev] = true;
+          out[dev].first_out_of_memory_bytes = p.bytes;
+          break;
         }
+        if (p.bytes > 0) {
+          take(l, p.tag, p.bytes, alloc[dev].allocate(p.bytes, stream));
+        } else if (p.bytes >= -cost::kAllocatorMaxRequest) {
+          out[dev].unmatched_free_bytes += give_back(alloc[dev], l, base[dev][p.category], p.tag,
+                                                     -p.bytes, out[dev].inexact_frees);
+        } else {
+          out[dev].unmatched_free_bytes += cost::kAllocatorMaxRequest;
+        }
+        if (out_of_memory(dev)) break;
       }
     }
   };
   replay_once(false);
+  std::vector<std::int64_t> first_retries(devices);
+  for (sim::DeviceId dev = 0; dev < devices; ++dev) {
+    first_retries[dev] = alloc[dev].stats().retries;
+  }
   replay_once(true);
   for (sim::DeviceId dev = 0; dev < devices; ++dev) {
     const auto& s = alloc[dev].stats();
     out[dev].requested_peak_bytes = static_cast<double>(s.peak_requested);
     out[dev].allocated_peak_bytes = static_cast<double>(s.peak_allocated);
     out[dev].reserved_peak_bytes = static_cast<double>(s.peak_reserved);
-    out[dev].retries = s.retries;
-    out[dev].out_of_memory = s.out_of_memory;
+    // Per step: the second replay's, when there was one.
+    const bool second = out[dev].two_steps && !stopped[dev] && s.out_of_memory == 0;
+    out[dev].retries = second ? s.retries - first_retries[dev] : s.retries;
+    out[dev].out_of_memory = stopped[dev] || s.out_of_memory > 0 ? 1 : 0;
+    if (s.out_of_memory > 0) out[dev].first_out_of_memory_bytes = s.first_out_of_memory_bytes;
   }
   return out;
 }

@@ -171,6 +171,10 @@ struct ParallelSpec {
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
   int chunks = 1;                  // v: model chunks per stage (interleaved-1f1b)
+  // interleaved-1f1b: micro-batches each chunk runs in a row before the next chunk (Megatron-core's
+  // microbatch_group_size_per_vp_stage, Llama 3's tunable N); 0: pp, Megatron's default.
+  int microbatch_group = 0;
+  int microbatch_group_or_pp() const { return microbatch_group > 0 ? microbatch_group : pp; }
   // Transformer layers of each virtual stage, in the order the layers run (virtual stage
   // vs = chunk x pp + stage): pp x chunks entries, each >= 1, summing to the layers. Empty: every
   // virtual stage holds layers / (pp x chunks). The parser also fills it from first_stage_layers /

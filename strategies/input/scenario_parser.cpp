@@ -456,6 +456,7 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
     p.schedule = std::get<ScheduleTraits>(s->traits).id;
   }
   assign(p.chunks, registered_integer(r, "/parallel/chunks"));
+  assign(p.microbatch_group, registered_integer(r, "/parallel/microbatch_group"));
   if (const json* sl = r.child("stage_layers", false)) {
     read_stage_layers(*sl, r.child_path("stage_layers"), d, limits, p);
   }

@@ -170,7 +170,8 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
                              (fsdp2_offload || p.offload.params ? 1 : 0) +
                              (p.offload.params ? 2 * m + 1 : 0);
     if (async) {
-      ScheduleShape shape{p.schedule, pp, sc.micro_batches(), chunks, steps.total};
+      ScheduleShape shape{p.schedule, pp, sc.micro_batches(), chunks, steps.total,
+                          p.microbatch_group};
       per_device += total_mb / backwards_per_update(shape) * (1 + step_host);
     } else {
       // Gradient buckets: at most one per parameter chunk (head, layers, embedding); one per

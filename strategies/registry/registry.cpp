@@ -157,7 +157,8 @@ std::vector<KindInfo> build_kinds() {
        "allocator",
        "/training/allocator",
        "PyTorch's CUDA caching allocator mode (PYTORCH_CUDA_ALLOC_CONF), which sets the reserved "
-       "memory the run holds and whether it fits; default: the framework's (docs/result.md#reserved-memory)",
+       "memory the run holds beside its allocated memory; default: the framework's "
+       "(docs/result.md#reserved-memory)",
        {}},
   };
 }

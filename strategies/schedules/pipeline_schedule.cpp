@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "strategies/registry/registry.hpp"
 #include "strategies/schedules/schedule_family.hpp"
@@ -35,27 +37,34 @@ void one_f_one_b(const ScheduleShape& sh, int stage, StagePlan& plan) {
   while (b < m) plan.items.push_back(backward(b++));
 }
 
-// Megatron-LM's interleaved schedule (schedules.py, forward_backward_pipelining_with_interleaving):
-// the k-th forward runs chunk (k / P) % v of micro-batch (k / (P v)) P + k % P; the k-th backward
-// runs the chunks in reverse. Warm-up: (P - s - 1) * 2 + (v - 1) * P forwards.
+// Megatron-core's interleaved schedule (pipeline_parallel/schedules.py, get_schedule_table and
+// get_pp_rank_microbatches): micro-batches in groups of G (microbatch_group, default P); within a
+// group each chunk in turn runs the group's micro-batches (a last group takes the rest). The
+// k-th forward runs table entry k, the k-th backward entry k with its chunk reversed. Warm-up:
+// (P - s - 1) * 2 + (v - 1) * G forwards. With G = P and m a multiple of P this is Megatron-LM's
+// original order: chunk (k / P) % v of micro-batch (k / (P v)) P + k % P.
 void interleaved(const ScheduleShape& sh, int stage, StagePlan& plan) {
   const int p = sh.stages, v = sh.chunks, m = sh.micro_batches;
+  const int g = sh.microbatch_group > 0 ? sh.microbatch_group : p;
   const int total = m * v;
-  auto mb_of = [&](int k) { return (k / (p * v)) * p + k % p; };
-  auto chunk_of = [&](int k, bool fwd) {
-    const int c = (k / p) % v;
-    return fwd ? c : v - 1 - c;
-  };
-  const int warmup = std::min((p - stage - 1) * 2 + (v - 1) * p, total);
-  int f = 0, b = 0;
-  for (; f < warmup; ++f) plan.items.push_back(forward(mb_of(f), chunk_of(f, true)));
-  while (f < total) {
-    plan.items.push_back(forward(mb_of(f), chunk_of(f, true)));
-    ++f;
-    plan.items.push_back(backward(mb_of(b), chunk_of(b, false)));
-    ++b;
+  std::vector<std::pair<int, int>> table;  // (micro-batch, chunk)
+  table.reserve(static_cast<std::size_t>(total));
+  for (int first = 0; first < m; first += g) {
+    const int end = first + g >= m ? m : first + g;
+    for (int c = 0; c < v; ++c) {
+      for (int mb = first; mb < end; ++mb) table.emplace_back(mb, c);
+    }
   }
-  for (; b < total; ++b) plan.items.push_back(backward(mb_of(b), chunk_of(b, false)));
+  auto fwd = [&](int k) { return forward(table[k].first, table[k].second); };
+  auto bwd = [&](int k) { return backward(table[k].first, v - 1 - table[k].second); };
+  const int warmup = std::min((p - stage - 1) * 2 + (v - 1) * g, total);
+  int f = 0, b = 0;
+  for (; f < warmup; ++f) plan.items.push_back(fwd(f));
+  while (f < total) {
+    plan.items.push_back(fwd(f++));
+    plan.items.push_back(bwd(b++));
+  }
+  for (; b < total; ++b) plan.items.push_back(bwd(b));
 }
 
 // Zero-bubble handcrafted schedules (Qi et al. 2024, sec. 3): 1F1B's order of F and B, with
@@ -154,13 +163,17 @@ void searched_stage_order(const ScheduleShape& sh, int stage, const ZeroBubbleOr
   plan.items = searched->stages[static_cast<std::size_t>(stage)];
 }
 
-bool is_asynchronous(PipelineSchedule s) { return schedule_traits(s).asynchronous; }
+bool is_asynchronous(PipelineSchedule s) {
+  return schedule_traits(s).asynchronous;
+}
 
 bool splits_weight_gradient(PipelineSchedule s) {
   return schedule_traits(s).splits_weight_gradient;
 }
 
-bool is_searched(PipelineSchedule s) { return schedule_traits(s).searched; }
+bool is_searched(PipelineSchedule s) {
+  return schedule_traits(s).searched;
+}
 
 int searched_memory_multiple(PipelineSchedule s) {
   return schedule_traits(s).searched_memory_multiple;
@@ -176,7 +189,9 @@ AsyncSteps simulated_steps(const ParallelSpec& p, int micro_batches) {
   return post_validation(p) ? kPostValidationSteps : AsyncSteps{1, 0};
 }
 
-bool stashes_weights(PipelineSchedule s) { return schedule_traits(s).stashes_weights; }
+bool stashes_weights(PipelineSchedule s) {
+  return schedule_traits(s).stashes_weights;
+}
 
 int backwards_per_update(const ScheduleShape& sh) {
   return sh.schedule == PipelineSchedule::kPipeDream ? 1 : sh.micro_batches;

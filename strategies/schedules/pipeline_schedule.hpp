@@ -67,6 +67,7 @@ struct ScheduleShape {
   int micro_batches = 1;      // m per optimizer step (a for PACI)
   int chunks = 1;             // v (interleaved)
   int steps = 1;              // global batches simulated (asynchronous schedules, post-validation)
+  int microbatch_group = 0;   // interleaved: micro-batches per chunk in a row; 0: P
 };
 
 struct ZeroBubbleOrder;  // zero_bubble_search.hpp

@@ -5,6 +5,7 @@
 // PACI), and the declarations of every schedule's order function (pipeline_schedule.cpp).
 // Internal to strategies/schedules/ and strategies/registry/.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ ParameterSpec post_validation_parameter(const std::string& default_value,
 
 // Rules of every asynchronous schedule: AdamW only, dp = 1 and zero_stage 0.
 std::vector<Rule> asynchronous_rules();
+
+// Interleaved 1F1B's micro-batch groups (Megatron-core, schedules.py): with `group` 0 (pp) the
+// micro-batch count must be a multiple of pp; else pp <= group <= micro-batches and the last
+// group is whole or at least pp. The problem in words, or none. Shared by the schedule's rule and
+// the planner's.
+std::optional<std::string> interleaved_group_problem(int pp, long long micro_batches, int group);
 
 // Closed forms several schedules share (StagePassTimes, entry.hpp):
 // GPipe and 1F1B, sum_s (F+B+W) + (m - 1) max (F+B+W) + hops (Huang et al. 2019; Narayanan et al.

@@ -1,6 +1,9 @@
 // Megatron-LM's interleaved 1F1B (Narayanan et al. 2021, arXiv 2104.04473, sec. 2.2).
 #include <fmt/format.h>
 
+#include <optional>
+#include <string>
+
 #include "strategies/schedules/schedule_family.hpp"
 #include "strategies/schedules/schedule_list.hpp"
 
@@ -19,28 +22,64 @@ void chunks_need_interleaved(const Scenario& s, cost::Diagnostics& d) {
   }
 }
 
-// Megatron's interleaved order advances in rounds of P micro-batches.
-void micro_batches_multiple_of_pp(const Scenario& s, cost::Diagnostics& d) {
+// Megatron's interleaved order advances in groups of G micro-batches (interleaved_group_problem).
+void micro_batch_groups(const Scenario& s, cost::Diagnostics& d) {
   const auto& p = s.parallel;
   const auto& t = s.training;
-  if (t.global_batch > 0 && t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) == 0 &&
-      (t.global_batch / (t.micro_batch * p.dp)) % p.pp != 0) {
-    d.add("/training/global_batch",
-          fmt::format("interleaved-1f1b needs the micro-batch count ({}) to be a multiple of pp "
-                      "({})",
-                      t.global_batch / (t.micro_batch * p.dp), p.pp));
+  if (t.global_batch <= 0 || t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0) {
+    return;  // the batch's own rule reports it
+  }
+  const long long m = t.global_batch / (static_cast<long long>(t.micro_batch) * p.dp);
+  if (const auto problem = interleaved_group_problem(p.pp, m, p.microbatch_group)) {
+    d.add(p.microbatch_group > 0 ? "/parallel/microbatch_group" : "/training/global_batch",
+          *problem);
+  }
+}
+
+void group_needs_interleaved(const Scenario& s, cost::Diagnostics& d) {
+  if (s.parallel.microbatch_group > 0) {
+    d.add("/parallel/microbatch_group",
+          "microbatch_group applies to \"schedule\": \"interleaved-1f1b\" only");
   }
 }
 
 }  // namespace
 
+std::optional<std::string> interleaved_group_problem(int pp, long long micro_batches, int group) {
+  if (group <= 0) {
+    if (micro_batches % pp == 0) return std::nullopt;
+    return fmt::format(
+        "interleaved-1f1b needs the micro-batch count ({}) to be a multiple of pp "
+        "({}), or a microbatch_group that fits it",
+        micro_batches, pp);
+  }
+  if (group < pp || group > micro_batches) {
+    return fmt::format(
+        "microbatch_group {} must lie between pp ({}) and the micro-batch count "
+        "({}), as Megatron-core requires",
+        group, pp, micro_batches);
+  }
+  const long long rest = micro_batches % group;
+  if (rest > 0 && rest < pp) {
+    return fmt::format(
+        "the micro-batch count ({}) leaves a last group of {} (under pp, {}) with "
+        "microbatch_group {}: make the remainder 0 or at least pp",
+        micro_batches, rest, pp, group);
+  }
+  return std::nullopt;
+}
+
 Entry interleaved_schedule() {
   Entry e;
   e.kind = EntryKind::kSchedule;
   e.name = e.value = "interleaved-1f1b";
-  e.description = "v model chunks per stage in Megatron's interleaved order; bubble (P-1)/(v m) "
-                  "of the ideal time, v times the point-to-point traffic; m a multiple of P";
-  e.paper = "Narayanan et al. 2021, arXiv 2104.04473";
+  e.description =
+      "v model chunks per stage in Megatron's interleaved order; bubble (P-1)/(v m) "
+      "of the ideal time, v times the point-to-point traffic; m a multiple of P, or "
+      "micro-batches in groups of N per chunk (Llama 3's tunable interleaving)";
+  e.paper =
+      "Narayanan et al. 2021, arXiv 2104.04473; groups of N: Llama 3 2024, arXiv 2407.21783 "
+      "sec. 3.3.2, and Megatron-core's microbatch_group_size_per_vp_stage";
   ParameterSpec chunks;
   chunks.path = "/parallel/chunks";
   chunks.unit = "model chunks";
@@ -49,8 +88,19 @@ Entry interleaved_schedule() {
   chunks.max = 64;
   chunks.meaning = "v; pp x v must divide the layers";
   chunks.when_not_taken = chunks_need_interleaved;
-  e.parameters = {chunks};
-  e.rules = {micro_batches_multiple_of_pp};
+  ParameterSpec group;
+  group.path = "/parallel/microbatch_group";
+  group.unit = "micro-batches";
+  group.default_value = "pp";
+  group.min = 1;
+  group.max = 1 << 16;
+  group.meaning =
+      "micro-batches each chunk runs in a row (Megatron-core's "
+      "--microbatch-group-size-per-virtual-pipeline-stage, Llama 3's N): from pp to "
+      "the micro-batch count; larger holds (v - 1) x N forwards in the warm-up";
+  group.when_not_taken = group_needs_interleaved;
+  e.parameters = {chunks, group};
+  e.rules = {micro_batch_groups};
   e.builder = "pipeline_schedule.cpp: interleaved";
   e.traits = ScheduleTraits{.id = PipelineSchedule::kInterleaved,
                             .order = interleaved_stage_order,

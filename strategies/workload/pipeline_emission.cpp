@@ -1,4 +1,5 @@
-// Workload builder: pipeline items per stage (queues, gates, cross-item dependencies) and the point-to-point transfers between stages.
+// Workload builder: pipeline items per stage (queues, gates, cross-item dependencies) and the
+// point-to-point transfers between stages.
 #include <optional>
 
 #include "strategies/data_parallel/zero3_gather_units.hpp"
@@ -41,7 +42,8 @@ void Builder::emit_stage(int stage) {
     if (dynamic) chain.assign(ranks, kNone);
     emit_item(stage, item, final_pass[i], chain);
     for (std::size_t k = 0; k < ranks && item.kind != ItemKind::kOptimizer; ++k) {
-      const std::size_t dev = index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
+      const std::size_t dev =
+          index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
       const OpId first = item_ops(dev, item.kind, item.chunk, item.micro_batch).first;
       for (OpId op : gate[k]) out_.workload.add_dependency(op, first);
       gate[k].clear();
@@ -101,7 +103,6 @@ void Builder::emit_stage(int stage) {
   }
 }
 
-
 void Builder::end_iteration(int stage, int step, std::vector<std::vector<OpId>>& gate) {
   auto& w = out_.workload;
   const OpId begin = static_cast<OpId>(w.op_count());
@@ -119,14 +120,14 @@ void Builder::end_iteration(int stage, int step, std::vector<std::vector<OpId>>&
     optimizer[k].last = op;
   }
   for (std::size_t k = 0; k < gate.size(); ++k) {
-    const std::size_t dev = index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
+    const std::size_t dev =
+        index(stage, static_cast<int>(k) / tp_sim_, static_cast<int>(k) % tp_sim_);
     grad_ready_[dev].clear();
     if (optimizer[k].first == kNone) continue;
     out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), optimizer[k].first,
                                       optimizer[k].last, ItemKind::kOptimizer, -1, 0, step});
   }
 }
-
 
 void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                         std::vector<OpId>& chain) {
@@ -139,13 +140,15 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       for (int r = 0; r < tp_sim_; ++r) fn(static_cast<std::size_t>(d * tp_sim_ + r), d, r);
     }
   };
-  for_each_rank([&](std::size_t k, int d, int r) { host_item_start(index(stage, d, r), item, chain[k]); });
+  for_each_rank(
+      [&](std::size_t k, int d, int r) { host_item_start(index(stage, d, r), item, chain[k]); });
   auto record = [&]() {
     for_each_rank([&](std::size_t k, int d, int r) {
       const std::size_t dev = index(stage, d, r);
       host_item_end(dev, item, chain[k]);
       if (item.kind != ItemKind::kOptimizer) {
-        item_ops(dev, item.kind, item.chunk, mb) = {first[k], chain[k], host_[dev].item_first, kNone};
+        item_ops(dev, item.kind, item.chunk, mb) = {first[k], chain[k], host_[dev].item_first,
+                                                    kNone};
       }
       out_.spans.push_back(PipelineSpan{static_cast<sim::DeviceId>(dev), first[k], chain[k],
                                         item.kind, mb, item.chunk, item.step});
@@ -183,8 +186,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   const bool fsdp2 = sc_.parallel.fsdp2.enabled;
   const bool zero3 = sc_.parallel.zero_stage == 3 && !fsdp2;
   const bool zero3_prefetch = sc_.training.framework.zero3.prefetch;
-  const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
-                        sc_.parallel.paci_mode == PaciMode::kMem;
+  const bool paci_mem =
+      sc_.parallel.schedule == PipelineSchedule::kPaci && sc_.parallel.paci_mode == PaciMode::kMem;
   // Per layer: its program (dense or MoE), what it keeps, its gradients' parameters.
   const ActivationBytes dense_act = activation_bytes(layer_);
   auto act_of = [&](int layer) { return activation_bytes(program_of(layer)); };
@@ -207,8 +210,7 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   const CheckpointBytes group_bytes{layer_.activation_stored_bytes, layer_.activation_full_bytes,
                                     plain_layer_.activation_stored_bytes};
   auto grouped_program = [&](int l) -> const LayerProgram& {
-    return groups[static_cast<std::size_t>(l)].checkpointed ? program_of(layer0 + l)
-                                                             : plain_layer_;
+    return groups[static_cast<std::size_t>(l)].checkpointed ? program_of(layer0 + l) : plain_layer_;
   };
   // The framework's gradient adds after a layer's backward (its W with a B/W split), on every
   // micro-batch but a step's first unless the framework adds there too.
@@ -241,8 +243,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     if (lc == 0) {  // Megatron's no-op layer (layer_program.hpp, noop_layer_steps)
       std::vector<OpId> noop_first(ranks, kNone);
-      emit_steps(stage, noop_layer_, fmt::format("F V{} ", vstage), cat_fwd_, mb, chain,
-                 noop_first, host_plan(noop_layer_, {}));
+      emit_steps(stage, noop_layer_, fmt::format("F V{} ", vstage), cat_fwd_, mb, chain, noop_first,
+                 host_plan(noop_layer_, {}));
       for_each_rank([&](std::size_t k, int, int) {
         if (first[k] == kNone) first[k] = noop_first[k];
       });
@@ -261,13 +263,19 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       if (fsdp2) fsdp2_after_forward(stage, layer0 + l, chain);
       for_each_rank([&](std::size_t k, int d, int r) {
         if (paci_mem) {
-          if (l == 0) alloc(layer_first[k], mem_act_, act.stage_input, true);
+          if (l == 0) {
+            alloc(layer_first[k], mem_act_, act.stage_input, true,
+                  act_tag(mb, -1, ActPiece::kStageInput));
+          }
         } else if (grouped) {
           const double kept =
               layer_activation(groups[static_cast<std::size_t>(l)], group_bytes).kept;
-          if (kept > 0) alloc(layer_first[k], mem_act_, kept, true);
+          if (kept > 0) {
+            alloc(layer_first[k], mem_act_, kept, true, act_tag(mb, layer0 + l, ActPiece::kKept));
+          }
         } else {
-          alloc(layer_first[k], mem_act_, act_of(layer0 + l).stored, true);
+          alloc(layer_first[k], mem_act_, act_of(layer0 + l).stored, true,
+                act_tag(mb, layer0 + l, ActPiece::kStored));
         }
         if (zero3) zero3_hold(index(stage, d, r), lc, l, false, layer_first[k], chain[k]);
         if (first[k] == kNone) first[k] = layer_first[k];
@@ -283,10 +291,11 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       if (fsdp2) fsdp2_after_forward(stage, kFsdp2Head, chain);
       for_each_rank([&](std::size_t k, int, int) {
         if (split_) {  // two tensors, freed apart: the fp32 loss after B, the rest after W
-          alloc(head_first[k], mem_act_, act.logits - act.loss_fp32, true);
-          alloc(head_first[k], mem_act_, act.loss_fp32, true);
+          alloc(head_first[k], mem_act_, act.logits - act.loss_fp32, true,
+                act_tag(mb, -1, ActPiece::kLogits));
+          alloc(head_first[k], mem_act_, act.loss_fp32, true, act_tag(mb, -1, ActPiece::kLoss));
         } else {
-          alloc(head_first[k], mem_act_, act.logits, true);
+          alloc(head_first[k], mem_act_, act.logits, true, act_tag(mb, -1, ActPiece::kLogits));
         }
         if (first[k] == kNone) first[k] = head_first[k];
       });
@@ -301,7 +310,9 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       emit_steps(stage, head_.weight_grad, "W ", cat_bwd_, mb, chain, first,
                  host_plan(head_.weight_grad, {false, true, false}));
       for_each_rank([&](std::size_t k, int d, int r) {
-        alloc(chain[k], mem_act_, act.logits - act.loss_fp32, false);  // the rest freed after B
+        // the rest freed after B
+        alloc(chain[k], mem_act_, act.logits - act.loss_fp32, false,
+              act_tag(mb, -1, ActPiece::kLogits));
         if (final_pass) head_gradients_ready(index(stage, d, r), chain[k]);
       });
     }
@@ -312,7 +323,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                  host_plan(program.weight_grad, {false, true, false}));
       grad_accumulate(where, program);
       for_each_rank([&](std::size_t k, int d, int r) {
-        alloc(chain[k], mem_act_, act_of(layer0 + l).stored, false);
+        alloc(chain[k], mem_act_, act_of(layer0 + l).stored, false,
+              act_tag(mb, layer0 + l, ActPiece::kStored));
         if (final_pass) gradients_ready(index(stage, d, r), chain[k], layer0 + l);
       });
     }
@@ -342,7 +354,11 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                host_plan(head_bwd, {false, true, false}));
     for_each_rank([&](std::size_t k, int d, int r) {
       // With a B/W split, W still needs the logit gradients (bf16); the fp32 loss inputs go now.
-      alloc(chain[k], mem_act_, split_ ? act.loss_fp32 : act.logits, false);
+      if (split_) {
+        alloc(chain[k], mem_act_, act.loss_fp32, false, act_tag(mb, -1, ActPiece::kLoss));
+      } else {
+        alloc(chain[k], mem_act_, act.logits, false, act_tag(mb, -1, ActPiece::kLogits));
+      }
       if (final_pass && !split_ && !fsdp2) head_gradients_ready(index(stage, d, r), chain[k]);
       if (first[k] == kNone) first[k] = head_first[k];
     });
@@ -360,7 +376,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
       emit_steps(stage, program.forward, fmt::format("recompute L{} ", layer0 + l), cat_bwd_, mb,
                  chain, layer_first, host_plan(program.forward, {true, false, false}));
       for_each_rank([&](std::size_t k, int, int) {
-        alloc(layer_first[k], mem_act_, act_of(layer0 + l).full, true);
+        alloc(layer_first[k], mem_act_, act_of(layer0 + l).full, true,
+              act_tag(mb, layer0 + l, ActPiece::kFull));
         if (first[k] == kNone) first[k] = layer_first[k];
       });
     }
@@ -394,15 +411,17 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
         const double bytes =
             layer_activation(groups[static_cast<std::size_t>(j)], group_bytes).rerun;
         for_each_rank([&](std::size_t k, int, int) {
-          if (bytes > 0) alloc(rerun_first[k], mem_act_, bytes, true);
+          if (bytes > 0) {
+            alloc(rerun_first[k], mem_act_, bytes, true, act_tag(mb, layer0 + j, ActPiece::kRerun));
+          }
           if (layer_first[k] == kNone) layer_first[k] = rerun_first[k];
         });
       }
     }
-    const std::vector<LayerStep>& layer_bwd =
-        !grouped              ? backward_of(layer0 + l)
-        : group.checkpointed ? rerun_split(program_of(layer0 + l)).rest
-                             : plain_layer_.backward;
+    const std::vector<LayerStep>& layer_bwd = !grouped ? backward_of(layer0 + l)
+                                              : group.checkpointed
+                                                  ? rerun_split(program_of(layer0 + l)).rest
+                                                  : plain_layer_.backward;
     const ActivationBytes& layer_act = act_of(layer0 + l);
     emit_steps(stage, layer_bwd, where, cat_bwd_, mb, chain, layer_first,
                host_plan(layer_bwd, {true, true, grouped ? group.group_size > 0 : checkpointed}));
@@ -413,17 +432,25 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     }
     for_each_rank([&](std::size_t k, int d, int r) {
       if (paci_mem) {
-        alloc(chain[k], mem_act_, layer_act.full, false);
+        alloc(chain[k], mem_act_, layer_act.full, false, act_tag(mb, layer0 + l, ActPiece::kFull));
       } else if (grouped) {  // the layer's rerun activations and what its forward kept
         const LayerActivation a = layer_activation(group, group_bytes);
-        if (a.rerun > 0) alloc(chain[k], mem_act_, a.rerun, false);
-        if (a.kept > 0) alloc(chain[k], mem_act_, a.kept, false);
+        if (a.rerun > 0) {
+          alloc(chain[k], mem_act_, a.rerun, false, act_tag(mb, layer0 + l, ActPiece::kRerun));
+        }
+        if (a.kept > 0) {
+          alloc(chain[k], mem_act_, a.kept, false, act_tag(mb, layer0 + l, ActPiece::kKept));
+        }
       } else {
         if (layer_act.transient > 0) {
-          alloc(layer_first[k], mem_act_, layer_act.transient, true);
-          alloc(chain[k], mem_act_, layer_act.transient, false);
+          const std::uint64_t tag = act_tag(mb, layer0 + l, ActPiece::kTransient);
+          alloc(layer_first[k], mem_act_, layer_act.transient, true, tag);
+          alloc(chain[k], mem_act_, layer_act.transient, false, tag);
         }
-        if (!split_) alloc(chain[k], mem_act_, layer_act.stored, false);
+        if (!split_) {
+          alloc(chain[k], mem_act_, layer_act.stored, false,
+                act_tag(mb, layer0 + l, ActPiece::kStored));
+        }
       }
       if (zero3) zero3_hold(index(stage, d, r), lc, l, true, layer_first[k], chain[k]);
       if (first[k] == kNone) first[k] = layer_first[k];
@@ -441,7 +468,9 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
     zero3_end_backward(stage);
   }
   if (paci_mem) {
-    for_each_rank([&](std::size_t k, int, int) { alloc(chain[k], mem_act_, act.stage_input, false); });
+    for_each_rank([&](std::size_t k, int, int) {
+      alloc(chain[k], mem_act_, act.stage_input, false, act_tag(mb, -1, ActPiece::kStageInput));
+    });
   }
   if (vstage == 0 && split_) {
     // The embedding's input-gradient part is only its collective (SP all-gather), if any.
@@ -477,7 +506,6 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   record();
 }
 
-
 void Builder::emit_p2p() {
   auto& w = out_.workload;
   const double bytes = static_cast<double>(sc_.training.micro_batch) * sc_.model.seq_len /
@@ -491,9 +519,9 @@ void Builder::emit_p2p() {
   auto p2p_phase = [&](bool inter) -> const cost::CollectivePhase& {
     auto& plan = plans[inter ? 1 : 0];
     if (!plan) {
-      plan = costs_.collective(cost::CollectiveKind::kSendRecv, cost::Bytes{bytes},
-                               inter ? cost::GroupPlacement{2, 1, 2}
-                                     : cost::GroupPlacement{2, 2, 1});
+      plan =
+          costs_.collective(cost::CollectiveKind::kSendRecv, cost::Bytes{bytes},
+                            inter ? cost::GroupPlacement{2, 1, 2} : cost::GroupPlacement{2, 2, 1});
     }
     return plan->phases.front();
   };
@@ -504,16 +532,15 @@ void Builder::emit_p2p() {
     for (int d = 0; d < dp_sim_; ++d) {
       for (int r = 0; r < tp_sim_; ++r) {
         const std::size_t a = index(s, d, r), b = index(s_next, d, r);
-        const bool inter =
-            layout_.pipeline_link(s, s_next, d, r) == cost::LinkClass::kInterNode;
+        const bool inter = layout_.pipeline_link(s, s_next, d, r) == cost::LinkClass::kInterNode;
         const cost::CollectivePhase& phase = p2p_phase(inter);
         auto transfer = [&](std::size_t from, std::size_t to, sim::StreamId send,
                             sim::StreamId recv, const char* label, int mb) {
           const std::array<sim::StreamId, 2> members{send, recv};
           const std::array<sim::PhaseSpec, 1> phases{sim::PhaseSpec{phase.latency, 0, 1}};
           const std::array<sim::FlowSpec, 1> flows{phase_flow(from, to, phase, true)};
-          const sim::GroupId g = w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb,
-                                             true, bytes);
+          const sim::GroupId g =
+              w.add_group(members, phases, flows, w.intern(label), cat_pp_, mb, true, bytes);
           out_.groups.push_back(
               GroupInfo{CommKind::kPipeline, cost::CollectiveKind::kSendRecv, bytes, 2});
           return g;

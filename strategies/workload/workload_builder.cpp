@@ -3,10 +3,11 @@
 
 namespace parasim::strat::detail {
 
-void Builder::alloc(OpId op, std::uint8_t category, double bytes, bool at_start) {
+void Builder::alloc(OpId op, std::uint8_t category, double bytes, bool at_start,
+                    std::uint64_t tag) {
   const auto b = static_cast<std::int64_t>(bytes);
-  if (at_start) out_.workload.set_memory(op, category, b, 0);
-  else out_.workload.set_memory(op, category, 0, -b);
+  if (at_start) out_.workload.set_memory(op, category, b, 0, tag);
+  else out_.workload.set_memory(op, category, 0, -b, tag);
 }
 
 
@@ -499,7 +500,8 @@ BuiltWorkload Builder::build() {
   }
   const std::size_t n = out_.devices.size();
   out_.steps = simulated_steps(sc_.parallel, m_);
-  out_.shape = ScheduleShape{sc_.parallel.schedule, pp_, m_, chunks_, out_.steps.total};
+  out_.shape = ScheduleShape{sc_.parallel.schedule, pp_, m_, chunks_, out_.steps.total,
+                             sc_.parallel.microbatch_group};
   iterations_ = !async_ && out_.steps.total > 1;
   total_mb_ = m_ * out_.steps.total;
   std::optional<ZeroBubbleOrder> searched;

@@ -43,7 +43,7 @@ enum LinkSlot { kIntraOut, kIntraIn, kInterOut, kInterIn, kLinkSlots };
 
 struct DeviceStreams {
   sim::StreamId compute, tp, dp, cp, weights;
-  sim::StreamId ep;    // the experts' collectives (dispatch, combine; the tp stream without MoE)
+  sim::StreamId ep;  // the experts' collectives (dispatch, combine; the tp stream without MoE)
   // FSDP2's reduce-scatter and HSDP all-reduce streams (fsdp2_emission.cpp; its all-gathers run
   // on dp); dp without FSDP2.
   sim::StreamId fsdp_reduce, fsdp_replica;
@@ -184,8 +184,8 @@ class Builder {
   // Each GPU op is issued by the device's host cursor with `host[i]` (host_plan.hpp); a step's
   // syncs (LayerStep::syncs_after) split the host op there.
   void emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
-                  sim::LabelId category, int mb, std::vector<OpId>& chain,
-                  std::vector<OpId>& first, const std::vector<StepHost>& host);
+                  sim::LabelId category, int mb, std::vector<OpId>& chain, std::vector<OpId>& first,
+                  const std::vector<StepHost>& host);
   // Host issue (host_emission.cpp). The host costs of `steps` in `context`, computed once.
   const std::vector<StepHost>& host_plan(const std::vector<LayerStep>& steps, HostContext context);
   void host_work(std::size_t dev, sim::Time t) { host_[dev].elapsed += t; }
@@ -261,10 +261,12 @@ class Builder {
   // reduce-scatter input of `input_bytes` per rank allocated from the copy-in.
   void fsdp2_reduce(int stage, int mb, const std::string& where, int unit, double copy_in_bytes,
                     std::vector<OpId>& chain);
-  sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
+  sim::GroupId emit_collective(const std::vector<std::size_t>& members,
+                               sim::StreamId DeviceStreams::*stream,
                                const cost::CollectivePlan& plan, const std::string& label,
                                sim::LabelId category, int mb, CommKind kind, int group_size);
-  sim::GroupId emit_collective(const std::vector<std::size_t>& members, sim::StreamId DeviceStreams::*stream,
+  sim::GroupId emit_collective(const std::vector<std::size_t>& members,
+                               sim::StreamId DeviceStreams::*stream,
                                const cost::CollectivePlan& plan, sim::LabelId label,
                                sim::LabelId category, int mb, CommKind kind, int group_size,
                                std::uint8_t queue = 0);
@@ -303,7 +305,25 @@ class Builder {
   void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
   // shampoo_step_cost(stage), computed once per stage (it walks every block of the stage).
   const ShampooStepCost& shampoo_cost(int stage);
-  void alloc(OpId op, std::uint8_t category, double bytes, bool at_start);
+  // `bytes` of `category` allocated when `op` starts, or freed when it ends; `tag` names the
+  // tensor for the allocator replay (act_tag), 0: none.
+  void alloc(OpId op, std::uint8_t category, double bytes, bool at_start, std::uint64_t tag = 0);
+  // The activation pieces a micro-batch's items allocate and free, named so that a free meets its
+  // own allocation (sim::MemoryPiece::tag). `layer` -1: the stage's head or input.
+  enum class ActPiece : std::uint8_t {
+    kStored,
+    kTransient,
+    kFull,
+    kRerun,
+    kKept,
+    kLogits,
+    kLoss,
+    kStageInput
+  };
+  static std::uint64_t act_tag(int mb, int layer, ActPiece piece) {
+    return 1 + ((static_cast<std::uint64_t>(mb) << 24) |
+                (static_cast<std::uint64_t>(layer + 1) << 4) | static_cast<std::uint64_t>(piece));
+  }
 
   std::size_t op_estimate_;
   const Scenario& sc_;
@@ -313,11 +333,11 @@ class Builder {
   int dp_sim_, tp_sim_, pp_, m_, chunks_;
   bool async_, split_;
   bool iterations_ = false;  // a flush schedule over several iterations (post-validation)
-  int total_mb_ = 0;      // micro-batches over all simulated steps
-  std::uint8_t queue_ = 0;  // queue of the item being emitted
+  int total_mb_ = 0;         // micro-batches over all simulated steps
+  std::uint8_t queue_ = 0;   // queue of the item being emitted
   std::vector<StagePlan> plans_by_stage_;
-  std::vector<PassOps> item_ops_;                 // see item_ops()
-  std::vector<std::vector<OpId>> optimizer_ops_;  // per device, stage-local steps in order
+  std::vector<PassOps> item_ops_;                      // see item_ops()
+  std::vector<std::vector<OpId>> optimizer_ops_;       // per device, stage-local steps in order
   std::vector<std::vector<OpId>> optimizer_host_ops_;  // and the host op that issues each
   std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
   LayerProgram layer_, moe_layer_;
@@ -342,13 +362,13 @@ class Builder {
   std::vector<std::vector<OpId>> bucket_scaled_;  // per device: each bucket's scaling kernel
   // The same for the local experts' gradients (reduced over the expert data-parallel group).
   std::vector<std::vector<std::pair<OpId, double>>> expert_grad_ready_;
-  std::vector<OpId> final_backward_;  // per device: last backward op of the step
+  std::vector<OpId> final_backward_;                // per device: last backward op of the step
   std::vector<std::vector<OpId>> offload_pending_;  // per device: copies the offloaded step awaits
   std::vector<OpId> offload_cpu_step_;  // per device: the host op of the last CPU step (FSDP2)
   // Per device: each gradient bucket's reduction and its bytes (DeepSpeed's offload copies a
   // bucket's partition to the host once it is reduced).
   std::vector<std::vector<std::pair<OpId, double>>> offload_buckets_;
-  std::vector<OpId> pending_;         // per (d, r) of the stage being emitted: extra dependency
+  std::vector<OpId> pending_;  // per (d, r) of the stage being emitted: extra dependency
   // Caches: the same (where, steps) and (step, placement) repeat for every micro-batch.
   std::map<std::pair<const std::vector<LayerStep>*, std::string>, std::vector<sim::LabelId>>
       step_labels_;
@@ -367,7 +387,7 @@ class Builder {
   }
   std::vector<OpId> scratch_step_ops_;
   const FrameworkSpec& fw_;
-  const std::vector<double> zero3_units_;  // elements per ZeRO-3 all-gather of a layer pass
+  const std::vector<double> zero3_units_;        // elements per ZeRO-3 all-gather of a layer pass
   std::map<int, Zero3Resident> zero3_resident_;  // per virtual stage's layer count
   std::vector<double> zero3_carry_;  // per simulated device: bytes left gathered by its last pass
   // Blocking ZeRO-3 (DeepSpeed 2021): per simulated device, its last reduce-scatter and the
@@ -394,11 +414,11 @@ class Builder {
 
 // Memory an item allocates and frees, per simulated rank (bytes).
 struct Builder::ActivationBytes {
-  double stored = 0;     // kept from a layer's forward to its backward
-  double transient = 0;  // re-materialised inside a layer's backward (recompute)
-  double full = 0;       // every activation of a layer (recompute none)
-  double logits = 0;     // head logits and loss inputs, to the head's backward
-  double loss_fp32 = 0;  // the fp32 part of `logits` (loss inputs), no longer needed after B
+  double stored = 0;       // kept from a layer's forward to its backward
+  double transient = 0;    // re-materialised inside a layer's backward (recompute)
+  double full = 0;         // every activation of a layer (recompute none)
+  double logits = 0;       // head logits and loss inputs, to the head's backward
+  double loss_fp32 = 0;    // the fp32 part of `logits` (loss inputs), no longer needed after B
   double stage_input = 0;  // PACI mem mode: the only thing a forward keeps
 };
 

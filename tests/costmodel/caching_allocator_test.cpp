@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -172,4 +173,39 @@ TEST_CASE("requested <= allocated <= reserved through a random sequence, and not
     CHECK(a.stats().requested == 0);
     CHECK(a.stats().reserved == reserved);  // nothing returned without a capacity
   }
+}
+
+TEST_CASE("expandable segments: best fit passes over the block that can grow") {
+  CachingAllocator e(true);
+  const auto eight = e.allocate(8 * kMiB, 0);
+  e.allocate(4 * kMiB, 0);
+  e.allocate(3 * kMiB, 0);  // one 20 MiB page: 5 MiB free at the end
+  e.free(eight);
+  e.allocate(4 * kMiB, 0);  // from the 8 MiB hole, not from the end
+  CHECK(e.stats().reserved == 20 * kMiB);
+  e.allocate(6 * kMiB, 0);  // holes of 4 and 5 MiB: another page is mapped after the end
+  CHECK(e.stats().reserved == 40 * kMiB);
+}
+
+TEST_CASE("expandable segments: at the capacity the pages inside free blocks are unmapped") {
+  CachingAllocator e(true, 60 * kMiB);
+  const auto a = e.allocate(20 * kMiB, 0);
+  e.allocate(20 * kMiB, 0);
+  e.allocate(10 * kMiB, 0);  // three pages mapped, 10 MiB free at the end
+  CHECK(e.stats().reserved == 60 * kMiB);
+  e.free(a);                 // a whole page free inside the segment
+  e.allocate(15 * kMiB, 1);  // another stream's page: the hole is unmapped to make room
+  CHECK(e.stats().retries == 1);
+  CHECK(e.stats().out_of_memory == 0);
+  CHECK(e.stats().reserved == 60 * kMiB);
+  e.allocate(20 * kMiB, 0);  // fits the hole, whose page must be mapped again: no room left
+  CHECK(e.stats().out_of_memory == 1);
+  CHECK(e.stats().first_out_of_memory_bytes == 20 * kMiB);
+}
+
+TEST_CASE("a request over the model's limit is refused, not wrapped around") {
+  CachingAllocator a;
+  CHECK_THROWS_AS(a.allocate(parasim::cost::kAllocatorMaxRequest + 1, 0), std::invalid_argument);
+  CHECK_THROWS_AS(a.allocate(0, 0), std::invalid_argument);
+  CHECK(a.stats().reserved == 0);
 }

@@ -68,12 +68,13 @@ void check_consistent(const strat::Scenario& scenario) {
     CHECK(replay[d].requested_peak_bytes == doctest::Approx(m.peak_bytes).epsilon(1e-12));
     CHECK(replay[d].allocated_peak_bytes >= replay[d].requested_peak_bytes);
     CHECK(replay[d].reserved_peak_bytes >= replay[d].allocated_peak_bytes);
-    // Unlimited here; the report's capacity never lowers a peak that fits.
+    // Without a capacity the replay is the report's unless the report's ran out of room.
     if (m.allocator_out_of_memory == 0) {
-      CHECK(m.reserved_bytes <= replay[d].reserved_peak_bytes);
+      CHECK(m.reserved_bytes == replay[d].reserved_peak_bytes);
+      CHECK(m.allocated_bytes == replay[d].allocated_peak_bytes);
     }
     CHECK(m.device_bytes ==
-          doctest::Approx(m.reserved_bytes + m.cuda_context_bytes + m.nccl_buffer_bytes +
+          doctest::Approx(m.allocated_bytes + m.cuda_context_bytes + m.nccl_buffer_bytes +
                           m.dispatch_buffer_bytes + m.userbuffer_bytes));
   }
 }
@@ -132,9 +133,9 @@ TEST_CASE("torchtitan runs with expandable segments unless the scenario says oth
   CHECK(refused);
 }
 
-TEST_CASE("a step whose reserved memory does not fit is reported as not fitting") {
-  // The same run on a device with too little memory for its segments: the replay meets its
-  // capacity, frees the cache, and counts the requests that still found no room.
+TEST_CASE("a step whose memory does not fit is reported, with the request the segments miss") {
+  // The same run on a device with too little memory: allocated memory is over the capacity, and
+  // the replay meets its capacity, frees the cache, and names the request that found no room.
   strat::Scenario sc = strat::load_scenario_file(
                            (test::kSourceDir / "scenarios" / "llama2-7b-dgx-h100.json").string())
                            .scenario;
@@ -146,5 +147,6 @@ TEST_CASE("a step whose reserved memory does not fit is reported as not fitting"
   const Run tight = simulate(sc);
   const auto report = strat::make_step_report(sc, tight.built, tight.result);
   CHECK_FALSE(report.fits_in_hbm);
-  CHECK(report.memory[0].allocator_out_of_memory > 0);
+  CHECK(report.memory[0].allocator_out_of_memory == 1);
+  CHECK(report.memory[0].allocator_out_of_memory_bytes > 0);
 }
