@@ -1,6 +1,7 @@
 // The ledger replayed through the caching allocator (allocator_replay.hpp).
 #include "report/memory/allocator_replay.hpp"
 
+#include <deque>
 #include <map>
 #include <utility>
 
@@ -9,20 +10,28 @@
 namespace parasim::strat {
 namespace {
 
-// Live allocations of one category by (tag, requested size), most recent last.
-using Live = std::map<std::pair<std::uint64_t, std::int64_t>, std::vector<std::uint32_t>>;
+// Live allocations of one category by (tag, requested size), oldest first.
+using Live = std::map<std::pair<std::uint64_t, std::int64_t>, std::deque<std::uint32_t>>;
 
 void take(Live& live, std::uint64_t tag, std::int64_t bytes, std::uint32_t handle) {
   live[{tag, bytes}].push_back(handle);
 }
 
-// Frees the live allocation of `live` with this tag and size, if there is one.
+// Frees the live allocation of `live` with this tag and size, if there is one: of a named tensor
+// (tag > 0) the most recent, of an unnamed buffer the oldest (gathered units, reduce-scatter
+// inputs, buckets are released in the order they were taken).
 bool free_exact(cost::CachingAllocator& a, Live& live, std::uint64_t tag, std::int64_t bytes) {
   const auto exact = live.find({tag, bytes});
   if (exact == live.end()) return false;
-  a.free(exact->second.back());
-  exact->second.pop_back();
-  if (exact->second.empty()) live.erase(exact);
+  auto& handles = exact->second;
+  if (tag > 0) {
+    a.free(handles.back());
+    handles.pop_back();
+  } else {
+    a.free(handles.front());
+    handles.pop_front();
+  }
+  if (handles.empty()) live.erase(exact);
   return true;
 }
 

@@ -12,13 +12,13 @@
 // allocation of its category with the same tag (the tensor the builder names: a micro-batch's
 // layer's stored activations, its logits, ...) and size, else the base allocation of that size,
 // else the tail of the largest live one (DeepSpeed's per-module ZeRO-3 residency, whose ledger
-// holds net changes). Same tag and size: the most recent first. A delta here is one builder call
-// (sim::MemoryPiece), before the workload merges an op's deltas of one category; the pieces of
-// one op's start or end are replayed in call order. A step that frees all it allocates is
-// replayed twice and the peaks taken over both, so that what the first step leaves cached shapes
-// the second (the steady state trainers report after their first iterations). Past the first
-// request that finds no room within the capacity, the replay goes on without one (the figures
-// are then what the run would need).
+// holds net changes). Same tag and size: of a named tensor the most recent, of an unnamed buffer
+// the oldest. A delta here is one builder call (sim::MemoryPiece), before the workload merges an
+// op's deltas of one category; the pieces of one op's start or end are replayed in call order. A
+// step that frees all it allocates is replayed twice and the peaks taken over both, so that what
+// the first step leaves cached shapes the second (the steady state trainers report after their
+// first iterations). Past the first request that finds no room within the capacity, the replay goes
+// on without one (the figures are then what the run would need).
 //
 // Granularity (a simplification, docs/result.md#reserved-memory): the ledger allocates a layer's
 // stored activations, a backward's transients or a gathered unit as one block each, where a
