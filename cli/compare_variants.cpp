@@ -36,8 +36,8 @@ std::string optimizer_spec_words() {
     if (!e->parameters.empty()) names.push_back(e->name);  // adamw takes no spec fields
   }
   const auto& block = strat::registered_parameter("/optimizer/block_size");
-  return fmt::format("NAME {}; SOLVER {}; PRECISION {}; BLOCK {} to {}; SCALING {}",
-                     joined(names), joined(strat::registered_parameter("/optimizer/solver").choices),
+  return fmt::format("NAME {}; SOLVER {}; PRECISION {}; BLOCK {} to {}; SCALING {}", joined(names),
+                     joined(strat::registered_parameter("/optimizer/solver").choices),
                      joined(strat::registered_parameter("/optimizer/precision").choices), block.min,
                      block.max, joined(strat::registered_parameter("/optimizer/scaling").choices));
 }
@@ -66,17 +66,26 @@ std::optional<strat::Scenario> optimizer_variant(const strat::Scenario& base,
     opt.kind = std::get<strat::OptimizerTraits>(entry->traits).kind;
     opt.stacking = std::get<strat::OptimizerTraits>(entry->traits).stacking;
     if (f.size() > 1) {
-      if (f[1] == "evd") opt.solver = strat::RootSolver::kEvd;
-      else if (f[1] == "coupled-newton") opt.solver = strat::RootSolver::kCoupledNewton;
-      else if (f[1] == "newton-db") opt.solver = strat::RootSolver::kNewtonDb;
-      else if (f[1] == "chebyshev") opt.solver = strat::RootSolver::kChebyshev;
-      else ok = false;
+      if (f[1] == "evd")
+        opt.solver = strat::RootSolver::kEvd;
+      else if (f[1] == "coupled-newton")
+        opt.solver = strat::RootSolver::kCoupledNewton;
+      else if (f[1] == "newton-db")
+        opt.solver = strat::RootSolver::kNewtonDb;
+      else if (f[1] == "chebyshev")
+        opt.solver = strat::RootSolver::kChebyshev;
+      else
+        ok = false;
     }
     if (f.size() > 2) {
-      if (f[2] == "fp32") opt.precision = cost::Dtype::kFp32;
-      else if (f[2] == "fp16") opt.precision = cost::Dtype::kFp16;
-      else if (f[2] == "bf16") opt.precision = cost::Dtype::kBf16;
-      else ok = false;
+      if (f[2] == "fp32")
+        opt.precision = cost::Dtype::kFp32;
+      else if (f[2] == "fp16")
+        opt.precision = cost::Dtype::kFp16;
+      else if (f[2] == "bf16")
+        opt.precision = cost::Dtype::kBf16;
+      else
+        ok = false;
     }
     if (f.size() > 3) {
       const auto& range = strat::registered_parameter("/optimizer/block_size");
@@ -92,9 +101,12 @@ std::optional<strat::Scenario> optimizer_variant(const strat::Scenario& base,
       }
     }
     if (f.size() > 4) {
-      if (f[4] == "frobenius") opt.scaling = strat::RootScaling::kFrobenius;
-      else if (f[4] == "power-iteration") opt.scaling = strat::RootScaling::kPowerIteration;
-      else ok = false;
+      if (f[4] == "frobenius")
+        opt.scaling = strat::RootScaling::kFrobenius;
+      else if (f[4] == "power-iteration")
+        opt.scaling = strat::RootScaling::kPowerIteration;
+      else
+        ok = false;
     }
   } else {
     ok = false;
@@ -204,9 +216,9 @@ std::optional<CompareVariant> placement_variant(const strat::Scenario& base,
   return checked(name, "placement", std::move(s), file);
 }
 
-std::optional<CompareVariant> schedule_variant(const strat::Scenario& base,
-                                               const std::string& name, int chunks,
-                                               const std::string& file, cost::Diagnostics& bad) {
+std::optional<CompareVariant> schedule_variant(const strat::Scenario& base, const std::string& name,
+                                               int chunks, const std::string& file,
+                                               cost::Diagnostics& bad) {
   strat::Scenario s = base;
   if (!strat::schedule_from_name(name, &s.parallel.schedule)) {
     bad.add("/parallel/schedule",
@@ -218,6 +230,7 @@ std::optional<CompareVariant> schedule_variant(const strat::Scenario& base,
     s.parallel.chunks = chunks;
   } else if (s.parallel.schedule != strat::PipelineSchedule::kInterleaved) {
     s.parallel.chunks = 1;
+    s.parallel.microbatch_group = 0;  // interleaved-1f1b's own
   }
   if (s.parallel.schedule != strat::PipelineSchedule::kPaci) {
     s.parallel.paci_mode = strat::PaciMode::kPerf;
@@ -235,9 +248,8 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
   };
   const bool other_axis = !o.placements.empty() || !o.layouts.empty() || !o.optimizers.empty() ||
                           !o.ep.empty() || !o.dispatchers.empty() || !o.precisions.empty() ||
-                          !o.shardings.empty() || !o.cp_variants.empty() ||
-                          !o.recomputes.empty() || !o.compiles.empty() ||
-                          !o.tp_overlaps.empty();
+                          !o.shardings.empty() || !o.cp_variants.empty() || !o.recomputes.empty() ||
+                          !o.compiles.empty() || !o.tp_overlaps.empty();
   if (other_axis && !o.schedules.empty()) {
     bad.add("/parallel/schedule",
             "--schedules compares schedules and cannot be combined with --placements, --layouts, "
@@ -305,8 +317,9 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
       s.parallel.ep = static_cast<int>(*n);
       add(checked(fmt::format("ep {}", *n), "ep", std::move(s), o.scenario));
     } else {
-      bad.add("/parallel/ep", whole_number_message("--ep", item, 1, kMaxEp,
-                                                   "expert-parallel ranks, the range of parallel.ep"));
+      bad.add("/parallel/ep",
+              whole_number_message("--ep", item, 1, kMaxEp,
+                                   "expert-parallel ranks, the range of parallel.ep"));
     }
   }
   // Recompute modes: registry names; selective keeps the scenario's recompute_modules when it
@@ -437,9 +450,10 @@ CompareVariants compare_variants(const strat::Scenario& base, const CompareOptio
     }
   }
   if (other_axis && out.variants.empty() && bad.ok()) {
-    bad.add("/parallel", "--placements, --layouts, --optimizers, --ep, --dispatchers, "
-                         "--precisions, --shardings, --cp-variants, --tp-overlaps, --recomputes or --compiles "
-                         "names nothing");
+    bad.add("/parallel",
+            "--placements, --layouts, --optimizers, --ep, --dispatchers, "
+            "--precisions, --shardings, --cp-variants, --tp-overlaps, --recomputes or --compiles "
+            "names nothing");
   }
   if (!bad.ok()) {
     add_not_applicable(out.variants, bad);  // every problem at once

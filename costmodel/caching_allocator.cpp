@@ -133,9 +133,7 @@ void CachingAllocator::release_cached() {
     stats_.reserved -= seg.size;
     seg.released = true;
     seg.last = kNoBlock;
-    const std::uint32_t moved = live_segments_.back();
-    live_segments_[i] = moved;
-    segments_[moved].live_index = static_cast<std::uint32_t>(i);
+    live_segments_[i] = live_segments_.back();
     live_segments_.pop_back();
   }
 }
@@ -152,7 +150,6 @@ std::uint32_t CachingAllocator::grow(std::uint32_t stream, bool small, std::int6
     s.stream = stream;
     s.small = small;
     s.size = more;
-    s.live_index = static_cast<std::uint32_t>(live_segments_.size());
     segments_.push_back(s);
     const auto seg_id = static_cast<std::uint32_t>(segments_.size() - 1);
     live_segments_.push_back(seg_id);
@@ -181,9 +178,14 @@ std::uint32_t CachingAllocator::grow(std::uint32_t stream, bool small, std::int6
     return page * ((rounded - tail + page - 1) / page);
   };
   std::int64_t more = missing();
-  if (!fits_capacity(more)) {
-    make_room(more, rounded);  // may unmap the end: ask again
+  if (!fits_capacity(more)) {  // make_room, asking again after the release (it may cut the end)
+    release_cached();
+    ++stats_.retries;
     more = missing();
+    if (!fits_capacity(more)) {
+      if (stats_.out_of_memory++ == 0) stats_.first_out_of_memory_bytes = rounded;
+      capacity_ = 0;
+    }
   }
   ++stats_.segments;
   stats_.reserved += more;
@@ -215,9 +217,17 @@ void CachingAllocator::note_peaks() {
 void CachingAllocator::hand_out(std::uint32_t b, std::int64_t rounded, std::int64_t bytes,
                                 bool small) {
   erase_free(b);
-  blocks_[b].free = false;        // a release on the way (make_room) leaves it alone
-  if (blocks_[b].unmapped > 0) {  // expandable: its holes are mapped again
-    const std::int64_t holes = blocks_[b].unmapped;
+  blocks_[b].free = false;  // a release on the way (make_room) leaves it alone
+  // Expandable: the holes the request covers are mapped again (try_allocate_expandable_block maps
+  // only the pages it needs). Where the holes lie in a merged block is not kept: the request takes
+  // at most the pages it can touch, ceil(rounded / page) + 1; the rest stays with the split-off
+  // block, up to its whole pages.
+  std::int64_t left_unmapped = 0;
+  if (blocks_[b].unmapped > 0) {
+    const std::int64_t page = page_of(segments_[blocks_[b].segment]);
+    const std::int64_t holes =
+        std::min(blocks_[b].unmapped, page * ((rounded + page - 1) / page + 1));
+    left_unmapped = blocks_[b].unmapped - holes;
     make_room(holes, rounded);
     blocks_[b].unmapped = 0;
     ++stats_.segments;
@@ -236,7 +246,21 @@ void CachingAllocator::hand_out(std::uint32_t b, std::int64_t rounded, std::int6
     }
     k.next = rest;
     k.size = rounded;
+    if (left_unmapped > 0) {  // capped at the rest's whole pages; any excess is mapped now
+      const Block& r = blocks_[rest];
+      const std::int64_t page = page_of(segments_[r.segment]);
+      const std::int64_t first_page = page * ((r.address + page - 1) / page);
+      const std::int64_t end_page = page * ((r.address + r.size) / page);
+      const std::int64_t whole = std::max<std::int64_t>(0, end_page - first_page);
+      blocks_[rest].unmapped = std::min(left_unmapped, whole);
+      stats_.reserved += left_unmapped - blocks_[rest].unmapped;
+      left_unmapped = 0;
+    }
     insert_free(rest);
+  }
+  if (left_unmapped > 0) {  // not split: the whole block is mapped
+    make_room(left_unmapped, rounded);
+    stats_.reserved += left_unmapped;
   }
   Block& k = blocks_[b];
   k.requested = bytes;

@@ -123,7 +123,6 @@ class CachingAllocator {
     std::int64_t size = 0;  // bytes held (expandable: its extent, mapped or not)
     bool released = false;
     std::uint32_t last = kNoBlock;  // the block at its end
-    std::uint32_t live_index = 0;   // its place in live_segments_ (not expandable)
   };
   // Free blocks per (stream, pool) key, ordered by (size, segment, address): best fit.
   using FreeKey = std::tuple<std::int64_t, std::uint32_t, std::int64_t, std::uint32_t>;

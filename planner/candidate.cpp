@@ -25,11 +25,25 @@ std::pair<int, int> node_shape(int gpn, int gpus) {
 
 std::size_t CandidateHash::operator()(const Candidate& c) const {
   std::uint64_t h = 1469598103934665603ull;
-  for (std::int64_t x : {c.gpus, c.dp, c.tp, c.pp, c.cp, c.chunks, c.micro_batch, c.zero_stage,
-                         static_cast<int>(c.fsdp2), static_cast<int>(c.schedule),
-                         static_cast<int>(c.recompute), c.first_stage_layers, c.last_stage_layers,
-                         c.ep, c.etp, static_cast<int>(c.cp_comm), c.cp_a2a_size,
-                         static_cast<int>(c.offload), static_cast<int>(c.compile),
+  for (std::int64_t x : {c.gpus,
+                         c.dp,
+                         c.tp,
+                         c.pp,
+                         c.cp,
+                         c.chunks,
+                         c.micro_batch,
+                         c.zero_stage,
+                         static_cast<int>(c.fsdp2),
+                         static_cast<int>(c.schedule),
+                         static_cast<int>(c.recompute),
+                         c.first_stage_layers,
+                         c.last_stage_layers,
+                         c.ep,
+                         c.etp,
+                         static_cast<int>(c.cp_comm),
+                         c.cp_a2a_size,
+                         static_cast<int>(c.offload),
+                         static_cast<int>(c.compile),
                          static_cast<int>(c.tp_overlap)}) {
     h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
   }
@@ -53,10 +67,10 @@ std::vector<int> uneven_stage_layers(int layers, const Candidate& c, bool* valid
   *valid = false;
   if (c.chunks != 1 || c.pp < 2) return {};
   auto count = [](int n) { return n > 0 ? std::optional<int>(n) : std::nullopt; };
-  std::vector<int> split =
-      edges ? strat::edge_stage_layers(layers, c.pp, count(c.first_stage_layers),
-                                       count(c.last_stage_layers))
-            : strat::balanced_edge_split(layers, c.pp);
+  std::vector<int> split = edges
+                               ? strat::edge_stage_layers(layers, c.pp, count(c.first_stage_layers),
+                                                          count(c.last_stage_layers))
+                               : strat::balanced_edge_split(layers, c.pp);
   *valid = !split.empty();
   return split;
 }
@@ -74,9 +88,13 @@ strat::Scenario apply_candidate(const strat::Scenario& base, const Candidate& c)
   p.sequence_parallel = c.sequence_parallel;
   p.chunks = c.chunks;
   p.schedule = c.schedule;
+  // The scenario's micro-batch group is interleaved-1f1b's: kept for it (a candidate whose pp
+  // it does not fit is refused by the rules), dropped for the other schedules.
+  if (c.schedule != strat::PipelineSchedule::kInterleaved) p.microbatch_group = 0;
   p.zero_stage = c.zero_stage;
   p.fsdp2.enabled = c.fsdp2;
-  if (c.offload != base.parallel.offload.flavour) p.offload = cost::OffloadSpec{.flavour = c.offload};
+  if (c.offload != base.parallel.offload.flavour)
+    p.offload = cost::OffloadSpec{.flavour = c.offload};
   p.tp_placement = c.placement;
   p.tp_comm_overlap = c.tp_overlap;
   p.ep = c.ep;

@@ -26,7 +26,7 @@ enum class Reason : std::uint8_t {
   kHeads,             // tp must divide heads and kv heads
   kLayers,            // pp x chunks must divide the layers
   kChunks,            // chunks > 1 needs interleaved-1f1b
-  kInterleavedBatch,  // interleaved needs micro-batches a multiple of pp
+  kInterleavedBatch,  // interleaved needs micro-batches in groups of pp (or microbatch_group)
   kAsync,             // asynchronous schedules: adamw, dp 1, ZeRO 0
   kZero3,             // ZeRO-3 only with gpipe and 1f1b
   kFsdp2,             // FSDP2's rules (schedules, dense, HSDP replicas, reshard group)

@@ -6,7 +6,8 @@
 // Invariants: dp*tp*pp*cp == cluster.total_gpus(); tp divides heads and kv_heads; every virtual
 // stage holds at least one layer and they add up to the layers (pp*chunks divides the layers
 // unless parallel.stage_layers gives the counts); global_batch is a multiple of micro_batch*dp;
-// zero_stage in 0..3; interleaved-1f1b has micro-batches a multiple of pp; asynchronous schedules
+// zero_stage in 0..3; interleaved-1f1b has micro-batches in groups it can run (a multiple of pp,
+// or microbatch_group: interleaved_group_problem); asynchronous schedules
 // (pipedream, pipedream-2bw, paci) run with dp = 1 and zero_stage 0; zero_stage 3 only with gpipe
 // and 1f1b.
 

@@ -14,7 +14,8 @@
 //  1f1b    P-s-1 warm-up F, then F/B pairs, then the remaining B (PipeDream-Flush, Narayanan et
 //          al. 2021, arXiv 2104.04473). Same bubble; stage s holds at most P-s micro-batches.
 //  interleaved-1f1b  v model chunks per stage, Megatron's order (Narayanan et al. 2021, sec 2.2):
-//          bubble (P-1)/(v m) of the ideal time; needs m to be a multiple of P.
+//          bubble (P-1)/(v m) of the ideal time; needs m to be a multiple of P, or runs
+//          micro-batches in groups of N per chunk (ScheduleShape::microbatch_group).
 //  zb-h1, zb-h2  backward split into B and W (Qi et al. 2024, arXiv 2401.10241), handcrafted:
 //          1F1B's F/B order with stage s deferring up to s (H1) or 2s (H2) W passes, which then
 //          fill the cool-down; H2 also runs 2(P-1-s) warm-up forwards. At most P (H1) or 2P-1 (H2)

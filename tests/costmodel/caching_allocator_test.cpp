@@ -209,3 +209,37 @@ TEST_CASE("a request over the model's limit is refused, not wrapped around") {
   CHECK_THROWS_AS(a.allocate(0, 0), std::invalid_argument);
   CHECK(a.stats().reserved == 0);
 }
+
+TEST_CASE("expandable segments: a release that cuts the request's own free end is asked again") {
+  CachingAllocator e(true, 40 * kMiB);
+  e.allocate(10 * kMiB, 0);
+  const auto b = e.allocate(15 * kMiB, 0);  // two pages mapped, 15 MiB free at the end
+  e.free(b);                                // the end block: 30 MiB from 10 MiB on
+  CHECK(e.stats().reserved == 40 * kMiB);
+  // 35 MiB: the end block lacks 5 MiB (one page), which does not fit; the release cuts the end
+  // to the page in use, so the request then lacks 25 MiB (two pages): 20 + 40 > 40.
+  e.allocate(35 * kMiB, 0);
+  CHECK(e.stats().retries == 1);
+  CHECK(e.stats().out_of_memory == 1);
+  CHECK(e.stats().first_out_of_memory_bytes == 35 * kMiB);
+}
+
+TEST_CASE("expandable segments: a request maps again only the holes it can touch") {
+  CachingAllocator e(true, 200 * kMiB);
+  std::vector<std::uint32_t> h;
+  for (int i = 0; i < 9; ++i) h.push_back(e.allocate(20 * kMiB, 0));  // nine pages
+  const auto tail = e.allocate(10 * kMiB, 0);
+  CHECK(e.stats().reserved == 200 * kMiB);
+  for (int i = 0; i < 8; ++i) e.free(h[static_cast<std::size_t>(i)]);  // 160 MiB free inside
+  // Another stream: the 8 pages inside are unmapped (the 2 in use stay), 5 mapped anew.
+  e.allocate(100 * kMiB, 1);
+  CHECK(e.stats().out_of_memory == 0);
+  CHECK(e.stats().reserved == 40 * kMiB + 100 * kMiB);
+  // One hole page needed; the model maps at most the 2 pages a 20 MiB request can touch (it does
+  // not keep where a merged block's holes lie), never all eight.
+  e.allocate(20 * kMiB, 0);
+  CHECK(e.stats().reserved >= 140 * kMiB + 20 * kMiB);
+  CHECK(e.stats().reserved <= 140 * kMiB + 2 * 20 * kMiB);
+  CHECK(e.stats().out_of_memory == 0);
+  (void)tail;
+}
