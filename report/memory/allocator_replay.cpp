@@ -1,7 +1,6 @@
 // The ledger replayed through the caching allocator (allocator_replay.hpp).
 #include "report/memory/allocator_replay.hpp"
 
-#include <deque>
 #include <map>
 #include <utility>
 
@@ -11,7 +10,7 @@ namespace parasim::strat {
 namespace {
 
 // Live allocations of one category by (tag, requested size), oldest first.
-using Live = std::map<std::pair<std::uint64_t, std::int64_t>, std::deque<std::uint32_t>>;
+using Live = std::map<std::pair<std::uint64_t, std::int64_t>, std::vector<std::uint32_t>>;
 
 void take(Live& live, std::uint64_t tag, std::int64_t bytes, std::uint32_t handle) {
   live[{tag, bytes}].push_back(handle);
@@ -28,8 +27,8 @@ bool free_exact(cost::CachingAllocator& a, Live& live, std::uint64_t tag, std::i
     a.free(handles.back());
     handles.pop_back();
   } else {
-    a.free(handles.front());
-    handles.pop_front();
+    a.free(handles.front());  // few live buffers share a size: the shift is short
+    handles.erase(handles.begin());
   }
   if (handles.empty()) live.erase(exact);
   return true;
