@@ -24,6 +24,17 @@ bool allocator_should_split(std::int64_t block, std::int64_t rounded, bool small
   return remaining > kAllocatorSmallSize;
 }
 
+namespace {
+
+// Bytes of the whole pages of `page` bytes inside [address, address + size).
+std::int64_t whole_pages(std::int64_t address, std::int64_t size, std::int64_t page) {
+  const std::int64_t first = page * ((address + page - 1) / page);
+  const std::int64_t end = page * ((address + size) / page);
+  return std::max<std::int64_t>(0, end - first);
+}
+
+}  // namespace
+
 CachingAllocator::CachingAllocator(bool expandable_segments, std::int64_t capacity_bytes)
     : expandable_(expandable_segments), capacity_(capacity_bytes) {}
 
@@ -52,6 +63,22 @@ std::uint32_t CachingAllocator::new_block(std::uint32_t segment, std::int64_t ad
 // Best fit; with expandable segments the segment's end block (which can grow into the unmapped
 // space after it) only when no other free block holds the request (get_free_block compares
 // expandable sizes).
+std::uint32_t CachingAllocator::split_block(std::uint32_t b, std::int64_t size) {
+  const std::uint32_t rest =
+      new_block(blocks_[b].segment, blocks_[b].address + size, blocks_[b].size - size);
+  Block& k = blocks_[b];  // new_block may have moved the vector
+  blocks_[rest].prev = b;
+  blocks_[rest].next = k.next;
+  if (k.next != kNoBlock) {
+    blocks_[k.next].prev = rest;
+  } else {
+    segments_[k.segment].last = rest;
+  }
+  k.next = rest;
+  k.size = size;
+  return rest;
+}
+
 std::uint32_t CachingAllocator::find_free(std::uint32_t stream, bool small,
                                           std::int64_t rounded) const {
   const auto pool = free_.find(pool_key(stream, small));
@@ -107,8 +134,7 @@ void CachingAllocator::release_expandable(Segment& seg) {
         }
       }
     } else {  // inside: the hole stays part of the block, mapped again when it is handed out
-      const std::int64_t end_page = page * ((k.address + k.size) / page);
-      const std::int64_t whole = std::max<std::int64_t>(0, end_page - first_page);
+      const std::int64_t whole = whole_pages(k.address, k.size, page);
       stats_.reserved -= whole - k.unmapped;
       k.unmapped = whole;
     }
@@ -234,24 +260,10 @@ void CachingAllocator::hand_out(std::uint32_t b, std::int64_t rounded, std::int6
     stats_.reserved += holes;
   }
   if (allocator_should_split(blocks_[b].size, rounded, small, expandable_)) {
-    const std::uint32_t rest =
-        new_block(blocks_[b].segment, blocks_[b].address + rounded, blocks_[b].size - rounded);
-    Block& k = blocks_[b];  // new_block may have moved the vector
-    blocks_[rest].prev = b;
-    blocks_[rest].next = k.next;
-    if (k.next != kNoBlock) {
-      blocks_[k.next].prev = rest;
-    } else {
-      segments_[k.segment].last = rest;
-    }
-    k.next = rest;
-    k.size = rounded;
+    const std::uint32_t rest = split_block(b, rounded);
     if (left_unmapped > 0) {  // capped at the rest's whole pages; any excess is mapped now
       const Block& r = blocks_[rest];
-      const std::int64_t page = page_of(segments_[r.segment]);
-      const std::int64_t first_page = page * ((r.address + page - 1) / page);
-      const std::int64_t end_page = page * ((r.address + r.size) / page);
-      const std::int64_t whole = std::max<std::int64_t>(0, end_page - first_page);
+      const std::int64_t whole = whole_pages(r.address, r.size, page_of(segments_[r.segment]));
       blocks_[rest].unmapped = std::min(left_unmapped, whole);
       stats_.reserved += left_unmapped - blocks_[rest].unmapped;
       left_unmapped = 0;
@@ -332,19 +344,9 @@ void CachingAllocator::free_tail(std::uint32_t handle, std::int64_t bytes) {
   stats_.requested -= bytes;
   k.requested = keep;
   if (!allocator_should_split(k.size, rounded, small, expandable_)) return;
-  const std::uint32_t tail = new_block(k.segment, k.address + rounded, k.size - rounded);
-  Block& self = blocks_[handle];  // new_block may have moved the vector
-  stats_.allocated -= self.size - rounded;
-  blocks_[tail].prev = handle;
-  blocks_[tail].next = self.next;
-  blocks_[tail].free = false;
-  if (self.next != kNoBlock) {
-    blocks_[self.next].prev = tail;
-  } else {
-    segments_[self.segment].last = tail;
-  }
-  self.next = tail;
-  self.size = rounded;
+  stats_.allocated -= k.size - rounded;
+  const std::uint32_t tail = split_block(handle, rounded);
+  blocks_[tail].free = false;  // free_block marks it free and merges it
   free_block(tail);
 }
 

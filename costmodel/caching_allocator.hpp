@@ -136,6 +136,9 @@ class CachingAllocator {
   void insert_free(std::uint32_t b);
   void erase_free(std::uint32_t b);
   std::uint32_t new_block(std::uint32_t segment, std::int64_t address, std::int64_t size);
+  // Cuts block `b` at `size`: the bytes after it become a new block linked after it (free, not
+  // in a free set); returns that block.
+  std::uint32_t split_block(std::uint32_t b, std::int64_t size);
   std::uint32_t find_free(std::uint32_t stream, bool small, std::int64_t rounded) const;
   std::uint32_t grow(std::uint32_t stream, bool small, std::int64_t rounded);
   bool fits_capacity(std::int64_t more) const;
