@@ -7,6 +7,7 @@
 
 #include "cli/option_list.hpp"
 #include "strategies/input/scenario_parser.hpp"
+#include "strategies/input/stage_split.hpp"
 #include "strategies/registry/registry.hpp"
 
 namespace parasim::cli {
@@ -226,11 +227,33 @@ std::optional<CompareVariant> schedule_variant(const strat::Scenario& base, cons
                         joined(strat::entry_names(strat::EntryKind::kSchedule))));
     return std::nullopt;
   }
-  if (s.parallel.schedule == strat::PipelineSchedule::kInterleaved && s.parallel.chunks == 1) {
-    s.parallel.chunks = chunks;
-  } else if (s.parallel.schedule != strat::PipelineSchedule::kInterleaved) {
+  // Chunks: the V's two; the loop's (interleaved-1f1b, interleaved-zb) the scenario's when it
+  // loops already with more than one, else --chunks; one for the rest.
+  auto loops = [](strat::PipelineSchedule x) {
+    return x == strat::PipelineSchedule::kInterleaved ||
+           x == strat::PipelineSchedule::kInterleavedZb;
+  };
+  if (strat::places_chunks_in_v(s.parallel.schedule)) {
+    s.parallel.chunks = strat::kVShapeChunks;
+  } else if (loops(s.parallel.schedule)) {
+    if (!loops(base.parallel.schedule) || s.parallel.chunks == 1) s.parallel.chunks = chunks;
+  } else {
     s.parallel.chunks = 1;
+  }
+  if (s.parallel.schedule != strat::PipelineSchedule::kInterleaved) {
     s.parallel.microbatch_group = 0;  // interleaved-1f1b's own
+  }
+  if (s.parallel.chunks != base.parallel.chunks) {
+    s.parallel.stage_layers.clear();
+    // Layers that pp x chunks does not divide: each stage's share split over its chunks.
+    // (one chunk: the balanced edge split, as the planner's uneven stages).
+    const int layers = s.model.layers, pp = s.parallel.pp, v = s.parallel.chunks;
+    if (v > 1 && layers % (pp * v) != 0) {
+      s.parallel.stage_layers = strat::balanced_chunk_split(
+          layers, pp, v, [&](int stage, int chunk) { return s.virtual_stage(stage, chunk); });
+    } else if (v == 1 && layers % pp != 0) {
+      s.parallel.stage_layers = strat::balanced_edge_split(layers, pp);
+    }
   }
   if (s.parallel.schedule != strat::PipelineSchedule::kPaci) {
     s.parallel.paci_mode = strat::PaciMode::kPerf;

@@ -10,7 +10,8 @@
 // Two kinds of problem, kept apart:
 // - the command line is wrong (an unknown name, a malformed layout or optimizer spec, a number
 //   outside its range): cost::InputError with every such problem, exit code 2, nothing runs;
-// - a well-formed variant does not apply to this scenario (PACI needs dp 1, interleaved-1f1b needs
+// - a well-formed variant does not apply to this scenario (PACI needs ZeRO 0 or 1, interleaved-1f1b
+// needs
 //   the layers to split over pp x chunks, a layout's group must divide the GPUs): the variant is
 //   kept with the reasons in `not_applicable` (the scenario checks' JSON paths and messages),
 //   and the others are compared.

@@ -27,8 +27,9 @@ std::string joined_names(parasim::strat::EntryKind kind) {
   }
   return out;
 }
-std::string dispatcher_names() { return joined_names(parasim::strat::EntryKind::kDispatcher); }
-
+std::string dispatcher_names() {
+  return joined_names(parasim::strat::EntryKind::kDispatcher);
+}
 
 using parasim::cli::nearest_name;
 
@@ -68,8 +69,8 @@ std::optional<std::string> unknown_first_word(const CLI::App& app, int argc, cha
 // For each option of the chosen subcommand's command line that it does not know, the nearest it
 // does ("--jsn" -> "--json").
 std::string option_suggestions(const CLI::App& app, int argc, char** argv) {
-  const std::vector<const CLI::App*> chosen = app.get_subcommands(
-      [](const CLI::App* sub) { return sub->parsed(); });
+  const std::vector<const CLI::App*> chosen =
+      app.get_subcommands([](const CLI::App* sub) { return sub->parsed(); });
   if (chosen.empty()) return {};
   const CLI::App& sub = *chosen.front();
   std::vector<std::string> names;
@@ -93,7 +94,9 @@ std::string option_suggestions(const CLI::App& app, int argc, char** argv) {
 class TerminalSafeStreams {
  public:
   TerminalSafeStreams()
-      : out_(std::cout.rdbuf()), err_(std::cerr.rdbuf()), old_out_(std::cout.rdbuf(&out_)),
+      : out_(std::cout.rdbuf()),
+        err_(std::cerr.rdbuf()),
+        old_out_(std::cout.rdbuf(&out_)),
         old_err_(std::cerr.rdbuf(&err_)) {}
   TerminalSafeStreams(const TerminalSafeStreams&) = delete;
   TerminalSafeStreams& operator=(const TerminalSafeStreams&) = delete;
@@ -148,28 +151,33 @@ int main(int argc, char** argv) {
   simulate->add_option("scenario", sim.scenario, "Scenario JSON file (docs/scenario.md)")
       ->required()
       ->type_name("FILE");
-  simulate->add_option("--profile", sim.profile,
-                       "Cost-model profile JSON (docs/profile.md) overriding the hardware "
-                       "figures and model efficiencies")
+  simulate
+      ->add_option("--profile", sim.profile,
+                   "Cost-model profile JSON (docs/profile.md) overriding the hardware "
+                   "figures and model efficiencies")
       ->type_name("FILE");
   simulate->add_flag("--allow-foreign-profile", sim.allow_foreign_profile, kForeignProfileHelp);
-  simulate->add_option("--json", sim.json,
-                       "Write the result JSON to FILE, or to standard output with '-' (the text "
-                       "report then goes to standard error)")
+  simulate
+      ->add_option("--json", sim.json,
+                   "Write the result JSON to FILE, or to standard output with '-' (the text "
+                   "report then goes to standard error)")
       ->type_name("FILE");
-  simulate->add_option("--trace", sim.trace,
-                       "Write a Chrome trace (open in https://ui.perfetto.dev): one lane per "
-                       "stream, memory counters, arrows for pipeline transfers. Its size is "
-                       "printed; one over 100 MB is announced before it is written")
+  simulate
+      ->add_option("--trace", sim.trace,
+                   "Write a Chrome trace (open in https://ui.perfetto.dev): one lane per "
+                   "stream, memory counters, arrows for pipeline transfers. Its size is "
+                   "printed; one over 100 MB is announced before it is written")
       ->type_name("FILE");
-  simulate->add_option("--trace-ranks", sim.trace_ranks,
-                       "Trace only these global ranks: comma-separated ranks and inclusive "
-                       "ranges, e.g. 0-7,64 (without --full only one GPU per stage is simulated; "
-                       "the others are named in a note)")
+  simulate
+      ->add_option("--trace-ranks", sim.trace_ranks,
+                   "Trace only these global ranks: comma-separated ranks and inclusive "
+                   "ranges, e.g. 0-7,64 (without --full only one GPU per stage is simulated; "
+                   "the others are named in a note)")
       ->type_name("LIST");
-  simulate->add_option("--trace-window", sim.trace_window,
-                       "Trace only the ops that overlap START,END of simulated time, two "
-                       "durations with units, e.g. \"0.5 s,1.2 s\" or \"200 ms,450 ms\"")
+  simulate
+      ->add_option("--trace-window", sim.trace_window,
+                   "Trace only the ops that overlap START,END of simulated time, two "
+                   "durations with units, e.g. \"0.5 s,1.2 s\" or \"200 ms,450 ms\"")
       ->type_name("START,END");
   simulate->add_flag("--full", sim.full,
                      "Simulate every GPU instead of one data-parallel replica and one tensor-"
@@ -184,14 +192,14 @@ int main(int argc, char** argv) {
       "and versions. The axis is the pipeline schedule (default), the tensor-parallel placement "
       "(--placements), the layout of the tp x cp GPUs (--layouts, repeated at each --seq-lens "
       "length) or the optimizer (--optimizers). A variant that does not apply to the scenario "
-      "(PACI with dp > 1, say) is a row marked \"not applicable: why\" and the others are "
+      "(PACI with ZeRO-2, say) is a row marked \"not applicable: why\" and the others are "
       "compared; exit code 2 when none applies. For example\n"
       "  parasim compare scenarios/llama2-7b-dgx-h100.json\n"
       "  parasim compare scenarios/boost-7b-tp4.json --placements megatron,vanilla,btp\n"
       "  parasim compare scenarios/tsp-7b-mi300x.json --layouts tsp,tp,cp --seq-lens 16384,65536\n"
-      "  parasim compare scenarios/dash-llama-953m.json --optimizers adamw,dash-gpu/newton-db/fp16/1024");
-  compare->add_option("scenario", cmp.scenario, "Scenario JSON file")
-      ->required();
+      "  parasim compare scenarios/dash-llama-953m.json --optimizers "
+      "adamw,dash-gpu/newton-db/fp16/1024");
+  compare->add_option("scenario", cmp.scenario, "Scenario JSON file")->required();
   compare->add_option("--schedules", cmp.schedules,
                       "Comma-separated schedules: gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, "
                       "pipedream, pipedream-2bw, paci (default: all but gpipe when the scenario "
@@ -206,16 +214,18 @@ int main(int argc, char** argv) {
                       "sharding), N and M from 1 to 4096; a group of another size keeps the GPU "
                       "count: dp becomes dp x tp x cp / (N x M), and a group that does not divide "
                       "them does not apply");
-  compare->add_option("--seq-lens", cmp.seq_lens,
-                      "With --layouts: repeat every layout at these sequence lengths (tokens, "
-                      "comma-separated whole numbers from 1 to 16777216; rows labelled LAYOUT@16K); "
-                      "--svg then also draws peak memory against length");
-  compare->add_option("--optimizers", cmp.optimizers,
-                      "Compare optimizers instead: adamw or NAME/SOLVER/PRECISION[/BLOCK[/SCALING]] "
-                      "with NAME shampoo, dash-layer, dash-gpu; SOLVER evd, coupled-newton, "
-                      "newton-db, chebyshev; PRECISION fp32, fp16, bf16; BLOCK 16 to 65536; SCALING "
-                      "frobenius, power-iteration (e.g. shampoo/coupled-newton/fp32/1024,"
-                      "dash-gpu/coupled-newton/fp16/1024); the table adds the optimizer step by part");
+  compare->add_option(
+      "--seq-lens", cmp.seq_lens,
+      "With --layouts: repeat every layout at these sequence lengths (tokens, "
+      "comma-separated whole numbers from 1 to 16777216; rows labelled LAYOUT@16K); "
+      "--svg then also draws peak memory against length");
+  compare->add_option(
+      "--optimizers", cmp.optimizers,
+      "Compare optimizers instead: adamw or NAME/SOLVER/PRECISION[/BLOCK[/SCALING]] "
+      "with NAME shampoo, dash-layer, dash-gpu; SOLVER evd, coupled-newton, "
+      "newton-db, chebyshev; PRECISION fp32, fp16, bf16; BLOCK 16 to 65536; SCALING "
+      "frobenius, power-iteration (e.g. shampoo/coupled-newton/fp32/1024,"
+      "dash-gpu/coupled-newton/fp16/1024); the table adds the optimizer step by part");
   compare->add_option("--ep", cmp.ep,
                       "Compare expert-parallel degrees instead (a model with experts; "
                       "comma-separated whole numbers, each dividing the experts, e.g. 1,2,4,8); "
@@ -233,7 +243,8 @@ int main(int argc, char** argv) {
                           "options (docs/pytorch-native.md)");
   compare->add_option("--recomputes", cmp.recomputes,
                       "Compare activation recomputation instead (comma-separated registry "
-                      "names: " + joined_names(parasim::strat::EntryKind::kRecompute) +
+                      "names: " +
+                          joined_names(parasim::strat::EntryKind::kRecompute) +
                           "; docs/activation-checkpointing.md)");
   compare->add_option("--compiles", cmp.compiles,
                       "Compare torch.compile of torchtitan's blocks instead (comma-separated: "
@@ -249,17 +260,19 @@ int main(int argc, char** argv) {
                       "Compare tensor-parallel communication overlaps instead (comma-separated): " +
                           joined_names(parasim::strat::EntryKind::kTpCommOverlap) +
                           " (docs/tp-overlap.md)");
-  compare->add_option("--chunks", cmp.chunks,
-                      "Model chunks per stage for interleaved-1f1b when the scenario sets none")
+  compare
+      ->add_option("--chunks", cmp.chunks,
+                   "Model chunks per stage for interleaved-1f1b when the scenario sets none")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   compare->add_option("--profile", cmp.profile, "Cost-model profile JSON (docs/profile.md)");
   compare->add_flag("--allow-foreign-profile", cmp.allow_foreign_profile, kForeignProfileHelp);
-  compare->add_option("--json", cmp.json,
-                      "Write {\"rows\": [...]} to FILE, or '-' for standard output: per variant its "
-                      "label, axis, schedule, placement, layout, sequence length, optimizer and "
-                      "parallel degrees, then the simulate result (docs/result.md), or why it does "
-                      "not apply");
+  compare->add_option(
+      "--json", cmp.json,
+      "Write {\"rows\": [...]} to FILE, or '-' for standard output: per variant its "
+      "label, axis, schedule, placement, layout, sequence length, optimizer and "
+      "parallel degrees, then the simulate result (docs/result.md), or why it does "
+      "not apply");
   compare->add_option("--svg", cmp.svg_dir,
                       "Write DIR/<variant>-timeline.svg (asynchronous schedules: the warm-up the "
                       "figures exclude shaded) and DIR/<variant>-memory.svg per variant, the "
@@ -274,25 +287,30 @@ int main(int argc, char** argv) {
       "optimizer implementation), screen them analytically, simulate the best and print a ranked "
       "table; the scenario's parallel section is shown as \"yours\". Under mpirun -np K the "
       "ranks share the screen and rank 0 writes what one process would (docs/planner.md)");
-  plan->add_option("scenario", pl.scenario, "Scenario JSON file; its \"search\" section "
-                                            "narrows or widens the space")
+  plan->add_option("scenario", pl.scenario,
+                   "Scenario JSON file; its \"search\" section "
+                   "narrows or widens the space")
       ->required()
       ->type_name("FILE");
   plan->add_option("--profile", pl.profile, "Cost-model profile JSON (docs/profile.md)");
   plan->add_flag("--allow-foreign-profile", pl.allow_foreign_profile, kForeignProfileHelp);
-  plan->add_option("--out", pl.out, "Write the plan (docs/plan.md) to FILE: the winning scenario "
-                                    "in full (parasim simulate FILE reproduces it), its figures, "
-                                    "runners-up, rejects, provenance");
-  plan->add_option("--json", pl.json, "Write every screened candidate with its estimate and the "
-                                      "simulated ones with their full results to FILE ('-': "
-                                      "standard output)");
+  plan->add_option("--out", pl.out,
+                   "Write the plan (docs/plan.md) to FILE: the winning scenario "
+                   "in full (parasim simulate FILE reproduces it), its figures, "
+                   "runners-up, rejects, provenance");
+  plan->add_option("--json", pl.json,
+                   "Write every screened candidate with its estimate and the "
+                   "simulated ones with their full results to FILE ('-': "
+                   "standard output)");
   plan->add_option("--keep", pl.keep, "With --json: only the best N screened candidates")
       ->check(CLI::Range(1.0, 1e12));
-  plan->add_option("--search", pl.search, "KEY=V1,V2,... replaces one axis (keys in "
-                                          "docs/planner.md); repeatable")
+  plan->add_option("--search", pl.search,
+                   "KEY=V1,V2,... replaces one axis (keys in "
+                   "docs/planner.md); repeatable")
       ->type_name("KEY=VALUES");
-  plan->add_option("--gpus", pl.gpus, "Plan for N GPUs of the cluster instead of all of them "
-                                      "(replaces search.gpus)")
+  plan->add_option("--gpus", pl.gpus,
+                   "Plan for N GPUs of the cluster instead of all of them "
+                   "(replaces search.gpus)")
       ->check(CLI::Range(1, 1 << 30));
   plan->add_flag("--allow-async", pl.allow_async,
                  "Also search asynchronous schedules (PipeDream, 2BW, PACI), which change the "
@@ -300,16 +318,18 @@ int main(int argc, char** argv) {
   plan->add_option("--headroom", pl.headroom,
                    "Fraction of HBM kept free: peak memory per GPU <= HBM x (1 - headroom)")
       ->default_val(0.05);
-  plan->add_option("--top", pl.top, "Simulate the N best estimates (plus every estimate within "
-                                    "10 % of the best)")
+  plan->add_option("--top", pl.top,
+                   "Simulate the N best estimates (plus every estimate within "
+                   "10 % of the best)")
       ->default_val(16)
       ->check(CLI::Range(1, 1 << 20));
   plan->add_option("--max-simulate", pl.max_simulate, "Simulate at most N candidates")
       ->default_val(64)
       ->check(CLI::Range(1, 1 << 20));
-  plan->add_option("--threads", pl.threads, "Threads per process (default: every core; under "
-                                            "mpirun the screen's divided among a node's ranks); "
-                                            "the output is the same for any count")
+  plan->add_option("--threads", pl.threads,
+                   "Threads per process (default: every core; under "
+                   "mpirun the screen's divided among a node's ranks); "
+                   "the output is the same for any count")
       ->check(CLI::Range(1, 1024));
   plan->add_option("--max-candidates", pl.max_candidates,
                    "Refuse a space larger than N candidates (exit 2); the screen takes about "
@@ -360,9 +380,10 @@ int main(int argc, char** argv) {
       "  parasim calibrate --check h100.json   held-out points: predicted against measured\n"
       "The profile is rewritten after every point: an interrupted run leaves a valid profile of "
       "what was measured, marked \"complete\": false. Exit code 3: no GPU (cuda backend).");
-  calibrate->add_option("--backend", cal.backend,
-                        "cuda: cuBLASLt, NCCL and CUDA solvers on the GPUs; cpu: Eigen, MPI and "
-                        "the CPU reference solvers on this host")
+  calibrate
+      ->add_option("--backend", cal.backend,
+                   "cuda: cuBLASLt, NCCL and CUDA solvers on the GPUs; cpu: Eigen, MPI and "
+                   "the CPU reference solvers on this host")
       ->capture_default_str()
       ->check(CLI::IsMember({"cuda", "cpu"}));
   calibrate->add_flag("--quick", cal.quick,
@@ -376,8 +397,9 @@ int main(int argc, char** argv) {
                         "(default cuda 1K, cpu 1K; --quick 64K / 4K)");
   calibrate->add_option("-e,--max-bytes", cal.max_bytes,
                         "Largest collective message (default cuda 1G, cpu 64M; --quick 256M / 4M)");
-  calibrate->add_option("-f,--step-factor", cal.factor,
-                        "Multiplication factor between message sizes (default 2; --quick 4)")
+  calibrate
+      ->add_option("-f,--step-factor", cal.factor,
+                   "Multiplication factor between message sizes (default 2; --quick 4)")
       ->check(CLI::PositiveNumber);
   calibrate->add_option("-n,--iters", cal.iterations, "Timed samples per point (median, p20, p80)")
       ->capture_default_str()
@@ -385,9 +407,10 @@ int main(int argc, char** argv) {
   calibrate->add_option("-w,--warmup-iters", cal.warmup, "Untimed warm-up runs per point")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  calibrate->add_option("--out", cal.out,
-                        "Profile JSON to write (version 2, docs/profile.md); '-' for standard "
-                        "output")
+  calibrate
+      ->add_option("--out", cal.out,
+                   "Profile JSON to write (version 2, docs/profile.md); '-' for standard "
+                   "output")
       ->type_name("FILE");
   auto* check_option = calibrate->add_option(
       "--check", cal.check,
@@ -401,9 +424,10 @@ int main(int argc, char** argv) {
                    "they cover (docs/calibration.md#from-a-trace)")
       ->type_name("TRACE...")
       ->excludes(check_option);
-  calibrate->add_option("--gpus-per-node", cal.gpus_per_node,
-                        "With --from-trace: GPUs per node of the profiled run, to place its "
-                        "process groups (default: the GPUs the traces saw, else 8)")
+  calibrate
+      ->add_option("--gpus-per-node", cal.gpus_per_node,
+                   "With --from-trace: GPUs per node of the profiled run, to place its "
+                   "process groups (default: the GPUs the traces saw, else 8)")
       ->check(CLI::Range(1, 1024));
 
   ValidateAgainstOptions va;

@@ -53,11 +53,13 @@ const char* reason_text(Reason r) {
     case Reason::kLayers:
       return "no split of the layers: pp x chunks does not divide them, and no edge split";
     case Reason::kChunks:
-      return "chunks > 1 without interleaved-1f1b";
+      return "chunks the schedule does not run (interleaved-1f1b any, interleaved-zb 2 or more, "
+             "zb-v and dualpipev 2, the others 1)";
     case Reason::kInterleavedBatch:
-      return "interleaved-1f1b: micro-batches not in groups of pp (or microbatch_group)";
+      return "micro-batches the schedule cannot run (interleaved-1f1b: groups of pp or "
+             "microbatch_group; interleaved-zb: rounds; dualpipev: fewer than 2 pp)";
     case Reason::kAsync:
-      return "asynchronous schedule with dp > 1, ZeRO or not adamw";
+      return "asynchronous schedule with ZeRO-2/3, FSDP2, optimizer offload or not adamw";
     case Reason::kZero3:
       return "ZeRO-3 with a schedule other than gpipe or 1f1b";
     case Reason::kFsdp2:
@@ -208,7 +210,15 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
   bool split_exists = true;
   uneven_stage_layers(m.layers, c, &split_exists);
   if (c.pp > m.layers || !split_exists) return Reason::kLayers;
-  if (c.chunks > 1 && c.schedule != PipelineSchedule::kInterleaved) return Reason::kChunks;
+  // Chunks: interleaved-1f1b any (one: 1f1b's duplicate above), interleaved-zb two or more
+  // (torchtitan runs InterleavedZeroBubble with at least two stages a rank), the V exactly two.
+  const bool loop = c.schedule == PipelineSchedule::kInterleaved ||
+                    c.schedule == PipelineSchedule::kInterleavedZb;
+  if (strat::places_chunks_in_v(c.schedule) ? c.chunks != strat::kVShapeChunks
+                                            : (c.chunks > 1 && !loop)) {
+    return Reason::kChunks;
+  }
+  if (c.schedule == PipelineSchedule::kInterleavedZb && c.chunks == 1) return Reason::kChunks;
   const long long per_step = static_cast<long long>(c.micro_batch) * c.dp;
   if (t.global_batch % per_step != 0 || t.global_batch / per_step > (1 << 16)) {
     return Reason::kBatch;
@@ -218,7 +228,15 @@ Reason check_reason(const strat::Scenario& base, const Candidate& c, const Space
       strat::interleaved_group_problem(c.pp, mbs, base.parallel.microbatch_group)) {
     return Reason::kInterleavedBatch;
   }
-  if (async && (c.optimizer != strat::OptimizerKind::kAdamW || c.dp != 1 || c.zero_stage != 0)) {
+  if (c.schedule == PipelineSchedule::kInterleavedZb &&
+      strat::interleaved_zb_batch_problem(c.pp, mbs)) {
+    return Reason::kInterleavedBatch;
+  }
+  if (c.schedule == PipelineSchedule::kDualPipeV && mbs < 2LL * c.pp) {
+    return Reason::kInterleavedBatch;
+  }
+  if (async && (c.optimizer != strat::OptimizerKind::kAdamW || c.zero_stage > 1 || c.fsdp2 ||
+                c.offload != cost::OffloadFlavour::kNone)) {
     return Reason::kAsync;
   }
   if (c.zero_stage == 3 && !c.fsdp2 && c.schedule != PipelineSchedule::kGpipe &&

@@ -25,9 +25,9 @@ enum class Reason : std::uint8_t {
   kOk,
   kHeads,             // tp must divide heads and kv heads
   kLayers,            // pp x chunks must divide the layers
-  kChunks,            // chunks > 1 needs interleaved-1f1b
-  kInterleavedBatch,  // interleaved needs micro-batches in groups of pp (or microbatch_group)
-  kAsync,             // asynchronous schedules: adamw, dp 1, ZeRO 0
+  kChunks,            // chunks the schedule does not run (V: 2; interleaved-zb: 2 or more)
+  kInterleavedBatch,  // the schedule's micro-batch rule (interleaved groups or rounds, dualpipev)
+  kAsync,             // asynchronous schedules: adamw, ZeRO 0-1, no FSDP2, no offload
   kZero3,             // ZeRO-3 only with gpipe and 1f1b
   kFsdp2,             // FSDP2's rules (schedules, dense, HSDP replicas, reshard group)
   kPlacement,         // TSP / low-rank placement rules
@@ -56,10 +56,10 @@ const char* reason_text(Reason r);
 // a candidate the space also holds.
 struct SpaceFacts {
   strat::PipelineSchedule first_schedule = strat::PipelineSchedule::kOneFOneB;  // kept at pp 1
-  int max_staleness = -1;            // search.max_staleness (-1: not stated)
-  bool none_searched = true;         // recompute "none" is on the axis
-  bool one_f_one_b_searched = true;  // 1f1b is on the axis
-  bool etp_tp_searched = true;       // etp 0 ("as tp") is on the axis
+  int max_staleness = -1;                              // search.max_staleness (-1: not stated)
+  bool none_searched = true;                           // recompute "none" is on the axis
+  bool one_f_one_b_searched = true;                    // 1f1b is on the axis
+  bool etp_tp_searched = true;                         // etp 0 ("as tp") is on the axis
   strat::CpComm first_cp_comm = strat::CpComm::kRing;  // kept at cp 1
 };
 SpaceFacts space_facts(const SearchSpace& space);

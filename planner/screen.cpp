@@ -21,14 +21,15 @@ namespace {
 
 using strat::PipelineSchedule;
 
-double seconds(sim::Time t) { return t.to_seconds(); }
+double seconds(sim::Time t) {
+  return t.to_seconds();
+}
 
 ScreenKey programs_key(const Candidate& c) {
   return ScreenKey{{c.gpus, c.tp, c.sequence_parallel + 2 * static_cast<int>(c.tp_overlap),
                     c.cp | (static_cast<std::int64_t>(c.cp_comm) << 16) |
                         (static_cast<std::int64_t>(c.cp_a2a_size) << 24),
-                    c.micro_batch,
-                    static_cast<int>(c.recompute),
+                    c.micro_batch, static_cast<int>(c.recompute),
                     static_cast<int>(c.attention) | (static_cast<std::int64_t>(c.compile) << 8),
                     static_cast<int>(c.placement) | (static_cast<std::int64_t>(c.ep) << 8) |
                         (static_cast<std::int64_t>(c.dispatcher) << 28) |
@@ -48,7 +49,8 @@ ScreenGroups Screen::groups_of(const Candidate& c) const {
   cp_spec.cp = c.cp;
   cp_spec.cp_comm = c.cp_comm;
   cp_spec.cp_a2a_size = c.cp_a2a_size;
-  const strat::CpGroupShape a2a = strat::cp_group_shape(cp_spec, strat::StepGroup::kContextAllToAll);
+  const strat::CpGroupShape a2a =
+      strat::cp_group_shape(cp_spec, strat::StepGroup::kContextAllToAll);
   const strat::CpGroupShape ring = strat::cp_group_shape(cp_spec, strat::StepGroup::kContextRing);
   g.cp_a2a = layout.replica_strided_group(0, 0, a2a.size, a2a.stride);
   g.cp_ring = layout.replica_strided_group(0, 0, ring.size, ring.stride);
@@ -83,8 +85,8 @@ double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost
     } else {
       resource = 1 + static_cast<int>(st.group);
       const cost::GroupPlacement& g = groups.of(st.group);
-      duration = seconds(cost::estimate_time(
-          strat::plan_step(costs, st.collective, g), costs.cluster()));
+      duration =
+          seconds(cost::estimate_time(strat::plan_step(costs, st.collective, g), costs.cluster()));
     }
     start = std::max(start, free[resource]);
     finish[i] = start + duration;
@@ -98,8 +100,8 @@ double Screen::steps_time(const std::vector<strat::LayerStep>& steps, const cost
 HostGpu Screen::steps_map(const std::vector<strat::LayerStep>& steps, strat::HostContext context,
                           const cost::CostModel& costs, const ScreenGroups& groups) {
   const strat::FrameworkSpec& fw = compiled_ ? compiled_framework_ : eager_framework_;
-  const std::vector<strat::StepHost> host = strat::step_host_costs(
-      steps, context, fw, costs.device().kernel_launch_overhead);
+  const std::vector<strat::StepHost> host =
+      strat::step_host_costs(steps, context, fw, costs.device().kernel_launch_overhead);
   const double sync = seconds(fw.host.sync);
   bool chain = true;  // every step after the previous one (no ring-attention DAG)
   for (std::size_t i = 1; i < steps.size(); ++i) chain = chain && steps[i].after.empty();
@@ -122,8 +124,8 @@ HostGpu Screen::steps_map(const std::vector<strat::LayerStep>& steps, strat::Hos
     const strat::LayerStep& st = steps[i];
     if (st.is_collective) {
       const cost::GroupPlacement& g = groups.of(st.group);
-      const double d = seconds(cost::estimate_time(
-          strat::plan_step(costs, st.collective, g), costs.cluster()));
+      const double d =
+          seconds(cost::estimate_time(strat::plan_step(costs, st.collective, g), costs.cluster()));
       const double t = seconds(host[i].total);
       m = m.then(HostGpu::gpu_op(d, t, t, 0.0));  // a group member: issued at its call's end
     } else {
@@ -209,8 +211,8 @@ double Screen::p2p_time(const Candidate& c) {
   if (it != p2p_.end()) return it->second;
   // The builder's transfer (pipeline_emission.cpp): each TP rank sends 1/t of the activations.
   const double bytes = static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp *
-                       base_.model.hidden *
-                       cost::bytes_per_element(base_.training.precision) / c.tp;
+                       base_.model.hidden * cost::bytes_per_element(base_.training.precision) /
+                       c.tp;
   const cost::CostModel& costs = costs_.at(c.gpus);
   const double t = seconds(cost::estimate_time(
       costs.collective(cost::CollectiveKind::kSendRecv, cost::Bytes{bytes},
@@ -235,12 +237,14 @@ int Screen::stage_layers(const Candidate& c, int stage) {
   if (split.empty()) return base_.model.layers / c.pp;
   if (!c.own_stage_layers || c.chunks == 1) return split[static_cast<std::size_t>(stage)];
   int n = 0;  // the base's own split over virtual stages: this stage's chunks together
-  for (int k = 0; k < c.chunks; ++k) n += split[static_cast<std::size_t>(k * c.pp + stage)];
+  for (int k = 0; k < c.chunks; ++k) {
+    n += split[static_cast<std::size_t>(strat::virtual_stage_of(c.schedule, c.pp, stage, k))];
+  }
   return n;
 }
 
 std::vector<std::pair<int, int>> Screen::stage_ranges(const Candidate& c, int stage) {
-  // Virtual stage vs = chunk x pp + stage; the layers run in virtual-stage order.
+  // Virtual stage vs = chunk x pp + stage (or the V); the layers run in virtual-stage order.
   const std::vector<int>& split = stage_split(c);
   const int virtual_stages = c.pp * c.chunks;
   auto count = [&](int vs) {
@@ -252,7 +256,9 @@ std::vector<std::pair<int, int>> Screen::stage_ranges(const Candidate& c, int st
   std::vector<std::pair<int, int>> out;
   int first = 0;
   for (int vs = 0; vs < virtual_stages; ++vs) {
-    if (vs % c.pp == stage) out.emplace_back(first, count(vs));
+    if (strat::stage_of_virtual_stage(c.schedule, c.pp, vs) == stage) {
+      out.emplace_back(first, count(vs));
+    }
     first += count(vs);
   }
   return out;
@@ -283,13 +289,14 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
                                          int micro_batches, double zero3_forward,
                                          double zero3_backward) {
   const int P = c.pp, v = c.chunks;
-  const int kind = stage == 0 ? 0 : stage == P - 1 ? 2 : 1;
+  const int kind = stage == 0 ? 0 : stage == P - 1 ? 2 : 1;  // first, middle, last (V: turn)
   const bool split = strat::splits_weight_gradient(c.schedule);
   const int layers = stage_layers(c, stage) / v;  // per virtual stage
   ScreenKey key = programs_key(c);
   key.v[8] = (static_cast<std::int64_t>(P) * 64 + v) * 8192 + layers;
   const int moe_layers = stage_moe_layers(c, stage) / v;  // per virtual stage, as the layers
-  key.v[9] = kind * 2 + (split ? 1 : 0) + 8 * static_cast<std::int64_t>(moe_layers);
+  key.v[9] = kind * 2 + (split ? 1 : 0) + 8 * static_cast<std::int64_t>(moe_layers) +
+             (strat::places_chunks_in_v(c.schedule) ? std::int64_t{1} << 40 : 0);
   key.v[10] = micro_batches;
   key.v[11] = c.zero_stage == 3 ? static_cast<std::int64_t>(c.dp) * c.cp * 2 + c.fsdp2 : 0;
   auto it = passes_.find(key);
@@ -328,7 +335,7 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
     }
     for (auto l = ck.rbegin(); l != ck.rend(); ++l) {
       HostGpu one = pr.rerun_map.power(l->group_size);
-      one = one.then(!l->checkpointed      ? pr.plain.backward_map
+      one = one.then(!l->checkpointed    ? pr.plain.backward_map
                      : l->group_size > 0 ? pr.rest_last_map
                                          : pr.rest_map);
       grouped_b = grouped_b.then(one.then(z3b));
@@ -342,33 +349,40 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   const HostGpu& embed_b = split ? pr.embed.backward_input_map : pr.embed.backward_map;
   using strat::HostItem;
   // One micro-batch's items on this stage, every chunk (pipeline_emission.cpp, emit_item).
+  // Transfers only between GPUs (the V's turn has none), as the builder's host_emission.cpp.
+  auto from_before = [&](int vs) {
+    return vs > 0 && strat::hop_crosses_gpus(c.schedule, P, vs - 1);
+  };
+  auto to_after = [&](int vs) { return vs < last && strat::hop_crosses_gpus(c.schedule, P, vs); };
+  const bool last_with_first = strat::head_stage_of(c.schedule, P) == 0;
   auto forward = [&](int chunk) {
-    const int vs = chunk * P + stage;
+    const int vs = strat::virtual_stage_of(c.schedule, P, stage, chunk);
     HostGpu m = actions_map(
-        strat::item_start_host(fw, HostItem::kForward, vs > 0, strat::loads_batch(fw, vs, last),
-                               launch),
+        strat::item_start_host(fw, HostItem::kForward, from_before(vs),
+                               strat::loads_batch(fw, vs, last, last_with_first), launch),
         sync);
     if (vs == 0) m = m.then(pr.embed.forward_map);
     m = m.then(grouped ? grouped_f : layer_f);
     if (vs == last) m = m.then(pr.head.forward_map);
-    return m.then(actions_map(strat::item_end_host(fw, HostItem::kForward, vs < last), sync));
+    return m.then(actions_map(strat::item_end_host(fw, HostItem::kForward, to_after(vs)), sync));
   };
   auto backward = [&](int chunk, bool accumulate) {
-    const int vs = chunk * P + stage;
-    HostGpu m =
-        actions_map(strat::item_start_host(fw, HostItem::kBackward, vs < last, false, launch),
-                    sync);
+    const int vs = strat::virtual_stage_of(c.schedule, P, stage, chunk);
+    HostGpu m = actions_map(
+        strat::item_start_host(fw, HostItem::kBackward, to_after(vs), false, launch), sync);
     if (vs == last) m = m.then(head_b);
-    if (grouped) m = m.then(accumulate ? grouped_b_acc : grouped_b);
-    else m = m.then(accumulate && !split ? layer_b_acc : layer_b);
+    if (grouped)
+      m = m.then(accumulate ? grouped_b_acc : grouped_b);
+    else
+      m = m.then(accumulate && !split ? layer_b_acc : layer_b);
     if (vs == 0) m = m.then(embed_b);
-    return m.then(actions_map(strat::item_end_host(fw, HostItem::kBackward, vs > 0), sync));
+    return m.then(
+        actions_map(strat::item_end_host(fw, HostItem::kBackward, from_before(vs)), sync));
   };
   auto weight_grad = [&](int chunk, bool accumulate) {
-    const int vs = chunk * P + stage;
+    const int vs = strat::virtual_stage_of(c.schedule, P, stage, chunk);
     HostGpu m =
-        actions_map(strat::item_start_host(fw, HostItem::kWeightGrad, false, false, launch),
-                    sync);
+        actions_map(strat::item_start_host(fw, HostItem::kWeightGrad, false, false, launch), sync);
     if (vs == last) m = m.then(pr.head.weight_grad_map);
     m = m.then(accumulate ? layer_w_acc : layer_w);
     if (vs == 0) m = m.then(pr.embed.weight_grad_map);
@@ -383,8 +397,8 @@ Screen::StagePasses Screen::stage_passes(const Candidate& c, const Programs& pr,
   for (int ch = 0; ch < v; ++ch) {
     const HostGpu f = forward(ch);
     const HostGpu b = backward(ch, adds && (micro_batches > 1 || first_adds));
-    const HostGpu w = split ? weight_grad(ch, adds && (micro_batches > 1 || first_adds))
-                            : HostGpu();
+    const HostGpu w =
+        split ? weight_grad(ch, adds && (micro_batches > 1 || first_adds)) : HostGpu();
     out.f += f.time();
     out.b += b.time();
     out.w += split ? w.time() : 0.0;
@@ -421,8 +435,8 @@ Estimate Screen::estimate(const Candidate& c) {
       z3f = std::max(0.0, gather - pr.layer.forward);
       z3b = std::max(0.0, gather + reduce - pr.layer.backward);
     } else {  // each gather waited for before its layer (DeepSpeed 2021), reductions behind
-      const int backward_gathers = strat::zero3_backward_gathers(
-          z3, c.recompute == cost::Recompute::kFull);
+      const int backward_gathers =
+          strat::zero3_backward_gathers(z3, c.recompute == cost::Recompute::kFull);
       z3f = gather;
       z3b = backward_gathers * gather + std::max(0.0, reduce - pr.layer.backward);
     }
@@ -459,9 +473,16 @@ Estimate Screen::estimate(const Candidate& c) {
   const double p2p = p2p_time(c);
   const double hops = 2.0 * (P - 1) * p2p;
   // The schedule's closed form (its registry entry's traits, strategies/schedules/).
-  const strat::StagePassTimes times{.micro_batches = m, .stages = P, .chunks = v,
-                                    .sum_fbw = sum_fb, .max_fb = max_fb, .max_fbw = max_fbw,
-                                    .f = f, .b = b, .w = w, .hops = hops};
+  const strat::StagePassTimes times{.micro_batches = m,
+                                    .stages = P,
+                                    .chunks = v,
+                                    .sum_fbw = sum_fb,
+                                    .max_fb = max_fb,
+                                    .max_fbw = max_fbw,
+                                    .f = f,
+                                    .b = b,
+                                    .w = w,
+                                    .hops = hops};
   const strat::ScheduleTraits& traits = strat::schedule_traits(c.schedule);
   double pipeline = traits.pipeline_time(times);
   if (P == 1) pipeline = sequence;  // one stage: every pass in order, the host's lead carried
@@ -477,7 +498,7 @@ Estimate Screen::estimate(const Candidate& c) {
     // transfer earlier each (flush schedules).
     const double end = async || post_validation ? pipeline : pipeline - s.stage * (b + p2p);
     // The overlap rule: buckets on the dp stream as the last backward produces their chunks.
-    const bool has_head = s.stage == P - 1;
+    const bool has_head = s.stage == strat::head_stage_of(c.schedule, P);
     double ready = 0, dp_end = 0, total_b = s.b + s.w;
     std::size_t next = 0;
     for (int k = 0; next < st.buckets.size(); ++k) {
@@ -489,7 +510,13 @@ Estimate Screen::estimate(const Candidate& c) {
         ++next;
       }
     }
-    const double exposed = std::max(0.0, dp_end - total_b);
+    double exposed = std::max(0.0, dp_end - total_b);
+    // Asynchronous schedules reduce after each stage-local step's last backward, nothing
+    // overlapped (async_reduction.cpp): every bucket exposed, at every update.
+    if (async) {
+      exposed = 0;
+      for (const auto& bucket : st.buckets) exposed += bucket.second;
+    }
     // --overlap-param-gather: the gathers queue back to back from the step's start and the
     // stage's first forward (s (f + p2p) in with a flush schedule) waits, chunk by chunk, for
     // the ones its chunks need; what that adds to the forward is exposed.
@@ -504,9 +531,9 @@ Estimate Screen::estimate(const Candidate& c) {
           comm += st.param_gathers[j++].second;
         }
         if (waits) gpu = std::max(gpu, comm);
-        const double fk = k == 0 ? (has_head ? pr.head.forward : 0.0)
-                                 : (k <= L ? pr.layer.forward
-                                           : (s.stage == 0 ? pr.embed.forward : 0.0));
+        const double fk =
+            k == 0 ? (has_head ? pr.head.forward : 0.0)
+                   : (k <= L ? pr.layer.forward : (s.stage == 0 ? pr.embed.forward : 0.0));
         gpu += fk;
         forward += fk;
       }
@@ -514,23 +541,32 @@ Estimate Screen::estimate(const Candidate& c) {
     }
     const int updates = traits.updates != nullptr ? traits.updates(m) : 1;
     // The optimizer's host (optimizer_host, host_emission.cpp): its work once the backward is
-    // issued, then its syncs wait for the reductions; the step is issued after both.
-    const double gpu_ready = end + exposed;
+    // issued, then its syncs wait for the reductions; the step is issued after both. An
+    // asynchronous schedule's every update reduces, steps and (ZeRO-1) gathers in line.
+    const double per_update_dp = async ? exposed + st.param_gather : 0.0;
+    const double gpu_ready = end + (async ? 0.0 : exposed);
     double host = end + st.optimizer_host;
     if (st.optimizer_syncs > 0) host = std::max(host, gpu_ready) + st.optimizer_syncs * sync;
-    step = std::max(step, std::max(gpu_ready, host) + updates * st.optimizer + st.param_gather +
-                              gather_delay);
-    if (s.stage == 0) exposed_dp = exposed + st.param_gather + gather_delay;
+    const double after = async ? updates * (st.optimizer + per_update_dp)
+                               : updates * st.optimizer + st.param_gather + gather_delay;
+    step = std::max(step, std::max(gpu_ready, host) + after);
+    if (s.stage == 0) {
+      exposed_dp = async ? updates * per_update_dp : exposed + st.param_gather + gather_delay;
+    }
     // Memory floor (the header's rule).
-    const bool paci_mem = c.schedule == PipelineSchedule::kPaci &&
-                          base_.parallel.paci_mode == strat::PaciMode::kMem;
+    const bool paci_mem =
+        c.schedule == PipelineSchedule::kPaci && base_.parallel.paci_mode == strat::PaciMode::kMem;
     int sets = traits.activation_sets != nullptr ? traits.activation_sets(P, s.stage, m)
                                                  : std::min(m, P - s.stage);
-    if (s.stage == P - 1) sets = 1;
-    const double stage_input = static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp *
-                               base_.model.hidden *
-                               cost::bytes_per_element(base_.training.precision) /
-                               (c.sequence_parallel ? c.tp : 1);
+    // 1F1B's family: the last stage's one set (a V's last stage turns the micro-batch back;
+    // interleaved-zb holds as many on every stage).
+    if (s.stage == P - 1 && !strat::places_chunks_in_v(c.schedule) &&
+        c.schedule != PipelineSchedule::kInterleavedZb) {
+      sets = 1;
+    }
+    const double stage_input =
+        static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp * base_.model.hidden *
+        cost::bytes_per_element(base_.training.precision) / (c.sequence_parallel ? c.tp : 1);
     const int moe_on_stage = stage_moe_layers(c, s.stage);
     double kept = (L - moe_on_stage) * pr.stored + moe_on_stage * pr.moe_stored;
     if (c.recompute == cost::Recompute::kFull && strat::grouped_recompute(base_.training)) {

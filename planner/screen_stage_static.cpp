@@ -20,7 +20,9 @@
 namespace parasim::plan {
 namespace {
 
-double seconds(sim::Time t) { return t.to_seconds(); }
+double seconds(sim::Time t) {
+  return t.to_seconds();
+}
 
 int optimizer_code(const Candidate& c) {
   return static_cast<int>(c.optimizer) * 4 + static_cast<int>(c.stacking);
@@ -29,13 +31,15 @@ int optimizer_code(const Candidate& c) {
 }  // namespace
 
 const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
-  const ScreenKey key{{c.gpus, c.tp, c.pp, c.dp * 4096 + c.cp, c.zero_stage + 4 * c.fsdp2,
-                       optimizer_code(c),
-                       c.block_size, stage, stage_layers(c, stage), c.ep,
-                       stage_moe_layers(c, stage),
-                       // etp shards the experts; the dispatcher sizes DeepEP's buffers
-                       ((c.etp * 4 + static_cast<int>(c.dispatcher)) * 16 +
-                        static_cast<int>(c.recipe)) * 4 + static_cast<int>(c.offload)}};
+  const ScreenKey key{
+      {c.gpus, c.tp, c.pp, c.dp * 4096 + c.cp, c.zero_stage + 4 * c.fsdp2, optimizer_code(c),
+       c.block_size,
+       // the head's stage moves with the schedule's placement (a V: stage 0)
+       stage * 8192 + strat::head_stage_of(c.schedule, c.pp), stage_layers(c, stage), c.ep,
+       stage_moe_layers(c, stage),
+       // etp shards the experts; the dispatcher sizes DeepEP's buffers
+       ((c.etp * 4 + static_cast<int>(c.dispatcher)) * 16 + static_cast<int>(c.recipe)) * 4 +
+           static_cast<int>(c.offload)}};
   auto it = stages_.find(key);
   if (it != stages_.end()) return it->second;
   const strat::Scenario sc = apply_candidate(base_, c);
@@ -54,9 +58,10 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     held.dense += part.dense;
     held.expert += part.expert;
   }
-  if (stage == c.pp - 1) held.expert += strat::mtp_params_on_rank(base_.model, sc.parallel).expert;
+  if (stage == sc.head_stage())
+    held.expert += strat::mtp_params_on_rank(base_.model, sc.parallel).expert;
   const double params =
-      held.dense + strat::embedding_params_per_tp_rank(base_.model, c.tp, stage, c.pp);
+      held.dense + strat::embedding_params_per_tp_rank(base_.model, c.tp, stage, sc.head_stage());
   const int edp = base_.model.moe.enabled() ? sc.parallel.edp() : 1;
   StageStatic s;
   s.state_bytes =
@@ -70,7 +75,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
           .value;
   // Optimizer offload: the HBM share of the state and the offloaded step, as the builder
   // (set_base_memory, offload_emission.cpp) through offload_cost.hpp.
-  const double shard = c.fsdp2            ? params / sc.parallel.fsdp2_shard()
+  const double shard = c.fsdp2             ? params / sc.parallel.fsdp2_shard()
                        : c.zero_stage >= 1 ? params / replicas + held.expert / edp
                                            : params + held.expert;
   const auto& off = sc.parallel.offload;
@@ -110,7 +115,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
         fp8.add(base_.model.moe.is_moe_layer(l) ? pr.moe : pr.layer);
       }
     }
-    if (stage == c.pp - 1) fp8.add(pr.head);
+    if (stage == sc.head_stage()) fp8.add(pr.head);
     s.state_bytes += strat::fp8_weight_memory_bytes(sc, fp8);
   }
   const double dense_gathered = strat::gathered_parameter_bytes(sc, params, fp8.elements);
@@ -128,8 +133,9 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
       replicas > 1 ? layout.dp_group(stage, 0) : cost::GroupPlacement{};
   const strat::FrameworkSpec& fw = base_.training.framework;
   const strat::HostAction host = strat::optimizer_host(
-      fw, layers * strat::layer_parameter_tensors(base_.model) +
-              strat::embedding_parameter_tensors(base_.model, stage, c.pp),
+      fw,
+      layers * strat::layer_parameter_tensors(base_.model) +
+          strat::embedding_parameter_tensors(base_.model, stage, sc.head_stage()),
       base_.training.precision == cost::Dtype::kFp16, costs.device().kernel_launch_overhead);
   s.optimizer_host = seconds(host.work);
   s.optimizer_syncs = host.syncs;
@@ -146,24 +152,24 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     s.optimizer = seconds(sh.factor_update + sh.inverse_roots + sh.precondition);
     s.state_bytes += sh.state_bytes;
     if (replicas > 1) {
-      s.param_gather = seconds(cost::estimate_time(
-          costs.collective(cost::CollectiveKind::kAllGather, cost::Bytes{sh.update_bytes},
-                           dp_group),
-          costs.cluster()));
+      s.param_gather =
+          seconds(cost::estimate_time(costs.collective(cost::CollectiveKind::kAllGather,
+                                                       cost::Bytes{sh.update_bytes}, dp_group),
+                                      costs.cluster()));
     }
   }
   s.optimizer += seconds(fp8.time);  // the FP8 weight casts after the step (emit_fp8_weight_casts)
   if (replicas > 1 && c.zero_stage != 3) {
     // The builder's buckets (data_parallel_emission.cpp): head, layers last to first, embedding.
     const double grad_elem = base_.training.gradient_bytes();
-    const auto reduce = c.zero_stage >= 1 ? cost::CollectiveKind::kReduceScatter
-                                          : cost::CollectiveKind::kAllReduce;
+    const auto reduce =
+        c.zero_stage >= 1 ? cost::CollectiveKind::kReduceScatter : cost::CollectiveKind::kAllReduce;
     std::vector<double> chunk_params;
-    const double head = stage == c.pp - 1
-                            ? strat::head_params_per_tp_rank(base_.model, c.tp, c.pp)
+    const double head = stage == sc.head_stage()
+                            ? strat::head_params_per_tp_rank(base_.model, c.tp, sc.head_stage())
                             : 0.0;
-    const double embed = stage == 0 ? strat::input_embedding_params_per_tp_rank(base_.model, c.tp)
-                                    : 0.0;
+    const double embed =
+        stage == 0 ? strat::input_embedding_params_per_tp_rank(base_.model, c.tp) : 0.0;
     chunk_params.push_back(head);
     for (int l = 0; l < layers; ++l) {
       chunk_params.push_back(base_.model.moe.enabled() ? held.dense / layers : layer_params);
@@ -174,13 +180,13 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     const double cap = base_.parallel.dp_bucket.value;  // 0: one bucket per stage
     const double gap = seconds(strat::queued_kernel_gap(costs.device()));
     const int tensors = layers * strat::layer_parameter_tensors(base_.model) +
-                        strat::embedding_parameter_tensors(base_.model, stage, c.pp);
+                        strat::embedding_parameter_tensors(base_.model, stage, sc.head_stage());
     // Each bucket: the chunk that completes it, its bytes.
     std::vector<std::pair<std::size_t, double>> planned;
     if (sc.parallel.dp_bucket_layout == strat::DpBucketLayout::kMegatron) {
       // megatron_buckets.hpp (the builder's): chunks from the head's, which only the last
       // stage has; the screen's chunk 0 is the head's on every stage.
-      const std::size_t shift = stage == c.pp - 1 ? 0 : 1;
+      const std::size_t shift = stage == sc.head_stage() ? 0 : 1;
       for (const strat::GradBucket& b : strat::megatron_stage_buckets(sc, stage)) {
         planned.emplace_back(b.chunk + shift, b.padded * grad_elem);
       }
@@ -203,8 +209,8 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
         t += seconds(costs.memory_bound_body(cost::Bytes{2.0 * bucket * passes})) + gap * passes;
       }
       if (fw.counts.reduce_copy_back && c.zero_stage == 0) {
-        const int bucket_tensors = std::max(
-            1, static_cast<int>(std::lround(tensors * bucket / (params * grad_elem))));
+        const int bucket_tensors =
+            std::max(1, static_cast<int>(std::lround(tensors * bucket / (params * grad_elem))));
         t += seconds(costs.memory_bound_body(cost::Bytes{2.0 * bucket})) + gap * bucket_tensors;
       }
       s.buckets.emplace_back(static_cast<int>(k), t);
@@ -212,7 +218,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
     if (sc.parallel.overlap_param_gather) {
       // --overlap-param-gather (the builder's emit_param_gathers): each bucket's all-gather,
       // forward order, with the chunk that waits for it; nothing after the step.
-      const std::size_t shift = stage == c.pp - 1 ? 0 : 1;
+      const std::size_t shift = stage == sc.head_stage() ? 0 : 1;
       const double element_bytes = cost::bytes_per_element(base_.training.precision);
       const auto buckets = strat::megatron_stage_buckets(sc, stage);
       for (auto b = buckets.rbegin(); b != buckets.rend(); ++b) {
@@ -225,8 +231,7 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
       }
     } else if (c.zero_stage >= 1 && c.optimizer == strat::OptimizerKind::kAdamW) {
       s.param_gather = seconds(cost::estimate_time(
-          costs.collective(cost::CollectiveKind::kAllGather, cost::Bytes{dense_gathered},
-                           dp_group),
+          costs.collective(cost::CollectiveKind::kAllGather, cost::Bytes{dense_gathered}, dp_group),
           costs.cluster()));
     }
   }
@@ -265,10 +270,10 @@ const Screen::StageStatic& Screen::stage_static(const Candidate& c, int stage) {
         costs.cluster()));
     s.buckets.emplace_back(layers + 1, t);  // with the last chunk (the embedding's)
     if (c.zero_stage >= 1) {
-      s.param_gather += seconds(cost::estimate_time(
-          costs.collective(cost::CollectiveKind::kAllGather, cost::Bytes{expert_gathered},
-                           edp_group),
-          costs.cluster()));
+      s.param_gather +=
+          seconds(cost::estimate_time(costs.collective(cost::CollectiveKind::kAllGather,
+                                                       cost::Bytes{expert_gathered}, edp_group),
+                                      costs.cluster()));
     }
   }
   return stages_.emplace(key, std::move(s)).first->second;

@@ -24,6 +24,11 @@ using strat::Scenario;
 // The seam of the pipeline schedule (see megatron_export.cpp).
 void map_schedule(const Scenario& s, ExportContext& c) {
   const auto& p = s.parallel;
+  if (p.schedule == PipelineSchedule::kDualPipeV && p.pp > 1) {
+    c.part_of_refused("/parallel/overlap_forward_backward", "dualpipev's (see /parallel/schedule)");
+  } else {
+    c.unused("/parallel/overlap_forward_backward", "read with dualpipev only");
+  }
   if (p.schedule != PipelineSchedule::kInterleaved) {
     c.unused("/parallel/microbatch_group", "read with interleaved-1f1b only");
   } else {
@@ -35,7 +40,11 @@ void map_schedule(const Scenario& s, ExportContext& c) {
     c.unused("/parallel/chunks", "no pipeline (pp 1)");
     return;
   }
-  c.unused("/parallel/chunks", "one model chunk per stage");
+  if (p.chunks > 1) {
+    c.part_of_refused("/parallel/chunks", "the schedule's chunks (see /parallel/schedule)");
+  } else {
+    c.unused("/parallel/chunks", "one model chunk per stage");
+  }
   switch (p.schedule) {
     case PipelineSchedule::kOneFOneB:
       c.mapped("/parallel/schedule", "DeepSpeed's pipeline TrainSchedule (1F1B)");
@@ -58,6 +67,14 @@ void map_schedule(const Scenario& s, ExportContext& c) {
     case PipelineSchedule::kZb2p:
       refuse_searched_zero_bubble(s, c, "DeepSpeed's TrainSchedule (1F1B)");
       return;
+    case PipelineSchedule::kInterleavedZb:
+    case PipelineSchedule::kZbV:
+    case PipelineSchedule::kDualPipeV:
+      c.cannot("/parallel/schedule",
+               fmt::format("the {} schedule", strat::schedule_name(p.schedule)),
+               "torchtitan (InterleavedZeroBubble, ZBVZeroBubble, DualPipeV)",
+               "DeepSpeed's TrainSchedule (1F1B)");
+      return;
     case PipelineSchedule::kPipeDream:
     case PipelineSchedule::kPipeDream2BW:
     case PipelineSchedule::kPaci:
@@ -76,7 +93,7 @@ long long largest_stage_gradients(const Scenario& s) {
   for (int st = 0; st < s.parallel.pp; ++st) {
     most = std::max(
         most, s.stage_layer_count(st) * strat::layer_params_per_tp_rank(s.model, s.parallel.tp) +
-                  strat::embedding_params_per_tp_rank(s.model, s.parallel.tp, st, s.parallel.pp));
+                  strat::embedding_params_per_tp_rank(s.model, s.parallel.tp, st, s.head_stage()));
   }
   return static_cast<long long>(std::ceil(most));
 }

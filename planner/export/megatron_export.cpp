@@ -25,6 +25,11 @@ void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
   if (p.schedule != PipelineSchedule::kInterleaved) {
     c.unused("/parallel/microbatch_group", "read with interleaved-1f1b only");
   }
+  if (p.schedule == PipelineSchedule::kDualPipeV && p.pp > 1) {
+    c.part_of_refused("/parallel/overlap_forward_backward", "dualpipev's (see /parallel/schedule)");
+  } else {
+    c.unused("/parallel/overlap_forward_backward", "read with dualpipev only");
+  }
   if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
     c.unused("/parallel/schedule", "no pipeline (pp 1)");
     c.unused("/parallel/chunks", "no pipeline (pp 1)");
@@ -68,6 +73,22 @@ void map_schedule(const Scenario& s, ExportContext& c, ArgList& a) {
     case PipelineSchedule::kZb2p:
       refuse_searched_zero_bubble(s, c, "1F1B");
       c.unused("/parallel/chunks", "one model chunk per stage");
+      return;
+    case PipelineSchedule::kInterleavedZb:
+    case PipelineSchedule::kZbV:
+    case PipelineSchedule::kDualPipeV:
+      c.cannot("/parallel/schedule",
+               fmt::format("the {} schedule (B/W split over several chunks per stage)",
+                           strat::schedule_name(p.schedule)),
+               fmt::format("torchtitan ({}); megatron-core 0.19.2 has none (its "
+                           "--overlap-moe-expert-parallel-comm pairs a forward with a backward "
+                           "inside interleaved 1F1B; ZB-V is in the Zero Bubble authors' fork, "
+                           "sail-sg/zero-bubble-pipeline-parallelism)",
+                           p.schedule == PipelineSchedule::kInterleavedZb ? "InterleavedZeroBubble"
+                           : p.schedule == PipelineSchedule::kZbV         ? "ZBVZeroBubble"
+                                                                          : "DualPipeV"),
+               "1F1B");
+      c.part_of_refused("/parallel/chunks", "the schedule's chunks");
       return;
     case PipelineSchedule::kPipeDream:
     case PipelineSchedule::kPipeDream2BW:

@@ -115,6 +115,7 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
   if (p.pp == 1 && p.schedule != PipelineSchedule::kInterleaved) {
     c.unused("/parallel/schedule", "no pipeline (pp 1)");
     c.unused("/parallel/chunks", "no pipeline (pp 1)");
+    c.unused("/parallel/overlap_forward_backward", "no pipeline (pp 1)");
     stage_layers_mapped(s, c, "");
     return;
   }
@@ -130,6 +131,31 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
     case PipelineSchedule::kInterleaved:
       name = "Interleaved1F1B";
       c.mapped("/parallel/schedule", "Interleaved1F1B");
+      break;
+    case PipelineSchedule::kInterleavedZb:
+      name = "InterleavedZeroBubble";
+      c.mapped("/parallel/schedule", "InterleavedZeroBubble");
+      break;
+    case PipelineSchedule::kZbV:  // torchtitan's "v" stage-to-rank mapping, two stages a rank
+      name = "ZBVZeroBubble";
+      c.mapped("/parallel/schedule", "ZBVZeroBubble");
+      break;
+    case PipelineSchedule::kDualPipeV:
+      name = "DualPipeV";
+      c.mapped("/parallel/schedule", "DualPipeV");
+      // torch.distributed.pipelining runs an OVERLAP_F_B action in sequence unless a custom
+      // function is registered; torchtitan registers none.
+      if (p.overlap_forward_backward.value_or(s.training.framework.overlaps_forward_backward)) {
+        c.cannot("/parallel/overlap_forward_backward",
+                 "DualPipeV's forward-backward pairs overlapped (DeepSeek's "
+                 "overlapped_forward_backward)",
+                 "no export target (torchtitan runs each OVERLAP_F_B pair in sequence without a "
+                 "registered custom function)",
+                 "the pairs in sequence");
+      } else {
+        c.mapped("/parallel/overlap_forward_backward",
+                 "OVERLAP_F_B actions run in sequence (no custom function)");
+      }
       break;
     case PipelineSchedule::kZbH1:
     case PipelineSchedule::kZbH2:
@@ -154,10 +180,13 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
       throw std::logic_error(std::string("torchtitan export: no mapping for the schedule ") +
                              strat::schedule_name(p.schedule));
   }
+  if (p.schedule != PipelineSchedule::kDualPipeV) {
+    c.unused("/parallel/overlap_forward_backward", "read with dualpipev only");
+  }
   out.set("parallelism", "pipeline_parallel_schedule", name);
   map_stage_split(s, c, out);
   out.set("parallelism", "pipeline_parallel_microbatch_size", s.training.micro_batch);
-  if (p.schedule == PipelineSchedule::kInterleaved) {
+  if (p.chunks > 1) {
     c.mapped("/parallel/chunks", "pipeline_parallel_layers_per_stage");
   } else {
     c.unused("/parallel/chunks", "one model chunk per stage");

@@ -12,7 +12,9 @@
 // LayerNorm, linear biases, learned positions, dropout (Llama 3's architecture has none of
 // them), unfused attention (SDPA), fp16, bf16 gradients (mixed_precision_reduce is float32 only),
 // ZeRO-1/2 (FSDP2 has ZeRO-3's sharding only), Korthikanti's selective recompute (torchtitan's
-// selective AC is per-op), zero-bubble and asynchronous schedules, Shampoo/DASH.
+// selective AC is per-op), the zero-bubble schedules it lacks (zb-h1/h2, zb-1p/2p; it writes
+// interleaved-zb, zb-v and dualpipev as InterleavedZeroBubble, ZBVZeroBubble, DualPipeV) and
+// asynchronous schedules, Shampoo/DASH.
 
 #include "planner/export/export_context.hpp"
 #include "planner/export/rendered.hpp"

@@ -399,6 +399,16 @@ PACI = "scenarios/paci-gpt2-medium.json"
 
 
 PACI_COMPARE = ("compare", PACI, "--chunks", "3")
+CHUNKED_SCHEDULES = "1f1b,zb-1p,zb-2p,zb-v,dualpipev,interleaved-zb,paci"
+
+
+def chunked_svgs(run):
+    """The pictures of `compare PACI --schedules CHUNKED_SCHEDULES --svg DIR`."""
+    def compute():
+        out = run.temp("chunked-svg")
+        run.parasim("compare", PACI, "--schedules", CHUNKED_SCHEDULES, "--svg", out)
+        return {p.name: p.read_text() for p in out.iterdir()}
+    return run._once(("chunked-svg",), compute)
 
 
 def paci_rows(run):
@@ -1556,6 +1566,13 @@ RECIPES = {
     "boost-variants": (boost_variants, {}),
     # docs/schedules.md
     "paci-compare": (output_block, {"args": PACI_COMPARE}),
+    "schedules-chunked-compare": (output_block, {"args": ("compare", PACI, "--schedules",
+                                                          CHUNKED_SCHEDULES)}),
+    "paci-dp-compare": (output_block, {"args": ("compare", "scenarios/llama2-70b-64gpu.json",
+                                                "--schedules", "1f1b,paci")}),
+    "zb-v-6.2b-compare": (output_block, {"args": ("compare", "scenarios/zb-v-gpt-6.2b-8gpu.json",
+                                                  "--schedules",
+                                                  "1f1b,zb-1p,zb-2p,zb-v,dualpipev,interleaved-zb")}),
     "paci-mem": (paci_mem, {}),
     "paci-claims": (paci_claims, {}),
     # docs/tsp.md
@@ -1617,6 +1634,7 @@ RECIPES = {
 FILES = {
     "docs/tsp-memory-vs-sequence.svg": tsp_memory_svg,
     "docs/moe-timeline.svg": moe_timeline_svg,
+    "docs/schedules-zb-v-timeline.svg": lambda run: chunked_svgs(run)["zb-v-timeline.svg"],
     "docs/pytorch-native-zero3-memory.svg":
         lambda run: fsdp2_memory_svgs(run)["zero-3-memory.svg"],
     "docs/pytorch-native-fsdp2-memory.svg":

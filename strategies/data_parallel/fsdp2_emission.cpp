@@ -20,7 +20,7 @@ double Builder::fsdp2_unit_elements(int unit) const {
   // Tied embeddings without pipelining: the embedding, norm and head are one unit
   // (apply_fsdp_to_decoder), gathered with the embedding; the head unit is empty.
   const bool one_root = sc_.model.tied_embeddings && pp_ == 1;
-  const double head = head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_);
+  const double head = head_params_per_tp_rank(sc_.model, sc_.parallel.tp, sc_.head_stage());
   if (unit == kFsdp2Embedding) {
     return input_embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp) + (one_root ? head : 0);
   }

@@ -21,13 +21,13 @@ double megatron_default_bucket_elements(int dp) {
 
 std::vector<std::vector<MegatronTensor>> megatron_stage_tensors(const Scenario& sc, int stage) {
   const ModelSpec& m = sc.model;
-  const int tp = sc.parallel.tp, pp = sc.parallel.pp;
+  const int tp = sc.parallel.tp;
   const double h = m.hidden;
   std::vector<std::vector<MegatronTensor>> chunks;
-  if (stage == pp - 1) {
+  if (stage == sc.head_stage()) {
     // Reverse of: final norm (weight, bias), the output layer's table (head_params_per_tp_rank).
     std::vector<MegatronTensor> head;
-    if (!m.tied_embeddings || pp > 1) {
+    if (!m.tied_embeddings || sc.head_stage() > 0) {
       head.push_back({static_cast<double>(m.vocab) * h / tp, m.tied_embeddings});
     }
     if (m.norm == NormKind::kLayerNorm) head.push_back({h});
@@ -44,7 +44,8 @@ std::vector<std::vector<MegatronTensor>> megatron_stage_tensors(const Scenario& 
     // Reverse of: word table (vocab-parallel), learned positions (replicated).
     std::vector<MegatronTensor> embedding;
     if (m.learned_positions) embedding.push_back({static_cast<double>(m.seq_len) * h});
-    embedding.push_back({static_cast<double>(m.vocab) * h / tp, m.tied_embeddings && pp > 1});
+    embedding.push_back(
+        {static_cast<double>(m.vocab) * h / tp, m.tied_embeddings && sc.head_stage() > 0});
     chunks.push_back(embedding);
   }
   return chunks;

@@ -60,10 +60,10 @@ struct FrameworkHostCosts {
 // weights and biases, the QKV, output-projection, fc1 and fc2 weights and, with linear biases,
 // their biases; layer_program.hpp, layer_parameter_tensors).
 enum class GradAccumulation : std::uint8_t {
-  kAllTensors,     // autograd's AccumulateGrad into param.grad, or a main_grad hook per tensor
-  kFusedWeights,   // the weight matrices accumulate inside their weight-gradient GEMM (Megatron's
-                   // gradient-accumulation fusion): only norms and biases get an add
-  kNone,           // nothing accumulated across micro-batches (FSDP reduces every micro-batch)
+  kAllTensors,    // autograd's AccumulateGrad into param.grad, or a main_grad hook per tensor
+  kFusedWeights,  // the weight matrices accumulate inside their weight-gradient GEMM (Megatron's
+                  // gradient-accumulation fusion): only norms and biases get an add
+  kNone,          // nothing accumulated across micro-batches (FSDP reduces every micro-batch)
 };
 const char* grad_accumulation_name(GradAccumulation g);  // "all-tensors", "fused-weights", "none"
 
@@ -80,20 +80,20 @@ struct FrameworkCounts {
   // layer per micro-batch, and whether the step's first micro-batch adds too.
   GradAccumulation grad_accumulation = GradAccumulation::kAllTensors;
   bool grad_accumulation_first_micro_batch = false;
-  int micro_batch_kernels = 0;       // data and mask kernels per micro-batch (host cost only)
-  int forward_start_syncs = 0;       // at the start of each forward item (get_batch, timers)
+  int micro_batch_kernels = 0;  // data and mask kernels per micro-batch (host cost only)
+  int forward_start_syncs = 0;  // at the start of each forward item (get_batch, timers)
   // Where a forward's get_batch work (micro_batch_kernels, forward_start_syncs) runs: on every
   // pipeline stage, or (false) only on the first and last virtual stage, the ones that read the
   // data (the micro-batch's host cost, FrameworkHostCosts::micro_batch, is paid everywhere).
   bool batch_on_every_stage = true;
-  int forward_end_syncs = 0;         // at its end (timers)
+  int forward_end_syncs = 0;  // at its end (timers)
   int backward_start_syncs = 0;
   int backward_end_syncs = 0;
-  int p2p_syncs = 0;                 // per pipeline item that receives (torch.cuda.synchronize,
-                                     // timers around the call)
-  int step_kernels = 0;              // per step, fixed (multi-tensor launches, norms, casts)
-  int step_kernels_per_tensor = 0;   // per parameter tensor of the stage
-  int step_syncs = 0;                // per step, fixed (.item() of norms, found_inf, loss scale)
+  int p2p_syncs = 0;                   // per pipeline item that receives (torch.cuda.synchronize,
+                                       // timers around the call)
+  int step_kernels = 0;                // per step, fixed (multi-tensor launches, norms, casts)
+  int step_kernels_per_tensor = 0;     // per parameter tensor of the stage
+  int step_syncs = 0;                  // per step, fixed (.item() of norms, found_inf, loss scale)
   int fp16_step_syncs_per_tensor = 0;  // per parameter tensor, with fp16 training only (DeepSpeed's
                                        // dynamic-loss-scaling overflow check, 2 kernels each)
   // The data-parallel reduction's own kernels (when a stage has replicas): memory passes over a
@@ -110,9 +110,9 @@ struct FrameworkCounts {
 
 // Kernels the framework fuses, where that changes the kernel count (layer_program.hpp).
 struct KernelFusions {
-  bool bias_gelu = true;         // --no-bias-gelu-fusion: bias add and GeLU apart
-  bool bias_dropout_add = true;  // --no-bias-dropout-fusion: bias add, dropout, residual add
-  bool masked_softmax = true;    // --no-masked-softmax-fusion: torch's mask and softmax
+  bool bias_gelu = true;            // --no-bias-gelu-fusion: bias add and GeLU apart
+  bool bias_dropout_add = true;     // --no-bias-dropout-fusion: bias add, dropout, residual add
+  bool masked_softmax = true;       // --no-masked-softmax-fusion: torch's mask and softmax
   bool linear_bias_in_gemm = true;  // a linear's bias in the GEMM's epilogue, or an add kernel
 };
 
@@ -162,7 +162,8 @@ struct Zero3Gathering {
   // writes reduce_bucket_size).
   bool contiguous_gradients = false;
   // DeepSpeed's ZeRO-3 before its coordinator rewrite (v0.3.14 .. v0.5.10, 2021; replaced by PR
-  // #1453 in v0.6.0), the `deepspeed-2021` preset (docs/frameworks.md#zero-3-as-deepspeed-ran-it-in-2021):
+  // #1453 in v0.6.0), the `deepspeed-2021` preset
+  // (docs/frameworks.md#zero-3-as-deepspeed-ran-it-in-2021):
   //   prefetch false: the coordinator's trace check fails on every module (DeepSpeed issue #1069),
   //     so nothing is prefetched: a layer's gathers start when the previous layer's work is done;
   //   blocking_fetch true: each gather is one all_gather per parameter in list form: the host
@@ -220,10 +221,14 @@ struct FrameworkSpec {
   PipelineTransfers pipeline_transfers = PipelineTransfers::kHostSynchronized;
   bool cuda_graphs = false;  // each pipeline item replayed as one CUDA graph
   LayerKernels kernels = LayerKernels::kMegatron;
-  TorchCompile compile;      // training.framework.compile
-  Zero3Gathering zero3;      // with parallel.zero_stage 3
+  TorchCompile compile;  // training.framework.compile
+  Zero3Gathering zero3;  // with parallel.zero_stage 3
   // The allocator mode its launcher sets (a scenario's training.allocator overrides it).
   AllocatorKind allocator = AllocatorKind::kCaching;
+  // dualpipev's forward-backward pairs overlapped (DeepSeek's DualPipe) or run in sequence
+  // (torchtitan: PyTorch's OVERLAP_F_B action without a registered custom function); a
+  // scenario's parallel.overlap_forward_backward overrides it.
+  bool overlaps_forward_backward = true;
 };
 
 }  // namespace parasim::strat

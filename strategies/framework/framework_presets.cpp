@@ -184,13 +184,14 @@ FrameworkSpec megatron_lm_2021() {
 }
 
 // DeepSpeed ZeRO-3 (deepspeed/runtime/zero/, read at v0.14.4 d254d75e; the coordinator has the
-// same shape since its rewrite in PR #1453, v0.6.0, 2022; 2021's is deepspeed_2021_zero3 below): hooks on every submodule (parameter_offload.py L262-275)
-// fetch its partitioned parameters before its forward and again before its backward, on every
-// micro-batch (the coordinator's trace resets after each backward, stage3.py L2196-2215), as one
-// coalesced all_gather_into_tensor per fetch (partition_parameters.py L1145-1178); the prefetch
-// of the next modules in trace order is one more such call per fetch, so the calls per pass are
-// about one per partitioned submodule. Tensors of at most stage3_param_persistence_threshold =
-// 1e5 elements (zero/config.py L201) stay whole on every rank (parameter_offload.py L242-260).
+// same shape since its rewrite in PR #1453, v0.6.0, 2022; 2021's is deepspeed_2021_zero3 below):
+// hooks on every submodule (parameter_offload.py L262-275) fetch its partitioned parameters before
+// its forward and again before its backward, on every micro-batch (the coordinator's trace resets
+// after each backward, stage3.py L2196-2215), as one coalesced all_gather_into_tensor per fetch
+// (partition_parameters.py L1145-1178); the prefetch of the next modules in trace order is one more
+// such call per fetch, so the calls per pass are about one per partitioned submodule. Tensors of at
+// most stage3_param_persistence_threshold = 1e5 elements (zero/config.py L201) stay whole on every
+// rank (parameter_offload.py L242-260).
 //
 // What stays gathered (zero3_resident.hpp): partitioned_param_coordinator.py fetch_sub_module
 // (L354-L378: prefetch while the elements prefetched stay below min(max live - available,
@@ -250,13 +251,14 @@ Zero3Gathering deepspeed_2021_zero3() {
 FrameworkSpec megatron_deepspeed() {
   FrameworkSpec f;
   f.name = "megatron-deepspeed";
-  f.version = "Megatron-DeepSpeed c2402048..f01c9e6e on DeepSpeed v0.8.3 (pipeline engine, "
-              "ZeRO-0, fp16)";
+  f.version =
+      "Megatron-DeepSpeed c2402048..f01c9e6e on DeepSpeed v0.8.3 (pipeline engine, "
+      "ZeRO-0, fp16)";
   f.host = eager_pytorch_costs();
   auto& c = f.counts;
-  c.layer_host_only_ops = 12;        // [inference from megatron/model/transformer.py @c2402048]
-  c.layer_autograd_functions = 8;    // 2 LayerNorms, softmax, GeLU, 4 TP mappings
-  c.layer_jit_calls = 3;             // legacy TorchScript fuser (transformer.py L33-36)
+  c.layer_host_only_ops = 12;      // [inference from megatron/model/transformer.py @c2402048]
+  c.layer_autograd_functions = 8;  // 2 LayerNorms, softmax, GeLU, 4 TP mappings
+  c.layer_jit_calls = 3;           // legacy TorchScript fuser (transformer.py L33-36)
   // moe_loss = torch.tensor(0.0, device=...) and mlp_bias = torch.tensor(0.0, device=...) before
   // the MLP, also without MoE (transformer.py L536-537 @c2402048; L1319-1320 @4822c87e): pageable
   // host-to-device copies, each a cudaMemcpyAsync + cudaStreamSynchronize (pytorch
@@ -322,9 +324,9 @@ FrameworkSpec deepspeed() {
   f.counts.layer_autograd_functions = 0;
   f.counts.layer_jit_calls = 0;
   f.counts.layer_syncs = 0;
-  f.counts.forward_start_syncs = 1;  // ThroughputTimer.start() (runtime/engine.py L1841)
+  f.counts.forward_start_syncs = 1;      // ThroughputTimer.start() (runtime/engine.py L1841)
   f.counts.batch_on_every_stage = true;  // the engine's forward on every stage (no pipe engine)
-  f.counts.step_syncs = 7;           // the fp16 optimizer's 6 and ThroughputTimer.stop()
+  f.counts.step_syncs = 7;               // the fp16 optimizer's 6 and ThroughputTimer.stop()
   f.fusions = KernelFusions{false, false, false, true};
   f.gradient_reduction = GradientReduction::kAfterBackward;  // allreduce_gradients at the boundary
   return f;
@@ -348,13 +350,13 @@ FrameworkSpec torchtitan() {
   f.version = "torchtitan 3f20451bc host loop, FSDP2; block kernels of torchtitan 0.3.0";
   f.host = eager_pytorch_costs();
   auto& c = f.counts;
-  c.layer_host_only_ops = 12;  // [inference]
+  c.layer_host_only_ops = 12;                     // [inference]
   c.grad_accumulation = GradAccumulation::kNone;  // FSDP2 reduce-scatters every micro-batch
   c.micro_batch_kernels = 2;
   // Clip-norm's .item() only when logged (train.py @3f20451bc) [inference]: one per step.
   c.step_kernels = 10;
   c.step_syncs = 1;
-  c.reduce_passes_before = 0;  // FSDP2 reduce-scatters from its own flat buffers [inference]
+  c.reduce_passes_before = 0;      // FSDP2 reduce-scatters from its own flat buffers [inference]
   c.step_bytes_per_parameter = 4;  // clip_grad_norm_'s norm [inference]
   f.fusions = KernelFusions{false, false, false, true};
   f.gradient_reduction = GradientReduction::kOverlapped;
@@ -365,6 +367,10 @@ FrameworkSpec torchtitan() {
   // run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True"
   // (pytorch/torchtitan run_train.sh @0168bd51).
   f.allocator = AllocatorKind::kExpandableSegments;
+  // torch.distributed.pipelining runs an OVERLAP_F_B action's forward, then its backward, unless
+  // a custom function is registered (schedules.py @d0f2af8b, _PipelineScheduleRuntime);
+  // torchtitan registers none.
+  f.overlaps_forward_backward = false;
   return f;
 }
 
@@ -392,31 +398,35 @@ FrameworkPreset preset(std::string description, std::string source, FrameworkSpe
 
 std::vector<FrameworkPreset> build_presets() {
   std::vector<FrameworkPreset> p;
-  p.push_back(preset("Megatron-LM 2023-24 (default): local layer, local DDP after the backward, "
-                     "synchronized pipeline transfers",
-                     "github.com/NVIDIA/Megatron-LM tags 23.04, core_v0.5.0", megatron_lm()));
+  p.push_back(
+      preset("Megatron-LM 2023-24 (default): local layer, local DDP after the backward, "
+             "synchronized pipeline transfers",
+             "github.com/NVIDIA/Megatron-LM tags 23.04, core_v0.5.0", megatron_lm()));
   p.push_back(preset("Megatron-LM 2021 (SC21): legacy fuser, synchronizing timers",
                      "github.com/NVIDIA/Megatron-LM de7dc40f88 (examples/sc21)",
                      megatron_lm_2021()));
-  p.push_back(preset("Megatron-DeepSpeed 2022-23 on DeepSpeed's pipeline engine: two syncs per "
-                     "layer forward, per-tensor fp16 overflow check",
-                     "github.com/microsoft/Megatron-DeepSpeed c2402048, f01c9e6e; "
-                     "github.com/microsoft/DeepSpeed v0.8.3",
-                     megatron_deepspeed()));
+  p.push_back(
+      preset("Megatron-DeepSpeed 2022-23 on DeepSpeed's pipeline engine: two syncs per "
+             "layer forward, per-tensor fp16 overflow check",
+             "github.com/microsoft/Megatron-DeepSpeed c2402048, f01c9e6e; "
+             "github.com/microsoft/DeepSpeed v0.8.3",
+             megatron_deepspeed()));
   p.push_back(preset("DeepSpeed engine around plain PyTorch modules, nothing fused",
                      "github.com/microsoft/DeepSpeed v0.8.3", deepspeed()));
-  p.push_back(preset("DeepSpeed of 2021 (v0.3.14 .. v0.5.10): ZeRO-3 gathers without prefetch, "
-                     "each waited for, per-rank host loops, one reduce-scatter per parameter",
-                     "github.com/microsoft/DeepSpeed v0.5.0 f2843244 (v0.3.16, v0.4.0)",
-                     deepspeed_2021()));
-  p.push_back(preset("torchtitan, eager, FSDP2: its own Llama block's kernels (compile: "
-                     "Inductor's fused block)",
-                     "github.com/pytorch/torchtitan 3f20451bc", torchtitan()));
-  p.push_back(preset("No framework overhead: a host that is never behind, no syncs, overlapped "
-                     "25 MB gradient buckets (kernel-level simulators; tests)",
-                     "github.com/VIA-Research/vTrain f8dda847 (what it replays); PyTorch DDP "
-                     "bucket_cap_mb",
-                     ideal()));
+  p.push_back(
+      preset("DeepSpeed of 2021 (v0.3.14 .. v0.5.10): ZeRO-3 gathers without prefetch, "
+             "each waited for, per-rank host loops, one reduce-scatter per parameter",
+             "github.com/microsoft/DeepSpeed v0.5.0 f2843244 (v0.3.16, v0.4.0)", deepspeed_2021()));
+  p.push_back(
+      preset("torchtitan, eager, FSDP2: its own Llama block's kernels (compile: "
+             "Inductor's fused block)",
+             "github.com/pytorch/torchtitan 3f20451bc", torchtitan()));
+  p.push_back(
+      preset("No framework overhead: a host that is never behind, no syncs, overlapped "
+             "25 MB gradient buckets (kernel-level simulators; tests)",
+             "github.com/VIA-Research/vTrain f8dda847 (what it replays); PyTorch DDP "
+             "bucket_cap_mb",
+             ideal()));
   return p;
 }
 
@@ -424,9 +434,12 @@ std::vector<FrameworkPreset> build_presets() {
 
 const char* grad_accumulation_name(GradAccumulation g) {
   switch (g) {
-    case GradAccumulation::kAllTensors: return "all-tensors";
-    case GradAccumulation::kFusedWeights: return "fused-weights";
-    case GradAccumulation::kNone: return "none";
+    case GradAccumulation::kAllTensors:
+      return "all-tensors";
+    case GradAccumulation::kFusedWeights:
+      return "fused-weights";
+    case GradAccumulation::kNone:
+      return "none";
   }
   return "?";
 }

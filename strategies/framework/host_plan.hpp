@@ -78,9 +78,12 @@ struct HostActions {
 // virtual stage > 0, a backward below the last) or sends its output.
 enum class HostItem : std::uint8_t { kForward, kBackward, kWeightGrad, kOptimizer };
 // Whether virtual stage `vstage` (of 0 .. last_vstage) runs a forward's get_batch work
-// (FrameworkCounts::batch_on_every_stage).
-inline bool loads_batch(const FrameworkSpec& framework, int vstage, int last_vstage) {
-  return framework.counts.batch_on_every_stage || vstage == 0 || vstage == last_vstage;
+// (FrameworkCounts::batch_on_every_stage): the first (tokens) and the last (labels); with
+// `last_with_first` (a V: the loss on the first stage's GPU) the first's load serves both.
+inline bool loads_batch(const FrameworkSpec& framework, int vstage, int last_vstage,
+                        bool last_with_first = false) {
+  return framework.counts.batch_on_every_stage || vstage == 0 ||
+         (vstage == last_vstage && !last_with_first);
 }
 
 // Before the item's steps: the CUDA-graph replay launch; the receive's call and p2p syncs; a
@@ -93,8 +96,7 @@ HostActions item_end_host(const FrameworkSpec& framework, HostItem kind, bool se
 // The step's host work before the optimizer's ops: the per-step loop and its eager launches
 // (fixed and per parameter tensor of the stage), then the step's syncs (fp16: one per tensor
 // more). `tensors`: the stage's parameter tensors.
-HostAction optimizer_host(const FrameworkSpec& framework, int tensors, bool fp16,
-                          sim::Time launch);
+HostAction optimizer_host(const FrameworkSpec& framework, int tensors, bool fp16, sim::Time launch);
 
 // Host time of `kernels` eager kernel launches of one pass (per-op cost + launch each; 0 with
 // CUDA graphs is the caller's choice, these are outside the graphs).

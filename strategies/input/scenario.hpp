@@ -8,8 +8,8 @@
 // unless parallel.stage_layers gives the counts); global_batch is a multiple of micro_batch*dp;
 // zero_stage in 0..3; interleaved-1f1b has micro-batches in groups it can run (a multiple of pp,
 // or microbatch_group: interleaved_group_problem); asynchronous schedules
-// (pipedream, pipedream-2bw, paci) run with dp = 1 and zero_stage 0; zero_stage 3 only with gpipe
-// and 1f1b.
+// (pipedream, pipedream-2bw, paci) run with zero_stage 0 or 1 (any dp); zero_stage 3 only with
+// gpipe and 1f1b.
 
 #include <optional>
 #include <string>
@@ -38,17 +38,48 @@ enum class PipelineSchedule {
   kPaci,
   kZb1p,
   kZb2p,
+  kInterleavedZb,
+  kZbV,
+  kDualPipeV,
 };
 // "gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "pipedream", "pipedream-2bw", "paci",
-// "zb-1p", "zb-2p".
+// "zb-1p", "zb-2p", "interleaved-zb", "zb-v", "dualpipev".
 const char* schedule_name(PipelineSchedule s);
 // The schedule named `name`, or false.
 bool schedule_from_name(std::string_view name, PipelineSchedule* out);
 constexpr PipelineSchedule kAllSchedules[] = {
-    PipelineSchedule::kGpipe,     PipelineSchedule::kOneFOneB,  PipelineSchedule::kInterleaved,
-    PipelineSchedule::kZbH1,      PipelineSchedule::kZbH2,      PipelineSchedule::kPipeDream,
-    PipelineSchedule::kPipeDream2BW, PipelineSchedule::kPaci,     PipelineSchedule::kZb1p,
-    PipelineSchedule::kZb2p};
+    PipelineSchedule::kGpipe,         PipelineSchedule::kOneFOneB,
+    PipelineSchedule::kInterleaved,   PipelineSchedule::kZbH1,
+    PipelineSchedule::kZbH2,          PipelineSchedule::kPipeDream,
+    PipelineSchedule::kPipeDream2BW,  PipelineSchedule::kPaci,
+    PipelineSchedule::kZb1p,          PipelineSchedule::kZb2p,
+    PipelineSchedule::kInterleavedZb, PipelineSchedule::kZbV,
+    PipelineSchedule::kDualPipeV};
+// The V-shaped schedules (zb-v, dualpipev) place exactly two model chunks per stage in a V: the
+// first chunk runs down the stages, the second back up, so stage s holds virtual stages s and
+// 2P - 1 - s and the loss is on stage 0 (Qi et al. 2024, arXiv 2401.10241 v2 sec. 6; DeepSeek's
+// DualPipeV; PyTorch's "v" stage-to-rank mapping). The others place chunk c of stage s at
+// virtual stage c x P + s ("loop").
+constexpr bool places_chunks_in_v(PipelineSchedule s) {
+  return s == PipelineSchedule::kZbV || s == PipelineSchedule::kDualPipeV;
+}
+inline constexpr int kVShapeChunks = 2;
+// The virtual stage `chunk` of `stage` runs, the stage running virtual stage `vs`, and the stage
+// holding the output head and the loss (pp - 1, or 0 under a V).
+constexpr int virtual_stage_of(PipelineSchedule s, int pp, int stage, int chunk) {
+  return places_chunks_in_v(s) && chunk == 1 ? 2 * pp - 1 - stage : chunk * pp + stage;
+}
+constexpr int stage_of_virtual_stage(PipelineSchedule s, int pp, int vs) {
+  return places_chunks_in_v(s) && vs >= pp ? 2 * pp - 1 - vs : vs % pp;
+}
+constexpr int head_stage_of(PipelineSchedule s, int pp) {
+  return places_chunks_in_v(s) ? 0 : pp - 1;
+}
+// Whether the hop between virtual stages `vs` and `vs + 1` goes from one GPU to another (the
+// V's turn from P - 1 to P does not: no transfer, no send or receive).
+constexpr bool hop_crosses_gpus(PipelineSchedule s, int pp, int vs) {
+  return stage_of_virtual_stage(s, pp, vs) != stage_of_virtual_stage(s, pp, vs + 1);
+}
 
 // Tensor-parallel placement of the layer's linears (BOOST, arXiv 2512.12131): Megatron on dense
 // models; on low-rank models either vanilla (each pair column-split on r, up-projection
@@ -98,8 +129,8 @@ struct Fp8Spec {
 };
 
 struct TrainingSpec {
-  int global_batch = 0;   // sequences per optimizer step, all replicas together
-  int micro_batch = 1;    // sequences per micro-batch
+  int global_batch = 0;  // sequences per optimizer step, all replicas together
+  int micro_batch = 1;   // sequences per micro-batch
   cost::Dtype precision = cost::Dtype::kBf16;  // compute and activation dtype (bf16 with FP8)
   Fp8Spec fp8;                                 // FP8 linear GEMMs; off by default
   // "bf16", "fp16", "fp32", or "fp8:RECIPE": the registry's precision entry name.
@@ -120,7 +151,9 @@ struct TrainingSpec {
   // Gradients accumulated and reduced in fp32 under bf16/fp16 training (Megatron-LM's main_grad,
   // its default with --bf16): 4 bytes per gradient in memory and in the data-parallel reduction.
   bool fp32_gradients = false;
-  double gradient_bytes() const { return fp32_gradients ? 4.0 : cost::bytes_per_element(precision); }
+  double gradient_bytes() const {
+    return fp32_gradients ? 4.0 : cost::bytes_per_element(precision);
+  }
   // The framework that issues the step's kernels (strategies/framework/, docs/frameworks.md);
   // Megatron-LM unless the scenario names another.
   FrameworkSpec framework = default_framework();
@@ -171,15 +204,17 @@ struct ParallelSpec {
   int pp = 1;
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
-  int chunks = 1;                  // v: model chunks per stage (interleaved-1f1b)
+  int chunks = 1;  // v: model chunks per stage (interleaved-1f1b, interleaved-zb;
+                   // 2 for zb-v and dualpipev)
   // interleaved-1f1b: micro-batches each chunk runs in a row before the next chunk (Megatron-core's
   // microbatch_group_size_per_vp_stage, Llama 3's tunable N); 0: pp, Megatron's default.
   int microbatch_group = 0;
   int microbatch_group_or_pp() const { return microbatch_group > 0 ? microbatch_group : pp; }
   // Transformer layers of each virtual stage, in the order the layers run (virtual stage
-  // vs = chunk x pp + stage): pp x chunks entries, each >= 1, summing to the layers. Empty: every
-  // virtual stage holds layers / (pp x chunks). The parser also fills it from first_stage_layers /
-  // last_stage_layers (Megatron-LM's --decoder-first/last-pipeline-num-layers).
+  // vs = chunk x pp + stage, or the V: Scenario::virtual_stage): pp x chunks entries, each >= 1,
+  // summing to the layers. Empty: every virtual stage holds layers / (pp x chunks). The parser also
+  // fills it from first_stage_layers / last_stage_layers (Megatron-LM's
+  // --decoder-first/last-pipeline-num-layers).
   std::vector<int> stage_layers;
   // Zero-bubble schedules: the optimizer step runs right after each stage's own last pass and the
   // global checks (gradient norm, NaN/inf) are validated afterwards (Qi et al. 2024, arXiv
@@ -188,6 +223,11 @@ struct ParallelSpec {
   // Unset: on for zb-1p and zb-2p (the paper's automatic schedules run with it), off otherwise
   // (post_validation() in pipeline_schedule.hpp resolves it).
   std::optional<bool> optimizer_post_validation;
+  // dualpipev: each forward-backward pair of its steady phase overlapped, one micro-batch's
+  // collectives (the experts' all-to-all, TP's) hidden under the other's compute (DeepSeek's
+  // overlapped_forward_backward); false: run in sequence (PyTorch's OVERLAP_F_B without a
+  // custom function). Unset: the framework's (FrameworkSpec::overlaps_forward_backward).
+  std::optional<bool> overlap_forward_backward;
   // Context parallelism (Liu et al. 2023, ring attention, arXiv 2310.01889; Megatron's CP): the
   // sequence is split over cp ranks that hold the same weights; attention passes K/V blocks
   // around a ring while computing (ring) or all-gathers them first (allgather); or all-to-all
@@ -207,15 +247,16 @@ struct ParallelSpec {
   // next arrives; the gathered K/V held at once shrinks by this factor. 1: one bucket per round.
   int tsp_kv_buckets = 1;
   // BOOST's system optimizations (meaningful with low-rank placements):
-  bool online_rmsnorm = true;        // the norm statistic rides in the next all-reduce (BTP)
-  bool linear_grouping = true;       // linears sharing an input: one GEMM and one collective
+  bool online_rmsnorm = true;          // the norm statistic rides in the next all-reduce (BTP)
+  bool linear_grouping = true;         // linears sharing an input: one GEMM and one collective
   bool lowrank_checkpointing = false;  // keep only the r-wide chunk boundaries (BTP)
   int zero_stage = 0;
   // FSDP2 instead of ZeRO (zero_stage is 3 with it: weights, gradients and optimizer state
   // sharded); the shard group is dp / fsdp2.replicate x cp ranks (torchtitan folds cp into it).
   Fsdp2Spec fsdp2;
   int fsdp2_shard() const { return dp / fsdp2.replicate * cp; }
-  // Optimizer offload to host memory (costmodel/offload_cost.hpp, docs/offload.md); none by default.
+  // Optimizer offload to host memory (costmodel/offload_cost.hpp, docs/offload.md); none by
+  // default.
   cost::OffloadSpec offload;
   // Gradient reduction bucket; a scenario that gives none gets its framework's
   // (FrameworkSpec::gradient_bucket; 0: every gradient of a stage in one bucket).
@@ -255,10 +296,10 @@ const char* stacking_name(Stacking s);
 struct OptimizerSpec {
   OptimizerKind kind = OptimizerKind::kAdamW;
   // Shampoo and DASH:
-  int block_size = 1024;             // max_preconditioner_dim
-  int precondition_frequency = 1;    // inverse roots every f steps
+  int block_size = 1024;           // max_preconditioner_dim
+  int precondition_frequency = 1;  // inverse roots every f steps
   RootSolver solver = RootSolver::kCoupledNewton;
-  int iterations = 10;               // Newton iterations (per run for Newton-DB)
+  int iterations = 10;  // Newton iterations (per run for Newton-DB)
   int chebyshev_degree = 60;
   RootScaling scaling = RootScaling::kFrobenius;
   cost::Dtype precision = cost::Dtype::kFp32;  // of the root solver's matmuls
@@ -292,10 +333,19 @@ struct Scenario {
   // Micro-batches per pipeline per step: global_batch / (micro_batch * dp).
   // GPUs holding the same weights of a stage: data-parallel and context-parallel ranks.
   int replicas() const { return parallel.dp * parallel.cp; }
-  int micro_batches() const {
-    return training.global_batch / (training.micro_batch * parallel.dp);
+  int micro_batches() const { return training.global_batch / (training.micro_batch * parallel.dp); }
+  // The virtual stage that `chunk` of pipeline stage `stage` runs, and back (places_chunks_in_v).
+  int virtual_stage(int stage, int chunk) const {
+    return virtual_stage_of(parallel.schedule, parallel.pp, stage, chunk);
   }
-  // Transformer layers of virtual stage vs = chunk x pp + stage, and the index of its first layer.
+  int stage_of_virtual_stage(int vs) const {
+    return strat::stage_of_virtual_stage(parallel.schedule, parallel.pp, vs);
+  }
+  int chunk_of_virtual_stage(int vs) const { return vs / parallel.pp; }
+  // The stage holding the output head, the loss (and MTP modules): pp - 1, or 0 under a V.
+  int head_stage() const { return head_stage_of(parallel.schedule, parallel.pp); }
+  // Transformer layers of virtual stage vs (in the order the layers run: virtual_stage), and the
+  // index of its first layer.
   int virtual_stage_layers(int vs) const {
     return parallel.stage_layers.empty() ? model.layers / (parallel.pp * parallel.chunks)
                                          : parallel.stage_layers[static_cast<std::size_t>(vs)];
@@ -309,7 +359,7 @@ struct Scenario {
   // Transformer layers a pipeline stage holds, over all its chunks.
   int stage_layer_count(int stage) const {
     int n = 0;
-    for (int c = 0; c < parallel.chunks; ++c) n += virtual_stage_layers(c * parallel.pp + stage);
+    for (int c = 0; c < parallel.chunks; ++c) n += virtual_stage_layers(virtual_stage(stage, c));
     return n;
   }
   double tokens_per_step() const {

@@ -54,8 +54,8 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
   if (node.is_string()) {
     const auto* preset = find_model_preset(node.get<std::string>());
     if (preset == nullptr) {
-      d.add(path, fmt::format("unknown model preset \"{}\" (presets: {})",
-                              node.get<std::string>(), preset_names_models()));
+      d.add(path, fmt::format("unknown model preset \"{}\" (presets: {})", node.get<std::string>(),
+                              preset_names_models()));
       return;
     }
     m = preset->spec;
@@ -120,28 +120,31 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
       }
     }
     if (auto v = l.choice("variant", false, {"svd", "cola", "lax"})) {
-      m.low_rank.variant = *v == "svd"    ? LowRankVariant::kSvd
-                           : *v == "lax"  ? LowRankVariant::kLax
-                                          : LowRankVariant::kCola;
+      m.low_rank.variant = *v == "svd"   ? LowRankVariant::kSvd
+                           : *v == "lax" ? LowRankVariant::kLax
+                                         : LowRankVariant::kCola;
     }
     l.finish();
     // One way of saying the rank: two at once would leave one silently unused.
     const int ways = (rank ? 1 : 0) + (ratio ? 1 : 0) + (attn || mlp ? 1 : 0);
     if (ways > 1) {
-      d.add(l.path(), "the rank is given more than one way: keep one of \"rank\" (both groups), "
-                      "\"rank_ratio\" (rank over hidden), or \"attn_rank\" with \"mlp_rank\"");
+      d.add(l.path(),
+            "the rank is given more than one way: keep one of \"rank\" (both groups), "
+            "\"rank_ratio\" (rank over hidden), or \"attn_rank\" with \"mlp_rank\"");
     } else if ((attn.has_value()) != (mlp.has_value())) {
-      d.add(l.path(), fmt::format("\"{}\" without \"{}\": give both group ranks, or \"rank\" "
-                                  "for both",
-                                  attn ? "attn_rank" : "mlp_rank", attn ? "mlp_rank" : "attn_rank"));
+      d.add(l.path(),
+            fmt::format("\"{}\" without \"{}\": give both group ranks, or \"rank\" "
+                        "for both",
+                        attn ? "attn_rank" : "mlp_rank", attn ? "mlp_rank" : "attn_rank"));
     }
     const int by_ratio = ratio ? static_cast<int>(std::lround(*ratio * m.hidden)) : 0;
     const int both = rank ? static_cast<int>(*rank) : by_ratio;
     m.low_rank.attn_rank = attn ? static_cast<int>(*attn) : both;
     m.low_rank.mlp_rank = mlp ? static_cast<int>(*mlp) : both;
     if (ways == 0 && !m.low_rank.enabled() && l.valid()) {
-      d.add(l.path(), "expected \"rank\", \"rank_ratio\", or both \"attn_rank\" and "
-                              "\"mlp_rank\"");
+      d.add(l.path(),
+            "expected \"rank\", \"rank_ratio\", or both \"attn_rank\" and "
+            "\"mlp_rank\"");
     }
   }
   r.finish();
@@ -151,8 +154,8 @@ void read_model(const json& node, Diagnostics& d, const ScenarioLimits& limits, 
           "\"moe\" and \"low_rank\"");
   }
   if (m.heads > 0 && m.hidden % m.heads != 0 && m.explicit_head_dim == 0 && !m.mla.enabled()) {
-    d.add(path + "/heads", fmt::format("hidden ({}) must be a multiple of heads ({})", m.hidden,
-                                       m.heads));
+    d.add(path + "/heads",
+          fmt::format("hidden ({}) must be a multiple of heads ({})", m.hidden, m.heads));
   }
   if (m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
     d.add(path + "/kv_heads",
@@ -254,7 +257,7 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
     JsonObjectReader p(*peak, r.child_path("peak"), d);
     const auto& peak_range = cost::kRanges.peak_or_none;
     auto read_peak = [&p, &peak_range, required](const char* key, bool needed, bool& was_given,
-                                                  cost::FlopRate& into) {
+                                                 cost::FlopRate& into) {
       if (auto v = p.flop_rate(key, needed && required, peak_range)) {
         into = *v;
         was_given = true;
@@ -288,8 +291,7 @@ void read_device(JsonObjectReader& parent, bool required, Diagnostics& d, cost::
 // host that optimizer offload uses (costmodel/host_system.hpp); the preset's unless given.
 void read_host_system(JsonObjectReader& r, Diagnostics& d, cost::HostSpec& h) {
   assign(h.memory, r.bytes("host_memory", false, cost::kRanges.memory_capacity));
-  assign(h.memory_bandwidth,
-         r.bandwidth("host_memory_bandwidth", false, cost::kRanges.bandwidth));
+  assign(h.memory_bandwidth, r.bandwidth("host_memory_bandwidth", false, cost::kRanges.bandwidth));
   std::vector<std::string> links;
   for (const auto& l : cost::host_link_presets()) links.push_back(l.name);
   if (auto link = choice_of(r, d, "host_link", false, links)) {
@@ -445,8 +447,8 @@ cost::Bytes framework_bucket(const TrainingSpec& t) {
   return f.gradient_bucket;
 }
 
-void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limits,
-                   ParallelSpec& p, EdgeStageLayers& edge) {
+void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limits, ParallelSpec& p,
+                   EdgeStageLayers& edge) {
   JsonObjectReader r(node, "/parallel", d);
   assign(p.dp, registered_integer(r, "/parallel/dp"));
   assign(p.tp, registered_integer(r, "/parallel/tp"));
@@ -456,6 +458,8 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
     p.schedule = std::get<ScheduleTraits>(s->traits).id;
   }
   assign(p.chunks, registered_integer(r, "/parallel/chunks"));
+  // A V-shaped schedule places two chunks per stage: the count a scenario need not write.
+  if (places_chunks_in_v(p.schedule) && !r.has("chunks")) p.chunks = kVShapeChunks;
   assign(p.microbatch_group, registered_integer(r, "/parallel/microbatch_group"));
   if (const json* sl = r.child("stage_layers", false)) {
     read_stage_layers(*sl, r.child_path("stage_layers"), d, limits, p);
@@ -463,6 +467,7 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   edge.first = r.integer("first_stage_layers", false, 1, limits.max_layers);
   edge.last = r.integer("last_stage_layers", false, 1, limits.max_layers);
   if (auto pv = r.boolean("optimizer_post_validation", false)) p.optimizer_post_validation = *pv;
+  if (auto fb = r.boolean("overlap_forward_backward", false)) p.overlap_forward_backward = *fb;
   assign(p.cp, registered_integer(r, "/parallel/cp"));
   if (const Entry* v = chosen_by_value(r, d, EntryKind::kContextParallel, false)) {
     p.cp_comm = std::get<ContextParallelTraits>(v->traits).comm;
@@ -488,7 +493,8 @@ void read_parallel(const json& node, Diagnostics& d, const ScenarioLimits& limit
   if (const json* f = r.child("fsdp", false)) read_fsdp(*f, d, p.fsdp2);
   assign(p.dp_bucket, r.bytes("dp_bucket", false, cost::kRanges.buffer_size));
   if (auto layout = registered_choice(r, d, "/parallel/dp_bucket_layout")) {
-    p.dp_bucket_layout = *layout == "megatron" ? DpBucketLayout::kMegatron : DpBucketLayout::kLayers;
+    p.dp_bucket_layout =
+        *layout == "megatron" ? DpBucketLayout::kMegatron : DpBucketLayout::kLayers;
   }
   assign(p.overlap_param_gather, r.boolean("overlap_param_gather", false));
   assign(p.ep, registered_integer(r, "/parallel/ep"));
@@ -530,7 +536,7 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
     o.scaling = *s == "power-iteration" ? RootScaling::kPowerIteration : RootScaling::kFrobenius;
   }
   if (auto p = registered_choice(r, d, "/optimizer/precision")) {
-    o.precision = *p == "fp16" ? cost::Dtype::kFp16
+    o.precision = *p == "fp16"   ? cost::Dtype::kFp16
                   : *p == "bf16" ? cost::Dtype::kBf16
                                  : cost::Dtype::kFp32;
   }
@@ -542,8 +548,9 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
   }
   r.finish();
   if (o.kind == OptimizerKind::kShampoo && o.stacking != Stacking::kNone) {
-    d.add("/optimizer/stacking", "Distributed Shampoo processes blocks one by one; stacking "
-                                 "\"layer\" or \"gpu\" is DASH (\"name\": \"dash\")");
+    d.add("/optimizer/stacking",
+          "Distributed Shampoo processes blocks one by one; stacking "
+          "\"layer\" or \"gpu\" is DASH (\"name\": \"dash\")");
   }
 }
 
@@ -551,43 +558,59 @@ void read_optimizer(const json& node, Diagnostics& d, OptimizerSpec& o) {
 
 const char* optimizer_name(OptimizerKind k) {
   switch (k) {
-    case OptimizerKind::kAdamW: return "adamw";
-    case OptimizerKind::kShampoo: return "shampoo";
-    case OptimizerKind::kDash: return "dash";
+    case OptimizerKind::kAdamW:
+      return "adamw";
+    case OptimizerKind::kShampoo:
+      return "shampoo";
+    case OptimizerKind::kDash:
+      return "dash";
   }
   return "?";
 }
 
 const char* root_solver_name(RootSolver s) {
   switch (s) {
-    case RootSolver::kEvd: return "evd";
-    case RootSolver::kCoupledNewton: return "coupled-newton";
-    case RootSolver::kNewtonDb: return "newton-db";
-    case RootSolver::kChebyshev: return "chebyshev";
+    case RootSolver::kEvd:
+      return "evd";
+    case RootSolver::kCoupledNewton:
+      return "coupled-newton";
+    case RootSolver::kNewtonDb:
+      return "newton-db";
+    case RootSolver::kChebyshev:
+      return "chebyshev";
   }
   return "?";
 }
 
 const char* stacking_name(Stacking s) {
   switch (s) {
-    case Stacking::kNone: return "none";
-    case Stacking::kLayer: return "layer";
-    case Stacking::kGpu: return "gpu";
+    case Stacking::kNone:
+      return "none";
+    case Stacking::kLayer:
+      return "layer";
+    case Stacking::kGpu:
+      return "gpu";
   }
   return "?";
 }
 
 const char* tp_placement_name(TpPlacement p) {
   switch (p) {
-    case TpPlacement::kMegatron: return "megatron";
-    case TpPlacement::kVanilla: return "vanilla";
-    case TpPlacement::kBtp: return "btp";
-    case TpPlacement::kTsp: return "tsp";
+    case TpPlacement::kMegatron:
+      return "megatron";
+    case TpPlacement::kVanilla:
+      return "vanilla";
+    case TpPlacement::kBtp:
+      return "btp";
+    case TpPlacement::kTsp:
+      return "tsp";
   }
   return "?";
 }
 
-const char* fp8_format_name(Fp8Format f) { return f == Fp8Format::kE4m3 ? "e4m3" : "hybrid"; }
+const char* fp8_format_name(Fp8Format f) {
+  return f == Fp8Format::kE4m3 ? "e4m3" : "hybrid";
+}
 
 std::string TrainingSpec::precision_name() const {
   if (fp8.enabled()) return fmt::format("fp8:{}", cost::quant_recipe_name(fp8.recipe));
@@ -620,7 +643,9 @@ const char* tp_comm_overlap_name(TpCommOverlap o) {
   return "?";
 }
 
-const char* schedule_name(PipelineSchedule s) { return schedule_entry(s).name.c_str(); }
+const char* schedule_name(PipelineSchedule s) {
+  return schedule_entry(s).name.c_str();
+}
 
 bool schedule_from_name(std::string_view name, PipelineSchedule* out) {
   const Entry* e = find_entry(EntryKind::kSchedule, name);
@@ -665,10 +690,12 @@ Scenario parse_scenario_document(const nlohmann::json& root, const std::string& 
     s.parallel.dp_bucket = framework_bucket(s.training);
   } else if (const json* p = r.child("parallel", true)) {
     read_parallel(*p, d, limits, s.parallel, edge);
-    if (!p->is_object() || !p->contains("dp_bucket")) s.parallel.dp_bucket = framework_bucket(s.training);
+    if (!p->is_object() || !p->contains("dp_bucket"))
+      s.parallel.dp_bucket = framework_bucket(s.training);
   }
   if (const json* o = r.child("optimizer", false)) read_optimizer(*o, d, s.optimizer);
-  r.child("search", false);  // `parasim plan`'s axes (planner/search_space.hpp); simulate ignores it
+  r.child("search",
+          false);  // `parasim plan`'s axes (planner/search_space.hpp); simulate ignores it
   r.finish();
   if (d.ok() && s.layout_given) resolve_stage_layers(edge, d, s);
   if (d.ok() && s.layout_given) check_scenario_rules(s, d, limits);

@@ -25,4 +25,30 @@ std::vector<int> edge_stage_layers(int layers, int pp, std::optional<int> first,
 // layers). Even stages when pp divides the layers.
 std::vector<int> balanced_edge_split(int layers, int pp);
 
+// Several chunks per stage when pp x chunks does not divide the layers (what `compare` uses
+// when it switches a scenario to a multi-chunk schedule; torchtitan's own uneven split counts
+// the embedding and the output as layers, the Zero Bubble fork pads): each stage the same share
+// (layers / pp; the remainder, one each, on the stages after the first), and within a stage
+// its chunks as even as possible, the earlier chunks taking the extra. Per virtual stage in
+// `virtual_stage(stage, chunk)` order (a function of the schedule's placement, so that V and loop
+// both read it). Empty when some virtual stage would get no layer.
+template <typename VirtualStage>
+std::vector<int> balanced_chunk_split(int layers, int pp, int chunks, VirtualStage virtual_stage) {
+  const int virtual_stages = pp * chunks;
+  if (pp < 1 || chunks < 1 || layers < virtual_stages) return {};
+  std::vector<int> out(static_cast<std::size_t>(virtual_stages), 0);
+  const int share = layers / pp, extra = layers % pp;
+  for (int s = 0; s < pp; ++s) {
+    const int on_stage = share + (s >= 1 && s <= extra ? 1 : 0);
+    for (int c = 0; c < chunks; ++c) {
+      out[static_cast<std::size_t>(virtual_stage(s, c))] =
+          on_stage / chunks + (c < on_stage % chunks ? 1 : 0);
+    }
+  }
+  for (int n : out) {
+    if (n < 1) return {};
+  }
+  return out;
+}
+
 }  // namespace parasim::strat

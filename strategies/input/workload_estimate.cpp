@@ -1,15 +1,14 @@
 #include "strategies/input/workload_estimate.hpp"
 
-#include "strategies/data_parallel/fsdp2_units.hpp"
-#include "strategies/data_parallel/megatron_buckets.hpp"
-#include "strategies/data_parallel/zero3_gather_units.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "costmodel/cost_model.hpp"
 #include "costmodel/units.hpp"
+#include "strategies/data_parallel/fsdp2_units.hpp"
+#include "strategies/data_parallel/megatron_buckets.hpp"
+#include "strategies/data_parallel/zero3_gather_units.hpp"
 #include "strategies/framework/host_plan.hpp"
 #include "strategies/layers/layer_program.hpp"
 #include "strategies/optimizers/optimizer_shampoo.hpp"
@@ -107,8 +106,7 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
                               : m;
       return from_shard * warm / m;
     }
-    const double gather =
-        whole_after_forward ? 0 : after == p.fsdp2_shard() ? from_shard : 3;
+    const double gather = whole_after_forward ? 0 : after == p.fsdp2_shard() ? from_shard : 3;
     return gather + (every ? 2 + all_reduce + reduce_copy + (m - 1) / m
                            : 1 + (2 + all_reduce + reduce_copy) / m);
   };
@@ -123,13 +121,14 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
   for (int s = 0; s < pp; ++s) {
     double per_device = 0;
     for (int c = 0; c < chunks; ++c) {
-      const int v = c * pp + s;
+      const int v = sc.virtual_stage(s, c);
       const int lc = sc.virtual_stage_layers(v);
       double f = lc * (steps_of(layer.forward) + fsdp2_ops(Fsdp2UnitKind::kBlock, false, s));
       if (v == 0 && p.fsdp2.enabled) f += fsdp2_ops(Fsdp2UnitKind::kEmbedding, false, s);
       if (v == last && p.fsdp2.enabled) f += fsdp2_ops(Fsdp2UnitKind::kHead, false, s);
       if (v == 0) f += steps_of(embed.forward);
       if (v == last) f += steps_of(head.forward);
+      if (lc == 0) f += 1;  // Megatron's no-op layer (one clone kernel)
       double b = lc * (steps_of(split ? layer.backward_input : layer.backward) +
                        fsdp2_ops(Fsdp2UnitKind::kBlock, true, s) +
                        (paci_mem ? steps_of(layer.forward) : 0));
@@ -142,18 +141,22 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
         w = lc * steps_of(layer.weight_grad);
         if (v == 0) w += steps_of(embed.weight_grad);
         if (v == last) w += steps_of(head.weight_grad);
+        w = std::max(w, 1.0);  // a pass with no kernel still gets one op (its "empty pass")
       }
-      const double transfers = (v > 0 ? 2 : 0) + (v < last ? 2 : 0);
-      // Host ops (strategies/workload/host_emission.cpp): one per item, one more after every sync point
-      // (the layer's, the item's start and end, its receive); an asynchronous schedule's syncs
-      // do not split its host ops (pipeline_emission.cpp, host_syncs_wait_).
+      // A V's turn (virtual stages P - 1 and P on one GPU) transfers nothing.
+      const bool from_before = v > 0 && sc.stage_of_virtual_stage(v - 1) != s;
+      const bool to_after = v < last && sc.stage_of_virtual_stage(v + 1) != s;
+      const double transfers = (from_before ? 2 : 0) + (to_after ? 2 : 0);
+      // Host ops (strategies/workload/host_emission.cpp): one per item, one more after every sync
+      // point (the layer's, the item's start and end, its receive); an asynchronous schedule's
+      // syncs do not split its host ops (pipeline_emission.cpp, host_syncs_wait_).
       const auto& fc = sc.training.framework.counts;
-      const bool batch_syncs =
-          fc.forward_start_syncs > 0 && loads_batch(sc.training.framework, v, last);
-      const double item_syncs =
-          async ? 0.0
-                : batch_syncs + (fc.forward_end_syncs > 0) + (fc.backward_start_syncs > 0) +
-                      (fc.backward_end_syncs > 0) + 2.0 * (fc.p2p_syncs > 0);
+      const bool batch_syncs = fc.forward_start_syncs > 0 &&
+                               loads_batch(sc.training.framework, v, last, sc.head_stage() == 0);
+      const double item_syncs = async ? 0.0
+                                      : batch_syncs + (fc.forward_end_syncs > 0) +
+                                            (fc.backward_start_syncs > 0) +
+                                            (fc.backward_end_syncs > 0) + 2.0 * (fc.p2p_syncs > 0);
       const double layer_syncs =
           async ? 0.0
                 : lc * (syncs_of(layer.forward) +
@@ -170,9 +173,16 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
                              (fsdp2_offload || p.offload.params ? 1 : 0) +
                              (p.offload.params ? 2 * m + 1 : 0);
     if (async) {
-      ScheduleShape shape{p.schedule, pp, sc.micro_batches(), chunks, steps.total,
-                          p.microbatch_group};
-      per_device += total_mb / backwards_per_update(shape) * (1 + step_host);
+      ScheduleShape shape{p.schedule, pp,          sc.micro_batches(),
+                          chunks,     steps.total, p.microbatch_group};
+      // With replicas, each stage-local step's reduction in buckets (at most one per parameter
+      // chunk), ZeRO-1's gather, the experts' own (async_reduction.cpp).
+      const double reductions =
+          sc.replicas() <= 1
+              ? 0.0
+              : (p.dp_bucket.value <= 0 ? 1.0 : static_cast<double>(sc.stage_layer_count(s)) + 2) +
+                    (p.zero_stage >= 1 ? 1 : 0) + (sc.model.moe.enabled() && p.edp() > 1 ? 2 : 0);
+      per_device += total_mb / backwards_per_update(shape) * (1 + step_host + reductions);
     } else {
       // Gradient buckets: at most one per parameter chunk (head, layers, embedding); one per
       // stage with dp_bucket 0 (a contiguous buffer). Each with its flatten and copy-back kernels.
@@ -180,11 +190,11 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
       // Megatron's layout: its own count (megatron_buckets.hpp), and with --overlap-param-gather
       // one all-gather per bucket in the forward.
       const bool megatron = p.dp_bucket_layout == DpBucketLayout::kMegatron;
-      const double buckets =
-          sc.replicas() <= 1       ? 0
-          : megatron               ? static_cast<double>(megatron_stage_buckets(sc, s).size())
-          : p.dp_bucket.value <= 0 ? 1
-                                   : static_cast<double>(sc.stage_layer_count(s)) + 2;
+      const double buckets = sc.replicas() <= 1 ? 0
+                             : megatron ? static_cast<double>(megatron_stage_buckets(sc, s).size())
+                             : p.dp_bucket.value <= 0
+                                 ? 1
+                                 : static_cast<double>(sc.stage_layer_count(s)) + 2;
       const double forward_gathers = p.overlap_param_gather ? buckets : 0.0;
       const double per_bucket = 1.0 + (fc.reduce_passes_before > 0 ? 1 : 0) +
                                 (fc.reduce_copy_back && p.zero_stage == 0 ? 1 : 0);
@@ -210,8 +220,8 @@ WorkloadEstimate estimate_workload(const Scenario& sc, bool full) {
       e.largest_stage_blocks = std::max(e.largest_stage_blocks, blocks);
     }
   }
-  e.memory_bytes = kBytesPerOp * e.ops + kBytesPerDevice * e.devices +
-                   kBytesPerBlock * e.largest_stage_blocks;
+  e.memory_bytes =
+      kBytesPerOp * e.ops + kBytesPerDevice * e.devices + kBytesPerBlock * e.largest_stage_blocks;
   return e;
 }
 
@@ -227,7 +237,7 @@ std::string format_count(double n) {
 }
 
 WorkloadEstimate check_workload_limits(const Scenario& sc, bool full, const WorkloadLimits& limits,
-                           cost::Diagnostics& d) {
+                                       cost::Diagnostics& d) {
   const WorkloadEstimate e = estimate_workload(sc, full);
   const char* mode = full ? " in --full mode" : "";
   const std::string fewer = full ? "drop --full (symmetric mode simulates one replica and one "

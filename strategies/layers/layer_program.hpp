@@ -45,17 +45,17 @@
 namespace parasim::strat {
 
 struct ComputeBlock {
-  std::string label;     // "attn", "mlp", "embed", "head"
-  sim::Time time;        // GPU time: each kernel's body plus the queued-kernel gap
-  sim::Time last_body;   // GPU time of its last kernel (body plus gap)
-  cost::Flops flops;     // floating-point operations executed (recompute included)
+  std::string label;    // "attn", "mlp", "embed", "head"
+  sim::Time time;       // GPU time: each kernel's body plus the queued-kernel gap
+  sim::Time last_body;  // GPU time of its last kernel (body plus gap)
+  cost::Flops flops;    // floating-point operations executed (recompute included)
   int kernels = 0;
 };
 
 struct CollectiveStep {
-  std::string label;           // "attn all-reduce"
+  std::string label;  // "attn all-reduce"
   cost::CollectiveKind kind;
-  cost::Bytes message;         // nccl-tests S
+  cost::Bytes message;  // nccl-tests S
   // DeepEP's dispatch or combine (the flex dispatcher): planned from the routing over the
   // group's placement (cost::plan_token_exchange) instead of an NCCL plan of `message`.
   std::optional<cost::TokenExchange> exchange;
@@ -98,8 +98,8 @@ CpGroupShape cp_group_shape(const ParallelSpec& p, StepGroup g);
 
 struct LayerStep {
   bool is_collective = false;
-  ComputeBlock compute;        // when !is_collective
-  CollectiveStep collective;   // when is_collective
+  ComputeBlock compute;                          // when !is_collective
+  CollectiveStep collective;                     // when is_collective
   StepGroup group = StepGroup::kTensorParallel;  // collectives: the group (and stream)
   // Steps of the same list this one waits for (indices of earlier steps). Empty: the previous
   // step, so a list is a chain unless it says otherwise (ring attention overlaps its K/V
@@ -142,7 +142,7 @@ struct QuantizedWeightStep {
 
 struct LayerProgram {
   std::vector<LayerStep> forward;
-  std::vector<LayerStep> backward;   // recompute steps first, when any
+  std::vector<LayerStep> backward;  // recompute steps first, when any
   // The backward split for zero-bubble schedules (Qi et al. 2024, arXiv 2401.10241): input
   // gradients (with the collectives) in backward_input, weight-gradient GEMMs in weight_grad.
   std::vector<LayerStep> backward_input;
@@ -151,7 +151,7 @@ struct LayerProgram {
   // grad_accumulation): one add kernel per accumulated parameter tensor, after the layer's
   // backward (transformer layers only; empty when nothing is accumulated).
   std::vector<LayerStep> grad_accumulation;
-  cost::Flops model_flops;           // forward + backward without recompute, for MFU
+  cost::Flops model_flops;  // forward + backward without recompute, for MFU
   // Activation memory of one micro-batch on one TP rank: what a forward keeps for its backward
   // (after the recompute policy), and everything the layer produces (what a recompute brings
   // back inside the backward). Korthikanti et al. for dense layers; itemised per tensor for
@@ -221,13 +221,14 @@ double input_embedding_params_per_tp_rank(const ModelSpec& model, int tp);
 // three norms, the 2h -> h projection (/ tp) and a layer of the model's last layer's kind, its
 // experts in `expert`. With tp = ep = etp = 1 the sum is ModelSpec::mtp_params().
 LayerParams mtp_params_on_rank(const ModelSpec& model, const ParallelSpec& parallel);
-// Final norm and output head on the last stage: the head's own table (/t) when untied, or a copy
-// of the tied table when it lives on another stage (pp > 1, as Megatron keeps it); with MTP
-// modules their dense parameters (mtp_params_on_rank) and, with pp > 1 and an untied head, the
-// last stage's own copy of the embedding table the modules read.
-double head_params_per_tp_rank(const ModelSpec& model, int tp, int pp);
+// Final norm and output head on the head's stage (`head_stage`: pp - 1, or 0 under a V-shaped
+// schedule or without pipelining; Scenario::head_stage): the head's own table (/t) when untied,
+// or a copy of the tied table when it lives on another stage (head_stage > 0, as Megatron keeps
+// it); with MTP modules their dense parameters (mtp_params_on_rank) and, with head_stage > 0 and
+// an untied head, that stage's own copy of the embedding table the modules read.
+double head_params_per_tp_rank(const ModelSpec& model, int tp, int head_stage);
 // Both, as held by `stage` (0..pp-1).
-double embedding_params_per_tp_rank(const ModelSpec& model, int tp, int stage, int pp);
+double embedding_params_per_tp_rank(const ModelSpec& model, int tp, int stage, int head_stage);
 
 // The parameter tensors of one layer on one TP rank in Megatron's layout, by submodule in the
 // order the forward uses them: input norm (weight, and bias for LayerNorm), QKV (weight / t and,
@@ -241,8 +242,8 @@ int layer_parameter_tensors(const ModelSpec& model);
 // The weight matrices' parameters of one layer on one TP rank.
 double layer_matrix_params_per_tp_rank(const ModelSpec& model, int tp);
 // Parameter tensors of the embedding and head held by `stage`: the word table and learned
-// positions on the first stage; the final norm and the head's own table on the last.
-int embedding_parameter_tensors(const ModelSpec& model, int stage, int pp);
+// positions on the first stage; the final norm and the head's own table on `head_stage`.
+int embedding_parameter_tensors(const ModelSpec& model, int stage, int head_stage);
 
 // What a virtual stage without transformer layers runs instead (parallel.stage_layers 0 with
 // interleaving): Megatron's no-op layer, a clone of the hidden states (megatron/legacy/model/

@@ -30,7 +30,8 @@ constexpr std::int64_t kDashGraftingOpsPerStack = 12;
 // Blocks of a rows x cols matrix with blocks of at most b x b.
 void cut(int rows, int cols, int b, int group, std::vector<Block>& out) {
   for (int r = 0; r < rows; r += b) {
-    for (int c = 0; c < cols; c += b) out.push_back({std::min(b, rows - r), std::min(b, cols - c), group});
+    for (int c = 0; c < cols; c += b)
+      out.push_back({std::min(b, rows - r), std::min(b, cols - c), group});
   }
 }
 
@@ -43,21 +44,21 @@ void for_each_matrix(const Scenario& sc, int stage, F&& f) {
   const int h = m.hidden, kv = m.kv_heads * m.head_dim(), ffn = m.ffn_hidden;
   // The stage's layers, chunk by chunk (a virtual stage's layers are contiguous).
   for (int c = 0; c < sc.parallel.chunks; ++c) {
-    const int vs = c * sc.parallel.pp + stage;
+    const int vs = sc.virtual_stage(stage, c);
     const int first_layer = sc.first_layer_of_virtual_stage(vs);
     for (int g = first_layer; g < first_layer + sc.virtual_stage_layers(vs); ++g) {
-      f(h / t, h, g);   // Q
-      f(kv / t, h, g);  // K
-      f(kv / t, h, g);  // V
-      f(h, h / t, g);   // O
+      f(h / t, h, g);                                   // Q
+      f(kv / t, h, g);                                  // K
+      f(kv / t, h, g);                                  // V
+      f(h, h / t, g);                                   // O
       if (m.mlp == MlpKind::kSwiglu) f(ffn / t, h, g);  // gate
-      f(ffn / t, h, g);   // up
-      f(h, ffn / t, g);   // down
+      f(ffn / t, h, g);                                 // up
+      f(h, ffn / t, g);                                 // down
     }
   }
   const int vocab_rows = (m.vocab + t - 1) / t;
   if (stage == 0) f(vocab_rows, h, -1);
-  if (stage == sc.parallel.pp - 1 && !m.tied_embeddings) f(vocab_rows, h, -2);
+  if (stage == sc.head_stage() && !m.tied_embeddings) f(vocab_rows, h, -2);
 }
 
 std::vector<Block> blocks_of_stage(const Scenario& sc, int stage) {
@@ -77,9 +78,12 @@ double factor_work(const Block& b) {
 int solver_iterations(const OptimizerSpec& o) {
   switch (o.solver) {
     case RootSolver::kCoupledNewton:
-    case RootSolver::kNewtonDb: return o.iterations;
-    case RootSolver::kChebyshev: return o.chebyshev_degree;
-    case RootSolver::kEvd: return 0;
+    case RootSolver::kNewtonDb:
+      return o.iterations;
+    case RootSolver::kChebyshev:
+      return o.chebyshev_degree;
+    case RootSolver::kEvd:
+      return 0;
   }
   return 0;
 }
@@ -118,17 +122,19 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
   std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
   std::vector<std::vector<std::vector<Block>>> owned(static_cast<std::size_t>(ranks));
   for (auto& [work, list] : ordered) {
-    const auto r = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    const auto r =
+        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
     load[r] += work;
     owned[r].push_back(std::move(list));
   }
-  const auto busiest = static_cast<std::size_t>(std::max_element(load.begin(), load.end()) - load.begin());
+  const auto busiest =
+      static_cast<std::size_t>(std::max_element(load.begin(), load.end()) - load.begin());
   const auto& mine = owned[busiest];
 
   const bool stacked = o.kind == OptimizerKind::kDash;
   const double f = o.precondition_frequency;
   // Stacks: per (unit, size) for layer stacking, per size for GPU stacking, per factor otherwise.
-  std::map<std::pair<int, int>, int> stacks;  // (unit or 0, n) -> factors
+  std::map<std::pair<int, int>, int> stacks;                        // (unit or 0, n) -> factors
   std::map<std::pair<int, std::pair<int, int>>, int> block_stacks;  // (unit, (b1, b2)) -> blocks
   int blocks_on_rank = 0;
   for (std::size_t u = 0; u < mine.size(); ++u) {
@@ -139,8 +145,9 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
       ++block_stacks[{unit, {b.rows, b.cols}}];
       ++blocks_on_rank;
       out.factors_on_rank += 2;
-      out.state_bytes += 2.0 * 4.0 * (static_cast<double>(b.rows) * b.rows +
-                                      static_cast<double>(b.cols) * b.cols);  // factor + root
+      out.state_bytes += 2.0 * 4.0 *
+                         (static_cast<double>(b.rows) * b.rows +
+                          static_cast<double>(b.cols) * b.cols);  // factor + root
     }
   }
   const auto fp32 = o.allow_tf32 ? cost::Dtype::kTf32 : cost::Dtype::kFp32;
@@ -195,9 +202,8 @@ ShampooStepCost shampoo_step_cost(const Scenario& sc, const cost::CostModel& cos
   for (const auto& [key, count] : stacks) {
     // A measured stack of this solver (scaling included, timed from C++) replaces the GPU time
     // of the solver's ops, which are still issued.
-    const auto measured =
-        costs.measured_solver_time(root_solver_name(o.solver), key.second, count,
-                                   solver_iterations(o), solver_dtype, stacked);
+    const auto measured = costs.measured_solver_time(root_solver_name(o.solver), key.second, count,
+                                                     solver_iterations(o), solver_dtype, stacked);
     issue_inverse_roots(o, implementation, RootStack{key.second, count, solver_dtype, fp32}, costs,
                         measured, issue);
   }

@@ -17,9 +17,9 @@ namespace {
 // The list. A new schedule adds its line here (in the order the schema lists the values).
 std::vector<Entry> build_entries() {
   std::vector<Entry> out = {
-      gpipe_schedule(),     one_f_one_b_schedule(), interleaved_schedule(),
-      zb_h1_schedule(),     zb_h2_schedule(),       zb_1p_schedule(),
-      zb_2p_schedule(),     pipedream_schedule(),   pipedream_2bw_schedule(),
+      gpipe_schedule(), one_f_one_b_schedule(), interleaved_schedule(), interleaved_zb_schedule(),
+      zb_h1_schedule(), zb_h2_schedule(),       zb_1p_schedule(),       zb_2p_schedule(),
+      zb_v_schedule(),  dualpipev_schedule(),   pipedream_schedule(),   pipedream_2bw_schedule(),
       paci_schedule(),
   };
   for (auto list :
@@ -330,9 +330,9 @@ void check_entry_rules(const Scenario& scenario, cost::Diagnostics& d) {
     for (const Entry* e : entries_of(kind)) {
       for (const auto& p : e->parameters) {
         if (p.when_not_taken == nullptr || !seen.insert(p.path).second) continue;
-        const bool taken =
-            chosen != nullptr && std::any_of(chosen->parameters.begin(), chosen->parameters.end(),
-                                             [&p](const ParameterSpec& q) { return q.path == p.path; });
+        const bool taken = chosen != nullptr &&
+                           std::any_of(chosen->parameters.begin(), chosen->parameters.end(),
+                                       [&p](const ParameterSpec& q) { return q.path == p.path; });
         if (!taken) p.when_not_taken(scenario, d);
       }
     }

@@ -7,7 +7,9 @@
 // schedules only). Each item sits in a queue of its stage's streams; one queue is a fixed order,
 // several a priority rule (sim/workload.hpp). A forward may also be gated: the i-th forward of a
 // stage waits until item `gate_release` of the micro-batch `gate_in_flight` places earlier is done,
-// which caps the micro-batches in flight.
+// which caps the micro-batches in flight. In a flush schedule, a forward in queue 1 is one half of
+// an overlapped pair (dualpipev): it may start once the item before it is done, runs beside the
+// backward after it, and the item after that backward (and its W) waits for it.
 //
 // Flush schedules (one optimizer step, synchronous):
 //  gpipe   all F, then all B (Huang et al. 2019, arXiv 1811.06965). Bubble (P-1)/(m+P-1).
@@ -33,7 +35,8 @@
 // Asynchronous schedules (no flush; several optimizer steps, each stage steps on its own):
 //  pipedream      backward first, forward gated at P-s in flight, O after every B; weight stashing
 //                 (Narayanan et al. 2019, PipeDream, arXiv 1806.03377).
-//  pipedream-2bw  the same with O after every m backwards; two weight versions, every micro-batch of
+//  pipedream-2bw  the same with O after every m backwards; two weight versions, every micro-batch
+//  of
 //                 a group using the version current when the group's first forward ran (Narayanan
 //                 et al. 2021, arXiv 2006.09503).
 //  paci           the same with O after every a = m backwards and no stashing: forward and backward
@@ -50,25 +53,28 @@ enum class ItemKind : std::uint8_t { kForward, kBackward, kWeightGrad, kOptimize
 
 struct PipelineItem {
   ItemKind kind = ItemKind::kForward;
-  int micro_batch = 0;   // across all simulated steps; -1 for O
-  int chunk = 0;         // model chunk on this stage (interleaved), else 0
+  int micro_batch = 0;  // across all simulated steps; -1 for O
+  int chunk = 0;        // model chunk on this stage (interleaved), else 0
   std::uint8_t queue = 0;
-  int step = 0;          // for O: the optimizer step it completes (1-based)
+  int step = 0;  // for O: the optimizer step it completes (1-based)
 };
 
 struct StagePlan {
-  std::vector<PipelineItem> items;       // in queue order within each queue
-  int gate_in_flight = 0;                // 0: forwards are not gated
+  std::vector<PipelineItem> items;  // in queue order within each queue
+  int gate_in_flight = 0;           // 0: forwards are not gated
   ItemKind gate_release = ItemKind::kBackward;
 };
 
 struct ScheduleShape {
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
-  int stages = 1;             // P
-  int micro_batches = 1;      // m per optimizer step (a for PACI)
-  int chunks = 1;             // v (interleaved)
-  int steps = 1;              // global batches simulated (asynchronous schedules, post-validation)
-  int microbatch_group = 0;   // interleaved: micro-batches per chunk in a row; 0: P
+  int stages = 1;            // P
+  int micro_batches = 1;     // m per optimizer step (a for PACI)
+  int chunks = 1;            // v (interleaved)
+  int steps = 1;             // global batches simulated (asynchronous schedules, post-validation)
+  int microbatch_group = 0;  // interleaved: micro-batches per chunk in a row; 0: P
+  // dualpipev: its forward-backward pairs overlapped (the pair's forward in queue 1, free to run
+  // while the backward waits on a collective); false: one after the other.
+  bool overlap_pairs = false;
 };
 
 struct ZeroBubbleOrder;  // zero_bubble_search.hpp

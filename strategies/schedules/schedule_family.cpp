@@ -1,8 +1,8 @@
 #include "strategies/schedules/schedule_family.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "strategies/schedules/pipeline_schedule.hpp"
 
@@ -13,28 +13,72 @@ void post_validation_needs_zero_bubble(const Scenario& s, cost::Diagnostics& d) 
   if (!s.parallel.optimizer_post_validation) return;
   d.add("/parallel/optimizer_post_validation",
         fmt::format("optimizer post-validation applies to the zero-bubble schedules (zb-h1, "
-                    "zb-h2, zb-1p, zb-2p), not {}",
+                    "zb-h2, zb-1p, zb-2p, interleaved-zb, zb-v, dualpipev), not {}",
                     schedule_name(s.parallel.schedule)));
 }
 
 void asynchronous_optimizer_is_adamw(const Scenario& s, cost::Diagnostics& d) {
   if (s.optimizer.kind == OptimizerKind::kAdamW) return;
-  d.add("/optimizer/name", fmt::format("{} steps each stage's optimizer on its own; parasim "
-                                       "models that with adamw (got {})",
-                                       schedule_name(s.parallel.schedule),
-                                       optimizer_name(s.optimizer.kind)));
+  d.add("/optimizer/name",
+        fmt::format("{} steps each stage's optimizer on its own; parasim "
+                    "models that with adamw (got {})",
+                    schedule_name(s.parallel.schedule), optimizer_name(s.optimizer.kind)));
 }
 
-void asynchronous_single_replica(const Scenario& s, cost::Diagnostics& d) {
+// Stage-local steps on replicated stages: each replica's stage all-reduces its gradients with
+// the same stage of the others before its step (async_reduction.cpp); ZeRO-1 reduce-scatters
+// them instead, each replica steps its shard, the weights are all-gathered back. ZeRO-2 and 3
+// shard what a stage-local accumulation needs whole.
+void asynchronous_unsharded(const Scenario& s, cost::Diagnostics& d) {
   const auto& p = s.parallel;
-  if (p.dp == 1 && p.zero_stage == 0) return;
-  d.add("/parallel/schedule",
-        fmt::format("{} runs stage-local optimizer steps; parasim models it with dp = 1 and "
-                    "zero_stage 0 (got dp {}, zero_stage {})",
-                    schedule_name(p.schedule), p.dp, p.zero_stage));
+  if (p.offload.enabled()) {
+    d.add("/parallel/offload",
+          fmt::format("{} steps each stage's optimizer on its own; parasim models that on the "
+                      "GPU (got offload {}): leave parallel.offload out",
+                      schedule_name(p.schedule), cost::offload_flavour_name(p.offload.flavour)));
+  }
+  if (p.zero_stage <= 1 && !p.fsdp2.enabled) return;
+  d.add(p.fsdp2.enabled ? "/parallel/fsdp2" : "/parallel/zero_stage",
+        fmt::format("{} accumulates whole gradients between stage-local optimizer steps; parasim "
+                    "models it with zero_stage 0 or 1 and no FSDP2 (got zero_stage {}{})",
+                    schedule_name(p.schedule), p.zero_stage, p.fsdp2.enabled ? ", fsdp2" : ""));
+}
+
+void chunks_need_several_chunk_schedule(const Scenario& s, cost::Diagnostics& d) {
+  if (s.parallel.chunks > 1) {
+    d.add("/parallel/chunks",
+          "chunks > 1 needs a schedule that runs several model chunks per "
+          "stage: interleaved-1f1b, interleaved-zb, zb-v or dualpipev");
+  }
+}
+
+// zb-v and dualpipev: the V of exactly two chunks per stage.
+void two_chunks_in_a_v(const Scenario& s, cost::Diagnostics& d) {
+  if (s.parallel.chunks == kVShapeChunks) return;
+  d.add("/parallel/chunks",
+        fmt::format("{} places exactly {} model chunks per stage in a V (got chunks {}); leave "
+                    "chunks out or set it to {}",
+                    schedule_name(s.parallel.schedule), kVShapeChunks, s.parallel.chunks,
+                    kVShapeChunks));
 }
 
 }  // namespace
+
+ParameterSpec chunks_parameter() {
+  ParameterSpec chunks;
+  chunks.path = "/parallel/chunks";
+  chunks.unit = "model chunks";
+  chunks.default_value = "1; 2 for zb-v and dualpipev (compare: 2)";
+  chunks.min = 1;
+  chunks.max = 64;
+  chunks.meaning = "v, model chunks per stage; pp x v must divide the layers";
+  chunks.when_not_taken = chunks_need_several_chunk_schedule;
+  return chunks;
+}
+
+std::vector<Rule> v_shape_rules() {
+  return {two_chunks_in_a_v};
+}
 
 ParameterSpec post_validation_parameter(const std::string& default_value,
                                         const std::string& meaning) {
@@ -48,7 +92,7 @@ ParameterSpec post_validation_parameter(const std::string& default_value,
 }
 
 std::vector<Rule> asynchronous_rules() {
-  return {asynchronous_optimizer_is_adamw, asynchronous_single_replica};
+  return {asynchronous_optimizer_is_adamw, asynchronous_unsharded};
 }
 
 double flush_pipeline_time(const StagePassTimes& t) {

@@ -13,11 +13,17 @@
 
 namespace parasim::strat {
 
+// parallel.chunks, taken by every schedule that runs several model chunks per stage
+// (interleaved-1f1b, interleaved-zb, zb-v, dualpipev); set with another, it is refused.
+ParameterSpec chunks_parameter();
+// The V-shaped schedules' rule (zb-v, dualpipev): exactly kVShapeChunks chunks per stage.
+std::vector<Rule> v_shape_rules();
+
 // parallel.optimizer_post_validation, defaulting to `default_value` ("true" or "false").
 ParameterSpec post_validation_parameter(const std::string& default_value,
                                         const std::string& meaning);
 
-// Rules of every asynchronous schedule: AdamW only, dp = 1 and zero_stage 0.
+// Rules of every asynchronous schedule: AdamW only, zero_stage 0 or 1 and no FSDP2 (any dp).
 std::vector<Rule> asynchronous_rules();
 
 // Interleaved 1F1B's micro-batch groups (Megatron-core, schedules.py): with `group` 0 (pp) the
@@ -25,6 +31,10 @@ std::vector<Rule> asynchronous_rules();
 // group is whole or at least pp. The problem in words, or none. Shared by the schedule's rule and
 // the planner's.
 std::optional<std::string> interleaved_group_problem(int pp, long long micro_batches, int group);
+
+// interleaved-zb's micro-batch rounds (PyTorch: m / max(1, m / pp) per round must divide m): the
+// problem in words, or none. Shared by the schedule's rule and the planner's.
+std::optional<std::string> interleaved_zb_batch_problem(int pp, long long micro_batches);
 
 // Closed forms several schedules share (StagePassTimes, entry.hpp):
 // GPipe and 1F1B, sum_s (F+B+W) + (m - 1) max (F+B+W) + hops (Huang et al. 2019; Narayanan et al.
@@ -40,10 +50,10 @@ double asynchronous_pipeline_time(const StagePassTimes& t);
 // searched ones), in StageOrder's signature.
 void gpipe_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
                        StagePlan& plan);
-void one_f_one_b_stage_order(const ScheduleShape& shape, int stage,
-                             const ZeroBubbleOrder* searched, StagePlan& plan);
-void interleaved_stage_order(const ScheduleShape& shape, int stage,
-                             const ZeroBubbleOrder* searched, StagePlan& plan);
+void one_f_one_b_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
+                             StagePlan& plan);
+void interleaved_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
+                             StagePlan& plan);
 void zb_h1_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,
                        StagePlan& plan);
 void zb_h2_stage_order(const ScheduleShape& shape, int stage, const ZeroBubbleOrder* searched,

@@ -16,12 +16,6 @@ double interleaved_pipeline_time(const StagePassTimes& t) {
   return t.micro_batches * t.max_fb + (t.sum_fbw - t.max_fb) / t.chunks + t.hops;
 }
 
-void chunks_need_interleaved(const Scenario& s, cost::Diagnostics& d) {
-  if (s.parallel.chunks > 1) {
-    d.add("/parallel/chunks", "chunks > 1 needs \"schedule\": \"interleaved-1f1b\"");
-  }
-}
-
 // Megatron's interleaved order advances in groups of G micro-batches (interleaved_group_problem).
 void micro_batch_groups(const Scenario& s, cost::Diagnostics& d) {
   const auto& p = s.parallel;
@@ -80,14 +74,6 @@ Entry interleaved_schedule() {
   e.paper =
       "Narayanan et al. 2021, arXiv 2104.04473; groups of N: Llama 3 2024, arXiv 2407.21783 "
       "sec. 3.3.2, and Megatron-core's microbatch_group_size_per_vp_stage";
-  ParameterSpec chunks;
-  chunks.path = "/parallel/chunks";
-  chunks.unit = "model chunks";
-  chunks.default_value = "1 (compare: 2)";
-  chunks.min = 1;
-  chunks.max = 64;
-  chunks.meaning = "v; pp x v must divide the layers";
-  chunks.when_not_taken = chunks_need_interleaved;
   ParameterSpec group;
   group.path = "/parallel/microbatch_group";
   group.unit = "micro-batches";
@@ -99,7 +85,7 @@ Entry interleaved_schedule() {
       "--microbatch-group-size-per-virtual-pipeline-stage, Llama 3's N): from pp to "
       "the micro-batch count; larger holds (v - 1) x N forwards in the warm-up";
   group.when_not_taken = group_needs_interleaved;
-  e.parameters = {chunks, group};
+  e.parameters = {chunks_parameter(), group};
   e.rules = {micro_batch_groups};
   e.builder = "pipeline_schedule.cpp: interleaved";
   e.traits = ScheduleTraits{.id = PipelineSchedule::kInterleaved,

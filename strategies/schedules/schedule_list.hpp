@@ -16,5 +16,8 @@ Entry zb_2p_schedule();
 Entry pipedream_schedule();
 Entry pipedream_2bw_schedule();
 Entry paci_schedule();
+Entry interleaved_zb_schedule();
+Entry zb_v_schedule();
+Entry dualpipev_schedule();
 
 }  // namespace parasim::strat

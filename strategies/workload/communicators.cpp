@@ -23,12 +23,16 @@ std::vector<cost::GroupPlacement> device_communicators(const Scenario& sc, const
     std::set<int> peers;
     if (stage > 0) peers.insert(stage - 1);
     if (stage + 1 < p.pp) peers.insert(stage + 1);
-    if (p.chunks > 1 && stage == 0) peers.insert(p.pp - 1);
-    if (p.chunks > 1 && stage == p.pp - 1) peers.insert(0);
+    // Interleaving's loop: the last stage's chunks also feed the first (the V turns on one GPU).
+    const bool loop = p.chunks > 1 && !places_chunks_in_v(p.schedule);
+    if (loop && stage == 0) peers.insert(p.pp - 1);
+    if (loop && stage == p.pp - 1) peers.insert(0);
     for (int peer : peers) add(layout.stage_pair(stage, peer, replica, tp_rank));
     // The embedding group: tied embeddings, or MTP modules that read the table on the last stage.
-    if ((sc.model.tied_embeddings || sc.model.mtp_layers > 0) && (stage == 0 || stage == p.pp - 1)) {
-      add(layout.stage_pair(0, p.pp - 1, replica, tp_rank));
+    const int head = sc.head_stage();  // 0 under a V: the table stays on one GPU
+    if ((sc.model.tied_embeddings || sc.model.mtp_layers > 0) && head > 0 &&
+        (stage == 0 || stage == head)) {
+      add(layout.stage_pair(0, head, replica, tp_rank));
     }
   }
   return out;
@@ -42,7 +46,8 @@ cost::NonTensorMemory device_non_tensor_memory(const Scenario& sc, const RankLay
   const auto& p = sc.parallel;
   if (sc.model.moe.enabled() && p.moe_dispatcher == MoeDispatcher::kFlex) {
     // Megatron's fused_a2a.py get_hidden_bytes: h x max(element size, 2).
-    const double hidden_bytes = sc.model.hidden * std::max(2.0, cost::bytes_per_element(sc.training.precision));
+    const double hidden_bytes =
+        sc.model.hidden * std::max(2.0, cost::bytes_per_element(sc.training.precision));
     m.dispatch_buffers = cost::deepep_buffer_bytes(hidden_bytes, p.expert_tp() * p.ep);
   }
   m.overlap_buffers = cost::Bytes{detail::userbuffers_bytes(sc)};

@@ -9,8 +9,8 @@ namespace parasim::strat::detail {
 
 const std::vector<StepHost>& Builder::host_plan(const std::vector<LayerStep>& steps,
                                                 HostContext context) {
-  const int key = (context.layer ? 1 : 0) | (context.backward ? 2 : 0) |
-                  (context.checkpointed ? 4 : 0);
+  const int key =
+      (context.layer ? 1 : 0) | (context.backward ? 2 : 0) | (context.checkpointed ? 4 : 0);
   auto [it, added] = host_plans_.try_emplace({&steps, key});
   if (added) {
     it->second = step_host_costs(steps, context, fw_, costs_.device().kernel_launch_overhead);
@@ -30,7 +30,8 @@ void Builder::host_issue(std::size_t dev, OpId gpu, StepHost step, sim::Time las
   HostCursor& h = host_[dev];
   const sim::Time first = h.elapsed + (member ? step.total : step.first);
   h.elapsed += step.total;
-  h.pending.push_back(sim::IssueSpec{gpu, kNone, first, h.elapsed, member ? sim::Time{} : last_body});
+  h.pending.push_back(
+      sim::IssueSpec{gpu, kNone, first, h.elapsed, member ? sim::Time{} : last_body});
 }
 
 OpId Builder::host_close(std::size_t dev) {
@@ -62,10 +63,14 @@ void Builder::host_sync(std::size_t dev, OpId gpu, int count) {
 namespace {
 HostItem host_item(ItemKind k) {
   switch (k) {
-    case ItemKind::kForward: return HostItem::kForward;
-    case ItemKind::kBackward: return HostItem::kBackward;
-    case ItemKind::kWeightGrad: return HostItem::kWeightGrad;
-    case ItemKind::kOptimizer: break;
+    case ItemKind::kForward:
+      return HostItem::kForward;
+    case ItemKind::kBackward:
+      return HostItem::kBackward;
+    case ItemKind::kWeightGrad:
+      return HostItem::kWeightGrad;
+    case ItemKind::kOptimizer:
+      break;
   }
   return HostItem::kOptimizer;
 }
@@ -74,11 +79,14 @@ HostItem host_item(ItemKind k) {
 void Builder::host_item_start(std::size_t dev, const PipelineItem& item, OpId previous_gpu) {
   static constexpr const char* kLabels[] = {"host F", "host B", "host W", "host optimizer"};
   host_begin(dev, kLabels[static_cast<int>(item.kind)], item.micro_batch);
-  const int vstage = item.chunk * pp_ + out_.devices[dev].stage;
+  const int vstage = sc_.virtual_stage(out_.devices[dev].stage, item.chunk);
   const int last_vstage = pp_ * chunks_ - 1;
-  const bool receives = (item.kind == ItemKind::kForward && vstage > 0) ||
-                        (item.kind == ItemKind::kBackward && vstage < last_vstage);
-  const bool loads = loads_batch(fw_, vstage, last_vstage);
+  const PipelineSchedule s = sc_.parallel.schedule;  // the V's turn neither sends nor receives
+  const bool receives =
+      (item.kind == ItemKind::kForward && vstage > 0 && hop_crosses_gpus(s, pp_, vstage - 1)) ||
+      (item.kind == ItemKind::kBackward && vstage < last_vstage &&
+       hop_crosses_gpus(s, pp_, vstage));
+  const bool loads = loads_batch(fw_, vstage, last_vstage, sc_.head_stage() == 0);
   for (const HostAction& a : item_start_host(fw_, host_item(item.kind), receives, loads,
                                              costs_.device().kernel_launch_overhead)) {
     host_work(dev, a.work);
@@ -87,10 +95,13 @@ void Builder::host_item_start(std::size_t dev, const PipelineItem& item, OpId pr
 }
 
 void Builder::host_item_end(std::size_t dev, const PipelineItem& item, OpId last_gpu) {
-  const int vstage = item.chunk * pp_ + out_.devices[dev].stage;
+  const int vstage = sc_.virtual_stage(out_.devices[dev].stage, item.chunk);
   const int last_vstage = pp_ * chunks_ - 1;
-  const bool sends = (item.kind == ItemKind::kForward && vstage < last_vstage) ||
-                     (item.kind == ItemKind::kBackward && vstage > 0);
+  const PipelineSchedule s = sc_.parallel.schedule;
+  const bool sends =
+      (item.kind == ItemKind::kForward && vstage < last_vstage &&
+       hop_crosses_gpus(s, pp_, vstage)) ||
+      (item.kind == ItemKind::kBackward && vstage > 0 && hop_crosses_gpus(s, pp_, vstage - 1));
   for (const HostAction& a : item_end_host(fw_, host_item(item.kind), sends)) {
     host_work(dev, a.work);
     host_sync(dev, last_gpu, a.syncs);
@@ -100,15 +111,14 @@ void Builder::host_item_end(std::size_t dev, const PipelineItem& item, OpId last
 
 int Builder::stage_parameter_tensors(int stage) const {
   return sc_.stage_layer_count(stage) * layer_parameter_tensors(sc_.model) +
-         embedding_parameter_tensors(sc_.model, stage, pp_);
+         embedding_parameter_tensors(sc_.model, stage, sc_.head_stage());
 }
 
 void Builder::host_optimizer(std::size_t dev, int stage, const std::vector<OpId>& waits,
                              const std::vector<OpId>& optimizer_ops) {
-  const HostAction a =
-      optimizer_host(fw_, stage_parameter_tensors(stage),
-                     sc_.training.precision == cost::Dtype::kFp16,
-                     costs_.device().kernel_launch_overhead);
+  const HostAction a = optimizer_host(fw_, stage_parameter_tensors(stage),
+                                      sc_.training.precision == cost::Dtype::kFp16,
+                                      costs_.device().kernel_launch_overhead);
   host_work(dev, a.work);
   out_.devices[dev].host_syncs += a.syncs;
   if (a.syncs > 0 && host_syncs_wait_) {

@@ -63,7 +63,36 @@ void Builder::emit_stage(int stage) {
         w.add_dependency(before, item.first);
         if (dynamic && item.host_first != kNone) w.add_dependency(before, item.host_first);
       };
+      // DualPipe's overlapped pairs (a flush schedule's forward in queue 1): the forward starts
+      // once the item before the pair is done, and the item after the pair's backward (and its
+      // W) waits for it; between, the streams' priority interleaves the two.
+      if (!async_) {
+        const auto& items = plan.items;
+        auto ops_of = [&](const PipelineItem& it) -> PassOps& {
+          return item_ops(dev, it.kind, it.chunk, it.micro_batch);
+        };
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          if (items[i].queue != 1 || items[i].kind != ItemKind::kForward) continue;
+          const PassOps& f = ops_of(items[i]);
+          if (i > 0 && items[i - 1].kind != ItemKind::kOptimizer) {
+            depend(ops_of(items[i - 1]).last, f);
+          }
+          std::size_t end = i + 1;  // the pair's backward, and its W right after it
+          if (end + 1 < items.size() && items[end + 1].kind == ItemKind::kWeightGrad &&
+              items[end + 1].chunk == items[end].chunk &&
+              items[end + 1].micro_batch == items[end].micro_batch) {
+            ++end;
+          }
+          if (end + 1 < items.size() && items[end + 1].kind != ItemKind::kOptimizer) {
+            depend(f.last, ops_of(items[end + 1]));
+          }
+        }
+      }
       PassOps* previous = nullptr;  // the host op after an item's send: the next item's first
+      // ZeRO-1 under an asynchronous schedule: the last step's gathered weights, which the next
+      // backward and the forward the step's backward released wait for (emit_async_param_gather).
+      OpId gathered = kNone;
+      const int per_update = async_ ? backwards_per_update(out_.shape) : 1;
       for (const auto& item : plan.items) {
         if (item.kind != ItemKind::kOptimizer) {
           PassOps& ops = item_ops(dev, item.kind, item.chunk, item.micro_batch);
@@ -77,11 +106,24 @@ void Builder::emit_stage(int stage) {
             if (plan.gate_in_flight > 0 && released >= 0) {
               depend(item_ops(dev, plan.gate_release, item.chunk, released).last, f);
             }
+            // The forward a backward releases runs after the stage-local step that follows
+            // that backward (the worker steps in line), after its ZeRO-1 gather if any: with
+            // replicas the step waits for the reduction, and the forward with it, so no
+            // micro-batch crosses more updates than the gate allows.
+            if (async_ && released >= 0 && (released + 1) % per_update == 0) {
+              const auto k = static_cast<std::size_t>((released + 1) / per_update - 1);
+              if (k < optimizer_ops_[dev].size()) {
+                const OpId gather = optimizer_gathers_[dev][k];
+                depend(gather != kNone ? gather : optimizer_ops_[dev][k], f);
+              }
+            }
             break;
           }
           case ItemKind::kBackward: {
             const auto& b = item_ops(dev, ItemKind::kBackward, item.chunk, item.micro_batch);
             depend(item_ops(dev, ItemKind::kForward, item.chunk, item.micro_batch).last, b);
+            if (gathered != kNone) depend(gathered, b);  // the step's weights, gathered
+            gathered = kNone;
             last_backward = b.last;
             break;
           }
@@ -94,6 +136,7 @@ void Builder::emit_stage(int stage) {
               const auto k = static_cast<std::size_t>(item.step - 1);
               depend(last_backward, PassOps{optimizer_ops_[dev][k], optimizer_ops_[dev][k],
                                             optimizer_host_ops_[dev][k], kNone});
+              gathered = optimizer_gathers_[dev][k];
             }
             break;
           }
@@ -145,6 +188,16 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   auto record = [&]() {
     for_each_rank([&](std::size_t k, int d, int r) {
       const std::size_t dev = index(stage, d, r);
+      if (first[k] == kNone) {
+        // A pass with nothing to run (the W of a virtual stage without layers whose embedding
+        // has no weight-gradient kernels): one empty op, so that what follows it can wait for it.
+        auto& w = out_.workload;
+        const OpId op = w.add_compute(streams_[dev].compute, sim::Time::zero(),
+                                      w.intern("empty pass"), cat_bwd_, mb, queue_);
+        if (chain[k] != kNone) w.add_dependency(chain[k], op);
+        host_issue(dev, op, StepHost{}, sim::Time::zero(), false);
+        first[k] = chain[k] = op;
+      }
       host_item_end(dev, item, chain[k]);
       if (item.kind != ItemKind::kOptimizer) {
         item_ops(dev, item.kind, item.chunk, mb) = {first[k], chain[k], host_[dev].item_first,
@@ -160,6 +213,8 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
   };
   if (item.kind == ItemKind::kOptimizer) {
     auto& w = out_.workload;
+    // With data parallelism the stage's gradients are all-reduced first (async_reduction.cpp).
+    const std::vector<std::vector<OpId>> reduced = emit_async_gradient_reduction(stage, item.step);
     for_each_rank([&](std::size_t k, int d, int r) {
       const std::size_t dev = index(stage, d, r);
       // A stage-local step (asynchronous schedules): the FP8 weights recast after each.
@@ -167,18 +222,25 @@ void Builder::emit_item(int stage, const PipelineItem& item, bool final_pass,
                                     stage_optimizer_time(stage) + stage_fp8_weights(stage).time,
                                     w.intern("optimizer step"), cat_opt_, item.step, queue_);
       optimizer_ops_[dev].push_back(op);
-      host_optimizer(dev, stage, {chain[k]}, {op});
+      std::vector<OpId> waits{chain[k]};
+      for (OpId before : reduced[k]) {
+        w.add_dependency(before, op);
+        waits.push_back(before);
+      }
+      host_optimizer(dev, stage, waits, {op});
       first[k] = op;
       chain[k] = op;
     });
+    const std::vector<OpId> gathers = emit_async_param_gather(stage, item.step, chain);
     record();
-    for_each_rank([&](std::size_t, int d, int r) {
+    for_each_rank([&](std::size_t k, int d, int r) {
       const std::size_t dev = index(stage, d, r);
       optimizer_host_ops_[dev].push_back(host_[dev].item_first);
+      optimizer_gathers_[dev].push_back(gathers[k]);
     });
     return;
   }
-  const int vstage = item.chunk * pp_ + stage;
+  const int vstage = sc_.virtual_stage(stage, item.chunk);
   const int last_vstage = pp_ * chunks_ - 1;
   const int lc = sc_.virtual_stage_layers(vstage);
   const int layer0 = sc_.first_layer_of_virtual_stage(vstage);  // index of its first layer
@@ -527,11 +589,25 @@ void Builder::emit_p2p() {
   };
   const int virtual_stages = pp_ * chunks_;
   for (int vs = 0; vs + 1 < virtual_stages; ++vs) {
-    const int s = vs % pp_, chunk = vs / pp_;
-    const int s_next = (vs + 1) % pp_, chunk_next = (vs + 1) / pp_;
+    const int s = sc_.stage_of_virtual_stage(vs), chunk = sc_.chunk_of_virtual_stage(vs);
+    const int s_next = sc_.stage_of_virtual_stage(vs + 1);
+    const int chunk_next = sc_.chunk_of_virtual_stage(vs + 1);
     for (int d = 0; d < dp_sim_; ++d) {
       for (int r = 0; r < tp_sim_; ++r) {
         const std::size_t a = index(s, d, r), b = index(s_next, d, r);
+        if (s == s_next) {  // the V's turn: the next chunk on the same GPU reads the output
+          for (const auto& item : plans_by_stage_[static_cast<std::size_t>(s)].items) {
+            if (item.chunk != chunk && item.chunk != chunk_next) continue;
+            if (item.kind == ItemKind::kForward && item.chunk == chunk) {
+              w.add_dependency(item_ops(a, ItemKind::kForward, chunk, item.micro_batch).last,
+                               item_ops(a, ItemKind::kForward, chunk_next, item.micro_batch).first);
+            } else if (item.kind == ItemKind::kBackward && item.chunk == chunk_next) {
+              w.add_dependency(item_ops(a, ItemKind::kBackward, chunk_next, item.micro_batch).last,
+                               item_ops(a, ItemKind::kBackward, chunk, item.micro_batch).first);
+            }
+          }
+          continue;
+        }
         const bool inter = layout_.pipeline_link(s, s_next, d, r) == cost::LinkClass::kInterNode;
         const cost::CollectivePhase& phase = p2p_phase(inter);
         auto transfer = [&](std::size_t from, std::size_t to, sim::StreamId send,

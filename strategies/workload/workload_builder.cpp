@@ -6,10 +6,11 @@ namespace parasim::strat::detail {
 void Builder::alloc(OpId op, std::uint8_t category, double bytes, bool at_start,
                     std::uint64_t tag) {
   const auto b = static_cast<std::int64_t>(bytes);
-  if (at_start) out_.workload.set_memory(op, category, b, 0, tag);
-  else out_.workload.set_memory(op, category, 0, -b, tag);
+  if (at_start)
+    out_.workload.set_memory(op, category, b, 0, tag);
+  else
+    out_.workload.set_memory(op, category, 0, -b, tag);
 }
-
 
 void Builder::add_devices() {
   auto& w = out_.workload;
@@ -19,9 +20,9 @@ void Builder::add_devices() {
     for (int d = 0; d < dp_sim_; ++d) {
       for (int r = 0; r < tp_sim_; ++r) {
         const int rank = layout_.rank(s, d, r);
-        const std::string name =
-            tp_sim_ * dp_sim_ == 1 ? fmt::format("stage {} (gpu {})", s, rank)
-                                   : fmt::format("gpu {} (pp {} dp {} tp {})", rank, s, d, r);
+        const std::string name = tp_sim_ * dp_sim_ == 1
+                                     ? fmt::format("stage {} (gpu {})", s, rank)
+                                     : fmt::format("gpu {} (pp {} dp {} tp {})", rank, s, d, r);
         const sim::DeviceId dev = w.add_device(name);
         DeviceStreams st{};
         st.compute = w.add_stream(dev, "compute");
@@ -104,15 +105,15 @@ cost::GroupPlacement Builder::expert_placement(int stage, int d, int r, StepGrou
 LayerParams Builder::stage_params(int stage) const {
   LayerParams sum;
   for (int c = 0; c < chunks_; ++c) {
-    const int vs = c * pp_ + stage;
+    const int vs = sc_.virtual_stage(stage, c);
     const LayerParams part =
         layers_params_on_rank(sc_.model, sc_.parallel, sc_.first_layer_of_virtual_stage(vs),
                               sc_.virtual_stage_layers(vs));
     sum.dense += part.dense;
     sum.expert += part.expert;
   }
-  sum.dense += embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, pp_);
-  if (stage == pp_ - 1) sum.expert += mtp_params_on_rank(sc_.model, sc_.parallel).expert;
+  sum.dense += embedding_params_per_tp_rank(sc_.model, sc_.parallel.tp, stage, sc_.head_stage());
+  if (stage == sc_.head_stage()) sum.expert += mtp_params_on_rank(sc_.model, sc_.parallel).expert;
   return sum;
 }
 
@@ -120,18 +121,19 @@ QuantizedWeightStep Builder::stage_fp8_weights(int stage) const {
   QuantizedWeightStep sum;
   if (!sc_.training.fp8.enabled()) return sum;
   for (int c = 0; c < chunks_; ++c) {
-    const int vs = c * pp_ + stage;
+    const int vs = sc_.virtual_stage(stage, c);
     const int first = sc_.first_layer_of_virtual_stage(vs);
     for (int l = first; l < first + sc_.virtual_stage_layers(vs); ++l) {
       sum.add(program_of(l).fp8_weights);
     }
   }
-  if (stage == pp_ - 1) sum.add(head_.fp8_weights);  // the MTP modules'
+  if (stage == sc_.head_stage()) sum.add(head_.fp8_weights);  // the MTP modules'
   return sum;
 }
 
 void Builder::head_gradients_ready(std::size_t dev, OpId op) {
-  gradients_ready_at(dev, op, head_params_per_tp_rank(sc_.model, sc_.parallel.tp, pp_));
+  gradients_ready_at(dev, op,
+                     head_params_per_tp_rank(sc_.model, sc_.parallel.tp, sc_.head_stage()));
   const double mtp_experts = mtp_params_on_rank(sc_.model, sc_.parallel).expert;
   if (mtp_experts > 0) expert_grad_ready_[dev].emplace_back(op, mtp_experts);
 }
@@ -160,8 +162,8 @@ void Builder::set_base_memory() {
     double optimizer = state.optimizer.value + experts.optimizer.value;
     if (sc_.parallel.offload.enabled()) {  // the host's share leaves HBM (offload_cost.hpp)
       const auto split = cost::offload_memory(
-          sc_.parallel.offload,
-          cost::ModelStateBytes{{weights}, {gradients}, {optimizer}}, optimizer_shard(s));
+          sc_.parallel.offload, cost::ModelStateBytes{{weights}, {gradients}, {optimizer}},
+          optimizer_shard(s));
       weights = split.hbm.weights.value;
       gradients = split.hbm.gradients.value;
       optimizer = split.hbm.optimizer.value;
@@ -196,11 +198,10 @@ void Builder::set_base_memory() {
     }
     w.set_base_memory(dev, mem_optimizer_, static_cast<std::int64_t>(optimizer));
     const auto& at = out_.devices[dev];
-    out_.non_tensor_memory.push_back(device_non_tensor_memory(sc_, layout_, costs_.cluster().fabric,
-                                                              s, at.dp_rank, at.tp_rank));
+    out_.non_tensor_memory.push_back(
+        device_non_tensor_memory(sc_, layout_, costs_.cluster().fabric, s, at.dp_rank, at.tp_rank));
   }
 }
-
 
 const ShampooStepCost& Builder::shampoo_cost(int stage) {
   if (shampoo_costs_.empty()) shampoo_costs_.resize(static_cast<std::size_t>(pp_));
@@ -209,14 +210,14 @@ const ShampooStepCost& Builder::shampoo_cost(int stage) {
   return *cached;
 }
 
-
 sim::LinkId Builder::p2p_second_link(std::size_t from, std::size_t to,
                                      const cost::CollectivePhase& phase) {
   if (!(phase.rate_cap.bytes_per_s > 0)) return streams_[to].links[kIntraIn];
   auto [it, added] = pair_links_.try_emplace({from, to}, sim::LinkId{});
   if (added) {
     it->second = out_.workload.add_link(
-        fmt::format("gpu{}->gpu{}.peer", out_.devices[from].global_rank, out_.devices[to].global_rank),
+        fmt::format("gpu{}->gpu{}.peer", out_.devices[from].global_rank,
+                    out_.devices[to].global_rank),
         phase.rate_cap.bytes_per_s / phase.link_efficiency);  // rate_cap counts delivered bytes
     out_.link_is_inter.push_back(0);
     out_.link_is_egress.push_back(0);  // the sender's port counts the traffic
@@ -224,8 +225,8 @@ sim::LinkId Builder::p2p_second_link(std::size_t from, std::size_t to,
   return it->second;
 }
 
-sim::FlowSpec Builder::phase_flow(std::size_t from, std::size_t to,
-                                  const cost::CollectivePhase& ph, bool point_to_point) {
+sim::FlowSpec Builder::phase_flow(std::size_t from, std::size_t to, const cost::CollectivePhase& ph,
+                                  bool point_to_point) {
   const bool inter = ph.link == cost::LinkClass::kInterNode;
   const sim::LinkId second = inter            ? streams_[to].links[kInterIn]
                              : point_to_point ? p2p_second_link(from, to, ph)
@@ -233,7 +234,8 @@ sim::FlowSpec Builder::phase_flow(std::size_t from, std::size_t to,
   // x / 1.0 is x exactly, so analytical plans push exactly their bytes.
   const double bytes = ph.bytes_sent_per_rank.value;
   return sim::FlowSpec{{streams_[from].links[inter ? kInterOut : kIntraOut], second},
-                       bytes / ph.link_efficiency, bytes,
+                       bytes / ph.link_efficiency,
+                       bytes,
                        point_to_point ? 0.0 : ph.rate_cap.bytes_per_s / ph.link_efficiency};
 }
 
@@ -249,8 +251,8 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
 sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
                                       sim::StreamId DeviceStreams::*stream,
                                       const cost::CollectivePlan& plan, sim::LabelId label,
-                                      sim::LabelId category, int mb, CommKind kind,
-                                      int group_size, std::uint8_t queue) {
+                                      sim::LabelId category, int mb, CommKind kind, int group_size,
+                                      std::uint8_t queue) {
   auto& w = out_.workload;
   auto& member_streams = scratch_streams_;
   member_streams.clear();
@@ -280,12 +282,11 @@ sim::GroupId Builder::emit_collective(const std::vector<std::size_t>& members,
   }
   double per_member = 0;
   for (const auto& ph : plan.phases) per_member += ph.bytes_sent_per_rank.value;
-  const sim::GroupId g = w.add_group(member_streams, phases, flows, label, category, mb,
-                                     false, per_member, queue);
+  const sim::GroupId g =
+      w.add_group(member_streams, phases, flows, label, category, mb, false, per_member, queue);
   out_.groups.push_back(GroupInfo{kind, plan.kind, plan.message.value, group_size});
   return g;
 }
-
 
 void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const std::string& where,
                          sim::LabelId category, int mb, std::vector<OpId>& chain,
@@ -316,7 +317,8 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
   if (cached == step_labels_.end()) {
     std::vector<sim::LabelId> ids;
     for (const LayerStep& step : steps) {
-      ids.push_back(w.intern(where + (step.is_collective ? step.collective.label : step.compute.label)));
+      ids.push_back(
+          w.intern(where + (step.is_collective ? step.collective.label : step.compute.label)));
     }
     cached = step_labels_.emplace(std::make_pair(&steps, where), std::move(ids)).first;
   }
@@ -329,8 +331,8 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
         for (int r = 0; r < tp_sim_; ++r) {
           const std::size_t k = static_cast<std::size_t>(d * tp_sim_ + r);
           const std::size_t dev = index(stage, d, r);
-          const OpId op = w.add_compute(streams_[dev].compute, step.compute.time, label, category,
-                                        mb, queue_);
+          const OpId op =
+              w.add_compute(streams_[dev].compute, step.compute.time, label, category, mb, queue_);
           link(k, si, op);
           host_issue(dev, op, host[si], step.compute.last_body, false);
           host_sync(dev, op, step.syncs_after);
@@ -356,15 +358,14 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
         for (int r = 0; r < tp_sim_; ++r) {
           const cost::GroupPlacement& place =
               cp_place_[static_cast<std::size_t>(stage) * 3 + cp_place_slot(step.group)];
-          const auto plan =
-              plan_step(costs_, step.collective, place);
+          const auto plan = plan_step(costs_, step.collective, place);
           std::vector<std::size_t> members;
           for (int c = 0; c < members_per_group; ++c) {
             members.push_back(index(stage, dp_sim_ == 1 ? 0 : member_replica(g, c), r));
           }
-          const sim::GroupId gid = emit_collective(members, &DeviceStreams::cp, plan, labels[si],
-                                                   cat_cp_, mb, CommKind::kContextParallel,
-                                                   shape.size, queue_);
+          const sim::GroupId gid =
+              emit_collective(members, &DeviceStreams::cp, plan, labels[si], cat_cp_, mb,
+                              CommKind::kContextParallel, shape.size, queue_);
           for (int c = 0; c < members_per_group; ++c) {
             const int d = dp_sim_ == 1 ? 0 : member_replica(g, c);
             const OpId member = w.members(gid)[static_cast<std::size_t>(c)];
@@ -403,8 +404,8 @@ void Builder::emit_steps(int stage, const std::vector<LayerStep>& steps, const s
     for (int d = 0; d < dp_sim_; ++d) {
       const cost::GroupPlacement& place =
           tp_place_[static_cast<std::size_t>(stage) * dp_sim_ + static_cast<std::size_t>(d)];
-      const auto key = std::make_tuple(&step, place.size, place.gpus_per_node_in_group,
-                                       place.nodes_spanned);
+      const auto key =
+          std::make_tuple(&step, place.size, place.gpus_per_node_in_group, place.nodes_spanned);
       auto it = plans_.find(key);
       if (it == plans_.end()) {
         it = plans_.emplace(key, plan_step(costs_, step.collective, place)).first;
@@ -450,7 +451,6 @@ PassOps& Builder::item_ops(std::size_t dev, ItemKind kind, int chunk, int mb) {
                    static_cast<std::size_t>(mb)];
 }
 
-
 BuiltWorkload Builder::build() {
   auto& w = out_.workload;
   cat_fwd_ = w.intern("forward");
@@ -492,16 +492,18 @@ BuiltWorkload Builder::build() {
   for (int s = 0; s < pp_; ++s) {
     for (int d = 0; d < dp_sim_; ++d) tp_place_.push_back(layout_.tp_group(s, d));
     // The whole cp group, a2a+p2p's all-to-all group and its ring (cp_place_slot).
-    for (StepGroup g : {StepGroup::kContextParallel, StepGroup::kContextAllToAll,
-                        StepGroup::kContextRing}) {
+    for (StepGroup g :
+         {StepGroup::kContextParallel, StepGroup::kContextAllToAll, StepGroup::kContextRing}) {
       const CpGroupShape shape = cp_group_shape(sc_.parallel, g);
       cp_place_.push_back(layout_.replica_strided_group(s, 0, shape.size, shape.stride));
     }
   }
   const std::size_t n = out_.devices.size();
   out_.steps = simulated_steps(sc_.parallel, m_);
-  out_.shape = ScheduleShape{sc_.parallel.schedule, pp_, m_, chunks_, out_.steps.total,
+  out_.shape = ScheduleShape{sc_.parallel.schedule,        pp_, m_, chunks_, out_.steps.total,
                              sc_.parallel.microbatch_group};
+  out_.shape.overlap_pairs = sc_.parallel.overlap_forward_backward.value_or(
+      sc_.training.framework.overlaps_forward_backward);
   iterations_ = !async_ && out_.steps.total > 1;
   total_mb_ = m_ * out_.steps.total;
   std::optional<ZeroBubbleOrder> searched;
@@ -513,6 +515,7 @@ BuiltWorkload Builder::build() {
                    PassOps{});
   optimizer_ops_.assign(n, {});
   optimizer_host_ops_.assign(n, {});
+  optimizer_gathers_.assign(n, {});
   grad_ready_.assign(n, {});
   expert_grad_ready_.assign(n, {});
   bucket_scaled_.assign(n, {});
@@ -552,8 +555,8 @@ BuiltWorkload Builder::build() {
   out_.model_flops_per_step = cost::Flops{
       dense_layers * layer_.model_flops.value + expert_layers * moe_layer_.model_flops.value +
       m_ * gpus_per_stage * (embed_.model_flops.value + head_.model_flops.value)};
-  const bool paci_mem = sc_.parallel.schedule == PipelineSchedule::kPaci &&
-                        sc_.parallel.paci_mode == PaciMode::kMem;
+  const bool paci_mem =
+      sc_.parallel.schedule == PipelineSchedule::kPaci && sc_.parallel.paci_mode == PaciMode::kMem;
   auto layer_executed = [&](const LayerProgram& l) {
     return (executed(l.forward) + executed(l.backward)).value +
            (paci_mem ? executed(l.forward).value : 0.0);
@@ -569,13 +572,12 @@ BuiltWorkload Builder::build() {
     dense_executed = rerun * per_layer * layer_executed(layer_) +
                      (sc_.model.layers - rerun) * per_layer * layer_executed(plain_layer_);
   }
-  out_.executed_flops_per_step =
-      cost::Flops{dense_executed +
-                  (moe_layers > 0 ? expert_layers * layer_executed(moe_layer_) : 0.0) +
-                  m_ * gpus_per_stage *
-                      (executed(embed_.forward) + executed(embed_.backward) +
-                       executed(head_.forward) + executed(head_.backward))
-                          .value};
+  out_.executed_flops_per_step = cost::Flops{
+      dense_executed + (moe_layers > 0 ? expert_layers * layer_executed(moe_layer_) : 0.0) +
+      m_ * gpus_per_stage *
+          (executed(embed_.forward) + executed(embed_.backward) + executed(head_.forward) +
+           executed(head_.backward))
+              .value};
   if (sc_.training.fp8.enabled()) {
     for (int stage = 0; stage < pp_; ++stage) {  // per GPU of the stage, per step
       const QuantizedWeightStep fp8 = stage_fp8_weights(stage);
@@ -594,10 +596,14 @@ using detail::Builder;
 
 const char* comm_kind_name(CommKind kind) {
   switch (kind) {
-    case CommKind::kTensorParallel: return "tp";
-    case CommKind::kPipeline: return "pp";
-    case CommKind::kDataParallel: return "dp";
-    case CommKind::kContextParallel: return "cp";
+    case CommKind::kTensorParallel:
+      return "tp";
+    case CommKind::kPipeline:
+      return "pp";
+    case CommKind::kDataParallel:
+      return "dp";
+    case CommKind::kContextParallel:
+      return "cp";
     case CommKind::kExpertParallel:
       return "ep";
   }

@@ -285,6 +285,13 @@ class Builder {
   sim::FlowSpec phase_flow(std::size_t from, std::size_t to, const cost::CollectivePhase& phase,
                            bool point_to_point);
   void emit_data_parallel(int stage);
+  // Asynchronous schedules with several replicas (async_reduction.cpp): the stage's gradients
+  // all-reduced with its replicas after the backward before stage-local optimizer step `step`;
+  // per simulated rank k = d x tp + r, what the step waits for (empty lists with one replica).
+  std::vector<std::vector<OpId>> emit_async_gradient_reduction(int stage, int step);
+  // ZeRO-1: the updated weights all-gathered after the shards' steps `steps[k]`; per rank k the
+  // gather (kNone without sharding or replicas).
+  std::vector<OpId> emit_async_param_gather(int stage, int step, const std::vector<OpId>& steps);
   // Mixture of experts (data_parallel_emission.cpp): the local experts' gradient buckets over the
   // expert data-parallel group (their ops join `waits`, per [tp rank][dp rank]), and the ZeRO 1-2
   // gather of the updated experts after the optimizer `steps` (per dp rank, of tp rank r).
@@ -339,6 +346,7 @@ class Builder {
   std::vector<PassOps> item_ops_;                      // see item_ops()
   std::vector<std::vector<OpId>> optimizer_ops_;       // per device, stage-local steps in order
   std::vector<std::vector<OpId>> optimizer_host_ops_;  // and the host op that issues each
+  std::vector<std::vector<OpId>> optimizer_gathers_;   // and ZeRO-1's all-gather after each
   std::vector<std::optional<ShampooStepCost>> shampoo_costs_;  // per stage, see shampoo_cost()
   LayerProgram layer_, moe_layer_;
   LayerProgram bf16_layer_, bf16_moe_layer_;  // with FP8, the layers kept in bf16

@@ -24,8 +24,7 @@ sim::Time steps_time(const std::vector<LayerStep>& steps, const cost::CostModel&
     }
     const sim::Time took =
         step.is_collective
-            ? cost::estimate_time(plan_step(costs, step.collective, tp_group),
-                                  costs.cluster())
+            ? cost::estimate_time(plan_step(costs, step.collective, tp_group), costs.cluster())
             : step.compute.time;
     end[i] = start + took;
     last = sim::max(last, end[i]);
@@ -49,7 +48,7 @@ ZeroBubbleInput Builder::zero_bubble_input() const {
   for (int s = 0; s < pp_; ++s) {
     const cost::GroupPlacement& tp = tp_place_[static_cast<std::size_t>(s) * dp_sim_];
     const int layers = sc_.stage_layer_count(s);
-    const bool first = s == 0, last = s == pp_ - 1;
+    const bool first = s == 0, last = s == sc_.head_stage();
     auto pass = [&](const std::vector<LayerStep>& layer, const std::vector<LayerStep>& embed,
                     const std::vector<LayerStep>& head) {
       sim::Time t = steps_time(layer, costs_, tp) * layers;
@@ -82,9 +81,9 @@ ZeroBubbleInput Builder::zero_bubble_input() const {
   std::vector<sim::Time> hops;
   for (int s = 0; s + 1 < pp_; ++s) {
     const bool inter = layout_.pipeline_link(s, s + 1, 0, 0) == cost::LinkClass::kInterNode;
-    const auto plan = costs_.collective(cost::CollectiveKind::kSendRecv, cost::Bytes{bytes},
-                                        inter ? cost::GroupPlacement{2, 1, 2}
-                                              : cost::GroupPlacement{2, 2, 1});
+    const auto plan =
+        costs_.collective(cost::CollectiveKind::kSendRecv, cost::Bytes{bytes},
+                          inter ? cost::GroupPlacement{2, 1, 2} : cost::GroupPlacement{2, 2, 1});
     hops.push_back(cost::estimate_time(plan, costs_.cluster()));
   }
   in.comm = hops.empty() ? sim::Time::zero() : median(hops);

@@ -1,7 +1,6 @@
 // parasim compare's variants: a variant that does not apply is a row saying why, the default
 // schedules run on every shipped scenario, and numbers in the option lists are range-checked.
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include <sstream>
@@ -36,14 +35,20 @@ CompareRun compare(const CompareOptions& o) {
 TEST_CASE("compare: a variant that does not apply is a row saying why, the rest is compared") {
   TempDir tmp;
   CompareOptions o;
-  o.scenario = (kScenarios / "llama2-7b-dgx-h100.json").string();  // dp 2, ZeRO 1
+  // dp 2 with ZeRO-2: the asynchronous schedules accumulate whole gradients (ZeRO 0 or 1 only).
+  std::string text = read_text(kScenarios / "llama2-7b-dgx-h100.json");
+  const std::string zero1 = "\"zero_stage\": 1";
+  REQUIRE(text.find(zero1) != std::string::npos);
+  text.replace(text.find(zero1), zero1.size(), "\"zero_stage\": 2");
+  o.scenario = tmp.file("zero2.json");
+  write_text(o.scenario, text);
   o.schedules = "1f1b,paci,zb-h1";
   o.json = tmp.file("out.json");
   const CompareRun r = compare(o);
   REQUIRE_MESSAGE(r.code == kExitOk, r.err);
-  CHECK(r.out.find("paci              not applicable: paci runs stage-local optimizer steps") !=
+  CHECK(r.out.find("paci              not applicable: paci accumulates whole gradients") !=
         std::string::npos);
-  CHECK(r.out.find("(/parallel/schedule)") != std::string::npos);
+  CHECK(r.out.find("(/parallel/zero_stage)") != std::string::npos);
   const auto j = parse_json(read_text(o.json), "compare JSON");
   REQUIRE(j.at("rows").size() == 3);
   CHECK(j.at("rows")[0].at("applicable") == true);
@@ -52,8 +57,8 @@ TEST_CASE("compare: a variant that does not apply is a row saying why, the rest 
   CHECK(paci.at("variant") == "paci");
   CHECK(paci.at("applicable") == false);
   REQUIRE(paci.at("not_applicable").size() == 1);
-  CHECK(paci.at("not_applicable")[0].at("path") == "/parallel/schedule");
-  CHECK(paci.at("not_applicable")[0].at("reason").get<std::string>().find("dp = 1") !=
+  CHECK(paci.at("not_applicable")[0].at("path") == "/parallel/zero_stage");
+  CHECK(paci.at("not_applicable")[0].at("reason").get<std::string>().find("zero_stage 0 or 1") !=
         std::string::npos);
   CHECK_FALSE(paci.contains("step_time_s"));
   CHECK(j.at("rows")[2].at("applicable") == true);
@@ -72,8 +77,8 @@ TEST_CASE("compare: a variant that does not apply is a row saying why, the rest 
   none.json = tmp.file("none.json");
   const CompareRun n = compare(none);
   CHECK(n.code == kExitBadInput);
-  CHECK(n.err.find("/parallel/schedule: with schedule pipedream: ") != std::string::npos);
-  CHECK(n.err.find("/parallel/schedule: with schedule paci: ") != std::string::npos);
+  CHECK(n.err.find("/parallel/zero_stage: with schedule pipedream: ") != std::string::npos);
+  CHECK(n.err.find("/parallel/zero_stage: with schedule paci: ") != std::string::npos);
   CHECK(n.out.empty());
   CHECK(!fs::exists(none.json));
 }
@@ -92,8 +97,9 @@ TEST_CASE("compare with the default schedules runs on every shipped scenario") {
   o.scenario = (kScenarios / "dash-llama-953m.json").string();
   const CompareRun r = compare(o);
   REQUIRE(r.code == kExitOk);
-  CHECK(r.out.find("pp 1: no pipeline to schedule, so only the scenario's schedule (1f1b) is run") !=
-        std::string::npos);
+  CHECK(
+      r.out.find("pp 1: no pipeline to schedule, so only the scenario's schedule (1f1b) is run") !=
+      std::string::npos);
   CHECK(r.out.find("zb-h1") == std::string::npos);
 }
 
@@ -160,7 +166,8 @@ TEST_CASE("compare --ep and --dispatchers: a model with experts along its expert
   // More expert parallelism: fewer experts per GPU, less memory (every variant's own run).
   const auto& ep2 = j.at("rows")[0];
   const auto& ep8 = j.at("rows")[1];
-  CHECK(ep8.at("peak_memory_bytes")[0].get<double>() < ep2.at("peak_memory_bytes")[0].get<double>());
+  CHECK(ep8.at("peak_memory_bytes")[0].get<double>() <
+        ep2.at("peak_memory_bytes")[0].get<double>());
 
   CompareOptions d;
   d.scenario = (kScenarios / "mixtral-8x7b-64gpu.json").string();

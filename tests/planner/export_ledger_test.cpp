@@ -113,12 +113,14 @@ TEST_CASE("every pipeline schedule maps or is refused on every target") {
     const std::string name = parasim::strat::schedule_name(sch);
     const bool async = sch == PipelineSchedule::kPipeDream ||
                        sch == PipelineSchedule::kPipeDream2BW || sch == PipelineSchedule::kPaci;
-    const bool interleaved = sch == PipelineSchedule::kInterleaved;
+    const bool chunked = sch == PipelineSchedule::kInterleaved ||
+                         sch == PipelineSchedule::kInterleavedZb ||
+                         parasim::strat::places_chunks_in_v(sch);
     const std::string text = fmt::format(
         R"({{"model": "llama2-7b", "cluster": "dgx-h100",
             "training": {{"global_batch": {}, "micro_batch": 1}},
             "parallel": {{"dp": {}, "tp": 2, "pp": {}, "schedule": "{}", "chunks": {}}}}})",
-        async ? 8 : 16, async ? 1 : 2, async ? 4 : 2, name, interleaved ? 2 : 1);
+        async ? 8 : 16, async ? 1 : 2, async ? 4 : 2, name, chunked ? 2 : 1);
     const auto in = parasim::exporter::parse_export_input(text, "schedule.json");
     for (const TargetCase& t : target_cases()) {
       CAPTURE(name);

@@ -36,7 +36,7 @@ strat::Scenario base_of(const std::string& parallel, const std::string& framewor
 // The model's parameters on one rank (tp 1, pp 1), by the builder's counts.
 double parameters(const strat::Scenario& sc) {
   return sc.model.layers * strat::layer_params_per_tp_rank(sc.model, 1) +
-         strat::embedding_params_per_tp_rank(sc.model, 1, 0, 1);
+         strat::embedding_params_per_tp_rank(sc.model, 1, 0, 0);
 }
 
 struct Space {

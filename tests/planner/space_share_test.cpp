@@ -22,7 +22,7 @@ namespace {
 using nlohmann::json;
 
 // A small Llama with grouped-query attention on one 8-GPU node, micro-batch and chunks widened
-// so the space spans several blocks and ends in a partial one.
+// so the space spans several blocks and ends in a partial one (an odd count, not a multiple of 3).
 const char* kDocument = R"({
   "name": "share-llama",
   "model": {"layers": 8, "hidden": 2048, "heads": 16, "kv_heads": 4, "ffn_hidden": 5632,
@@ -32,7 +32,8 @@ const char* kDocument = R"({
   "training": {"global_batch": 16, "micro_batch": 1},
   "parallel": {"dp": 8},
   "optimizer": {"name": "adamw"},
-  "search": {"micro_batch": [1, 2, 4, 8], "chunks": [1, 2]}
+  "search": {"micro_batch": [1, 2, 4, 8], "chunks": [1, 2],
+             "schedule": ["1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "zb-1p", "zb-2p"]}
 })";
 
 struct Fixture {
@@ -85,9 +86,9 @@ TEST_CASE("K shares merged on rank 0 give the one-process plan, byte for byte (K
   const Fixture f;
   const std::uint64_t n = f.space.size();
   INFO(n, " candidates in ", SpaceShare::blocks(n), " blocks");
-  REQUIRE(n % kShareBlock != 0);             // the last block is partial
-  REQUIRE(SpaceShare::blocks(n) % 2 == 1);   // and the blocks do not split evenly in 2 ...
-  REQUIRE(SpaceShare::blocks(n) % 3 != 0);   // ... nor in 3
+  REQUIRE(n % kShareBlock != 0);            // the last block is partial
+  REQUIRE(SpaceShare::blocks(n) % 2 == 1);  // and the blocks do not split evenly in 2 ...
+  REQUIRE(SpaceShare::blocks(n) % 3 != 0);  // ... nor in 3
   const PlanResult one = run_plan(f.base, f.space, f.costs, f.options);
   REQUIRE(one.ranked > 0);
   REQUIRE(one.feasible > 10);
@@ -139,8 +140,7 @@ TEST_CASE("a tally round-trips through its bytes; a rank's failure reaches rank 
   CHECK_THROWS_WITH_AS(with_partner(encode(failed)), "rank 1 failed: out of memory",
                        std::runtime_error);
   CHECK_THROWS_WITH_AS(with_partner("not a tally"),
-                       doctest::Contains("a rank's screen tally is malformed"),
-                       std::runtime_error);
+                       doctest::Contains("a rank's screen tally is malformed"), std::runtime_error);
   // An empty partner share: rank 0's own tally plus nothing is the half it screened.
   const auto half = with_partner(encode(ScreenTally{}));
   REQUIRE(half.has_value());

@@ -13,6 +13,7 @@
 #include "report/step_report.hpp"
 #include "sim/engine.hpp"
 #include "strategies/input/scenario_file.hpp"
+#include "strategies/input/stage_split.hpp"
 #include "strategies/registry/registry.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
@@ -99,7 +100,17 @@ TEST_CASE("every schedule's ledger frees exactly what it allocated") {
     CAPTURE(e->name);
     strat::Scenario sc = base;
     sc.parallel.schedule = std::get<strat::ScheduleTraits>(e->traits).id;
-    if (e->name == "interleaved-1f1b") sc.parallel.chunks = 3;
+    if (e->name == "interleaved-1f1b" || e->name == "interleaved-zb") sc.parallel.chunks = 3;
+    if (strat::places_chunks_in_v(sc.parallel.schedule)) {  // 24 layers over 8 x 2: 2 + 1
+      sc.parallel.chunks = strat::kVShapeChunks;
+      sc.parallel.stage_layers = strat::balanced_chunk_split(
+          sc.model.layers, sc.parallel.pp, sc.parallel.chunks,
+          [&](int stage, int chunk) { return sc.virtual_stage(stage, chunk); });
+    }
+    if (e->name == "dualpipev") sc.training.global_batch *= 2;  // 2P = 16 micro-batches
+    cost::Diagnostics d("test");
+    strat::check_scenario(sc, d);
+    REQUIRE_MESSAGE(d.ok(), d.to_string());
     check_consistent(sc);
   }
 }

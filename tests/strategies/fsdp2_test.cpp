@@ -114,7 +114,7 @@ TEST_CASE("a step without pipelining: gathers and reductions per unit and micro-
   // The reduce-scatters move each unit's gradients in fp32.
   const double block = strat::layer_params_per_tp_rank(sc.model, 1);
   const double embed = strat::input_embedding_params_per_tp_rank(sc.model, 1);
-  const double head = strat::head_params_per_tp_rank(sc.model, 1, 1);
+  const double head = strat::head_params_per_tp_rank(sc.model, 1, 0);
   CHECK(rs->mean_message_bytes ==
         doctest::Approx(4 * (layers * block + embed + head) / (layers + 2)).epsilon(1e-9));
   // The model state: fp32 shards of everything, 16 B per parameter over 8 ranks.

@@ -22,15 +22,17 @@ TEST_CASE("MTP parameters on one rank add up to the model's count with no shardi
     // stage's own copy of the (untied) embedding table the modules read (Megatron's GPTModel).
     strat::ModelSpec none = m;
     none.mtp_layers = 0;
-    CHECK(strat::head_params_per_tp_rank(m, 1, 1) - strat::head_params_per_tp_rank(none, 1, 1) ==
+    CHECK(strat::head_params_per_tp_rank(m, 1, 0) - strat::head_params_per_tp_rank(none, 1, 0) ==
           doctest::Approx(held.dense));
     const double table = static_cast<double>(m.vocab) * m.hidden / 2;
-    CHECK(strat::head_params_per_tp_rank(m, 2, 4) - strat::head_params_per_tp_rank(none, 2, 4) ==
-          doctest::Approx(strat::mtp_params_on_rank(m, [] {
-                            strat::ParallelSpec tp2;
-                            tp2.tp = 2;
-                            return tp2;
-                          }()).dense +
+    CHECK(strat::head_params_per_tp_rank(m, 2, 3) - strat::head_params_per_tp_rank(none, 2, 3) ==
+          doctest::Approx(strat::mtp_params_on_rank(m,
+                                                    [] {
+                                                      strat::ParallelSpec tp2;
+                                                      tp2.tp = 2;
+                                                      return tp2;
+                                                    }())
+                              .dense +
                           table));
   }
   // DeepSeek-V3's module over ep 64: its 256 experts on 64 ranks, the rest whole.
@@ -50,10 +52,9 @@ TEST_CASE("each MTP module adds its projection, a layer and a head pass to the h
   sc.model.mtp_layers = 1;
   const auto one = strat::head_program(sc, costs);
   const double T = sc.model.seq_len, h = sc.model.hidden;
-  CHECK(one.model_flops.value ==
-        doctest::Approx(2 * plain.model_flops.value + layer.model_flops.value +
-                        3 * 2 * T * 2 * h * h)
-            .epsilon(1e-12));
+  CHECK(one.model_flops.value == doctest::Approx(2 * plain.model_flops.value +
+                                                 layer.model_flops.value + 3 * 2 * T * 2 * h * h)
+                                     .epsilon(1e-12));
   CHECK(one.activation_stored_bytes > 2 * plain.activation_stored_bytes);
   CHECK(one.forward.size() > plain.forward.size() + layer.forward.size());
   CHECK(one.weight_grad.size() == plain.weight_grad.size() * 2 + layer.weight_grad.size() + 1);

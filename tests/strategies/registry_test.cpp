@@ -1,3 +1,5 @@
+#include "strategies/registry/registry.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include "costmodel/activation_memory.hpp"
 #include "strategies/input/scenario.hpp"
 #include "strategies/input/scenario_parser.hpp"
-#include "strategies/registry/registry.hpp"
 #include "strategies/schedules/pipeline_schedule.hpp"
 
 using namespace parasim;
@@ -21,19 +22,32 @@ bool listed(EntryKind kind, const std::string& name) {
 // Which EntryTraits alternative each kind holds.
 std::size_t traits_index(EntryKind kind) {
   switch (kind) {
-    case EntryKind::kSchedule: return 0;
-    case EntryKind::kTpPlacement: return 1;
-    case EntryKind::kContextParallel: return 2;
-    case EntryKind::kSharding: return 3;
-    case EntryKind::kOptimizer: return 4;
-    case EntryKind::kAttention: return 5;
-    case EntryKind::kRecompute: return 6;
-    case EntryKind::kFramework: return 7;
-    case EntryKind::kDispatcher: return 8;
-    case EntryKind::kPrecision: return 9;
-    case EntryKind::kOffload: return 10;
-    case EntryKind::kTpCommOverlap: return 11;
-    case EntryKind::kAllocator: return 12;
+    case EntryKind::kSchedule:
+      return 0;
+    case EntryKind::kTpPlacement:
+      return 1;
+    case EntryKind::kContextParallel:
+      return 2;
+    case EntryKind::kSharding:
+      return 3;
+    case EntryKind::kOptimizer:
+      return 4;
+    case EntryKind::kAttention:
+      return 5;
+    case EntryKind::kRecompute:
+      return 6;
+    case EntryKind::kFramework:
+      return 7;
+    case EntryKind::kDispatcher:
+      return 8;
+    case EntryKind::kPrecision:
+      return 9;
+    case EntryKind::kOffload:
+      return 10;
+    case EntryKind::kTpCommOverlap:
+      return 11;
+    case EntryKind::kAllocator:
+      return 12;
   }
   return 99;
 }
@@ -41,7 +55,8 @@ std::size_t traits_index(EntryKind kind) {
 // The problems of `text` as "path: message" lines (empty when it parses).
 std::vector<std::string> problems(const std::string& parallel, const std::string& extra = "") {
   const std::string text = R"({"model": "llama2-7b", "cluster": "dgx-h100",
-      "training": {"global_batch": 64}, "parallel": )" + parallel + extra + "}";
+      "training": {"global_batch": 64}, "parallel": )" +
+                           parallel + extra + "}";
   try {
     strat::parse_scenario(text, "t.json");
   } catch (const cost::InputError& e) {
@@ -90,7 +105,8 @@ TEST_CASE("every schedule, placement, sharding mode, optimizer and layer choice 
   CHECK(strat::entries_of(EntryKind::kFramework).size() == strat::framework_presets().size());
 }
 
-TEST_CASE("registry entries describe themselves: unique names, a paper, legal values per parameter") {
+TEST_CASE(
+    "registry entries describe themselves: unique names, a paper, legal values per parameter") {
   for (EntryKind kind : strat::kAllEntryKinds) {
     const auto& info = strat::kind_info(kind);
     CHECK(info.kind == kind);
@@ -130,7 +146,9 @@ TEST_CASE("schedule traits are the schedules' behaviour") {
     const bool searched = s == S::kZb1p || s == S::kZb2p;
     CHECK(strat::is_asynchronous(s) == async);
     CHECK(strat::is_searched(s) == searched);
-    CHECK(strat::splits_weight_gradient(s) == (searched || s == S::kZbH1 || s == S::kZbH2));
+    CHECK(strat::splits_weight_gradient(s) ==
+          (searched || s == S::kZbH1 || s == S::kZbH2 || s == S::kInterleavedZb || s == S::kZbV ||
+           s == S::kDualPipeV));
     CHECK(strat::stashes_weights(s) == (s == S::kPipeDream || s == S::kPipeDream2BW));
     CHECK(strat::searched_memory_multiple(s) == (s == S::kZb1p ? 1 : s == S::kZb2p ? 2 : 0));
   }
@@ -142,14 +160,16 @@ TEST_CASE("an entry's rules run when it is chosen; a parameter's when another en
         std::vector<std::string>{
             "/parallel/paci_mode: paci_mode applies to \"schedule\": \"paci\" only"});
   CHECK(problems(R"({"pp": 8, "schedule": "paci", "paci_mode": "mem"})").empty());
-  // Four zero-bubble entries take optimizer_post_validation: reported once for another schedule.
+  // Seven zero-bubble entries take optimizer_post_validation: reported once for another schedule.
   CHECK(problems(R"({"pp": 8, "optimizer_post_validation": true})") ==
         std::vector<std::string>{"/parallel/optimizer_post_validation: optimizer "
                                  "post-validation applies to the zero-bubble schedules (zb-h1, "
-                                 "zb-h2, zb-1p, zb-2p), not 1f1b"});
+                                 "zb-h2, zb-1p, zb-2p, interleaved-zb, zb-v, dualpipev), not "
+                                 "1f1b"});
   CHECK(problems(R"({"pp": 8, "schedule": "zb-h2", "optimizer_post_validation": true})").empty());
   // The asynchronous schedules share their rules; ZeRO-3's rule is the zero-3 entry's.
-  CHECK(problems(R"({"dp": 8, "schedule": "pipedream"})").size() == 1);
+  CHECK(problems(R"({"dp": 8, "zero_stage": 2, "schedule": "pipedream"})").size() == 1);
+  CHECK(problems(R"({"dp": 8, "schedule": "pipedream"})").empty());
   CHECK(problems(R"({"dp": 8, "zero_stage": 3, "schedule": "zb-h1"})") ==
         std::vector<std::string>{
             "/parallel/zero_stage: zero_stage 3 is modelled with gpipe and 1f1b only (got zb-h1)"});
@@ -166,12 +186,14 @@ TEST_CASE("the parser takes choices and ranges from the registry") {
   // An entry's scenario value: the choices are the registry's, in its order.
   const auto bad = problems(R"({"pp": 8, "tp_placement": "sideways"})");
   REQUIRE(bad.size() == 1);
-  CHECK(bad[0] == "/parallel/tp_placement: expected one of \"megatron\", \"tsp\", \"vanilla\", "
-                  "\"btp\", got \"sideways\"");
+  CHECK(bad[0] ==
+        "/parallel/tp_placement: expected one of \"megatron\", \"tsp\", \"vanilla\", "
+        "\"btp\", got \"sideways\"");
   CHECK_THROWS_AS(strat::registered_parameter("/parallel/no_such_key"), std::logic_error);
 }
 
-TEST_CASE("the schedules' closed forms give their papers' bubbles (the planner's screen reads them)") {
+TEST_CASE(
+    "the schedules' closed forms give their papers' bubbles (the planner's screen reads them)") {
   using strat::PipelineSchedule;
   // P equal stages, F = 1, B = 2 (no split) or B = 1, W = 1 (zero bubble), free transfers.
   auto times = [](int m, int p, int v, double f, double b, double w) {
@@ -195,7 +217,8 @@ TEST_CASE("the schedules' closed forms give their papers' bubbles (the planner's
   CHECK(time(PipelineSchedule::kOneFOneB, times(m, p, 1, 1, 2, 0)) == 3.0 * (m + p - 1));
   CHECK(time(PipelineSchedule::kGpipe, times(m, p, 1, 1, 2, 0)) == 3.0 * (m + p - 1));
   // Interleaved with v chunks: m (F + B) + (P - 1)(F + B) / v (Narayanan et al. 2021).
-  CHECK(time(PipelineSchedule::kInterleaved, times(m, p, 2, 1, 2, 0)) == 3.0 * m + 3.0 * (p - 1) / 2);
+  CHECK(time(PipelineSchedule::kInterleaved, times(m, p, 2, 1, 2, 0)) ==
+        3.0 * m + 3.0 * (p - 1) / 2);
   // ZB-H1: m (F + B + W) + (P - 1)(F + B - W); ZB-H2 with m >= 2P: + (P - 1)(F + B - 2W)
   // (Qi et al. 2024, sec. 3); ZB-2p with m >= 2P: no bubble; asynchronous: m (F + B + W).
   CHECK(time(PipelineSchedule::kZbH1, times(m, p, 1, 1, 1, 1)) == 3.0 * m + (p - 1));

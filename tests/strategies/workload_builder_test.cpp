@@ -1,3 +1,5 @@
+#include "strategies/workload/workload_builder.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include "sim/engine.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/layers/layer_program.hpp"
-#include "strategies/workload/workload_builder.hpp"
 
 using namespace parasim;
 
@@ -33,7 +34,8 @@ Run simulate(const strat::Scenario& sc, bool full) {
 double activations_at_peak(const Run& r, std::size_t device) {
   const auto& cats = r.built.workload.memory_categories();
   for (std::size_t c = 0; c < cats.size(); ++c) {
-    if (cats[c] == "activations") return static_cast<double>(r.result.peak_breakdown_bytes[device][c]);
+    if (cats[c] == "activations")
+      return static_cast<double>(r.result.peak_breakdown_bytes[device][c]);
   }
   return -1;
 }
@@ -67,7 +69,8 @@ TEST_CASE("Symmetric and full simulation give the same step time on symmetric in
     CHECK(sym.report.comm_bytes == full.report.comm_bytes);
     for (std::size_t d = 0; d < full.result.peak_memory_bytes.size(); ++d) {
       const int stage = full.built.devices[d].stage;
-      CHECK(full.result.peak_memory_bytes[d] == sym.result.peak_memory_bytes[static_cast<std::size_t>(stage)]);
+      CHECK(full.result.peak_memory_bytes[d] ==
+            sym.result.peak_memory_bytes[static_cast<std::size_t>(stage)]);
     }
   }
 }
@@ -82,10 +85,13 @@ TEST_CASE("Activation sets in flight: 1F1B holds min(P-s, m) on stage s, GPipe h
       sc.parallel.schedule = schedule;
       sc.training.recompute = recompute;
       const auto r = simulate(sc, false);
-      const double per_layer = cost::activation_bytes_per_layer(strat::activation_shape(sc), recompute).value;
+      const double per_layer =
+          cost::activation_bytes_per_layer(strat::activation_shape(sc), recompute).value;
       const double per_mb = per_layer * sc.stage_layer_count(0);
       const double transient =
-          cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone).value - per_layer;
+          cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone)
+              .value -
+          per_layer;
       for (int s = 0; s + 1 < sc.parallel.pp; ++s) {
         const int in_flight = schedule == strat::PipelineSchedule::kGpipe
                                   ? sc.micro_batches()
@@ -93,7 +99,8 @@ TEST_CASE("Activation sets in flight: 1F1B holds min(P-s, m) on stage s, GPipe h
         CAPTURE(s);
         // Whole bytes per op: allow one byte of rounding per allocation.
         CHECK(std::abs(activations_at_peak(r, static_cast<std::size_t>(s)) -
-                       (in_flight * per_mb + transient)) <= in_flight * sc.stage_layer_count(0) + 2);
+                       (in_flight * per_mb + transient)) <=
+              in_flight * sc.stage_layer_count(0) + 2);
       }
     }
   }
@@ -103,8 +110,10 @@ TEST_CASE("Full recompute keeps only the layer inputs between passes") {
   auto sc = test::small_scenario(1, 1, 2, 8, 1, 2);
   sc.training.recompute = cost::Recompute::kFull;
   const auto r = simulate(sc, false);
-  const double stored = cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kFull).value;
-  const double full = cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone).value;
+  const double stored =
+      cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kFull).value;
+  const double full =
+      cost::activation_bytes_per_layer(strat::activation_shape(sc), cost::Recompute::kNone).value;
   // Stage 0 peaks inside a backward: P micro-batches' inputs for every layer, plus one layer
   // re-materialised in full.
   const double expected = 2 * sc.stage_layer_count(0) * stored + (full - stored);
@@ -116,7 +125,7 @@ TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per ran
   sc.cluster.fabric.nvls = false;  // a ring (the NVLS volume is checked below)
   const auto r = simulate(sc, false);
   const double params = sc.model.layers * strat::layer_params_per_tp_rank(sc.model, 1) +
-                        strat::embedding_params_per_tp_rank(sc.model, 1, 0, 1);
+                        strat::embedding_params_per_tp_rank(sc.model, 1, 0, 0);
   const double grad_bytes = params * 2;  // bf16 gradients
   const double per_rank = 2.0 * 7 / 8 * grad_bytes;
   CHECK(r.report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)] ==
@@ -127,7 +136,8 @@ TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per ran
   // 1/n slice back for the multicast: (n+1)/n of the bytes (nccl_model.hpp).
   auto nvls = sc;
   nvls.cluster.fabric.nvls = true;
-  CHECK(simulate(nvls, false).report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)] ==
+  CHECK(simulate(nvls, false)
+            .report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)] ==
         doctest::Approx(8 * 9.0 / 8 * grad_bytes).epsilon(1e-12).scale(0));
   // fp32 gradients (Megatron's main_grad): twice the bytes reduced, 2 more bytes per parameter
   // of gradient memory.
@@ -147,10 +157,12 @@ TEST_CASE("Data-parallel all-reduce moves 2(n-1)/n of the gradient bytes per ran
   sc.parallel.zero_stage = 1;
   sc.training.fp32_gradients = false;
   const double bf16_zero1 =
-      simulate(sc, false).report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)];
+      simulate(sc, false)
+          .report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)];
   sc.training.fp32_gradients = true;
   const double fp32_zero1 =
-      simulate(sc, false).report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)];
+      simulate(sc, false)
+          .report.comm_bytes[static_cast<std::size_t>(strat::CommKind::kDataParallel)];
   CHECK(fp32_zero1 == doctest::Approx(1.5 * bf16_zero1).epsilon(1e-12).scale(0));
 }
 
@@ -185,7 +197,11 @@ TEST_CASE("Symmetric and full simulation agree for every pipeline schedule (tp 2
     auto sc = test::small_scenario(1, 2, 4, 8, 1);
     sc.parallel.sequence_parallel = true;
     sc.parallel.schedule = schedule;
-    if (schedule == strat::PipelineSchedule::kInterleaved) sc.parallel.chunks = 2;
+    if (schedule == strat::PipelineSchedule::kInterleaved ||
+        schedule == strat::PipelineSchedule::kInterleavedZb ||
+        strat::places_chunks_in_v(schedule)) {
+      sc.parallel.chunks = 2;
+    }
     const auto sym = simulate(sc, false);
     const auto full = simulate(sc, true);
     CHECK(sym.result.makespan == full.result.makespan);
