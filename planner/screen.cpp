@@ -558,12 +558,6 @@ Estimate Screen::estimate(const Candidate& c) {
         c.schedule == PipelineSchedule::kPaci && base_.parallel.paci_mode == strat::PaciMode::kMem;
     int sets = traits.activation_sets != nullptr ? traits.activation_sets(P, s.stage, m)
                                                  : std::min(m, P - s.stage);
-    // 1F1B's family: the last stage's one set (a V's last stage turns the micro-batch back;
-    // interleaved-zb holds as many on every stage).
-    if (s.stage == P - 1 && !strat::places_chunks_in_v(c.schedule) &&
-        c.schedule != PipelineSchedule::kInterleavedZb) {
-      sets = 1;
-    }
     const double stage_input =
         static_cast<double>(c.micro_batch) * base_.model.seq_len / c.cp * base_.model.hidden *
         cost::bytes_per_element(base_.training.precision) / (c.sequence_parallel ? c.tp : 1);

@@ -105,32 +105,19 @@ std::vector<OpId> Builder::emit_async_param_gather(int stage, int step,
       gathered[k] = member;
     }
   }
-  // The local experts over their own group, after the dense gather on the same dp stream (so
-  // the next passes, waiting for this one, wait for both).
-  const int edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
-  if (edp > 1 && held.expert > 0) {
-    const double experts =
-        gathered_parameter_bytes(sc_, held.expert, stage_fp8_weights(stage).expert_elements);
-    for (int d = 0; d < dp_sim_; ++d) {
-      for (int r = 0; r < tp_sim_; ++r) {
-        const std::vector<std::size_t> members = expert_data_members(stage, d, r);
-        if (members.front() != index(stage, d, r)) continue;  // each group once
-        const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{experts},
-                                            expert_data_placement(stage, d, r));
-        const auto g = emit_collective(members, &DeviceStreams::dp, plan, "expert param all-gather",
-                                       cat_dp_, step, CommKind::kDataParallel, edp);
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          const auto& at = out_.devices[members[i]];
-          const auto k = static_cast<std::size_t>(at.dp_rank * tp_sim_ + at.tp_rank);
-          const OpId member = w.members(g)[i];
-          w.add_dependency(steps[k], member);
-          host_issue(members[i], member,
-                     StepHost{fw_.host.collective_call, fw_.host.collective_call},
-                     sim::Time::zero(), true);
-          gathered[k] = member;
-        }
-      }
+  // The local experts over their own group (emit_expert_param_gather), after the dense gather on
+  // the same dp stream: the next passes, waiting for it, wait for both.
+  std::vector<std::vector<OpId>> by_rank(static_cast<std::size_t>(tp_sim_),
+                                         std::vector<OpId>(static_cast<std::size_t>(dp_sim_)));
+  for (int d = 0; d < dp_sim_; ++d) {
+    for (int r = 0; r < tp_sim_; ++r) {
+      by_rank[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)] =
+          steps[static_cast<std::size_t>(d * tp_sim_ + r)];
     }
+  }
+  const std::vector<OpId> experts = emit_expert_param_gather(stage, by_rank, step);
+  for (std::size_t k = 0; k < gathered.size(); ++k) {
+    if (experts[k] != kNone) gathered[k] = experts[k];
   }
   return gathered;
 }

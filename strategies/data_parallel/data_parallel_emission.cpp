@@ -6,7 +6,9 @@
 
 namespace parasim::strat::detail {
 
-double Builder::zero3_element_bytes() const { return zero3_gathered_element_bytes(sc_); }
+double Builder::zero3_element_bytes() const {
+  return zero3_gathered_element_bytes(sc_);
+}
 
 double Builder::zero3_gathered_bytes() const {
   double elements = 0;
@@ -177,8 +179,7 @@ double Builder::optimizer_shard(int stage) const {
 
 sim::Time Builder::stage_optimizer_time(int stage) const {
   // FSDP2 steps its fp32 shards: no 16-bit copy to write (fsdp2_units.hpp).
-  const bool mixed =
-      sc_.training.precision != cost::Dtype::kFp32 && !sc_.parallel.fsdp2.enabled;
+  const bool mixed = sc_.training.precision != cost::Dtype::kFp32 && !sc_.parallel.fsdp2.enabled;
   const double shard = optimizer_shard(stage);
   // Offload: the GPU steps only what stays there (offload_cost.hpp).
   const double updated = shard - cost::offloaded_parameters(sc_.parallel.offload, shard);
@@ -341,9 +342,9 @@ void Builder::emit_data_parallel(int stage) {
                      casts == op ? std::vector<OpId>{op} : std::vector<OpId>{op, casts});
       // Offload: the CPU's part of the step after the gradients' copies, its parameters copied
       // back; what follows waits for both (offload_emission.cpp).
-      steps.push_back(offload ? emit_offloaded_step(dev, stage, waits[static_cast<std::size_t>(d)],
-                                                    casts)
-                              : casts);
+      steps.push_back(
+          offload ? emit_offloaded_step(dev, stage, waits[static_cast<std::size_t>(d)], casts)
+                  : casts);
     }
     // --overlap-param-gather: the next step's forward gathers them (emit_param_gathers).
     if (zero >= 1 && zero <= 2 && replicas_ > 1 && !sc_.parallel.overlap_param_gather) {
@@ -455,15 +456,15 @@ std::vector<std::vector<OpId>> Builder::emit_param_gathers(int stage, int mb) {
   for (auto b = buckets.rbegin(); b != buckets.rend(); ++b) {  // forward order
     const std::size_t at = n - 1 - b->chunk;
     for (int r = 0; r < tp_sim_; ++r) {
-      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather,
-                                          cost::Bytes{b->padded * element_bytes},
-                                          layout_.dp_group(stage, r));
+      const auto plan =
+          costs_.collective(cost::CollectiveKind::kAllGather,
+                            cost::Bytes{b->padded * element_bytes}, layout_.dp_group(stage, r));
       std::vector<std::size_t> members;
       for (int d = 0; d < dp_sim_; ++d) members.push_back(index(stage, d, r));
       // Not the optimizer step's (step_report.cpp counts "param all-gather" there).
-      const auto g = emit_collective(members, &DeviceStreams::dp, plan,
-                                     "param all-gather (forward)", cat_dp_, mb,
-                                     CommKind::kDataParallel, replicas_);
+      const auto g =
+          emit_collective(members, &DeviceStreams::dp, plan, "param all-gather (forward)", cat_dp_,
+                          mb, CommKind::kDataParallel, replicas_);
       for (int d = 0; d < dp_sim_; ++d) {
         wait[at][static_cast<std::size_t>(d * tp_sim_ + r)] =
             w.members(g)[static_cast<std::size_t>(d)];
@@ -520,10 +521,13 @@ void Builder::emit_expert_buckets(int stage, std::vector<std::vector<std::vector
 }
 
 // ZeRO 1-2: the updated local experts all-gathered back over the expert data-parallel group.
-void Builder::emit_expert_param_gather(int stage, const std::vector<std::vector<OpId>>& steps) {
+std::vector<OpId> Builder::emit_expert_param_gather(int stage,
+                                                    const std::vector<std::vector<OpId>>& steps,
+                                                    int label_index) {
+  std::vector<OpId> members_of(static_cast<std::size_t>(dp_sim_ * tp_sim_), kNone);
   const int edp = sc_.model.moe.enabled() ? sc_.parallel.edp() : 1;
   const double experts = stage_params(stage).expert;
-  if (edp == 1 || experts == 0) return;
+  if (edp == 1 || experts == 0) return members_of;
   const double gathered =
       gathered_parameter_bytes(sc_, experts, stage_fp8_weights(stage).expert_elements);
   auto& w = out_.workload;
@@ -531,11 +535,10 @@ void Builder::emit_expert_param_gather(int stage, const std::vector<std::vector<
     for (int r = 0; r < tp_sim_; ++r) {
       const std::vector<std::size_t> members = expert_data_members(stage, d, r);
       if (members.front() != index(stage, d, r)) continue;
-      const auto plan =
-          costs_.collective(cost::CollectiveKind::kAllGather,
-                            cost::Bytes{gathered}, expert_data_placement(stage, d, r));
+      const auto plan = costs_.collective(cost::CollectiveKind::kAllGather, cost::Bytes{gathered},
+                                          expert_data_placement(stage, d, r));
       const auto g = emit_collective(members, &DeviceStreams::dp, plan, "expert param all-gather",
-                                     cat_dp_, -1, CommKind::kDataParallel, edp);
+                                     cat_dp_, label_index, CommKind::kDataParallel, edp);
       for (std::size_t i = 0; i < members.size(); ++i) {
         const std::size_t dev = members[i];
         const auto& at = out_.devices[dev];
@@ -545,9 +548,11 @@ void Builder::emit_expert_param_gather(int stage, const std::vector<std::vector<
         host_issue(dev, w.members(g)[i],
                    StepHost{fw_.host.collective_call, fw_.host.collective_call}, sim::Time::zero(),
                    true);
+        members_of[static_cast<std::size_t>(at.dp_rank * tp_sim_ + at.tp_rank)] = w.members(g)[i];
       }
     }
   }
+  return members_of;
 }
 
 // Shampoo / DASH: factor update, inverse roots and preconditioning on the compute stream, then

@@ -117,8 +117,8 @@ OpId Builder::emit_offloaded_step(std::size_t dev, int stage, const std::vector<
     // copy from the GPU buffer at the boundary, the CPU step; it writes the 16-bit partition in
     // host memory, which the next step's gathers copy in (nothing comes back here).
     const double g = cpu_params * sc_.training.gradient_bytes();
-    const OpId first = host_copy(dev, m_ <= 1, g,
-                                 m_ > 1 ? "offload grad accumulate h2d" : "offload grad d2h", -1);
+    const OpId first =
+        host_copy(dev, m_ <= 1, g, m_ > 1 ? "offload grad accumulate h2d" : "offload grad d2h", -1);
     const OpId second =
         host_copy(dev, m_ > 1, g, m_ > 1 ? "offload grad d2h" : "offload grad h2d", -1);
     for (OpId m : waits) w.add_dependency(m, first);

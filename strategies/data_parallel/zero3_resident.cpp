@@ -85,13 +85,12 @@ Zero3Resident zero3_resident_elements(const std::vector<double>& units, int laye
       popped_use[use.module] = std::max(popped_use[use.module], static_cast<long long>(t));
     }
     fetch(use.module, use.elements);
-    const double limit = std::min(z3.max_live_parameters - available_elements,
-                                  z3.prefetch_bucket_size);
+    const double limit =
+        std::min(z3.max_live_parameters - available_elements, z3.prefetch_bucket_size);
     double prefetching = 0;
     while (queue < trace.size() && prefetching < limit) {
       const TraceEntry& next = trace[queue];
-      popped_use[next.module] =
-          std::max(popped_use[next.module], static_cast<long long>(queue));
+      popped_use[next.module] = std::max(popped_use[next.module], static_cast<long long>(queue));
       prefetching += fetch(next.module, next.elements);
       ++queue;
     }

@@ -98,7 +98,8 @@ struct StagePassTimes {
 using ClosedFormTime = double (*)(const StagePassTimes& t);
 // Optimizer updates a micro-batch's backward sees beyond the weights its forward used.
 using ClosedFormStaleness = int (*)(int stages, int micro_batches);
-// Activation sets stage `stage` holds at its peak (before the last stage's rule of one).
+// Activation sets stage `stage` holds at its peak, the last stage included (in whole-stage
+// micro-batches; the screen adds the head's logits on the head's stage).
 using ClosedFormActivationSets = int (*)(int stages, int stage, int micro_batches);
 // Optimizer steps per training step (PipeDream: one per micro-batch).
 using ClosedFormUpdates = int (*)(int micro_batches);

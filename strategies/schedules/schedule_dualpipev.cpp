@@ -94,24 +94,14 @@ double dualpipev_pipeline_time(const StagePassTimes& t) {
   return order_pipeline_time(PipelineSchedule::kDualPipeV, t);
 }
 
-// 2P + 1 chunk sets (the DualPipe README's PP + 1 with PP = 2P virtual stages): P whole-stage
-// sets and a half, counted as P (the screen's floor).
-int dualpipev_activation_sets(int stages, int, int micro_batches) {
-  return std::min(micro_batches, stages);
-}
-
 void enough_micro_batches(const Scenario& s, cost::Diagnostics& d) {
-  const auto& p = s.parallel;
-  const auto& t = s.training;
-  if (t.global_batch <= 0 || t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0) {
-    return;  // the batch's own rule reports it
-  }
-  if (s.micro_batches() >= 2 * p.pp) return;
+  const auto m = whole_micro_batches(s);
+  if (!m || *m >= 2LL * s.parallel.pp) return;
   d.add("/training/global_batch",
         fmt::format("dualpipev needs at least 2 x pp = {} micro-batches per step (DualPipe's "
                     "dualpipev.py and PyTorch's ScheduleDualPipeV refuse fewer); this batch "
                     "gives {}",
-                    2 * p.pp, s.micro_batches()));
+                    2 * s.parallel.pp, *m));
 }
 
 void overlap_needs_dualpipev(const Scenario& s, cost::Diagnostics& d) {
@@ -152,7 +142,7 @@ Entry dualpipev_schedule() {
                             .order = dualpipev_stage_order,
                             .splits_weight_gradient = true,
                             .pipeline_time = dualpipev_pipeline_time,
-                            .activation_sets = dualpipev_activation_sets};
+                            .activation_sets = stages_on_every_stage};
   return e;
 }
 

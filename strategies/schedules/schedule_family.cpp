@@ -95,6 +95,17 @@ std::vector<Rule> asynchronous_rules() {
   return {asynchronous_optimizer_is_adamw, asynchronous_unsharded};
 }
 
+std::optional<long long> whole_micro_batches(const Scenario& s) {
+  const auto& t = s.training;
+  const long long per_step = static_cast<long long>(t.micro_batch) * s.parallel.dp;
+  if (t.global_batch <= 0 || per_step <= 0 || t.global_batch % per_step != 0) return std::nullopt;
+  return t.global_batch / per_step;
+}
+
+int stages_on_every_stage(int stages, int, int micro_batches) {
+  return std::min(micro_batches, stages);
+}
+
 double flush_pipeline_time(const StagePassTimes& t) {
   return t.sum_fbw + (t.micro_batches - 1) * t.max_fbw + t.hops;
 }

@@ -36,6 +36,16 @@ std::optional<std::string> interleaved_group_problem(int pp, long long micro_bat
 // problem in words, or none. Shared by the schedule's rule and the planner's.
 std::optional<std::string> interleaved_zb_batch_problem(int pp, long long micro_batches);
 
+// The micro-batches per pipeline and step when the batch splits into them (global_batch a
+// positive multiple of micro_batch x dp), else none: a schedule's micro-batch rule has nothing
+// to say then (the batch's own rule reports it).
+std::optional<long long> whole_micro_batches(const Scenario& s);
+
+// Activation sets of the schedules that hold P whole-stage micro-batches on every stage, the
+// last included (zb-v; dualpipev's 2P+1 and interleaved-zb's (v-1) mpr + P chunk sets, floored
+// to whole stages): min(m, P).
+int stages_on_every_stage(int stages, int stage, int micro_batches);
+
 // Closed forms several schedules share (StagePassTimes, entry.hpp):
 // GPipe and 1F1B, sum_s (F+B+W) + (m - 1) max (F+B+W) + hops (Huang et al. 2019; Narayanan et al.
 // 2021);

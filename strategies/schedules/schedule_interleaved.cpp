@@ -19,12 +19,9 @@ double interleaved_pipeline_time(const StagePassTimes& t) {
 // Megatron's interleaved order advances in groups of G micro-batches (interleaved_group_problem).
 void micro_batch_groups(const Scenario& s, cost::Diagnostics& d) {
   const auto& p = s.parallel;
-  const auto& t = s.training;
-  if (t.global_batch <= 0 || t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0) {
-    return;  // the batch's own rule reports it
-  }
-  const long long m = t.global_batch / (static_cast<long long>(t.micro_batch) * p.dp);
-  if (const auto problem = interleaved_group_problem(p.pp, m, p.microbatch_group)) {
+  const auto m = whole_micro_batches(s);
+  if (!m) return;
+  if (const auto problem = interleaved_group_problem(p.pp, *m, p.microbatch_group)) {
     d.add(p.microbatch_group > 0 ? "/parallel/microbatch_group" : "/training/global_batch",
           *problem);
   }

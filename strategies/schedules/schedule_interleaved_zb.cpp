@@ -58,20 +58,11 @@ double interleaved_zb_pipeline_time(const StagePassTimes& t) {
   return order_pipeline_time(PipelineSchedule::kInterleavedZb, t);
 }
 
-// (v - 1) mpr + P chunk sets on every stage (PyTorch's order: its warm-up and the W lagging r
-// passes on stage r): P whole-stage sets with mpr = P, the screen's floor.
-int interleaved_zb_activation_sets(int stages, int, int micro_batches) {
-  return std::min(micro_batches, stages);
-}
-
 // PyTorch's rounds: m must split into rounds of m / max(1, m / P) micro-batches.
 void rounds_split_micro_batches(const Scenario& s, cost::Diagnostics& d) {
-  const auto& p = s.parallel;
-  const auto& t = s.training;
-  if (t.global_batch <= 0 || t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0) {
-    return;  // the batch's own rule reports it
-  }
-  if (const auto problem = interleaved_zb_batch_problem(p.pp, s.micro_batches())) {
+  const auto m = whole_micro_batches(s);
+  if (!m) return;
+  if (const auto problem = interleaved_zb_batch_problem(s.parallel.pp, *m)) {
     d.add("/training/global_batch", *problem);
   }
 }
@@ -117,7 +108,7 @@ Entry interleaved_zb_schedule() {
                             .order = interleaved_zb_stage_order,
                             .splits_weight_gradient = true,
                             .pipeline_time = interleaved_zb_pipeline_time,
-                            .activation_sets = interleaved_zb_activation_sets};
+                            .activation_sets = stages_on_every_stage};
   return e;
 }
 

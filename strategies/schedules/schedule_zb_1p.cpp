@@ -8,10 +8,11 @@ Entry zb_1p_schedule() {
   Entry e;
   e.kind = EntryKind::kSchedule;
   e.name = e.value = "zb-1p";
-  e.description = "zero bubble, automatic: each stage's F/B/W order searched by the paper's "
-                  "heuristic on the simulated stage and transfer times, activations limited to p "
-                  "micro-batches (1F1B's memory); with post-validation the next iteration starts "
-                  "on a stage right after its optimizer step";
+  e.description =
+      "zero bubble, automatic: each stage's F/B/W order searched by the paper's "
+      "heuristic on the simulated stage and transfer times, activations limited to p "
+      "micro-batches (1F1B's memory); with post-validation the next iteration starts "
+      "on a stage right after its optimizer step";
   e.paper = "Qi et al. 2024, arXiv 2401.10241, sec. 3.1 and 4";
   e.parameters = {post_validation_parameter(
       "true", "false: a synchronisation before the step separates iterations")};

@@ -17,8 +17,9 @@ Entry zb_2p_schedule() {
   Entry e;
   e.kind = EntryKind::kSchedule;
   e.name = e.value = "zb-2p";
-  e.description = "zero bubble, automatic, activations limited to 2p micro-batches: near zero "
-                  "bubble for m >= 2p";
+  e.description =
+      "zero bubble, automatic, activations limited to 2p micro-batches: near zero "
+      "bubble for m >= 2p";
   e.paper = "Qi et al. 2024, arXiv 2401.10241, sec. 3.1 and 4";
   e.parameters = {post_validation_parameter(
       "true", "false: a synchronisation before the step separates iterations")};

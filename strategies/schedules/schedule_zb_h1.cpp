@@ -8,9 +8,10 @@ Entry zb_h1_schedule() {
   Entry e;
   e.kind = EntryKind::kSchedule;
   e.name = e.value = "zb-h1";
-  e.description = "zero bubble, handcrafted: backward split into input gradient B and weight "
-                  "gradient W; stage s defers up to s W passes into the cool-down; bubble "
-                  "(P-1)(tF+tB-tW), at most P micro-batches in flight";
+  e.description =
+      "zero bubble, handcrafted: backward split into input gradient B and weight "
+      "gradient W; stage s defers up to s W passes into the cool-down; bubble "
+      "(P-1)(tF+tB-tW), at most P micro-batches in flight";
   e.paper = "Qi et al. 2024, Zero Bubble Pipeline Parallelism, arXiv 2401.10241";
   e.parameters = {post_validation_parameter("false", "iterations overlap (see zb-1p)")};
   e.builder = "pipeline_schedule.cpp: zero_bubble (h2 false)";

@@ -27,8 +27,9 @@ Entry zb_h2_schedule() {
   Entry e;
   e.kind = EntryKind::kSchedule;
   e.name = e.value = "zb-h2";
-  e.description = "zero bubble with 2(P-1-s) warm-up forwards and up to 2s deferred W; bubble "
-                  "(P-1)(tF+tB-2tW), at most 2P-1 micro-batches in flight";
+  e.description =
+      "zero bubble with 2(P-1-s) warm-up forwards and up to 2s deferred W; bubble "
+      "(P-1)(tF+tB-2tW), at most 2P-1 micro-batches in flight";
   e.paper = "Qi et al. 2024, arXiv 2401.10241";
   e.parameters = {post_validation_parameter("false", "iterations overlap (see zb-1p)")};
   e.builder = "pipeline_schedule.cpp: zero_bubble (h2 true)";

@@ -61,11 +61,6 @@ double zb_v_pipeline_time(const StagePassTimes& t) {
   return order_pipeline_time(PipelineSchedule::kZbV, t);
 }
 
-// P micro-batches' activations of a whole stage (2P chunk sets) on every stage.
-int zb_v_activation_sets(int stages, int, int micro_batches) {
-  return std::min(micro_batches, stages);
-}
-
 }  // namespace
 
 Entry zb_v_schedule() {
@@ -88,7 +83,7 @@ Entry zb_v_schedule() {
                             .order = zb_v_stage_order,
                             .splits_weight_gradient = true,
                             .pipeline_time = zb_v_pipeline_time,
-                            .activation_sets = zb_v_activation_sets};
+                            .activation_sets = stages_on_every_stage};
   return e;
 }
 

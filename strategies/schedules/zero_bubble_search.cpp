@@ -60,7 +60,9 @@ class OrderPlanner {
                                  : in_.weight_grad_bytes;
     return v[static_cast<std::size_t>(j)];
   }
-  int& count(int type, int j) { return done_[static_cast<std::size_t>(type)][static_cast<std::size_t>(j)]; }
+  int& count(int type, int j) {
+    return done_[static_cast<std::size_t>(type)][static_cast<std::size_t>(j)];
+  }
   sim::Time end_of(int type, int j, int mb) const {
     return pass_end_[static_cast<std::size_t>(type)][static_cast<std::size_t>(j)]
                     [static_cast<std::size_t>(mb)];
@@ -185,8 +187,8 @@ class OrderPlanner {
   int p_, m_;
   bool allow_bubble_, prioritise_b_, fill_gaps_;
   bool ok_ = true;
-  std::array<std::vector<int>, 3> done_;                                // passes placed
-  std::array<std::vector<std::vector<sim::Time>>, 3> pass_end_;         // [type][stage][mb]
+  std::array<std::vector<int>, 3> done_;                         // passes placed
+  std::array<std::vector<std::vector<sim::Time>>, 3> pass_end_;  // [type][stage][mb]
   std::vector<sim::Time> busy_until_, idle_;
   std::vector<double> bytes_;
   ZeroBubbleOrder out_;

@@ -12,8 +12,9 @@
 //     not yet have reached the time micro-batch 0's backward can arrive from the next stage
 //     (variant A, "allow a bubble before the first B": stop before a forward that would end
 //     after that arrival; otherwise stop only once the stage is busy up to it), the arrival
-//     moving back one B (plus a transfer) per stage. Each stage keeps strictly fewer extra forwards than the stage before it. Then the
-//     warm-up forwards run, and micro-batch 0's backward from the last stage to the first.
+//     moving back one B (plus a transfer) per stage. Each stage keeps strictly fewer extra forwards
+//     than the stage before it. Then the warm-up forwards run, and micro-batch 0's backward from
+//     the last stage to the first.
 //  2. Steady rounds, one per further micro-batch i: every stage that has forwards left runs one,
 //     except (variant P, "prioritise B") a stage two or more forwards ahead of the next one that
 //     would otherwise delay the next stage's F and B, or whose wait for it stays within the
@@ -51,7 +52,7 @@ struct ZeroBubbleInput {
   std::vector<sim::Time> forward, backward, weight_grad;  // per stage: one micro-batch's pass
   sim::Time comm;                                         // one transfer between stages
   std::vector<double> forward_bytes, backward_bytes, weight_grad_bytes;  // per stage, see above
-  double memory_limit = 0;                                // bytes, every stage
+  double memory_limit = 0;                                               // bytes, every stage
   int micro_batches = 1;
 };
 
@@ -63,8 +64,8 @@ struct ZeroBubbleOrder {
   sim::Time longest_stage;
   std::vector<double> peak_bytes;  // per stage: the largest running sum of pass bytes
   bool allow_bubble_before_first_backward = true;  // variant A
-  bool prioritise_backward = true;       // variant P
-  bool fill_small_gaps = true;           // variant G
+  bool prioritise_backward = true;                 // variant P
+  bool fill_small_gaps = true;                     // variant G
 };
 
 // The best order of the eight variants, or nullopt when none keeps within the memory limit.

@@ -306,7 +306,11 @@ class Builder {
       int stage, const std::vector<std::pair<OpId, double>>& chunks) const;
   // parallel.overlap_param_gather: the step's bucket all-gathers before its first forward.
   std::vector<std::vector<OpId>> emit_param_gathers(int stage, int mb);
-  void emit_expert_param_gather(int stage, const std::vector<std::vector<OpId>>& steps);
+  // ZeRO 1-2: the updated local experts all-gathered over the expert data-parallel group after
+  // the optimizer `steps` ([tp rank][dp rank]); per simulated rank k = d x tp + r its member
+  // (kNone: none). `label_index`: -1 for the step's, a stage-local step's number (async).
+  std::vector<OpId> emit_expert_param_gather(int stage, const std::vector<std::vector<OpId>>& steps,
+                                             int label_index = -1);
   std::vector<std::size_t> expert_data_members(int stage, int d, int r) const;
   cost::GroupPlacement expert_data_placement(int stage, int d, int r) const;
   void emit_shampoo(int stage, int tp_rank, const std::vector<std::vector<OpId>>& waits);
