@@ -12,6 +12,7 @@
 #include "cli/output_file.hpp"
 #include "cli/output_folder.hpp"
 #include "cli/profile_notes.hpp"
+#include "cli/runs/compare_run.hpp"
 #include "costmodel/profile.hpp"
 #include "costmodel/profile_fit.hpp"
 #include "report/compare/compare_pictures.hpp"
@@ -25,59 +26,6 @@
 
 namespace parasim::cli {
 namespace {
-
-// What a row is, before its results: the variant and every axis it could vary along.
-nlohmann::ordered_json row_identity(const CompareVariant& v) {
-  const auto& s = v.scenario;
-  const auto& p = s.parallel;
-  nlohmann::ordered_json j;
-  j["variant"] = v.label;
-  j["axis"] = v.axis;
-  j["applicable"] = v.applies();
-  if (!v.applies()) {
-    nlohmann::ordered_json reasons = nlohmann::ordered_json::array();
-    for (const auto& problem : v.not_applicable) {
-      reasons.push_back({{"path", problem.json_path.empty() ? "/" : problem.json_path},
-                         {"reason", problem.message}});
-    }
-    j["not_applicable"] = reasons;
-  }
-  j["schedule"] = strat::schedule_name(p.schedule);
-  j["tp_placement"] = strat::tp_placement_name(p.tp_placement);
-  j["layout"] = v.layout.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v.layout);
-  j["seq_len"] = s.model.seq_len;
-  nlohmann::ordered_json opt;
-  opt["name"] = strat::optimizer_name(s.optimizer.kind);
-  if (s.optimizer.kind != strat::OptimizerKind::kAdamW) {
-    opt["stacking"] = strat::stacking_name(s.optimizer.stacking);
-    opt["solver"] = strat::root_solver_name(s.optimizer.solver);
-    opt["precision"] = cost::dtype_name(s.optimizer.precision);
-    opt["block_size"] = s.optimizer.block_size;
-  }
-  j["optimizer"] = opt;
-  j["parallel"] = {{"dp", p.dp},         {"tp", p.tp},
-                   {"cp", p.cp},         {"pp", p.pp},
-                   {"chunks", p.chunks}, {"sequence_parallel", p.sequence_parallel}};
-  return j;
-}
-
-std::string rows_json(const strat::Scenario& base, const std::vector<CompareRow>& rows) {
-  nlohmann::ordered_json j;
-  j["parasim_compare"] = 1;
-  j["scenario"] = base.name;
-  j["rows"] = nlohmann::ordered_json::array();
-  for (const auto& row : rows) {
-    nlohmann::ordered_json entry = row_identity(row.variant);
-    if (row.ran()) {
-      const nlohmann::ordered_json result = report_to_json(row.variant.scenario, row.report);
-      for (auto it = result.begin(); it != result.end(); ++it) {
-        if (!entry.contains(it.key())) entry[it.key()] = it.value();
-      }
-    }
-    j["rows"].push_back(entry);
-  }
-  return j.dump(2) + "\n";
-}
 
 // Peak memory against sequence length, one line per layout.
 std::string sweep_svg(const strat::Scenario& base, const std::vector<CompareRow>& rows) {
@@ -114,31 +62,12 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     const strat::Scenario base = strat::load_scenario_file(o.scenario).scenario;
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
-    if (!o.profile.empty()) cost::check_profile_fits(profile, base.cluster, o.allow_foreign_profile);
+    if (!o.profile.empty())
+      cost::check_profile_fits(profile, base.cluster, o.allow_foreign_profile);
     for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
-    const cost::CostModel costs =
-        cost::make_cost_model(base.cluster, o.profile.empty() ? nullptr : &profile);
-    CompareVariants variants = compare_variants(base, o);
-    if (std::none_of(variants.variants.begin(), variants.variants.end(),
-                     [](const CompareVariant& v) { return v.applies(); })) {
-      cost::Diagnostics none(o.scenario);
-      add_not_applicable(variants.variants, none);
-      throw cost::InputError(std::move(none));
-    }
-
-    std::vector<CompareRow> rows;
-    for (auto& v : variants.variants) {
-      CompareRow row;
-      row.variant = std::move(v);
-      if (row.ran()) {
-        row.built = strat::build_workload(row.variant.scenario, costs, {false, o.limits});
-        sim::EngineOptions options;
-        options.record_memory_timeline = !o.svg_dir.empty();
-        row.result = sim::Engine(row.built.workload, options).run();
-        row.report = strat::make_step_report(row.variant.scenario, row.built, row.result);
-      }
-      rows.push_back(std::move(row));
-    }
+    const CompareRun run =
+        run_comparison(base, o, o.profile.empty() ? nullptr : &profile, !o.svg_dir.empty());
+    const std::vector<CompareRow>& rows = run.rows;
     // Everything computed: stage the files, then put them in place.
     std::vector<std::unique_ptr<OutputFile>> files;
     std::string pictures;
@@ -161,34 +90,23 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
         files.push_back(std::make_unique<OutputFile>(stem + "-memory.svg"));
         files.back()->stage(compare_memory_svg(rows[i], span));
         if (stems[i] != labels[i]) {
-          pictures += fmt::format("  {}: {}-timeline.svg, {}-memory.svg\n", labels[i], stems[i],
-                                  stems[i]);
+          pictures +=
+              fmt::format("  {}: {}-timeline.svg, {}-memory.svg\n", labels[i], stems[i], stems[i]);
         }
       }
-      pictures = fmt::format("\npictures: {}/<variant>-timeline.svg and -memory.svg{}\n{}",
-                             o.svg_dir, pictures.empty() ? "" : "; renamed for the file system:",
-                             pictures);
+      pictures =
+          fmt::format("\npictures: {}/<variant>-timeline.svg and -memory.svg{}\n{}", o.svg_dir,
+                      pictures.empty() ? "" : "; renamed for the file system:", pictures);
     }
-    if (!o.json.empty()) json_file.stage(rows_json(base, rows));
+    if (!o.json.empty()) json_file.stage(compare_json_text(base, rows));
     std::vector<OutputFile*> outputs{&json_file};  // all or none (output_file.hpp)
     for (auto& f : files) outputs.push_back(f.get());
     commit_outputs(outputs, out);
     svg_folder.keep();
     std::ostream& text = json_file.is_stdout() ? err : out;
-    const bool same_micro_batches = std::all_of(rows.begin(), rows.end(), [&](const CompareRow& row) {
-      return row.variant.scenario.micro_batches() == base.micro_batches();
-    });
-    text << fmt::format("parasim compare: {} ({} on {} x {}, pp {}, {})\n\n",
-                        cost::printable(base.name), cost::printable(base.model.name), count_of(base.cluster.nodes, "node"),
-                        count_of(base.cluster.gpus_per_node, "GPU"), base.parallel.pp,
-                        same_micro_batches
-                            ? fmt::format("{} per step", count_of(base.micro_batches(),
-                                                                  "micro-batch", "micro-batches"))
-                            : std::string("micro-batches per step vary with the replicas"));
-    if (!variants.note.empty()) text << variants.note << "\n\n";
-    text << compare_table(rows);
+    text << compare_text(base, run);
     text << pictures;
-    for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
+    for (const std::string& w : run.warnings) err << "warning: " << w << "\n";
     return kExitOk;
   } catch (const OutputError& e) {
     err << e.what() << "\n";
@@ -202,7 +120,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   } catch (const std::length_error& e) {
     err << cost::printable(o.scenario) << ": " << e.what() << "\n";
     return std::string(e.what()).find("over the limit") != std::string::npos ? kExitBadInput
-                                                                               : kExitFailure;
+                                                                             : kExitFailure;
   } catch (const std::exception& e) {
     err << cost::printable(o.scenario) << ": " << e.what() << "\n";
     return kExitFailure;

@@ -9,15 +9,16 @@
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
 #include "cli/profile_notes.hpp"
+#include "cli/runs/simulation_run.hpp"
 #include "cli/trace_options.hpp"
 #include "costmodel/profile.hpp"
 #include "costmodel/profile_fit.hpp"
 #include "costmodel/units.hpp"
-#include "strategies/input/scenario_file.hpp"
 #include "report/report_format.hpp"
 #include "report/step_report.hpp"
 #include "sim/engine.hpp"
 #include "sim/trace.hpp"
+#include "strategies/input/scenario_file.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
@@ -33,8 +34,9 @@ struct TraceRequest {
 TraceRequest parse_trace_request(const SimulateOptions& o) {
   TraceRequest request;
   if (o.trace.empty() && (!o.trace_ranks.empty() || !o.trace_window.empty())) {
-    throw CommandLineError("--trace-ranks and --trace-window choose what --trace FILE writes; "
-                           "give --trace FILE too");
+    throw CommandLineError(
+        "--trace-ranks and --trace-window choose what --trace FILE writes; "
+        "give --trace FILE too");
   }
   if (!o.trace_ranks.empty()) request.ranks = parse_rank_list(o.trace_ranks);
   if (!o.trace_window.empty()) request.window = parse_time_window(o.trace_window);
@@ -49,9 +51,9 @@ std::string make_trace(const SimulateOptions& o, const TraceRequest& request,
   sim::TraceFilter filter = make_trace_filter(built, total_gpus, request.ranks, &notes);
   if (request.window) {
     if (request.window->first > result.makespan) {
-      throw CommandLineError(fmt::format(
-          "--trace-window \"{}\" starts after the simulated run ends ({})", o.trace_window,
-          cost::format_time(result.makespan)));
+      throw CommandLineError(
+          fmt::format("--trace-window \"{}\" starts after the simulated run ends ({})",
+                      o.trace_window, cost::format_time(result.makespan)));
     }
     filter.start = request.window->first;
     filter.end = request.window->second;
@@ -87,23 +89,22 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
       cost::check_profile_fits(profile, scenario.cluster, o.allow_foreign_profile);
     }
     for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
-    const cost::CostModel costs =
-        cost::make_cost_model(scenario.cluster, o.profile.empty() ? nullptr : &profile);
-    strat::BuildOptions build_options;
-    build_options.full = o.full;
-    build_options.limits = o.limits;
-    const strat::BuiltWorkload built = strat::build_workload(scenario, costs, build_options);
-    sim::EngineOptions engine_options;
-    engine_options.record_memory_timeline = !o.trace.empty();
-    const sim::SimResult result = sim::Engine(built.workload, engine_options).run();
-    const strat::StepReport report = strat::make_step_report(scenario, built, result);
+    SimulationSettings settings;
+    settings.full = o.full;
+    settings.limits = o.limits;
+    settings.record_memory_timeline = !o.trace.empty();
+    const SimulationRun run =
+        run_simulation(scenario, o.profile.empty() ? nullptr : &profile, settings);
+    const strat::BuiltWorkload& built = run.built;
+    const sim::SimResult& result = run.result;
+    const strat::StepReport& report = run.report;
 
     // Everything is computed; stage the outputs, then put them in place together.
-    if (!o.json.empty()) json_file.stage(report_to_json(scenario, report).dump(2) + "\n");
+    if (!o.json.empty()) json_file.stage(result_json_text(scenario, report));
     std::size_t trace_bytes = 0;
     if (!o.trace.empty()) {
-      std::string trace = make_trace(o, trace_request, built, scenario.cluster.total_gpus(),
-                                     result, err);
+      std::string trace =
+          make_trace(o, trace_request, built, scenario.cluster.total_gpus(), result, err);
       trace_bytes = trace.size();
       trace_file.stage(std::move(trace));
     }
@@ -112,7 +113,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     std::ostream& text = json_file.is_stdout() || trace_file.is_stdout() ? err : out;
     text << report_text;
     if (!o.profile.empty()) text << "cost model: profile " << cost::printable(o.profile) << "\n";
-    for (const std::string& w : costs.warnings().list()) err << "warning: " << w << "\n";
+    for (const std::string& w : run.warnings) err << "warning: " << w << "\n";
     if (!o.trace.empty()) {
       text << fmt::format("trace: {}, {} (open in https://ui.perfetto.dev)\n", o.trace,
                           cost::format_bytes_si(cost::Bytes{static_cast<double>(trace_bytes)}));
@@ -132,8 +133,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     return kExitBadInput;
   } catch (const sim::WorkloadError& e) {
     err << cost::printable(o.scenario)
-        << ": internal error, the generated workload cannot run: " << e.what()
-        << "\n";
+        << ": internal error, the generated workload cannot run: " << e.what() << "\n";
     return kExitFailure;
   } catch (const std::exception& e) {
     err << cost::printable(o.scenario) << ": " << e.what() << "\n";
