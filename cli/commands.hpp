@@ -107,7 +107,9 @@ int run_calibrate_from_trace(const CalibrateOptions& options, std::ostream& out,
 // against `limits`, as simulate would.
 int run_validate(const std::string& scenario, std::ostream& out, std::ostream& err,
                  const strat::WorkloadLimits& limits = {}, bool full = false);
-int run_list(const std::string& what, std::ostream& out, std::ostream& err);
+// `json`: the same as JSON (cli/runs/list_json.hpp), what the Python API's presets() and
+// registry() read.
+int run_list(const std::string& what, std::ostream& out, std::ostream& err, bool json = false);
 // Lists the GPUs (exit 0), or says why there are none (exit 3).
 int run_devices(std::ostream& out);
 

@@ -368,6 +368,10 @@ int main(int argc, char** argv) {
       "list", "List model and cluster presets (with their sources) and the strategies");
   list->add_option("topic", list_what, "presets or strategies (default: both)")
       ->check(CLI::IsMember({"presets", "strategies"}));
+  bool list_json = false;
+  list->add_flag("--json", list_json,
+                 "JSON on standard output: the presets with their figures and sources, every "
+                 "registry entry with its parameters (units in the key names)");
 
   CalibrateOptions cal;
   auto* calibrate = app.add_subcommand(
@@ -464,7 +468,7 @@ int main(int argc, char** argv) {
     if (*validate) {
       return run_validate(validate_path, std::cout, std::cerr, validate_limits, validate_full);
     }
-    if (*list) return run_list(list_what, std::cout, std::cerr);
+    if (*list) return run_list(list_what, std::cout, std::cerr, list_json);
     if (*devices) return run_devices(std::cout);
     if (*validate_against) return run_validate_against(va, std::cout, std::cerr);
     if (*export_cmd) return run_export(export_options, std::cout, std::cerr);

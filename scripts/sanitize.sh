@@ -58,7 +58,7 @@ for s in "${stages[@]}"; do
     asan)
       cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
             -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_COMPILER="$cxx" \
-            "${launcher[@]}" -DPARASIM_SANITIZE=ON -DPARASIM_CUDA=OFF
+            "${launcher[@]}" -DPARASIM_SANITIZE=ON -DPARASIM_CUDA=OFF -DPARASIM_PYTHON=OFF
       grep -qx "PARASIM_SANITIZE:BOOL=ON" "$cache" \
         || { echo "build-asan is not configured with PARASIM_SANITIZE=ON" >&2; exit 1; } ;;
   esac

@@ -1,0 +1,33 @@
+"""Tables as pandas DataFrames when pandas is installed, else as lists of dicts (same columns)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+__all__ = ["table", "flatten"]
+
+
+def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts become dotted columns ("simulated.step_time_s"); lists stay as values."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def table(rows: Iterable[Mapping[str, Any]], columns: list[str] | None = None) -> Any:
+    """A pandas DataFrame of `rows` (columns in first-seen order, or `columns`), or the rows."""
+    rows = [dict(r) for r in rows]
+    if columns is None:
+        columns = []
+        for r in rows:
+            columns.extend(k for k in r if k not in columns)
+    try:
+        import pandas as pd
+    except ImportError:
+        return [{c: r.get(c) for c in columns} for r in rows]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,94 @@
+"""Scenarios as Python objects: a dict, a file, or a :class:`Scenario` built from either."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from typing import Any, Mapping, Union
+
+__all__ = ["Scenario", "ScenarioLike"]
+
+
+class Scenario:
+    """A parasim scenario (docs/scenario.md): the JSON document as a dict, and where it came from.
+
+    ``Scenario(dict)`` or ``Scenario.load(path)``. :meth:`with_` returns a copy with some fields
+    changed, by dotted path, so a sweep reads as one line per point::
+
+        base = parasim.Scenario.load("scenarios/llama2-70b-64gpu.json")
+        s = base.with_({"parallel.tp": 4, "parallel.pp": 8, "training.micro_batch": 2})
+
+    Nothing is checked until it is used (or :func:`parasim.validate` is called): the C++ parser
+    does every check, with the JSON path of each problem.
+    """
+
+    def __init__(self, document: Mapping[str, Any], name: str = "<scenario dict>"):
+        if not isinstance(document, Mapping):
+            raise TypeError(f"a scenario is a dict (a JSON object), not {type(document).__name__}")
+        self._document: dict[str, Any] = copy.deepcopy(dict(document))
+        self.name = name  #: names the scenario in error messages
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike]) -> "Scenario":
+        """Reads a scenario (or plan) file; its path names it in messages."""
+        path = os.fspath(path)
+        with open(path, encoding="utf-8") as f:
+            return cls(json.load(f), name=path)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of the document."""
+        return copy.deepcopy(self._document)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self._document, indent=indent)
+
+    def with_(self, changes: Mapping[str, Any]) -> "Scenario":
+        """A copy with each ``"a.b.c": value`` set (objects on the way are created)."""
+        document = copy.deepcopy(self._document)
+        for dotted, value in changes.items():
+            keys = dotted.split(".")
+            node = document
+            for key in keys[:-1]:
+                child = node.get(key)
+                if not isinstance(child, dict):
+                    child = node[key] = {}
+                node = child
+            node[keys[-1]] = copy.deepcopy(value)
+        return Scenario(document, name=self.name)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._document[key]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and other._document == self._document
+
+    def __repr__(self) -> str:
+        return f"Scenario({self._document.get('name', '?')!r}, from {self.name!r})"
+
+
+ScenarioLike = Union[Scenario, Mapping[str, Any], str, os.PathLike]
+
+
+def source_of(scenario: ScenarioLike) -> tuple[str, str | None]:
+    """(name, text): a path is read by the C++ side (text None), a dict is dumped to JSON."""
+    if isinstance(scenario, Scenario):
+        return scenario.name, json.dumps(scenario._document)
+    if isinstance(scenario, (str, os.PathLike)):
+        return os.fspath(scenario), None
+    if isinstance(scenario, Mapping):
+        return "<scenario dict>", json.dumps(dict(scenario))
+    raise TypeError(
+        f"a scenario is a dict, a path or a parasim.Scenario, not {type(scenario).__name__}"
+    )
+
+
+def profile_source(profile: Any) -> tuple[str | None, str | None]:
+    """(name, text) of an optional profile: a path, a dict, or None (the analytical model)."""
+    if profile is None:
+        return None, None
+    if isinstance(profile, (str, os.PathLike)):
+        return os.fspath(profile), None
+    if isinstance(profile, Mapping):
+        return "<profile dict>", json.dumps(dict(profile))
+    raise TypeError(f"a profile is a path or a dict, not {type(profile).__name__}")

@@ -1,0 +1,166 @@
+// plan (cli/runs/plan_run.hpp: the steps of `parasim plan` on one process) with a progress
+// callback into Python, and export (planner/export/: what `parasim export` writes).
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/runs/plan_run.hpp"
+#include "costmodel/profile_fit.hpp"
+#include "planner/export/export_context.hpp"
+#include "planner/export/export_input.hpp"
+#include "planner/export/exporter.hpp"
+#include "python/src/bindings.hpp"
+
+namespace nb = nanobind;
+
+namespace parasim::python {
+namespace {
+
+// The planner calls its progress function from one of its worker threads: the relay takes the
+// GIL for each call, and keeps the first Python exception the callback raises (no call after
+// it) for the caller to raise once the plan is done. The planner copies only the pointer.
+struct ProgressRelay {
+  nb::object callback;
+  std::optional<nb::python_error> error;
+
+  void operator()(const char* tier, std::uint64_t done, std::uint64_t total) {
+    nb::gil_scoped_acquire acquire;
+    if (error) return;
+    try {
+      callback(tier, done, total);
+    } catch (nb::python_error& e) {
+      error.emplace(std::move(e));
+    }
+  }
+};
+
+struct PlanArguments {
+  std::string trainer;  // "" or megatron, deepspeed, torchtitan
+  std::vector<std::string> search;
+  bool allow_async = false;
+  int gpus = 0;
+  double max_candidates = 4e8;
+  int top = 16;
+  int max_simulate = 64;
+  double headroom = 0.05;
+  int threads = 0;
+  std::optional<std::size_t> keep;  // keep the screened candidates (0: all)
+  double tie_percent = -1;
+  std::string command_line;
+};
+
+// (ranked, table text, candidates JSON, plan file JSON ("" when none ranked), why none ranked).
+using PlanOutcome = std::tuple<int, std::string, std::string, std::string, std::string>;
+
+PlanOutcome run_plan(const std::string& name, const std::optional<std::string>& text,
+                     const std::optional<std::string>& profile_name,
+                     const std::optional<std::string>& profile_text, bool allow_foreign_profile,
+                     const PlanArguments& a, nb::object progress) {
+  cli::PlanCommandOptions o;
+  o.scenario = name;
+  o.profile = profile_name.value_or("");
+  o.trainer = a.trainer;
+  o.search = a.search;
+  o.allow_async = a.allow_async;
+  o.gpus = a.gpus;
+  o.max_candidates = a.max_candidates;
+  o.top = a.top;
+  o.max_simulate = a.max_simulate;
+  o.headroom = a.headroom;
+  o.threads = a.threads;
+  o.json = a.keep ? "-" : "";  // keep the screened candidates, as --json does
+  o.keep = a.keep.value_or(0);
+  o.tie_percent = a.tie_percent;
+  o.command_line = a.command_line;
+  o.progress = false;
+  ProgressRelay relay{std::move(progress), std::nullopt};
+  PlanOutcome outcome;
+  {
+    nb::gil_scoped_release release;
+    const strat::ScenarioFile file = read_scenario({name, text}, cli::plan_scenario_limits());
+    cli::PlanSetup setup = cli::prepare_plan(file, o);
+    std::optional<cost::Profile> profile;
+    if (profile_name) {
+      profile = read_profile({*profile_name, profile_text});
+      cost::check_profile_fits(*profile, setup.question.base.cluster, allow_foreign_profile);
+    }
+    cli::add_plan_costs(setup, profile ? &*profile : nullptr);
+    plan::PlanOptions po = cli::plan_options(setup, o, 1);
+    if (!relay.callback.is_none()) {
+      ProgressRelay* r = &relay;
+      po.progress = [r](const char* tier, std::uint64_t done, std::uint64_t total) {
+        (*r)(tier, done, total);
+      };
+    }
+    const plan::PlanResult result =
+        plan::run_plan(setup.question.base, setup.space, setup.costs.view, po);
+    outcome = {result.ranked, cli::plan_text(setup, file, result, o),
+               cli::plan_candidates_text(setup, result),
+               result.ranked > 0 ? cli::plan_file_text(setup, result, o) : std::string(),
+               result.ranked > 0 ? std::string() : cli::no_plan_line(setup, result)};
+  }
+  if (relay.error) throw std::move(*relay.error);
+  return outcome;
+}
+
+// (configuration text, the trainer's label, notes, differences) as `parasim export` writes them.
+std::tuple<std::string, std::string, std::vector<std::string>, std::vector<std::string>>
+export_plan(const std::string& name, const std::optional<std::string>& text, const std::string& to,
+            const std::string& version, bool json, bool allow_approximate) {
+  nb::gil_scoped_release release;
+  exporter::ExportOptions options;
+  if (!exporter::target_from_name(to, &options.target)) {
+    throw cli::CommandLineError("to must be megatron, deepspeed, torchtitan or shampoo, not \"" +
+                                to + "\"");
+  }
+  options.version = version;
+  options.json = json;
+  options.allow_approximate = allow_approximate;
+  const exporter::ExportInput input = read_scenario({name, text});
+  exporter::ExportResult result;
+  try {
+    result = exporter::export_scenario(input, options);
+  } catch (const std::invalid_argument& e) {
+    throw cli::CommandLineError(e.what());
+  }
+  std::vector<std::string> differences;
+  for (const exporter::Difference& d : result.differences) {
+    differences.push_back(exporter::difference_text(d, result.target_label));
+  }
+  return {std::move(result.text), std::move(result.target_label), std::move(result.notes),
+          std::move(differences)};
+}
+
+}  // namespace
+
+void bind_plan(nb::module_& m) {
+  nb::class_<PlanArguments>(m, "PlanArguments", "plan's options, as parasim plan takes them.")
+      .def(nb::init<>())
+      .def_rw("trainer", &PlanArguments::trainer)
+      .def_rw("search", &PlanArguments::search)
+      .def_rw("allow_async", &PlanArguments::allow_async)
+      .def_rw("gpus", &PlanArguments::gpus)
+      .def_rw("max_candidates", &PlanArguments::max_candidates)
+      .def_rw("top", &PlanArguments::top)
+      .def_rw("max_simulate", &PlanArguments::max_simulate)
+      .def_rw("headroom", &PlanArguments::headroom)
+      .def_rw("threads", &PlanArguments::threads)
+      .def_rw("keep", &PlanArguments::keep)
+      .def_rw("tie_percent", &PlanArguments::tie_percent)
+      .def_rw("command_line", &PlanArguments::command_line);
+  m.def("plan", &run_plan, nb::arg("name"), nb::arg("text").none(), nb::arg("profile_name").none(),
+        nb::arg("profile_text").none(), nb::arg("allow_foreign_profile"), nb::arg("arguments"),
+        nb::arg("progress").none(),
+        "Plans on one process; raises parasim.errors.ScenarioError on bad input.");
+  m.def("export", &export_plan, nb::arg("name"), nb::arg("text").none(), nb::arg("to"),
+        nb::arg("version"), nb::arg("json"), nb::arg("allow_approximate"),
+        "A scenario or plan as a trainer's configuration.");
+}
+
+}  // namespace parasim::python
