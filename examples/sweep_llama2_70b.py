@@ -33,7 +33,7 @@ def sweep() -> list[dict]:
                                 "training.micro_batch": micro_batch, "training.recompute": "full"})
             row = {"tp": tp, "dp": dp, "micro_batch": micro_batch}
             try:
-                r = parasim.simulate(point)
+                r = parasim.simulate(point, keep_workload=False)  # the figures only
             except parasim.ScenarioError as e:
                 row["refused"] = e.problems[0].message
             else:

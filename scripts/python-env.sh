@@ -6,12 +6,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=build/python-venv
-packages=(nanobind scikit-build-core pytest pandas matplotlib)
+# Pinned, so that a test run does not change with a release: nanobind's stubgen output is what
+# python/parasim/_core.pyi is checked against (python/tests/test_stubs.py).
+packages=(nanobind==3.1.0 scikit-build-core==1.1.2 pytest==9.2.0 pandas==3.1.1 matplotlib==3.11.2)
 if [ ! -x "$venv/bin/python" ]; then
   mkdir -p build
   python3 -m venv "$venv" >&2
 fi
-if ! "$venv/bin/python" -c "import nanobind, scikit_build_core, pytest, pandas, matplotlib" 2>/dev/null; then
+if ! "$venv/bin/python" - "${packages[@]}" 2>/dev/null <<'PY'
+import sys
+from importlib.metadata import version
+sys.exit(any(version(n) != v for n, v in (p.split("==") for p in sys.argv[1:])))
+PY
+then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${packages[@]}" >&2
 fi
 echo "$PWD/$venv/bin/python"

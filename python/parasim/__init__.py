@@ -20,8 +20,9 @@ from typing import Any
 from . import _core
 from .catalog import presets, registry, validate
 from .comparison import COMPARE_AXES, compare
-from .errors import NoPlanError, ParasimError, Problem, ScenarioError, SimulationError
-from .planning import EXPORT_TARGETS, TRAINERS, Plan, PlanResult, export, plan
+from .errors import (NoPlanError, ParasimError, ParasimWarning, Problem, ScenarioError,
+                     SimulationError, warn_all)
+from .planning import EXPORT_TARGETS, TRAINERS, ExportedConfig, Plan, PlanResult, export, plan
 from .result import Result
 from .scenario import Scenario, ScenarioLike, profile_source, source_of
 
@@ -29,7 +30,8 @@ __version__: str = _core.version
 
 __all__ = [
     "__version__", "simulate", "validate", "plan", "compare", "export", "presets", "registry",
-    "Scenario", "Result", "Plan", "PlanResult", "Problem", "ParasimError", "ScenarioError",
+    "Scenario", "Result", "Plan", "PlanResult", "ExportedConfig", "Problem", "ParasimError",
+    "ParasimWarning", "ScenarioError",
     "SimulationError", "NoPlanError", "COMPARE_AXES", "TRAINERS", "EXPORT_TARGETS",
 ]
 
@@ -41,16 +43,23 @@ def simulate(
     *,
     allow_foreign_profile: bool = False,
     memory_timeline: bool = False,
+    keep_workload: bool = True,
 ) -> Result:
     """One training step of the scenario (a dict, a path or a :class:`Scenario`), simulated.
 
     ``profile``: a calibrated profile (a path or a dict; None: the analytical model from the
     scenario's hardware). ``full``: every GPU, not one replica per stage. ``memory_timeline``:
-    record memory over time for :meth:`Result.memory_svg`.
+    record memory over time (for :meth:`Result.memory_svg` and the trace's memory counters, as
+    ``simulate --trace`` does). ``keep_workload``: keep what the pictures and the trace are
+    drawn from (set it False in sweeps that keep many results: the figures stay, the megabytes
+    of workload go).
 
-    Raises ScenarioError (every problem, with its JSON path) on bad input.
+    The profile's and the cost model's warnings are issued as :class:`ParasimWarning` and kept in
+    ``Result.warnings``. Raises ScenarioError (every problem, with its JSON path) on bad input.
     """
     name, text = source_of(scenario)
     profile_name, profile_text = profile_source(profile)
-    return Result(_core.simulate(name, text, profile_name, profile_text, allow_foreign_profile,
-                                 full, memory_timeline))
+    simulation = _core.simulate(name, text, profile_name, profile_text, allow_foreign_profile,
+                                full, memory_timeline, keep_workload)
+    warn_all(simulation.warnings)
+    return Result._of(simulation)

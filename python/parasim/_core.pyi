@@ -33,7 +33,17 @@ class Simulation:
 
     @property
     def warnings(self) -> list[str]:
-        """The cost model's warnings."""
+        """The profile's and the cost model's warnings."""
+
+    @property
+    def has_workload(self) -> bool:
+        """Whether the workload was kept (the pictures and the trace need it)."""
+
+    @property
+    def memory_timeline(self) -> bool:
+        """
+        Whether memory was recorded over time (memory_svg, the trace's counters).
+        """
 
     def timeline_svg(self) -> str:
         """Per stage: its pipeline items and its communication."""
@@ -44,10 +54,10 @@ class Simulation:
     def chrome_trace(self) -> str:
         """The Chrome trace JSON (https://ui.perfetto.dev)."""
 
-def simulate(name: str, text: str | None, profile_name: str | None, profile_text: str | None, allow_foreign_profile: bool, full: bool, memory_timeline: bool) -> Simulation:
+def simulate(name: str, text: str | None, profile_name: str | None, profile_text: str | None, allow_foreign_profile: bool, full: bool, memory_timeline: bool, keep_workload: bool) -> Simulation:
     """Simulates one step; raises parasim.errors.ScenarioError on bad input."""
 
-def compare(name: str, text: str | None, axes: Mapping[str, str], chunks: int, profile_name: str | None, profile_text: str | None, allow_foreign_profile: bool, pictures: bool) -> tuple[str, str, list[tuple[str, str, str]]]:
+def compare(name: str, text: str | None, axes: Mapping[str, str], chunks: int, profile_name: str | None, profile_text: str | None, allow_foreign_profile: bool, pictures: bool) -> tuple[str, str, list[tuple[str, str, str]], list[str]]:
     """
     Compares variants; axes maps an axis (schedules, ...) to its comma-separated list.
     """
@@ -129,7 +139,7 @@ class PlanArguments:
     @command_line.setter
     def command_line(self, arg: str, /) -> None: ...
 
-def plan(name: str, text: str | None, profile_name: str | None, profile_text: str | None, allow_foreign_profile: bool, arguments: PlanArguments, progress: object | None) -> tuple[int, str, str, str, str]:
+def plan(name: str, text: str | None, profile_name: str | None, profile_text: str | None, allow_foreign_profile: bool, arguments: PlanArguments, progress: object | None) -> tuple[int, str, str, str, str, list[str]]:
     """
     Plans on one process; raises parasim.errors.ScenarioError on bad input.
     """

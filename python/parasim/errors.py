@@ -1,4 +1,4 @@
-"""The exceptions parasim raises.
+"""The exceptions and warnings parasim raises.
 
 Every problem of a bad scenario, plan or profile is reported at once, each with the JSON path
 (RFC 6901) it is at, as ``parasim validate`` prints them; the command line exits with code 2
@@ -7,9 +7,11 @@ where these are raised.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import warnings
+from typing import Iterable, NamedTuple
 
-__all__ = ["Problem", "ParasimError", "ScenarioError", "SimulationError", "NoPlanError"]
+__all__ = ["Problem", "ParasimError", "ScenarioError", "SimulationError", "NoPlanError",
+           "ParasimWarning", "warn_all"]
 
 
 class Problem(NamedTuple):
@@ -49,3 +51,14 @@ class NoPlanError(ParasimError, RuntimeError):
     def __init__(self, message: str, text: str = ""):
         super().__init__(message)
         self.text = text
+
+
+class ParasimWarning(UserWarning):
+    """What the command prints as a ``warning:`` line: an incomplete profile, a cost-model figure
+    taken from a default, a setting approximated in an export."""
+
+
+def warn_all(messages: Iterable[str], stacklevel: int = 3) -> None:
+    """Each message as a ParasimWarning, attributed to the caller of the API function."""
+    for message in messages:
+        warnings.warn(message, ParasimWarning, stacklevel=stacklevel)

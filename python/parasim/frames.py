@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-__all__ = ["table", "flatten"]
+__all__ = ["table", "flatten", "Rows"]
+
+
+class Rows(list):
+    """A table without pandas: a list of dicts (one per row, the same columns in each), with
+    ``attrs`` as a DataFrame has them."""
+
+    def __init__(self, rows: Iterable[dict] = (), columns: list[str] | None = None):
+        super().__init__(rows)
+        self.columns = list(columns or [])
+        self.attrs: dict[str, Any] = {}
 
 
 def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -29,5 +39,5 @@ def table(rows: Iterable[Mapping[str, Any]], columns: list[str] | None = None) -
     try:
         import pandas as pd
     except ImportError:
-        return [{c: r.get(c) for c in columns} for r in rows]
+        return Rows(({c: r.get(c) for c in columns} for r in rows), columns)
     return pd.DataFrame(rows, columns=columns)

@@ -3,17 +3,21 @@ ranked; the winner as a plan that exports to the trainer's configuration."""
 
 from __future__ import annotations
 
+import html
 import json
+import math
+import numbers
 import os
 import sys
-from typing import Any, Callable, Mapping, Optional, Union
+import warnings
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 from . import _core
-from .errors import NoPlanError
+from .errors import NoPlanError, ParasimWarning, warn_all
 from .frames import flatten, table
 from .scenario import ScenarioLike, profile_source, source_of
 
-__all__ = ["plan", "export", "Plan", "PlanResult", "TRAINERS", "EXPORT_TARGETS"]
+__all__ = ["plan", "export", "Plan", "PlanResult", "ExportedConfig", "TRAINERS", "EXPORT_TARGETS"]
 
 #: The trainers a plan can be made for (``plan --for``).
 TRAINERS = ("megatron", "deepspeed", "torchtitan")
@@ -23,20 +27,38 @@ EXPORT_TARGETS = ("megatron", "deepspeed", "torchtitan", "shampoo")
 Progress = Callable[[str, int, int], None]
 
 
+class ExportedConfig(str):
+    """A trainer's configuration as text (what ``parasim export`` writes), with what the command
+    prints beside it on standard error: ``notes`` (what the trainer takes from code or the
+    launcher), ``differences`` (with ``allow_approximate``: each setting written differently,
+    also issued as a warning) and ``trainer`` (the trainer and version written for)."""
+
+    notes: list[str]
+    differences: list[str]
+    trainer: str
+
+
 def _export(name: str, text: Optional[str], to: str, version: Optional[str], as_json: bool,
             allow_approximate: bool) -> Union[str, Any]:
-    config, _label, _notes, _differences = _core.export(
+    config, label, notes, differences = _core.export(
         name, text, to, version or "", as_json, allow_approximate)
-    return json.loads(config) if as_json else config
+    for difference in differences:
+        warnings.warn(f"parasim export: approximate: {difference}", ParasimWarning, stacklevel=3)
+    if as_json:
+        return json.loads(config)
+    out = ExportedConfig(config)
+    out.notes, out.differences, out.trainer = list(notes), list(differences), label
+    return out
 
 
 def export(scenario: ScenarioLike, to: str, version: Optional[str] = None, json: bool = False,
            allow_approximate: bool = False) -> Union[str, Any]:
     """A scenario or plan (a dict, a path, a Scenario) as the trainer's configuration, as
     ``parasim export --to`` writes it: megatron (arguments), deepspeed (its JSON config),
-    torchtitan (TOML) or shampoo (the optimizer's constructor). ``json=True`` returns the JSON
-    form parsed. A setting the trainer cannot express raises ScenarioError naming it, unless
-    ``allow_approximate``."""
+    torchtitan (TOML) or shampoo (the optimizer's constructor), as an :class:`ExportedConfig`
+    (a str with the command's notes). ``json=True`` returns the JSON form parsed. A setting the
+    trainer cannot express raises ScenarioError naming it, unless ``allow_approximate``: then
+    each difference is a warning and in ``differences``."""
     name, text = source_of(scenario)
     return _export(name, text, to, version, json, allow_approximate)
 
@@ -96,18 +118,20 @@ class PlanResult:
         self.winner = Plan(plan_json)
 
     def to_json(self) -> str:
-        """The candidates file as ``parasim plan --json`` writes it."""
+        """The candidates file as ``parasim plan --json FILE --keep N`` writes it when planned
+        with ``keep=N`` (``keep=0``: plain ``--json``, every screened candidate); without
+        ``keep``, the same file with no screened candidates."""
         return self._candidates_json
 
     @property
     def candidates(self) -> Any:
-        """Every simulated candidate, best first: its layout (``candidate.*``), the screen's
-        estimate (``estimate.*``), the simulated figures (``simulated.*``: step time in s,
-        tokens/s, MFU, device memory in bytes, bubble, exposed communication in s) and why a
-        candidate was rejected."""
+        """Every simulated candidate, best first: ``rank`` (None for one that does not fit or was
+        rejected), its layout (``candidate.*``), the screen's estimate (``estimate.*``), the
+        simulated figures (``simulated.*``: step time in s, tokens/s, MFU, device memory in
+        bytes, bubble, exposed communication in s) and why a candidate was rejected."""
         rows = []
-        for rank, entry in enumerate(self._candidates["simulated"], start=1):
-            row = {"rank": rank if "simulated" in entry else None}
+        for position, entry in enumerate(self._candidates["simulated"], start=1):
+            row = {"rank": position if position <= self.ranked else None}
             row.update(flatten({k: v for k, v in entry.items() if k != "result"}))
             rows.append(row)
         return table(rows)
@@ -135,30 +159,66 @@ class PlanResult:
         return f"<parasim.PlanResult: {self.ranked} ranked; winner {self.winner!r}>"
 
     def _repr_html_(self) -> str:
-        frame = self.candidates
-        if hasattr(frame, "head"):
-            return f"<pre>{self.winner!r}</pre>" + frame.head(10).to_html()
-        return f"<pre>{self.text}</pre>"
+        frame = self.top(10)
+        if hasattr(frame, "to_html"):
+            return f"<pre>{html.escape(repr(self.winner))}</pre>" + frame.to_html(index=False)
+        return f"<pre>{html.escape(self.text)}</pre>"
 
 
-def _tqdm_progress() -> Optional[Progress]:
+class _TqdmProgress:
+    """A tqdm bar per tier ("screened", then "simulated"), each filled and closed when done."""
+
+    def __init__(self, tqdm: Any):
+        self._tqdm = tqdm
+        self._bars: dict[str, Any] = {}
+        self._closed: set[str] = set()
+
+    def __call__(self, tier: str, done: int, total: int) -> None:
+        bar = self._bars.get(tier)
+        if bar is None:
+            self._finish()
+            bar = self._bars[tier] = self._tqdm(total=total, desc=tier, file=sys.stderr, leave=False)
+        bar.total = total
+        bar.update(done - bar.n)  # tqdm redraws at most every mininterval
+
+    def _finish(self, completed: bool = True) -> None:
+        for tier, bar in self._bars.items():
+            if tier not in self._closed:
+                if completed:
+                    bar.n = bar.total
+                    bar.refresh()
+                bar.close()
+                self._closed.add(tier)
+
+    def close(self, completed: bool) -> None:
+        """Closes the bars; `completed`: the call returned, so each tier is full."""
+        self._finish(completed)
+
+
+def _tqdm_progress() -> Optional[_TqdmProgress]:
     try:
         from tqdm.auto import tqdm
     except ImportError:
         return None
-    bars: dict[str, Any] = {}
+    return _TqdmProgress(tqdm)
 
-    def update(tier: str, done: int, total: int) -> None:
-        bar = bars.get(tier)
-        if bar is None:
-            for other in bars.values():
-                other.close()
-            bar = bars[tier] = tqdm(total=total, desc=tier, file=sys.stderr, leave=False)
-        bar.total = total
-        bar.n = done
-        bar.refresh()
 
-    return update
+def _check_whole(name: str, value: Any, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        raise ValueError(f"{name} takes a whole number from {low} to {high}, not {value!r}")
+
+
+def _search_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _search_values(values: Any) -> str:
+    """A search key's values as --search writes them: "1,2,4"; one value or a list of them."""
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        return _search_value(values)
+    return ",".join(_search_value(v) for v in values)
 
 
 def plan(
@@ -182,25 +242,42 @@ def plan(
     """The best layouts of the scenario's model on its cluster, as ``parasim plan`` finds them.
 
     ``search`` narrows or widens the space, as ``--search KEY=V1,V2`` does:
-    ``{"tp": [4, 8], "schedule": ["1f1b", "zb-v"]}`` (docs/planner.md lists the keys).
+    ``{"tp": [4, 8], "schedule": ["1f1b", "zb-v"], "sequence_parallel": True}`` (one value or a
+    list; docs/planner.md lists the keys; problems name them as ``--search KEY``).
     ``for_trainer`` (megatron, deepspeed, torchtitan): only what that trainer runs, with its
     defaults. ``threads``: the screen's and the simulations' threads (None: every core; the
     result is the same whatever the count). ``keep``: also keep the best N screened candidates
     (0: all) in ``screened``. ``progress``: a callable ``(tier, done, total)``, False for none,
-    or None for a tqdm bar when tqdm is installed.
+    or None for a tqdm bar when tqdm is installed. Ctrl-C, or an exception the callable raises,
+    stops the plan after the block or simulation under way and is raised. The profile's
+    warnings are issued as ParasimWarning.
 
-    Raises ScenarioError on bad input, NoPlanError when no layout fits.
+    Raises ScenarioError on bad input, NoPlanError when no layout fits, ValueError for an
+    argument out of the command's range.
     """
-    if top < 1 or max_simulate < 1:
-        raise ValueError("top and max_simulate take a whole number of 1 or more")
-    if not 0 <= headroom < 1:
+    _check_whole("top", top, 1, 1 << 30)
+    _check_whole("max_simulate", max_simulate, 1, 1 << 30)
+    if gpus is not None:
+        _check_whole("gpus", gpus, 1, 1 << 30)
+    if threads is not None:
+        _check_whole("threads", threads, 1, 1024)
+    if keep is not None:
+        _check_whole("keep", keep, 0, 1 << 62)
+    if not (isinstance(headroom, (int, float)) and 0 <= headroom < 1):
         raise ValueError("headroom is a fraction of HBM from 0 to below 1, e.g. 0.05")
+    if not (isinstance(max_candidates, (int, float)) and math.isfinite(max_candidates)
+            and 1 <= max_candidates <= 1e18):
+        raise ValueError("max_candidates is a count from 1 to 1e18 (the command's --max-candidates)")
+    if tie_percent is not None and not (isinstance(tie_percent, (int, float))
+                                        and math.isfinite(tie_percent) and 0 <= tie_percent <= 100):
+        raise ValueError("tie_percent is a percentage from 0 to 100 (the command's --tie)")
     if for_trainer is not None and for_trainer not in TRAINERS:
         raise ValueError(f"for_trainer must be one of {', '.join(TRAINERS)}, not {for_trainer!r}")
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise TypeError("progress is a callable (tier, done, total), True, False or None")
     args = _core.PlanArguments()
     args.trainer = for_trainer or ""
-    args.search = [f"{k}={v if isinstance(v, str) else ','.join(str(x) for x in v)}"
-                   for k, v in (search or {}).items()]
+    args.search = [f"{key}={_search_values(values)}" for key, values in (search or {}).items()]
     args.allow_async = allow_async
     args.gpus = gpus or 0
     args.max_candidates = max_candidates
@@ -217,8 +294,17 @@ def plan(
         callback = progress or None
     name, text = source_of(scenario)
     profile_name, profile_text = profile_source(profile)
-    ranked, table_text, candidates_json, plan_json, why = _core.plan(
-        name, text, profile_name, profile_text, allow_foreign_profile, args, callback)
+    bar = callback if isinstance(callback, _TqdmProgress) else None
+    try:
+        ranked, table_text, candidates_json, plan_json, why, messages = _core.plan(
+            name, text, profile_name, profile_text, allow_foreign_profile, args, callback)
+    except BaseException:
+        if bar:
+            bar.close(completed=False)
+        raise
+    if bar:
+        bar.close(completed=True)
+    warn_all(messages)
     if ranked == 0:
         raise NoPlanError(f"{name}: {why}", table_text)
     return PlanResult(ranked, table_text, candidates_json, plan_json)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import numbers
 import os
 from typing import Any, Mapping, Union
 
@@ -17,7 +18,7 @@ class Scenario:
     changed, by dotted path, so a sweep reads as one line per point::
 
         base = parasim.Scenario.load("scenarios/llama2-70b-64gpu.json")
-        s = base.with_({"parallel.tp": 4, "parallel.pp": 8, "training.micro_batch": 2})
+        s = base.with_({"parallel.tp": 4, "parallel.dp": 4, "training.micro_batch": 2})
 
     Nothing is checked until it is used (or :func:`parasim.validate` is called): the C++ parser
     does every check, with the JSON path of each problem.
@@ -43,19 +44,28 @@ class Scenario:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self._document, indent=indent)
 
-    def with_(self, changes: Mapping[str, Any]) -> "Scenario":
-        """A copy with each ``"a.b.c": value`` set (objects on the way are created)."""
+    def with_(self, changes: Mapping[str, Any], name: str | None = None) -> "Scenario":
+        """A copy with each ``"a.b.c": value`` set. Objects on the way are created; a preset
+        named by a string (``"model": "llama2-7b"``) becomes ``{"preset": "llama2-7b"}`` first,
+        so ``{"model.seq_len": 2048}`` changes the preset's sequence length. The copy is named
+        ``name`` in messages (by default this one's name with "(changed)")."""
         document = copy.deepcopy(self._document)
         for dotted, value in changes.items():
             keys = dotted.split(".")
             node = document
-            for key in keys[:-1]:
+            for depth, key in enumerate(keys[:-1]):
                 child = node.get(key)
-                if not isinstance(child, dict):
+                if child is None:
                     child = node[key] = {}
+                elif isinstance(child, str):
+                    child = node[key] = {"preset": child}
+                elif not isinstance(child, dict):
+                    where = ".".join(keys[: depth + 1])
+                    raise TypeError(f"with_({dotted!r}): {where} holds a {type(child).__name__}, "
+                                    "not an object")
                 node = child
             node[keys[-1]] = copy.deepcopy(value)
-        return Scenario(document, name=self.name)
+        return Scenario(document, name=name or f"{self.name} (changed)")
 
     def __getitem__(self, key: str) -> Any:
         return self._document[key]
@@ -70,14 +80,32 @@ class Scenario:
 ScenarioLike = Union[Scenario, Mapping[str, Any], str, os.PathLike]
 
 
+def _plain(value: Any) -> Any:
+    """numpy's and other number types as Python's (a sweep built from a DataFrame has them)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"a scenario holds JSON values, not {type(value).__name__} ({value!r})")
+
+
+def _json_text(document: Mapping[str, Any], what: str) -> str:
+    try:
+        return json.dumps(dict(document), allow_nan=False, default=_plain)
+    except ValueError as e:  # NaN or infinity: not JSON
+        raise ValueError(f"the {what} holds a number JSON cannot write ({e})") from None
+
+
 def source_of(scenario: ScenarioLike) -> tuple[str, str | None]:
     """(name, text): a path is read by the C++ side (text None), a dict is dumped to JSON."""
     if isinstance(scenario, Scenario):
-        return scenario.name, json.dumps(scenario._document)
+        return scenario.name, _json_text(scenario._document, "scenario")
     if isinstance(scenario, (str, os.PathLike)):
         return os.fspath(scenario), None
     if isinstance(scenario, Mapping):
-        return "<scenario dict>", json.dumps(dict(scenario))
+        return "<scenario dict>", _json_text(scenario, "scenario")
     raise TypeError(
         f"a scenario is a dict, a path or a parasim.Scenario, not {type(scenario).__name__}"
     )
@@ -90,5 +118,5 @@ def profile_source(profile: Any) -> tuple[str | None, str | None]:
     if isinstance(profile, (str, os.PathLike)):
         return os.fspath(profile), None
     if isinstance(profile, Mapping):
-        return "<profile dict>", json.dumps(dict(profile))
+        return "<profile dict>", _json_text(profile, "profile")
     raise TypeError(f"a profile is a path or a dict, not {type(profile).__name__}")

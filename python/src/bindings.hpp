@@ -10,9 +10,11 @@
 #include <nanobind/nanobind.h>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "costmodel/profile.hpp"
+#include "sim/time.hpp"
 #include "strategies/input/scenario_file.hpp"
 
 namespace parasim::python {
@@ -30,6 +32,25 @@ strat::ScenarioFile read_scenario(const ScenarioSource& source,
                                   const strat::ScenarioLimits& limits = {});
 // The same for a calibrated profile (cost::load_profile / cost::parse_profile).
 cost::Profile read_profile(const ScenarioSource& source);
+
+// A time beyond the engine's range (sim::TimeRangeError) while working on the input `name`: the
+// command prints it as "NAME: what; check the scenario's ..." (exit code 2); errors.cpp raises
+// it as a ScenarioError with that message.
+struct NamedTimeRangeError : std::range_error {
+  NamedTimeRangeError(std::string input, const std::string& what)
+      : std::range_error(what), name(std::move(input)) {}
+  std::string name;
+};
+
+// Runs `work`, turning a sim::TimeRangeError into a NamedTimeRangeError naming `name`.
+template <class Work>
+auto naming_time_errors(const std::string& name, Work&& work) {
+  try {
+    return work();
+  } catch (const sim::TimeRangeError& e) {
+    throw NamedTimeRangeError(name, e.what());
+  }
+}
 
 void bind_errors(nanobind::module_& m);      // errors.cpp: C++ exceptions -> parasim.errors
 void bind_catalog(nanobind::module_& m);     // catalog.cpp: version, presets, registry, validate

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cli/profile_notes.hpp"
 #include "cli/runs/compare_run.hpp"
 #include "costmodel/profile_fit.hpp"
 #include "python/src/bindings.hpp"
@@ -42,9 +43,11 @@ void set_axis(cli::CompareOptions& o, const std::string& axis, const std::string
   o.*(it->second) = list;
 }
 
-// (rows JSON, table text, [(label, timeline SVG, memory SVG) per row that ran, when pictures]).
+// (rows JSON, table text, [(label, timeline SVG, memory SVG) per row that ran, when pictures],
+// the profile's and the cost model's warnings).
 using Comparison = std::tuple<std::string, std::string,
-                              std::vector<std::tuple<std::string, std::string, std::string>>>;
+                              std::vector<std::tuple<std::string, std::string, std::string>>,
+                              std::vector<std::string>>;
 
 Comparison compare(const std::string& name, const std::optional<std::string>& text,
                    const std::map<std::string, std::string>& axes, int chunks,
@@ -58,11 +61,15 @@ Comparison compare(const std::string& name, const std::optional<std::string>& te
   for (const auto& [axis, list] : axes) set_axis(o, axis, list);
   const strat::Scenario base = read_scenario({name, text}).scenario;
   std::optional<cost::Profile> profile;
+  std::vector<std::string> warnings;
   if (profile_name) {
     profile = read_profile({*profile_name, profile_text});
     cost::check_profile_fits(*profile, base.cluster, allow_foreign_profile);
+    warnings = cli::profile_warnings(*profile, *profile_name);
   }
-  const cli::CompareRun run = cli::run_comparison(base, o, profile ? &*profile : nullptr, pictures);
+  const cli::CompareRun run = naming_time_errors(
+      name, [&] { return cli::run_comparison(base, o, profile ? &*profile : nullptr, pictures); });
+  warnings.insert(warnings.end(), run.warnings.begin(), run.warnings.end());
   std::vector<std::tuple<std::string, std::string, std::string>> svgs;
   if (pictures) {
     const double span = cli::shared_span_s(run.rows);
@@ -72,7 +79,8 @@ Comparison compare(const std::string& name, const std::optional<std::string>& te
                         cli::compare_memory_svg(row, span));
     }
   }
-  return {cli::compare_json_text(base, run.rows), cli::compare_text(base, run), std::move(svgs)};
+  return {cli::compare_json_text(base, run.rows), cli::compare_text(base, run), std::move(svgs),
+          std::move(warnings)};
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // C++ exceptions as the Python exceptions of python/parasim/errors.py, each with the message the
 // command would print: a bad input (cost::InputError, exit code 2 on the command line) is a
 // ScenarioError carrying every problem with its JSON path; a time beyond the engine's range
-// (sim::TimeRangeError) and a workload over a limit are bad input too; a wrong argument is a
-// ValueError; a broken invariant (sim::WorkloadError) a SimulationError.
+// (sim::TimeRangeError, named by the input it came from where known) is bad input too; a wrong
+// argument is a ValueError; a broken invariant (sim::WorkloadError) a SimulationError; the rest
+// take nanobind's defaults (std::invalid_argument a ValueError, std::bad_alloc a MemoryError,
+// any other std::exception a RuntimeError).
 #include <nanobind/stl/string.h>
 
 #include <stdexcept>
@@ -49,6 +51,11 @@ void translate(const std::exception_ptr& p, void* /*payload*/) {
           nb::make_tuple(problem.json_path.empty() ? "/" : problem.json_path, problem.message));
     }
     set_scenario_error(e.what(), e.diagnostics().file(), problems);
+  } catch (const NamedTimeRangeError& e) {
+    const std::string message = std::string(e.what()) + cli::kTimeRangeHint;
+    nb::list problems;
+    problems.append(nb::make_tuple("/", message));
+    set_scenario_error(cost::printable(e.name) + ": " + message, cost::printable(e.name), problems);
   } catch (const sim::TimeRangeError& e) {
     set_single_problem(std::string(e.what()) + cli::kTimeRangeHint);
   } catch (const sim::WorkloadError& e) {
@@ -57,13 +64,6 @@ void translate(const std::exception_ptr& p, void* /*payload*/) {
                              e.what()));
   } catch (const cli::CommandLineError& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
-  } catch (const std::length_error& e) {  // a comparison's variant over a workload limit
-    const std::string what = e.what();
-    if (what.find("over the limit") != std::string::npos) {
-      set_single_problem(what);
-    } else {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
-    }
   }
 }
 

@@ -6,10 +6,12 @@
 #include <nanobind/stl/vector.h>
 
 #include <optional>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/profile_notes.hpp"
 #include "cli/runs/plan_run.hpp"
 #include "costmodel/profile_fit.hpp"
 #include "planner/export/export_context.hpp"
@@ -22,20 +24,29 @@ namespace nb = nanobind;
 namespace parasim::python {
 namespace {
 
-// The planner calls its progress function from one of its worker threads: the relay takes the
-// GIL for each call, and keeps the first Python exception the callback raises (no call after
-// it) for the caller to raise once the plan is done. The planner copies only the pointer.
+// The planner calls its progress function from its worker 0, which runs on the thread that
+// called plan (sim/worker_threads.hpp): the relay takes the GIL for each call, runs the Python
+// callback when there is one, and checks for a signal (Ctrl-C). The first Python exception,
+// from either, is kept and the relay throws PlanStopped: the planner's workers stop after their
+// current block or simulation, and the caller raises the kept exception once the planner has
+// returned. The planner copies only the pointer to the relay.
+struct PlanStopped : std::runtime_error {
+  PlanStopped() : std::runtime_error("the plan was stopped from Python") {}
+};
+
 struct ProgressRelay {
-  nb::object callback;
+  nb::object callback;  // None: only the signal check
   std::optional<nb::python_error> error;
 
   void operator()(const char* tier, std::uint64_t done, std::uint64_t total) {
     nb::gil_scoped_acquire acquire;
-    if (error) return;
+    if (error) throw PlanStopped();
     try {
-      callback(tier, done, total);
+      if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      if (!callback.is_none()) callback(tier, done, total);
     } catch (nb::python_error& e) {
       error.emplace(std::move(e));
+      throw PlanStopped();
     }
   }
 };
@@ -55,8 +66,10 @@ struct PlanArguments {
   std::string command_line;
 };
 
-// (ranked, table text, candidates JSON, plan file JSON ("" when none ranked), why none ranked).
-using PlanOutcome = std::tuple<int, std::string, std::string, std::string, std::string>;
+// (ranked, table text, candidates JSON, plan file JSON ("" when none ranked), why none ranked,
+// the profile's warnings).
+using PlanOutcome =
+    std::tuple<int, std::string, std::string, std::string, std::string, std::vector<std::string>>;
 
 PlanOutcome run_plan(const std::string& name, const std::optional<std::string>& text,
                      const std::optional<std::string>& profile_name,
@@ -81,31 +94,36 @@ PlanOutcome run_plan(const std::string& name, const std::optional<std::string>& 
   o.progress = false;
   ProgressRelay relay{std::move(progress), std::nullopt};
   PlanOutcome outcome;
-  {
+  try {
     nb::gil_scoped_release release;
     const strat::ScenarioFile file = read_scenario({name, text}, cli::plan_scenario_limits());
     cli::PlanSetup setup = cli::prepare_plan(file, o);
     std::optional<cost::Profile> profile;
+    std::vector<std::string> warnings;
     if (profile_name) {
       profile = read_profile({*profile_name, profile_text});
       cost::check_profile_fits(*profile, setup.question.base.cluster, allow_foreign_profile);
+      warnings = cli::profile_warnings(*profile, *profile_name);
     }
     cli::add_plan_costs(setup, profile ? &*profile : nullptr);
     plan::PlanOptions po = cli::plan_options(setup, o, 1);
-    if (!relay.callback.is_none()) {
-      ProgressRelay* r = &relay;
-      po.progress = [r](const char* tier, std::uint64_t done, std::uint64_t total) {
-        (*r)(tier, done, total);
-      };
-    }
-    const plan::PlanResult result =
-        plan::run_plan(setup.question.base, setup.space, setup.costs.view, po);
-    outcome = {result.ranked, cli::plan_text(setup, file, result, o),
+    ProgressRelay* r = &relay;
+    po.progress = [r](const char* tier, std::uint64_t done, std::uint64_t total) {
+      (*r)(tier, done, total);
+    };
+    const plan::PlanResult result = naming_time_errors(name, [&] {
+      return plan::run_plan(setup.question.base, setup.space, setup.costs.view, po);
+    });
+    outcome = {result.ranked,
+               cli::plan_text(setup, file, result, o),
                cli::plan_candidates_text(setup, result),
                result.ranked > 0 ? cli::plan_file_text(setup, result, o) : std::string(),
-               result.ranked > 0 ? std::string() : cli::no_plan_line(setup, result)};
+               result.ranked > 0 ? std::string() : cli::no_plan_line(setup, result),
+               std::move(warnings)};
+  } catch (const PlanStopped&) {
+    if (relay.error) throw std::move(*relay.error);
+    throw;
   }
-  if (relay.error) throw std::move(*relay.error);
   return outcome;
 }
 

@@ -109,3 +109,30 @@ def test_plan_file_problem_paths_are_under_scenario(tmp_path):
     with pytest.raises(parasim.ScenarioError) as raised:
         parasim.simulate(plan)
     assert raised.value.problems[0].path.startswith("/scenario/")
+
+
+def test_scenario_with_on_preset_strings_and_numbers():
+    base = parasim.Scenario.load(SCENARIOS / "llama2-7b-dgx-h100.json")
+    longer = base.with_({"model.seq_len": 2048, "cluster.nodes": 2, "parallel.dp": 4})
+    assert longer["model"] == {"preset": "llama2-7b", "seq_len": 2048}
+    assert longer["cluster"] == {"preset": "dgx-h100", "nodes": 2}
+    assert parasim.validate(longer) == []
+    assert longer.name.endswith("(changed)")
+    r = parasim.simulate(longer)
+    assert r.tokens_per_step == 2048 * 64
+    with pytest.raises(TypeError, match="not an object"):
+        base.with_({"parallel.dp.x": 1})
+
+
+def test_numpy_numbers_and_nan():
+    np = pytest.importorskip("numpy")
+    document = json.loads(json.dumps(BASE))
+    document["parallel"]["tp"] = np.int64(2)
+    document["training"]["global_batch"] = np.int32(64)
+    assert parasim.simulate(document).to_json() == parasim.simulate(BASE).to_json()
+    document["training"]["global_batch"] = float("nan")
+    with pytest.raises(ValueError, match="JSON cannot write"):
+        parasim.simulate(document)
+    document["training"]["global_batch"] = object()
+    with pytest.raises(TypeError, match="JSON values"):
+        parasim.simulate(document)

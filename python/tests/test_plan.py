@@ -35,7 +35,10 @@ def test_plan_matches_the_cli(planned, run_cli, tmp_path):
     # Its export is the CLI's export of the same plan.
     exported = run_cli("export", str(out), "--to", "megatron")
     assert exported.returncode == 0, exported.stderr
-    assert planned.winner.export(to="megatron") == exported.stdout
+    config = planned.winner.export(to="megatron")
+    assert config == exported.stdout
+    assert [f"parasim export: note: {n}" for n in config.notes] == exported.stderr.splitlines()
+    assert config.trainer.startswith("megatron-core") and config.differences == []
 
 
 def test_candidates_frame(planned):
@@ -47,7 +50,11 @@ def test_candidates_frame(planned):
                    "simulated.device_memory_bytes", "simulated.fits"]:
         assert column in frame.columns, column
     ranked = frame.dropna(subset=["rank"])
+    assert len(ranked) == planned.ranked and list(ranked["rank"]) == list(range(1, planned.ranked + 1))
+    assert ranked["simulated.fits"].all()
+    assert not frame.loc[frame["rank"].isna(), "simulated.fits"].fillna(False).any()
     steps = list(ranked["simulated.step_time_s"])
+    assert steps == sorted(steps)
     assert steps[0] == planned.winner.predicted["step_time_s"]
     assert len(planned.screened) == 20
     assert planned.winner.scenario["parallel"]["dp"] == frame["candidate.dp"].iloc[0]
@@ -123,3 +130,129 @@ def test_no_plan_and_bad_arguments(tmp_path, run_cli):
         parasim.plan(SMALL, for_trainer="nemo")
     with pytest.raises(parasim.ScenarioError):
         parasim.plan(SMALL, search={"tp": ["x"]}, progress=False)
+
+
+def test_a_tqdm_bar_by_default_when_tqdm_is_installed(monkeypatch):
+    import sys
+    import types
+
+    bars = []
+
+    class FakeBar:
+        def __init__(self, total, desc, file, leave):
+            self.total, self.desc, self.n, self.closed = total, desc, 0, False  # noqa: E501
+            bars.append(self)
+
+        def update(self, n):
+            self.n += n
+            assert 0 <= self.n <= self.total
+
+        def refresh(self):
+            assert 0 <= self.n <= self.total
+
+        def close(self):
+            self.closed = True
+
+    fake = types.ModuleType("tqdm.auto")
+    fake.tqdm = FakeBar
+    monkeypatch.setitem(sys.modules, "tqdm", types.ModuleType("tqdm"))
+    monkeypatch.setitem(sys.modules, "tqdm.auto", fake)
+    parasim.plan(SMALL, threads=2)
+    assert [b.desc for b in bars] == ["screened", "simulated"][: len(bars)] and bars
+    assert all(b.n == b.total for b in bars)
+    assert all(b.closed for b in bars)
+    bars.clear()
+    parasim.plan(SMALL, threads=2, progress=False)
+    assert not bars
+
+
+def test_export_refusal_and_approximation_as_the_cli(run_cli):
+    path = SCENARIOS / "zb-v-gpt-6.2b-8gpu.json"
+    refused = run_cli("export", str(path), "--to", "megatron")
+    assert refused.returncode == 2
+    with pytest.raises(parasim.ScenarioError) as raised:
+        parasim.export(path, to="megatron")
+    assert str(raised.value) + "\n" == refused.stderr
+    assert {p.path for p in raised.value.problems} >= {"/parallel/schedule"}
+    approximate = run_cli("export", str(path), "--to", "megatron", "--allow-approximate")
+    assert approximate.returncode == 0
+    with pytest.warns(UserWarning, match="approximate: /parallel/schedule"):
+        config = parasim.export(path, to="megatron", allow_approximate=True)
+    assert config == approximate.stdout
+    assert [f"parasim export: approximate: {d}" for d in config.differences] == [
+        line for line in approximate.stderr.splitlines() if "approximate:" in line]
+
+
+def test_a_raising_callback_stops_the_plan_at_once():
+    calls = []
+    parasim.plan(SMALL, threads=1, progress=lambda *a: calls.append(a))
+    assert len(calls) > 3
+
+    class Stop(Exception):
+        pass
+
+    seen = []
+
+    def stop_at_second(tier, done, total):
+        seen.append(tier)
+        if len(seen) == 2:
+            raise Stop()
+
+    with pytest.raises(Stop):
+        parasim.plan(SMALL, threads=1, progress=stop_at_second)
+    assert len(seen) == 2  # no call after the exception: the planner stopped
+
+
+def test_ctrl_c_stops_a_plan():
+    import _thread
+
+    seen = []
+
+    def interrupt(tier, done, total):
+        seen.append(tier)
+        if len(seen) == 1:
+            _thread.interrupt_main()  # as Ctrl-C: the next check raises KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        parasim.plan(SMALL, threads=1, progress=interrupt)
+    assert len(seen) == 1
+
+
+def test_arguments_out_of_the_commands_range():
+    for bad in [dict(gpus=0), dict(gpus=-3), dict(threads=0), dict(threads=5000), dict(keep=-1),
+                dict(max_candidates=float("nan")), dict(max_candidates=float("inf")),
+                dict(tie_percent=500), dict(top=True), dict(headroom=1.0)]:
+        with pytest.raises(ValueError):
+            parasim.plan(SMALL, **bad)
+    with pytest.raises(TypeError, match="progress"):
+        parasim.plan(SMALL, progress=42)
+
+
+def test_search_takes_one_value_and_booleans(run_cli, tmp_path):
+    out = tmp_path / "c.json"
+    cli = run_cli("plan", str(SMALL), "--threads", "2", "--search", "tp=2",
+                  "--search", "sequence_parallel=true", "--json", str(out), "--keep", "5")
+    assert cli.returncode == 0, cli.stderr
+    r = parasim.plan(SMALL, search={"tp": 2, "sequence_parallel": True}, threads=2, keep=5,
+                     progress=False)
+    assert r.to_json() == out.read_text()
+
+
+def test_the_gil_is_released_while_planning():
+    import threading
+
+    started = threading.Event()
+    spins = []
+
+    def first_call(tier, done, total):
+        started.set()
+
+    worker = threading.Thread(target=lambda: parasim.plan(SMALL, threads=1, progress=first_call))
+    worker.start()
+    started.wait()
+    count = 0
+    while worker.is_alive():  # runs only while the plan does not hold the GIL
+        count += 1
+    worker.join()
+    spins.append(count)
+    assert spins[0] > 1000

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
+
 import parasim
 from conftest import SCENARIOS
 
@@ -25,5 +27,17 @@ def test_result_reprs_render():
 
 def test_plan_result_repr_html():
     planned = parasim.plan(SCENARIOS / "llama2-7b-dgx-h100.json", threads=2, progress=False)
-    assert "<table" in planned._repr_html_()
+    page = planned._repr_html_()
+    assert "<table" in page
+    assert "&lt;parasim.Plan" in page and "<parasim" not in page
     assert "parasim.Plan" in repr(planned.winner)
+
+
+def test_a_result_without_its_workload():
+    r = parasim.simulate(SCENARIOS / "llama2-7b-dgx-h100.json", keep_workload=False)
+    assert r._repr_svg_() is None
+    assert "<svg" not in r._repr_html_() and "tokens/s" in r._repr_html_()
+    with pytest.raises(ValueError, match="keep_workload=True"):
+        r.timeline_svg()
+    with pytest.raises(ValueError, match="keep_workload=True"):
+        r.chrome_trace()

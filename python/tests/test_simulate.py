@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 
@@ -41,9 +42,14 @@ def test_result_fields_units_and_types():
 def test_byte_identical_to_cli_on_every_shipped_scenario(path, run_cli):
     cli = run_cli("simulate", str(path), "--json", "-")
     assert cli.returncode == 0, cli.stderr
-    result = parasim.simulate(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = parasim.simulate(path)
     assert result.to_json() == cli.stdout
     assert result.text in cli.stderr  # the report, the cost model's lines after it
+    cli_warnings = [l for l in cli.stderr.splitlines() if l.startswith("warning: ")]
+    assert [f"warning: {w}" for w in result.warnings] == cli_warnings
+    assert [str(w.message) for w in caught if w.category is parasim.ParasimWarning] == result.warnings
 
 
 def test_full_mode_matches_cli(run_cli):
@@ -67,6 +73,39 @@ def test_profile_is_applied_like_the_cli(run_cli, tmp_path):
     as_dict = parasim.simulate(scenario, profile=json.loads(profile.read_text()),
                                allow_foreign_profile=True)
     assert as_dict.to_json() == cli.stdout
+
+
+def test_trace_is_the_clis(run_cli, tmp_path):
+    path = SCENARIOS / "paci-gpt2-medium.json"
+    trace = tmp_path / "t.json"
+    cli = run_cli("simulate", str(path), "--trace", str(trace))
+    assert cli.returncode == 0, cli.stderr
+    assert parasim.simulate(path, memory_timeline=True).chrome_trace() == trace.read_text()
+
+
+def test_time_beyond_the_engines_range_names_the_input(run_cli, tmp_path):
+    document = json.loads(LLAMA.read_text())
+    document["cluster"] = {"preset": "dgx-h100", "device": {"peak": {"bf16": "0.000001 TFLOP/s"}}}
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(document))
+    cli = run_cli("simulate", str(path))
+    if cli.returncode != 2 or "check the scenario's and the profile's hardware" not in cli.stderr:
+        pytest.fail(f"expected the time-range refusal: {cli.returncode} {cli.stderr}")
+    with pytest.raises(parasim.ScenarioError) as raised:
+        parasim.simulate(path)
+    assert str(raised.value) + "\n" == cli.stderr
+    assert raised.value.file == str(path) and raised.value.problems[0].path == "/"
+
+
+def test_results_pickle_without_their_workload():
+    import pickle
+
+    r = parasim.simulate(LLAMA)
+    again = pickle.loads(pickle.dumps(r))
+    assert again.to_json() == r.to_json() and again.text == r.text
+    assert again.warnings == r.warnings
+    with pytest.raises(ValueError, match="keep_workload"):
+        again.timeline_svg()
 
 
 def test_pictures_and_trace():
