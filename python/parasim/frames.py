@@ -16,6 +16,21 @@ class Rows(list):
         self.columns = list(columns or [])
         self.attrs: dict[str, Any] = {}
 
+    def to_string(self, index: bool = True) -> str:
+        """The rows as an aligned text table, a column per key (as DataFrame.to_string)."""
+        def cell(value: Any) -> str:
+            return f"{value:.6f}" if isinstance(value, float) else str(value)
+
+        header = ([""] if index else []) + self.columns
+        body = [([str(i)] if index else []) + [cell(row.get(c)) for c in self.columns]
+                for i, row in enumerate(self)]
+        widths = [max(len(line[k]) for line in [header, *body]) for k in range(len(header))]
+        return "\n".join(" ".join(text.rjust(w) for text, w in zip(line, widths))
+                         for line in [header, *body])
+
+    def __str__(self) -> str:
+        return self.to_string()
+
 
 def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested dicts become dotted columns ("simulated.step_time_s"); lists stay as values."""

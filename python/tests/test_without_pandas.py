@@ -37,3 +37,14 @@ def test_compare_keeps_its_attrs(no_pandas, run_cli, tmp_path):
     assert isinstance(rows, list) and [row["variant"] for row in rows] == ["1f1b", "paci"]
     assert rows.attrs["json"] == out.read_text()
     assert set(rows.attrs["svgs"]) == {"1f1b", "paci"}
+
+
+def test_the_plan_script_runs_without_pandas(no_pandas, tmp_path, monkeypatch):
+    import runpy
+
+    from conftest import SOURCE_DIR
+
+    out = tmp_path / "args.txt"
+    monkeypatch.setattr(sys, "argv", ["plan_llama2_70b.py", str(out)])
+    runpy.run_path(str(SOURCE_DIR / "examples" / "plan_llama2_70b.py"), run_name="__main__")
+    assert "--tensor-model-parallel-size" in out.read_text()
