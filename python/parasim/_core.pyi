@@ -20,6 +20,11 @@ def validate(name: str, text: str | None, full: bool = False, layout_optional: b
     Checks a scenario as parasim validate does; raises parasim.errors.ScenarioError.
     """
 
+def read_json_file(path: str) -> str:
+    """
+    The text of a JSON input file, read and checked as the commands read theirs.
+    """
+
 class Simulation:
     """One simulated step (use parasim.simulate)."""
 
@@ -139,7 +144,7 @@ class PlanArguments:
     @command_line.setter
     def command_line(self, arg: str, /) -> None: ...
 
-def plan(name: str, text: str | None, profile_name: str | None, profile_text: str | None, allow_foreign_profile: bool, arguments: PlanArguments, progress: object | None) -> tuple[int, str, str, str, str, list[str]]:
+def plan(name: str, text: str | None, profile_name: str | None, profile_text: str | None, allow_foreign_profile: bool, arguments: PlanArguments, progress: object | None, check_signals: bool) -> tuple[int, str, str, str, str, list[str]]:
     """
     Plans on one process; raises parasim.errors.ScenarioError on bad input.
     """

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Union
 from . import _core
 from .errors import warn_all
 from .frames import flatten, table
-from .scenario import ScenarioLike, profile_source, source_of
+from .scenario import ScenarioLike, plain_value, profile_source, source_of
 
 __all__ = ["compare", "COMPARE_AXES"]
 
@@ -30,6 +30,7 @@ Items = Union[str, Iterable[Any]]
 
 
 def _item(value: Any) -> str:
+    value = plain_value(value)
     if isinstance(value, bool):  # compare --compiles takes off and on
         return "on" if value else "off"
     return str(value)

@@ -19,7 +19,7 @@ class Rows(list):
     def to_string(self, index: bool = True) -> str:
         """The rows as an aligned text table, a column per key (as DataFrame.to_string)."""
         def cell(value: Any) -> str:
-            return f"{value:.6f}" if isinstance(value, float) else str(value)
+            return f"{value:.6g}" if isinstance(value, float) else str(value)
 
         header = ([""] if index else []) + self.columns
         body = [([str(i)] if index else []) + [cell(row.get(c)) for c in self.columns]
@@ -27,6 +27,13 @@ class Rows(list):
         widths = [max(len(line[k]) for line in [header, *body]) for k in range(len(header))]
         return "\n".join(" ".join(text.rjust(w) for text, w in zip(line, widths))
                          for line in [header, *body])
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            part = Rows(super().__getitem__(key), self.columns)
+            part.attrs = dict(self.attrs)
+            return part
+        return super().__getitem__(key)
 
     def __str__(self) -> str:
         return self.to_string()

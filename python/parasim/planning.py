@@ -9,13 +9,14 @@ import math
 import numbers
 import os
 import sys
+import threading
 import warnings
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 from . import _core
 from .errors import NoPlanError, ParasimWarning, warn_all
 from .frames import flatten, table
-from .scenario import ScenarioLike, profile_source, source_of
+from .scenario import ScenarioLike, plain_value, profile_source, source_of
 
 __all__ = ["plan", "export", "Plan", "PlanResult", "ExportedConfig", "TRAINERS", "EXPORT_TARGETS"]
 
@@ -203,12 +204,23 @@ def _tqdm_progress() -> Optional[_TqdmProgress]:
     return _TqdmProgress(tqdm)
 
 
-def _check_whole(name: str, value: Any, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-        raise ValueError(f"{name} takes a whole number from {low} to {high}, not {value!r}")
+def _check_whole(name: str, value: Any, low: int, high: Union[int, float]) -> None:
+    value = plain_value(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} takes a whole number from {low} to {high:g}, not {value!r}")
+
+
+def _check_real(name: str, value: Any, low: float, high: float, high_open: bool = False,
+                what: str = "") -> None:
+    value = plain_value(value)
+    ok = (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+          and low <= value and (value < high if high_open else value <= high))
+    if not ok:
+        raise ValueError(f"{name} is {what}, not {value!r}")
 
 
 def _search_value(value: Any) -> str:
+    value = plain_value(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -248,29 +260,31 @@ def plan(
     defaults. ``threads``: the screen's and the simulations' threads (None: every core; the
     result is the same whatever the count). ``keep``: also keep the best N screened candidates
     (0: all) in ``screened``. ``progress``: a callable ``(tier, done, total)``, False for none,
-    or None for a tqdm bar when tqdm is installed. Ctrl-C, or an exception the callable raises,
-    stops the plan after the block or simulation under way and is raised. The profile's
-    warnings are issued as ParasimWarning.
+    or None for a tqdm bar when tqdm is installed. An exception the callable raises, or Ctrl-C
+    when plan runs on the main thread, stops the search or the simulation of candidates after
+    the block or simulation under way and is raised (the set-up and the simulation of the
+    scenario's own layout run to their end first). The profile's warnings are issued as
+    ParasimWarning.
 
     Raises ScenarioError on bad input, NoPlanError when no layout fits, ValueError for an
     argument out of the command's range.
     """
-    _check_whole("top", top, 1, 1 << 30)
-    _check_whole("max_simulate", max_simulate, 1, 1 << 30)
+    # The command's ranges (cli/main.cpp): --top, --max-simulate, --gpus, --threads, --keep
+    # (0 here: every screened candidate, as --json without --keep), --headroom,
+    # --max-candidates, --tie.
+    _check_whole("top", top, 1, 1 << 20)
+    _check_whole("max_simulate", max_simulate, 1, 1 << 20)
     if gpus is not None:
         _check_whole("gpus", gpus, 1, 1 << 30)
     if threads is not None:
         _check_whole("threads", threads, 1, 1024)
     if keep is not None:
-        _check_whole("keep", keep, 0, 1 << 62)
-    if not (isinstance(headroom, (int, float)) and 0 <= headroom < 1):
-        raise ValueError("headroom is a fraction of HBM from 0 to below 1, e.g. 0.05")
-    if not (isinstance(max_candidates, (int, float)) and math.isfinite(max_candidates)
-            and 1 <= max_candidates <= 1e18):
-        raise ValueError("max_candidates is a count from 1 to 1e18 (the command's --max-candidates)")
-    if tie_percent is not None and not (isinstance(tie_percent, (int, float))
-                                        and math.isfinite(tie_percent) and 0 <= tie_percent <= 100):
-        raise ValueError("tie_percent is a percentage from 0 to 100 (the command's --tie)")
+        _check_whole("keep", keep, 0, 1e12)
+    _check_real("headroom", headroom, 0, 1, high_open=True,
+                what="a fraction of HBM from 0 to below 1, e.g. 0.05")
+    _check_real("max_candidates", max_candidates, 1, 1e18, what="a count from 1 to 1e18")
+    if tie_percent is not None:
+        _check_real("tie_percent", tie_percent, 0, 100, what="a percentage from 0 to 100")
     if for_trainer is not None and for_trainer not in TRAINERS:
         raise ValueError(f"for_trainer must be one of {', '.join(TRAINERS)}, not {for_trainer!r}")
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
@@ -279,14 +293,14 @@ def plan(
     args.trainer = for_trainer or ""
     args.search = [f"{key}={_search_values(values)}" for key, values in (search or {}).items()]
     args.allow_async = allow_async
-    args.gpus = gpus or 0
-    args.max_candidates = max_candidates
-    args.top = top
-    args.max_simulate = max_simulate
-    args.headroom = headroom
-    args.threads = threads or 0
-    args.keep = keep
-    args.tie_percent = -1.0 if tie_percent is None else tie_percent
+    args.gpus = int(plain_value(gpus)) if gpus is not None else 0
+    args.max_candidates = float(plain_value(max_candidates))
+    args.top = int(plain_value(top))
+    args.max_simulate = int(plain_value(max_simulate))
+    args.headroom = float(plain_value(headroom))
+    args.threads = int(plain_value(threads)) if threads is not None else 0
+    args.keep = int(plain_value(keep)) if keep is not None else None
+    args.tie_percent = -1.0 if tie_percent is None else float(plain_value(tie_percent))
     args.command_line = "parasim.plan (Python)"
     if progress is None or progress is True:
         callback = _tqdm_progress()
@@ -297,7 +311,8 @@ def plan(
     bar = callback if isinstance(callback, _TqdmProgress) else None
     try:
         ranked, table_text, candidates_json, plan_json, why, messages = _core.plan(
-            name, text, profile_name, profile_text, allow_foreign_profile, args, callback)
+            name, text, profile_name, profile_text, allow_foreign_profile, args, callback,
+            threading.current_thread() is threading.main_thread())
     except BaseException:
         if bar:
             bar.close(completed=False)

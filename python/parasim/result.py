@@ -42,6 +42,11 @@ class Result:
     def _of(cls, simulation: "_core.Simulation") -> "Result":
         return cls(simulation.json, simulation.text, simulation.warnings, simulation)
 
+    def __copy__(self) -> "Result":
+        twin = Result(self._json, self._text, self._warnings)
+        twin._simulation, twin._timeline = self._simulation, self._timeline
+        return twin
+
     def __reduce__(self):
         return (Result, (self._json, self._text, self._warnings))
 

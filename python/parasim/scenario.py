@@ -8,6 +8,9 @@ import numbers
 import os
 from typing import Any, Mapping, Union
 
+from . import _core
+from .errors import ScenarioError
+
 __all__ = ["Scenario", "ScenarioLike"]
 
 
@@ -34,8 +37,14 @@ class Scenario:
     def load(cls, path: Union[str, os.PathLike]) -> "Scenario":
         """Reads a scenario (or plan) file; its path names it in messages."""
         path = os.fspath(path)
-        with open(path, encoding="utf-8") as f:
-            return cls(json.load(f), name=path)
+        document = json.loads(_core.read_json_file(path))  # the commands' checks and messages
+        if not isinstance(document, Mapping):
+            return cls._refuse(path, f"expected a JSON object (a scenario), got {type(document).__name__}")
+        return cls(document, name=path)
+
+    @staticmethod
+    def _refuse(path: str, message: str) -> "Scenario":
+        raise ScenarioError(f"{path}: /: {message}", path, [("/", message)])
 
     def to_dict(self) -> dict[str, Any]:
         """A deep copy of the document."""
@@ -65,7 +74,8 @@ class Scenario:
                                     "not an object")
                 node = child
             node[keys[-1]] = copy.deepcopy(value)
-        return Scenario(document, name=name or f"{self.name} (changed)")
+        changed = self.name if self.name.endswith(" (changed)") else f"{self.name} (changed)"
+        return Scenario(document, name=name or changed)
 
     def __getitem__(self, key: str) -> Any:
         return self._document[key]
@@ -80,15 +90,33 @@ class Scenario:
 ScenarioLike = Union[Scenario, Mapping[str, Any], str, os.PathLike]
 
 
-def _plain(value: Any) -> Any:
-    """numpy's and other number types as Python's (a sweep built from a DataFrame has them)."""
+def plain_value(value: Any) -> Any:
+    """numpy's scalars (and 0-d arrays) and other number types as Python's bool, int or float (a
+    sweep built from a DataFrame has them); anything else unchanged."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "ndim", 0) == 0:
+        try:
+            value = item()
+        except (TypeError, ValueError):
+            return value
     if isinstance(value, bool):
         return value
+    if type(value).__name__ == "bool_":
+        return bool(value)
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
-    raise TypeError(f"a scenario holds JSON values, not {type(value).__name__} ({value!r})")
+    return value
+
+
+def _plain(value: Any) -> Any:
+    converted = plain_value(value)
+    if converted is value or not isinstance(converted, (bool, int, float, str)):
+        raise TypeError(f"a scenario holds JSON values, not {type(value).__name__} ({value!r})")
+    return converted
 
 
 def _json_text(document: Mapping[str, Any], what: str) -> str:

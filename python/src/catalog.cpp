@@ -4,8 +4,10 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include "cli/input_file.hpp"
 #include "cli/runs/list_json.hpp"
 #include "cli/runs/plan_run.hpp"
+#include "costmodel/json_fields.hpp"
 #include "costmodel/units.hpp"
 #include "python/src/bindings.hpp"
 #include "strategies/input/workload_estimate.hpp"
@@ -31,6 +33,19 @@ std::string validate(const std::string& name, const std::optional<std::string>& 
       .dump();
 }
 
+// The text of the JSON file at `path`, read and parsed as every input is (a regular file of at
+// most 16 MiB, valid JSON); throws cost::InputError naming the file. For Scenario.load.
+std::string read_json_file(const std::string& path) {
+  nb::gil_scoped_release release;
+  cli::check_input_file(path);
+  cost::Diagnostics d(path);
+  std::optional<std::string> text =
+      cost::read_input_file(path, cost::kMaxInputFileBytes, "scenario or plan", d);
+  if (text && !cost::parse_json_document(*text, d)) text.reset();
+  if (!text) throw cost::InputError(std::move(d));
+  return std::move(*text);
+}
+
 }  // namespace
 
 void bind_catalog(nb::module_& m) {
@@ -44,6 +59,8 @@ void bind_catalog(nb::module_& m) {
   m.def("validate", &validate, nb::arg("name"), nb::arg("text").none(), nb::arg("full") = false,
         nb::arg("layout_optional") = false,
         "Checks a scenario as parasim validate does; raises parasim.errors.ScenarioError.");
+  m.def("read_json_file", &read_json_file, nb::arg("path"),
+        "The text of a JSON input file, read and checked as the commands read theirs.");
 }
 
 }  // namespace parasim::python

@@ -55,32 +55,34 @@ Comparison compare(const std::string& name, const std::optional<std::string>& te
                    const std::optional<std::string>& profile_text, bool allow_foreign_profile,
                    bool pictures) {
   nb::gil_scoped_release release;
-  cli::CompareOptions o;
-  o.scenario = name;
-  o.chunks = chunks;
-  for (const auto& [axis, list] : axes) set_axis(o, axis, list);
-  const strat::Scenario base = read_scenario({name, text}).scenario;
-  std::optional<cost::Profile> profile;
-  std::vector<std::string> warnings;
-  if (profile_name) {
-    profile = read_profile({*profile_name, profile_text});
-    cost::check_profile_fits(*profile, base.cluster, allow_foreign_profile);
-    warnings = cli::profile_warnings(*profile, *profile_name);
-  }
-  const cli::CompareRun run = naming_time_errors(
-      name, [&] { return cli::run_comparison(base, o, profile ? &*profile : nullptr, pictures); });
-  warnings.insert(warnings.end(), run.warnings.begin(), run.warnings.end());
-  std::vector<std::tuple<std::string, std::string, std::string>> svgs;
-  if (pictures) {
-    const double span = cli::shared_span_s(run.rows);
-    for (const cli::CompareRow& row : run.rows) {
-      if (!row.ran()) continue;
-      svgs.emplace_back(row.variant.label, cli::compare_timeline_svg(row, span),
-                        cli::compare_memory_svg(row, span));
+  return naming_time_errors(name, [&]() -> Comparison {
+    cli::CompareOptions o;
+    o.scenario = name;
+    o.chunks = chunks;
+    for (const auto& [axis, list] : axes) set_axis(o, axis, list);
+    const strat::Scenario base = read_scenario({name, text}).scenario;
+    std::optional<cost::Profile> profile;
+    std::vector<std::string> warnings;
+    if (profile_name) {
+      profile = read_profile({*profile_name, profile_text});
+      cost::check_profile_fits(*profile, base.cluster, allow_foreign_profile);
+      warnings = cli::profile_warnings(*profile, *profile_name);
     }
-  }
-  return {cli::compare_json_text(base, run.rows), cli::compare_text(base, run), std::move(svgs),
-          std::move(warnings)};
+    const cli::CompareRun run =
+        cli::run_comparison(base, o, profile ? &*profile : nullptr, pictures);
+    warnings.insert(warnings.end(), run.warnings.begin(), run.warnings.end());
+    std::vector<std::tuple<std::string, std::string, std::string>> svgs;
+    if (pictures) {
+      const double span = cli::shared_span_s(run.rows);
+      for (const cli::CompareRow& row : run.rows) {
+        if (!row.ran()) continue;
+        svgs.emplace_back(row.variant.label, cli::compare_timeline_svg(row, span),
+                          cli::compare_memory_svg(row, span));
+      }
+    }
+    return {cli::compare_json_text(base, run.rows), cli::compare_text(base, run), std::move(svgs),
+            std::move(warnings)};
+  });
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <tuple>
@@ -25,24 +27,39 @@ namespace parasim::python {
 namespace {
 
 // The planner calls its progress function from its worker 0, which runs on the thread that
-// called plan (sim/worker_threads.hpp): the relay takes the GIL for each call, runs the Python
-// callback when there is one, and checks for a signal (Ctrl-C). The first Python exception,
-// from either, is kept and the relay throws PlanStopped: the planner's workers stop after their
-// current block or simulation, and the caller raises the kept exception once the planner has
-// returned. The planner copies only the pointer to the relay.
+// called plan (sim/worker_threads.hpp), after each block of candidates and each simulation. The
+// relay takes the GIL and runs the Python callback when there is one; on the interpreter's main
+// thread it also checks for a signal (Ctrl-C), at most every kSignalCheckInterval when there is
+// no callback. The first Python exception, from either, is kept and the relay throws
+// PlanStopped: the planner's workers stop after their current block or simulation, and the
+// caller raises the kept exception once the planner has returned. The planner copies only the
+// pointer to the relay. Once the interpreter has begun to exit (an atexit hook sets
+// g_interpreter_exiting), the relay never takes the GIL: a plan left running in a daemon thread
+// goes on without Python until the process ends, instead of being killed inside the planner.
+std::atomic<bool> g_interpreter_exiting{false};
+constexpr auto kSignalCheckInterval = std::chrono::milliseconds(50);
+
 struct PlanStopped : std::runtime_error {
   PlanStopped() : std::runtime_error("the plan was stopped from Python") {}
 };
 
 struct ProgressRelay {
   nb::object callback;  // None: only the signal check
+  bool check_signals = false;
   std::optional<nb::python_error> error;
+  std::chrono::steady_clock::time_point last_check{};
+
+  bool wanted() const { return !callback.is_none() || check_signals; }
 
   void operator()(const char* tier, std::uint64_t done, std::uint64_t total) {
+    if (g_interpreter_exiting.load()) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (callback.is_none() && now - last_check < kSignalCheckInterval) return;
+    last_check = now;
     nb::gil_scoped_acquire acquire;
     if (error) throw PlanStopped();
     try {
-      if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      if (check_signals && PyErr_CheckSignals() != 0) throw nb::python_error();
       if (!callback.is_none()) callback(tier, done, total);
     } catch (nb::python_error& e) {
       error.emplace(std::move(e));
@@ -74,7 +91,7 @@ using PlanOutcome =
 PlanOutcome run_plan(const std::string& name, const std::optional<std::string>& text,
                      const std::optional<std::string>& profile_name,
                      const std::optional<std::string>& profile_text, bool allow_foreign_profile,
-                     const PlanArguments& a, nb::object progress) {
+                     const PlanArguments& a, nb::object progress, bool check_signals) {
   cli::PlanCommandOptions o;
   o.scenario = name;
   o.profile = profile_name.value_or("");
@@ -92,34 +109,37 @@ PlanOutcome run_plan(const std::string& name, const std::optional<std::string>& 
   o.tie_percent = a.tie_percent;
   o.command_line = a.command_line;
   o.progress = false;
-  ProgressRelay relay{std::move(progress), std::nullopt};
+  ProgressRelay relay{std::move(progress), check_signals, std::nullopt, {}};
   PlanOutcome outcome;
   try {
     nb::gil_scoped_release release;
-    const strat::ScenarioFile file = read_scenario({name, text}, cli::plan_scenario_limits());
-    cli::PlanSetup setup = cli::prepare_plan(file, o);
-    std::optional<cost::Profile> profile;
-    std::vector<std::string> warnings;
-    if (profile_name) {
-      profile = read_profile({*profile_name, profile_text});
-      cost::check_profile_fits(*profile, setup.question.base.cluster, allow_foreign_profile);
-      warnings = cli::profile_warnings(*profile, *profile_name);
-    }
-    cli::add_plan_costs(setup, profile ? &*profile : nullptr);
-    plan::PlanOptions po = cli::plan_options(setup, o, 1);
-    ProgressRelay* r = &relay;
-    po.progress = [r](const char* tier, std::uint64_t done, std::uint64_t total) {
-      (*r)(tier, done, total);
-    };
-    const plan::PlanResult result = naming_time_errors(name, [&] {
-      return plan::run_plan(setup.question.base, setup.space, setup.costs.view, po);
+    naming_time_errors(name, [&] {
+      const strat::ScenarioFile file = read_scenario({name, text}, cli::plan_scenario_limits());
+      cli::PlanSetup setup = cli::prepare_plan(file, o);
+      std::optional<cost::Profile> profile;
+      std::vector<std::string> warnings;
+      if (profile_name) {
+        profile = read_profile({*profile_name, profile_text});
+        cost::check_profile_fits(*profile, setup.question.base.cluster, allow_foreign_profile);
+        warnings = cli::profile_warnings(*profile, *profile_name);
+      }
+      cli::add_plan_costs(setup, profile ? &*profile : nullptr);
+      plan::PlanOptions po = cli::plan_options(setup, o, 1);
+      if (relay.wanted()) {
+        ProgressRelay* r = &relay;
+        po.progress = [r](const char* tier, std::uint64_t done, std::uint64_t total) {
+          (*r)(tier, done, total);
+        };
+      }
+      const plan::PlanResult result =
+          plan::run_plan(setup.question.base, setup.space, setup.costs.view, po);
+      outcome = {result.ranked,
+                 cli::plan_text(setup, file, result, o),
+                 cli::plan_candidates_text(setup, result),
+                 result.ranked > 0 ? cli::plan_file_text(setup, result, o) : std::string(),
+                 result.ranked > 0 ? std::string() : cli::no_plan_line(setup, result),
+                 std::move(warnings)};
     });
-    outcome = {result.ranked,
-               cli::plan_text(setup, file, result, o),
-               cli::plan_candidates_text(setup, result),
-               result.ranked > 0 ? cli::plan_file_text(setup, result, o) : std::string(),
-               result.ranked > 0 ? std::string() : cli::no_plan_line(setup, result),
-               std::move(warnings)};
   } catch (const PlanStopped&) {
     if (relay.error) throw std::move(*relay.error);
     throw;
@@ -158,6 +178,9 @@ export_plan(const std::string& name, const std::optional<std::string>& text, con
 }  // namespace
 
 void bind_plan(nb::module_& m) {
+  // Before the interpreter finalizes (atexit hooks run first), stop relaying.
+  nb::module_::import_("atexit").attr("register")(
+      nb::cpp_function([] { g_interpreter_exiting.store(true); }));
   nb::class_<PlanArguments>(m, "PlanArguments", "plan's options, as parasim plan takes them.")
       .def(nb::init<>())
       .def_rw("trainer", &PlanArguments::trainer)
@@ -174,7 +197,7 @@ void bind_plan(nb::module_& m) {
       .def_rw("command_line", &PlanArguments::command_line);
   m.def("plan", &run_plan, nb::arg("name"), nb::arg("text").none(), nb::arg("profile_name").none(),
         nb::arg("profile_text").none(), nb::arg("allow_foreign_profile"), nb::arg("arguments"),
-        nb::arg("progress").none(),
+        nb::arg("progress").none(), nb::arg("check_signals"),
         "Plans on one process; raises parasim.errors.ScenarioError on bad input.");
   m.def("export", &export_plan, nb::arg("name"), nb::arg("text").none(), nb::arg("to"),
         nb::arg("version"), nb::arg("json"), nb::arg("allow_approximate"),

@@ -39,33 +39,34 @@ std::unique_ptr<Simulation> simulate(const std::string& name,
                                      bool allow_foreign_profile, bool full, bool memory_timeline,
                                      bool keep_workload) {
   nb::gil_scoped_release release;
-  auto out = std::make_unique<Simulation>();
-  strat::Scenario scenario = read_scenario({name, text}).scenario;
-  std::optional<cost::Profile> profile;
-  if (profile_name) {
-    profile = read_profile({*profile_name, profile_text});
-    cost::check_profile_fits(*profile, scenario.cluster, allow_foreign_profile);
-    out->warnings = cli::profile_warnings(*profile, *profile_name);
-  }
-  cli::SimulationSettings settings;
-  settings.full = full;
-  settings.record_memory_timeline = memory_timeline;
-  cli::SimulationRun run = naming_time_errors(
-      name, [&] { return cli::run_simulation(scenario, profile ? &*profile : nullptr, settings); });
-  out->json = cli::result_json_text(scenario, run.report);
-  out->text = cli::format_text_report(scenario, run.report);
-  out->warnings.insert(out->warnings.end(), run.warnings.begin(), run.warnings.end());
-  out->memory_timeline = memory_timeline;
-  out->has_workload = keep_workload;
-  out->row.variant.label = scenario.name;
-  out->row.variant.axis = "scenario";
-  out->row.variant.scenario = std::move(scenario);
-  if (keep_workload) {
-    out->row.built = std::move(run.built);
-    out->row.result = std::move(run.result);
-  }
-  out->row.report = std::move(run.report);
-  return out;
+  return naming_time_errors(name, [&] {
+    auto out = std::make_unique<Simulation>();
+    strat::Scenario scenario = read_scenario({name, text}).scenario;
+    std::optional<cost::Profile> profile;
+    if (profile_name) {
+      profile = read_profile({*profile_name, profile_text});
+      cost::check_profile_fits(*profile, scenario.cluster, allow_foreign_profile);
+      out->warnings = cli::profile_warnings(*profile, *profile_name);
+    }
+    cli::SimulationSettings settings;
+    settings.full = full;
+    settings.record_memory_timeline = memory_timeline;
+    cli::SimulationRun run = cli::run_simulation(scenario, profile ? &*profile : nullptr, settings);
+    out->json = cli::result_json_text(scenario, run.report);
+    out->text = cli::format_text_report(scenario, run.report);
+    out->warnings.insert(out->warnings.end(), run.warnings.begin(), run.warnings.end());
+    out->memory_timeline = memory_timeline;
+    out->has_workload = keep_workload;
+    out->row.variant.label = scenario.name;
+    out->row.variant.axis = "scenario";
+    out->row.variant.scenario = std::move(scenario);
+    if (keep_workload) {
+      out->row.built = std::move(run.built);
+      out->row.result = std::move(run.result);
+    }
+    out->row.report = std::move(run.report);
+    return out;
+  });
 }
 
 void require_workload(const Simulation& s, const char* what) {

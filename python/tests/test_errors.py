@@ -136,3 +136,33 @@ def test_numpy_numbers_and_nan():
     document["training"]["global_batch"] = object()
     with pytest.raises(TypeError, match="JSON values"):
         parasim.simulate(document)
+
+
+def test_scenario_load_reads_as_the_commands(tmp_path, run_cli):
+    path = tmp_path / "broken.json"
+    path.write_text('{"name": ')
+    cli = run_cli("validate", str(path))
+    with pytest.raises(parasim.ScenarioError) as raised:
+        parasim.Scenario.load(path)
+    assert str(raised.value) + "\n" == cli.stderr
+    with pytest.raises(parasim.ScenarioError, match="cannot read"):
+        parasim.Scenario.load(tmp_path / "missing.json")
+    (tmp_path / "list.json").write_text("[1]")
+    with pytest.raises(parasim.ScenarioError, match="JSON object"):
+        parasim.Scenario.load(tmp_path / "list.json")
+
+
+def test_copies_and_numpy_arguments():
+    import copy
+
+    np = pytest.importorskip("numpy")
+    r = parasim.simulate(SCENARIOS / "paci-gpt2-medium.json")
+    assert copy.copy(r).timeline_svg() == r.timeline_svg()
+    base = parasim.Scenario.load(SCENARIOS / "llama2-7b-dgx-h100.json")
+    twice = base.with_({"parallel.dp": np.int64(2)}).with_({"parallel.tp": 2})
+    assert twice.name.endswith("(changed)") and not twice.name.endswith("(changed) (changed)")
+    assert parasim.validate(base.with_({"parallel.sequence_parallel": np.bool_(True)})) == []
+    planned = parasim.plan(base, search={"tp": np.int64(2), "sequence_parallel": np.bool_(True)},
+                           max_candidates=np.int64(1000000), headroom=np.float32(0.05),
+                           threads=np.int64(2), progress=False)
+    assert set(planned.top(10)["tp"]) == {2}

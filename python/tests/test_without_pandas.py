@@ -23,6 +23,8 @@ def test_tables_are_lists_of_dicts(no_pandas):
     planned = parasim.plan(SCENARIOS / "llama2-7b-dgx-h100.json", threads=2, keep=3, progress=False)
     top = planned.top(2)
     assert [row["rank"] for row in top] == [1, 2] and "step_time_s" in top.columns
+    assert top[:1].columns == top.columns and len(top[:1]) == 1
+    assert top.to_string().splitlines()[0].split()[:3] == ["rank", "dp", "tp"]
     assert len(planned.screened) == 3
     assert all(set(row) == set(planned.candidates.columns) for row in planned.candidates)
     assert "<pre>" in planned._repr_html_()
