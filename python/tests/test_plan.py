@@ -214,8 +214,8 @@ def test_ctrl_c_stops_a_plan_without_a_callback():
     whole = time.perf_counter() - start
     timer = threading.Timer(whole / 20, _thread.interrupt_main)  # Ctrl-C early in the search
     start = time.perf_counter()
-    timer.start()
     with pytest.raises(KeyboardInterrupt):
+        timer.start()
         parasim.plan(big, threads=1, progress=False)
     stopped = time.perf_counter() - start
     timer.join()
