@@ -1,5 +1,6 @@
 // parasim compare: the scenario's variants (compare_variants), simulated one by one, then the
-// table (compare_table), the pictures (compare_pictures) and the rows JSON, written together.
+// table, the rows JSON (cli/runs/compare_run) and the pictures (compare_pictures), written
+// together.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,11 +18,7 @@
 #include "costmodel/profile_fit.hpp"
 #include "report/compare/compare_pictures.hpp"
 #include "report/compare/compare_row.hpp"
-#include "report/compare/compare_table.hpp"
-#include "report/number_text.hpp"
-#include "report/report_format.hpp"
 #include "report/svg/svg_sweep.hpp"
-#include "sim/engine.hpp"
 #include "strategies/input/scenario_file.hpp"
 
 namespace parasim::cli {
@@ -62,12 +59,12 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     const strat::Scenario base = strat::load_scenario_file(o.scenario).scenario;
     cost::Profile profile;
     if (!o.profile.empty()) profile = cost::load_profile(o.profile);
-    if (!o.profile.empty())
-      cost::check_profile_fits(profile, base.cluster, o.allow_foreign_profile);
+    if (!o.profile.empty()) cost::check_profile_fits(profile, base.cluster, o.allow_foreign_profile);
     for (const auto& w : profile_warnings(profile, o.profile)) err << "warning: " << w << "\n";
     const CompareRun run =
         run_comparison(base, o, o.profile.empty() ? nullptr : &profile, !o.svg_dir.empty());
     const std::vector<CompareRow>& rows = run.rows;
+
     // Everything computed: stage the files, then put them in place.
     std::vector<std::unique_ptr<OutputFile>> files;
     std::string pictures;
@@ -90,13 +87,13 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
         files.push_back(std::make_unique<OutputFile>(stem + "-memory.svg"));
         files.back()->stage(compare_memory_svg(rows[i], span));
         if (stems[i] != labels[i]) {
-          pictures +=
-              fmt::format("  {}: {}-timeline.svg, {}-memory.svg\n", labels[i], stems[i], stems[i]);
+          pictures += fmt::format("  {}: {}-timeline.svg, {}-memory.svg\n", labels[i], stems[i],
+                                  stems[i]);
         }
       }
-      pictures =
-          fmt::format("\npictures: {}/<variant>-timeline.svg and -memory.svg{}\n{}", o.svg_dir,
-                      pictures.empty() ? "" : "; renamed for the file system:", pictures);
+      pictures = fmt::format("\npictures: {}/<variant>-timeline.svg and -memory.svg{}\n{}",
+                             o.svg_dir, pictures.empty() ? "" : "; renamed for the file system:",
+                             pictures);
     }
     if (!o.json.empty()) json_file.stage(compare_json_text(base, rows));
     std::vector<OutputFile*> outputs{&json_file};  // all or none (output_file.hpp)
@@ -120,7 +117,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   } catch (const std::length_error& e) {
     err << cost::printable(o.scenario) << ": " << e.what() << "\n";
     return std::string(e.what()).find("over the limit") != std::string::npos ? kExitBadInput
-                                                                             : kExitFailure;
+                                                                               : kExitFailure;
   } catch (const std::exception& e) {
     err << cost::printable(o.scenario) << ": " << e.what() << "\n";
     return kExitFailure;

@@ -13,25 +13,17 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <set>
-#include <thread>
 
 #include "calibrate/mpi_plugin.hpp"
 #include "calibrate/process_group.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_file.hpp"
 #include "cli/output_file.hpp"
-#include "cli/plan_format.hpp"
 #include "cli/profile_notes.hpp"
 #include "cli/runs/plan_run.hpp"
 #include "costmodel/profile.hpp"
 #include "costmodel/profile_fit.hpp"
-#include "planner/cost_models.hpp"
-#include "planner/feasibility.hpp"
-#include "planner/plan_question.hpp"
-#include "planner/plan_scenario.hpp"
 #include "planner/planner.hpp"
-#include "planner/trainer_filter.hpp"
 #include "sim/time.hpp"
 #include "strategies/input/scenario_file.hpp"
 
@@ -103,8 +95,7 @@ int plan(const PlanCommandOptions& o, const calib::ProcessGroup* group, std::ost
       po.progress = [&err, start](const char* tier, std::uint64_t done, std::uint64_t total) {
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double eta =
-            done > 0 ? elapsed * (static_cast<double>(total) / static_cast<double>(done) - 1) : 0;
+        const double eta = done > 0 ? elapsed * (static_cast<double>(total) / static_cast<double>(done) - 1) : 0;
         err << fmt::format("\r  {} {} of {} (ETA {:.0f} s)   ", tier, done, total, eta)
             << std::flush;
       };
@@ -161,8 +152,7 @@ int run_plan_command(const PlanCommandOptions& o, std::ostream& out, std::ostrea
   try {
     group = calib::open_process_group();
   } catch (const calib::ProcessGroupUnavailable& e) {
-    if (speaks)
-      err << "parasim plan: cannot share the search among the ranks: " << e.what() << "\n";
+    if (speaks) err << "parasim plan: cannot share the search among the ranks: " << e.what() << "\n";
     return kExitNoDevice;
   } catch (const std::exception& e) {
     if (speaks) err << "parasim plan: cannot start the process group: " << e.what() << "\n";

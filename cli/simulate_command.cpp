@@ -14,11 +14,11 @@
 #include "costmodel/profile.hpp"
 #include "costmodel/profile_fit.hpp"
 #include "costmodel/units.hpp"
+#include "strategies/input/scenario_file.hpp"
 #include "report/report_format.hpp"
 #include "report/step_report.hpp"
 #include "sim/engine.hpp"
 #include "sim/trace.hpp"
-#include "strategies/input/scenario_file.hpp"
 #include "strategies/input/scenario_parser.hpp"
 #include "strategies/workload/workload_builder.hpp"
 
@@ -34,9 +34,8 @@ struct TraceRequest {
 TraceRequest parse_trace_request(const SimulateOptions& o) {
   TraceRequest request;
   if (o.trace.empty() && (!o.trace_ranks.empty() || !o.trace_window.empty())) {
-    throw CommandLineError(
-        "--trace-ranks and --trace-window choose what --trace FILE writes; "
-        "give --trace FILE too");
+    throw CommandLineError("--trace-ranks and --trace-window choose what --trace FILE writes; "
+                           "give --trace FILE too");
   }
   if (!o.trace_ranks.empty()) request.ranks = parse_rank_list(o.trace_ranks);
   if (!o.trace_window.empty()) request.window = parse_time_window(o.trace_window);
@@ -51,9 +50,9 @@ std::string make_trace(const SimulateOptions& o, const TraceRequest& request,
   sim::TraceFilter filter = make_trace_filter(built, total_gpus, request.ranks, &notes);
   if (request.window) {
     if (request.window->first > result.makespan) {
-      throw CommandLineError(
-          fmt::format("--trace-window \"{}\" starts after the simulated run ends ({})",
-                      o.trace_window, cost::format_time(result.makespan)));
+      throw CommandLineError(fmt::format(
+          "--trace-window \"{}\" starts after the simulated run ends ({})", o.trace_window,
+          cost::format_time(result.makespan)));
     }
     filter.start = request.window->first;
     filter.end = request.window->second;
@@ -103,8 +102,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     if (!o.json.empty()) json_file.stage(result_json_text(scenario, report));
     std::size_t trace_bytes = 0;
     if (!o.trace.empty()) {
-      std::string trace =
-          make_trace(o, trace_request, built, scenario.cluster.total_gpus(), result, err);
+      std::string trace = make_trace(o, trace_request, built, scenario.cluster.total_gpus(),
+                                     result, err);
       trace_bytes = trace.size();
       trace_file.stage(std::move(trace));
     }
@@ -133,7 +132,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     return kExitBadInput;
   } catch (const sim::WorkloadError& e) {
     err << cost::printable(o.scenario)
-        << ": internal error, the generated workload cannot run: " << e.what() << "\n";
+        << ": internal error, the generated workload cannot run: " << e.what()
+        << "\n";
     return kExitFailure;
   } catch (const std::exception& e) {
     err << cost::printable(o.scenario) << ": " << e.what() << "\n";

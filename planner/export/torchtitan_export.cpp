@@ -119,33 +119,32 @@ void map_schedule(const Scenario& s, ExportContext& c, Settings& out) {
     stage_layers_mapped(s, c, "");
     return;
   }
-  std::string name = "1F1B";
+  std::string name = "1F1B";  // what a refused schedule is written as (--allow-approximate)
+  auto map_as = [&](const char* torchtitan_name) {  // pipeline_parallel_schedule's value
+    name = torchtitan_name;
+    c.mapped("/parallel/schedule", torchtitan_name);
+  };
   switch (p.schedule) {
     case PipelineSchedule::kOneFOneB:
-      c.mapped("/parallel/schedule", "1F1B");
+      map_as("1F1B");
       break;
     case PipelineSchedule::kGpipe:
-      name = "GPipe";
-      c.mapped("/parallel/schedule", "GPipe");
+      map_as("GPipe");
       break;
     case PipelineSchedule::kInterleaved:
-      name = "Interleaved1F1B";
-      c.mapped("/parallel/schedule", "Interleaved1F1B");
+      map_as("Interleaved1F1B");
       break;
     case PipelineSchedule::kInterleavedZb:
-      name = "InterleavedZeroBubble";
-      c.mapped("/parallel/schedule", "InterleavedZeroBubble");
+      map_as("InterleavedZeroBubble");
       break;
     case PipelineSchedule::kZbV:  // torchtitan's "v" stage-to-rank mapping, two stages a rank
-      name = "ZBVZeroBubble";
-      c.mapped("/parallel/schedule", "ZBVZeroBubble");
+      map_as("ZBVZeroBubble");
       break;
     case PipelineSchedule::kDualPipeV:
-      name = "DualPipeV";
-      c.mapped("/parallel/schedule", "DualPipeV");
+      map_as("DualPipeV");
       // torch.distributed.pipelining runs an OVERLAP_F_B action in sequence unless a custom
       // function is registered; torchtitan registers none.
-      if (p.overlap_forward_backward.value_or(s.training.framework.overlaps_forward_backward)) {
+      if (s.overlaps_forward_backward()) {
         c.cannot("/parallel/overlap_forward_backward",
                  "DualPipeV's forward-backward pairs overlapped (DeepSeek's "
                  "overlapped_forward_backward)",

@@ -39,12 +39,9 @@ class Scenario:
         path = os.fspath(path)
         document = json.loads(_core.read_json_file(path))  # the commands' checks and messages
         if not isinstance(document, Mapping):
-            return cls._refuse(path, f"expected a JSON object (a scenario), got {type(document).__name__}")
+            message = f"expected a JSON object (a scenario), got {type(document).__name__}"
+            raise ScenarioError(f"{path}: /: {message}", path, [("/", message)])
         return cls(document, name=path)
-
-    @staticmethod
-    def _refuse(path: str, message: str) -> "Scenario":
-        raise ScenarioError(f"{path}: /: {message}", path, [("/", message)])
 
     def to_dict(self) -> dict[str, Any]:
         """A deep copy of the document."""

@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "costmodel/profile.hpp"
 #include "sim/time.hpp"
@@ -30,8 +31,15 @@ struct ScenarioSource {
 // same checks, the same limits, the same messages. Throws cost::InputError.
 strat::ScenarioFile read_scenario(const ScenarioSource& source,
                                   const strat::ScenarioLimits& limits = {});
-// The same for a calibrated profile (cost::load_profile / cost::parse_profile).
-cost::Profile read_profile(const ScenarioSource& source);
+// The calibrated profile Python named (no name: none, the analytical model), read as the
+// commands read it (cost::load_profile / cost::parse_profile) and checked against `cluster`
+// (cost::check_profile_fits); its warnings (cli/profile_notes.hpp) are appended to `warnings`.
+// Throws cost::InputError.
+std::optional<cost::Profile> read_checked_profile(const std::optional<std::string>& name,
+                                                  const std::optional<std::string>& text,
+                                                  const cost::ClusterSpec& cluster,
+                                                  bool allow_foreign_profile,
+                                                  std::vector<std::string>& warnings);
 
 // A time beyond the engine's range (sim::TimeRangeError) while working on the input `name`: the
 // command prints it as "NAME: what; check the scenario's ..." (exit code 2); errors.cpp raises

@@ -11,9 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "cli/profile_notes.hpp"
 #include "cli/runs/compare_run.hpp"
-#include "costmodel/profile_fit.hpp"
 #include "python/src/bindings.hpp"
 #include "report/compare/compare_pictures.hpp"
 
@@ -61,13 +59,9 @@ Comparison compare(const std::string& name, const std::optional<std::string>& te
     o.chunks = chunks;
     for (const auto& [axis, list] : axes) set_axis(o, axis, list);
     const strat::Scenario base = read_scenario({name, text}).scenario;
-    std::optional<cost::Profile> profile;
     std::vector<std::string> warnings;
-    if (profile_name) {
-      profile = read_profile({*profile_name, profile_text});
-      cost::check_profile_fits(*profile, base.cluster, allow_foreign_profile);
-      warnings = cli::profile_warnings(*profile, *profile_name);
-    }
+    const std::optional<cost::Profile> profile = read_checked_profile(
+        profile_name, profile_text, base.cluster, allow_foreign_profile, warnings);
     const cli::CompareRun run =
         cli::run_comparison(base, o, profile ? &*profile : nullptr, pictures);
     warnings.insert(warnings.end(), run.warnings.begin(), run.warnings.end());

@@ -1,4 +1,6 @@
 #include "cli/input_file.hpp"
+#include "cli/profile_notes.hpp"
+#include "costmodel/profile_fit.hpp"
 #include "python/src/bindings.hpp"
 
 namespace parasim::python {
@@ -10,10 +12,17 @@ strat::ScenarioFile read_scenario(const ScenarioSource& source,
   return strat::load_scenario_file(source.name, limits);
 }
 
-cost::Profile read_profile(const ScenarioSource& source) {
-  if (source.text) return cost::parse_profile(*source.text, source.name);
-  cli::check_input_file(source.name);
-  return cost::load_profile(source.name);
+std::optional<cost::Profile> read_checked_profile(const std::optional<std::string>& name,
+                                                  const std::optional<std::string>& text,
+                                                  const cost::ClusterSpec& cluster,
+                                                  bool allow_foreign_profile,
+                                                  std::vector<std::string>& warnings) {
+  if (!name) return std::nullopt;
+  if (!text) cli::check_input_file(*name);
+  cost::Profile profile = text ? cost::parse_profile(*text, *name) : cost::load_profile(*name);
+  cost::check_profile_fits(profile, cluster, allow_foreign_profile);
+  for (std::string& w : cli::profile_warnings(profile, *name)) warnings.push_back(std::move(w));
+  return profile;
 }
 
 }  // namespace parasim::python

@@ -13,9 +13,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/profile_notes.hpp"
 #include "cli/runs/plan_run.hpp"
-#include "costmodel/profile_fit.hpp"
 #include "planner/export/export_context.hpp"
 #include "planner/export/export_input.hpp"
 #include "planner/export/exporter.hpp"
@@ -116,13 +114,9 @@ PlanOutcome run_plan(const std::string& name, const std::optional<std::string>& 
     naming_time_errors(name, [&] {
       const strat::ScenarioFile file = read_scenario({name, text}, cli::plan_scenario_limits());
       cli::PlanSetup setup = cli::prepare_plan(file, o);
-      std::optional<cost::Profile> profile;
       std::vector<std::string> warnings;
-      if (profile_name) {
-        profile = read_profile({*profile_name, profile_text});
-        cost::check_profile_fits(*profile, setup.question.base.cluster, allow_foreign_profile);
-        warnings = cli::profile_warnings(*profile, *profile_name);
-      }
+      const std::optional<cost::Profile> profile = read_checked_profile(
+          profile_name, profile_text, setup.question.base.cluster, allow_foreign_profile, warnings);
       cli::add_plan_costs(setup, profile ? &*profile : nullptr);
       plan::PlanOptions po = cli::plan_options(setup, o, 1);
       if (relay.wanted()) {

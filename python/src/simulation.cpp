@@ -8,9 +8,7 @@
 
 #include <memory>
 
-#include "cli/profile_notes.hpp"
 #include "cli/runs/simulation_run.hpp"
-#include "costmodel/profile_fit.hpp"
 #include "python/src/bindings.hpp"
 #include "report/compare/compare_pictures.hpp"
 #include "report/report_format.hpp"
@@ -42,12 +40,8 @@ std::unique_ptr<Simulation> simulate(const std::string& name,
   return naming_time_errors(name, [&] {
     auto out = std::make_unique<Simulation>();
     strat::Scenario scenario = read_scenario({name, text}).scenario;
-    std::optional<cost::Profile> profile;
-    if (profile_name) {
-      profile = read_profile({*profile_name, profile_text});
-      cost::check_profile_fits(*profile, scenario.cluster, allow_foreign_profile);
-      out->warnings = cli::profile_warnings(*profile, *profile_name);
-    }
+    const std::optional<cost::Profile> profile = read_checked_profile(
+        profile_name, profile_text, scenario.cluster, allow_foreign_profile, out->warnings);
     cli::SimulationSettings settings;
     settings.full = full;
     settings.record_memory_timeline = memory_timeline;

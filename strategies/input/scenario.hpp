@@ -344,6 +344,11 @@ struct Scenario {
   int chunk_of_virtual_stage(int vs) const { return vs / parallel.pp; }
   // The stage holding the output head, the loss (and MTP modules): pp - 1, or 0 under a V.
   int head_stage() const { return head_stage_of(parallel.schedule, parallel.pp); }
+  // Whether dualpipev's forward-backward pairs overlap: parallel.overlap_forward_backward, or
+  // the framework's default when unset.
+  bool overlaps_forward_backward() const {
+    return parallel.overlap_forward_backward.value_or(training.framework.overlaps_forward_backward);
+  }
   // Transformer layers of virtual stage vs (in the order the layers run: virtual_stage), and the
   // index of its first layer.
   int virtual_stage_layers(int vs) const {

@@ -502,8 +502,7 @@ BuiltWorkload Builder::build() {
   out_.steps = simulated_steps(sc_.parallel, m_);
   out_.shape = ScheduleShape{sc_.parallel.schedule,        pp_, m_, chunks_, out_.steps.total,
                              sc_.parallel.microbatch_group};
-  out_.shape.overlap_pairs = sc_.parallel.overlap_forward_backward.value_or(
-      sc_.training.framework.overlaps_forward_backward);
+  out_.shape.overlap_pairs = sc_.overlaps_forward_backward();
   iterations_ = !async_ && out_.steps.total > 1;
   total_mb_ = m_ * out_.steps.total;
   std::optional<ZeroBubbleOrder> searched;
