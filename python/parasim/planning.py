@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import numbers
 import os
 import sys
 import threading
